@@ -1,0 +1,260 @@
+/**
+ * Kernel events: every decision the loop takes, as plain Schema-encodable data
+ * with a `type`. The CLI prints them as JSON Lines; observers and the event
+ * `Stream` receive the same values.
+ *
+ * @since 0.1.0
+ */
+import * as Duration from "effect/Duration"
+import * as Schema from "effect/Schema"
+import * as ModelError from "./ModelError.js"
+import * as ModelProvider from "./ModelProvider.js"
+
+const event = <Type extends string, Fields extends Schema.Struct.Fields>(type: Type, fields: Fields) =>
+  Schema.Struct({ type: Schema.Literal(type), at: Schema.Number, ...fields })
+
+/**
+ * Every status a run can end with.
+ *
+ * - `completed`: the model ended its turn with no tool calls left.
+ * - `content_filtered`: the provider's filter stopped the response.
+ * - `context_exhausted`: the context overflowed and could not shrink further.
+ * - `auth_error`, `invalid_request`, `quota_exceeded`: fatal provider errors.
+ * - `retries_exhausted`: a call used its retries (or was told to wait longer
+ *   than `max_retry_wait_ms`) and no fallback model was left.
+ * - `retry_budget_exhausted`: the session-wide retry budget ran out.
+ * - `max_turns`, `wall_clock_exceeded`, `cost_exceeded`: a bound tripped.
+ * - `failed`: an error that is never retried (`unknown`, `process_crashed`,
+ *   or a transient error the server marked as not retryable).
+ * - `interrupted`: the run was interrupted.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RunStatus = Schema.Literal(
+  "completed",
+  "content_filtered",
+  "context_exhausted",
+  "auth_error",
+  "invalid_request",
+  "quota_exceeded",
+  "retries_exhausted",
+  "retry_budget_exhausted",
+  "max_turns",
+  "wall_clock_exceeded",
+  "cost_exceeded",
+  "failed",
+  "interrupted"
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type RunStatus = typeof RunStatus.Type
+
+/**
+ * Retry figures: the most retries any single call used, and the session total.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RetryCounts = Schema.Struct({
+  max_per_call: Schema.Number,
+  session_total: Schema.Number
+})
+
+/**
+ * A short, encodable summary of an error for events.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ErrorSummary = Schema.Struct({
+  category: ModelError.Category,
+  message: Schema.String,
+  status: Schema.optional(Schema.Number),
+  retry_after_ms: Schema.optional(Schema.Number)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ErrorSummary extends Schema.Schema.Type<typeof ErrorSummary> {}
+
+/** @since 0.1.0 @category schemas */
+export const RunStarted = event("run_started", { run_id: Schema.String, model: Schema.String, input: Schema.String })
+/** @since 0.1.0 @category schemas */
+export const TurnStarted = event("turn_started", { turn: Schema.Number })
+/** @since 0.1.0 @category schemas */
+export const ModelRequested = event("model_request", {
+  turn: Schema.Number,
+  model: Schema.String,
+  attempt: Schema.Number,
+  messages: Schema.Number,
+  estimated_tokens: Schema.Number,
+  tools: Schema.Number
+})
+/** @since 0.1.0 @category schemas */
+export const ModelResponded = event("model_response", {
+  turn: Schema.Number,
+  model: Schema.String,
+  stop_reason: ModelProvider.StopReason,
+  usage: ModelProvider.Usage,
+  duration_ms: Schema.Number
+})
+/** @since 0.1.0 @category schemas */
+export const RetryScheduled = event("retry_scheduled", {
+  turn: Schema.Number,
+  model: Schema.String,
+  category: ModelError.Category,
+  message: Schema.String,
+  attempt: Schema.Number,
+  session_retries_used: Schema.Number,
+  delay_ms: Schema.Number,
+  retry_after_ms: Schema.NullOr(Schema.Number),
+  source: Schema.Literal("backoff", "retry_after")
+})
+/** @since 0.1.0 @category schemas */
+export const StreamRestarted = event("stream_restarted", {
+  turn: Schema.Number,
+  model: Schema.String,
+  category: ModelError.Category
+})
+/** @since 0.1.0 @category schemas */
+export const Fallback = event("fallback", {
+  turn: Schema.Number,
+  from: Schema.String,
+  to: Schema.String,
+  category: ModelError.Category,
+  session_retries_used: Schema.Number
+})
+/** @since 0.1.0 @category schemas */
+export const ContextReduced = event("context_reduced", {
+  turn: Schema.Number,
+  before: Schema.Number,
+  after: Schema.Number,
+  target: Schema.NullOr(Schema.Number),
+  reductions: Schema.Number
+})
+/** @since 0.1.0 @category schemas */
+export const ContentFilteredEvent = event("content_filtered", {
+  turn: Schema.Number,
+  model: Schema.String,
+  message: Schema.String,
+  partial_text: Schema.String
+})
+/** @since 0.1.0 @category schemas */
+export const ToolCallStarted = event("tool_call_started", {
+  turn: Schema.Number,
+  id: Schema.String,
+  name: Schema.String
+})
+/** @since 0.1.0 @category schemas */
+export const ToolResulted = event("tool_result", {
+  turn: Schema.Number,
+  id: Schema.String,
+  name: Schema.String,
+  is_error: Schema.Boolean,
+  duration_ms: Schema.Number,
+  content: Schema.String
+})
+/**
+ * A circuit breaker changed state. `subject` names what it guards (a tool provider).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const BreakerChanged = event("breaker_changed", {
+  subject: Schema.String,
+  from: Schema.Literal("closed", "open", "half_open"),
+  to: Schema.Literal("closed", "open", "half_open"),
+  reason: Schema.String
+})
+/** @since 0.1.0 @category schemas */
+export const Warning = event("warning", { message: Schema.String })
+/** @since 0.1.0 @category schemas */
+export const TurnEnded = event("turn_ended", {
+  turn: Schema.Number,
+  stop_reason: ModelProvider.StopReason,
+  tool_calls: Schema.Number
+})
+/** @since 0.1.0 @category schemas */
+export const RunEnded = event("run_ended", {
+  run_id: Schema.String,
+  status: RunStatus,
+  turns: Schema.Number,
+  retries: RetryCounts,
+  usage: ModelProvider.Usage,
+  cost_usd: Schema.NullOr(Schema.Number),
+  wall_ms: Schema.Number,
+  error: Schema.NullOr(ErrorSummary)
+})
+
+/**
+ * Every kernel event.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const KernelEvent = Schema.Union(
+  RunStarted,
+  TurnStarted,
+  ModelRequested,
+  ModelResponded,
+  RetryScheduled,
+  StreamRestarted,
+  Fallback,
+  ContextReduced,
+  ContentFilteredEvent,
+  ToolCallStarted,
+  ToolResulted,
+  BreakerChanged,
+  Warning,
+  TurnEnded,
+  RunEnded
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type KernelEvent = typeof KernelEvent.Type
+
+/**
+ * The event types, as strings.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type EventType = KernelEvent["type"]
+
+/**
+ * The event of a given type.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type EventOf<T extends EventType> = Extract<KernelEvent, { readonly type: T }>
+
+/**
+ * A distributive omit of `at`, for building events before they are stamped.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Unstamped = KernelEvent extends infer E ? (E extends KernelEvent ? Omit<E, "at"> : never) : never
+
+/**
+ * Summarises a model error for an event.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const summarize = (error: ModelError.ModelError): ErrorSummary => ({
+  category: error.category,
+  message: error.message,
+  ...(error.status !== undefined ? { status: error.status } : {}),
+  ...(error.retryAfter !== undefined ? { retry_after_ms: Math.round(Duration.toMillis(error.retryAfter)) } : {})
+})

@@ -1,0 +1,288 @@
+/**
+ * The kernel's settings: one Schema with canonical defaults, decoded from an
+ * object, a JSON file, or Effect `Config`. Keys are snake_case, as in the
+ * spec's `settings{}` block. Unknown keys are an error, so a typo never
+ * silently falls back to a default.
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Record from "effect/Record"
+import * as Schema from "effect/Schema"
+
+const Millis = Schema.Number.pipe(Schema.finite(), Schema.nonNegative())
+const Count = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
+const PositiveCount = Schema.Number.pipe(Schema.int(), Schema.positive())
+
+/**
+ * Prices of one model in US dollars per million tokens.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ModelPrice = Schema.Struct({
+  input_per_mtok: Schema.Number.pipe(Schema.nonNegative()),
+  output_per_mtok: Schema.Number.pipe(Schema.nonNegative()),
+  cache_read_per_mtok: Schema.optional(Schema.Number.pipe(Schema.nonNegative())),
+  cache_write_per_mtok: Schema.optional(Schema.Number.pipe(Schema.nonNegative()))
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ModelPrice extends Schema.Schema.Type<typeof ModelPrice> {}
+
+/**
+ * How random the backoff is:
+ * - `proportional`: x U(0.8, 1.2), Effect's `Schedule.jittered`.
+ * - `full`: U(0, d), the AWS "full jitter" that does the least work under contention.
+ * - `none`: deterministic.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const JitterKind = Schema.Literal("proportional", "full", "none")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type JitterKind = typeof JitterKind.Type
+
+const withDefault = <S extends Schema.Schema.AnyNoContext>(schema: S, value: Schema.Schema.Type<S>) =>
+  Schema.optionalWith(schema, { default: () => value, exact: true })
+
+/**
+ * The settings Schema. Every key has a default, so `{}` decodes.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Settings = Schema.Struct({
+  base_delay_ms: withDefault(Millis, 500),
+  backoff_factor: withDefault(Schema.Number.pipe(Schema.finite(), Schema.greaterThanOrEqualTo(1)), 2),
+  max_retries: withDefault(Count, 5),
+  max_delay_ms: withDefault(Millis, 30_000),
+  jitter: withDefault(JitterKind, "proportional"),
+  max_retry_wait_ms: withDefault(Millis, 60_000),
+  max_session_retries: withDefault(Count, 20),
+  max_turns: withDefault(PositiveCount, 100),
+  max_wall_clock_ms: Schema.optionalWith(Millis, { exact: true }),
+  max_cost_usd: Schema.optionalWith(Schema.Number.pipe(Schema.finite(), Schema.nonNegative()), { exact: true }),
+  prices: withDefault(Schema.Record({ key: Schema.String, value: ModelPrice }), {}),
+  max_context_reductions: withDefault(Count, 3),
+  fallback_models: withDefault(Schema.Array(Schema.NonEmptyTrimmedString), []),
+  tool_timeout_ms: withDefault(Millis, 60_000),
+  max_tool_result_bytes: withDefault(PositiveCount, 100_000),
+  breaker_consecutive_failures: withDefault(PositiveCount, 3),
+  breaker_total_failures: withDefault(PositiveCount, 20),
+  breaker_cooldown_ms: withDefault(Millis, 30_000)
+})
+
+/**
+ * Decoded settings.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Settings extends Schema.Schema.Type<typeof Settings> {}
+
+/**
+ * Settings as written in a file or passed as overrides: every key optional.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SettingsInput = Schema.Schema.Encoded<typeof Settings>
+
+/**
+ * The names of every settings key.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const keys: ReadonlyArray<keyof Settings> = Object.keys(Settings.fields) as Array<keyof Settings>
+
+/**
+ * Settings could not be read or are invalid. `issues` lists every problem,
+ * one per line; `message` is the whole readable report.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SettingsError extends Schema.TaggedError<SettingsError>("@agent-kernel/SettingsError")("SettingsError", {
+  source: Schema.String,
+  message: Schema.String,
+  issues: Schema.Array(Schema.String)
+}) {}
+
+const parseOptions = { errors: "all", onExcessProperty: "error" } as const
+
+const fromParseError = (source: string, error: ParseResult.ParseError): SettingsError => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map(
+    (issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(root)"}: ${issue.message}`
+  )
+  return new SettingsError({
+    source,
+    issues,
+    message: `invalid settings in ${source}:\n${issues.map((line) => `  - ${line}`).join("\n")}`
+  })
+}
+
+/**
+ * The defaults.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaults: Settings = Schema.decodeUnknownSync(Settings)({})
+
+/**
+ * Decodes settings from an unknown value, listing every bad field and every
+ * unknown key in one error.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decode = (input: unknown, source = "settings"): Effect.Effect<Settings, SettingsError> =>
+  Schema.decodeUnknown(Settings, parseOptions)(input).pipe(Effect.mapError((error) => fromParseError(source, error)))
+
+/**
+ * Synchronous `decode`, returning an `Either`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeEither = (input: unknown, source = "settings"): Either.Either<Settings, SettingsError> =>
+  Schema.decodeUnknownEither(
+    Settings,
+    parseOptions
+  )(input).pipe(Either.mapLeft((error) => fromParseError(source, error)))
+
+/**
+ * Decodes settings from a JSON text.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const fromJson = (text: string, source = "settings"): Effect.Effect<Settings, SettingsError> =>
+  Effect.try({
+    try: () => JSON.parse(text) as unknown,
+    catch: (cause) =>
+      new SettingsError({
+        source,
+        issues: [`not valid JSON: ${cause instanceof Error ? cause.message : String(cause)}`],
+        message: `invalid settings in ${source}: not valid JSON (${cause instanceof Error ? cause.message : String(cause)})`
+      })
+  }).pipe(Effect.flatMap((json) => decode(json, source)))
+
+/**
+ * Reads and decodes a JSON settings file.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const fromFile = (path: string): Effect.Effect<Settings, SettingsError, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs.readFileString(path).pipe(
+      Effect.mapError(
+        (error) =>
+          new SettingsError({
+            source: path,
+            issues: [`cannot read: ${error.message}`],
+            message: `cannot read settings file ${path}: ${error.message}`
+          })
+      )
+    )
+    return yield* fromJson(text, path)
+  })
+
+/**
+ * Applies overrides on top of a base, re-validating the result.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const override = (
+  base: Settings,
+  overrides: Partial<SettingsInput>,
+  source = "overrides"
+): Effect.Effect<Settings, SettingsError> =>
+  Effect.flatMap(encode(base), (encoded) => decode({ ...encoded, ...overrides }, source))
+
+const encode = (settings: Settings) => Effect.orDie(Schema.encode(Settings)(settings))
+
+/**
+ * Parses `key=value` overrides, as given on a command line. Values are read as
+ * JSON where they parse (numbers, arrays, objects) and as strings otherwise.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const parseAssignments = (
+  assignments: ReadonlyArray<string>
+): Either.Either<Record<string, unknown>, SettingsError> => {
+  const result: Record<string, unknown> = {}
+  const problems: Array<string> = []
+  for (const assignment of assignments) {
+    const eq = assignment.indexOf("=")
+    if (eq <= 0) {
+      problems.push(`"${assignment}": expected key=value`)
+      continue
+    }
+    result[assignment.slice(0, eq).trim()] = parseScalar(assignment.slice(eq + 1))
+  }
+  return problems.length === 0
+    ? Either.right(result)
+    : Either.left(
+        new SettingsError({
+          source: "--set",
+          issues: problems,
+          message: `invalid settings in --set:\n${problems.map((line) => `  - ${line}`).join("\n")}`
+        })
+      )
+}
+
+const parseScalar = (raw: string): unknown => {
+  try {
+    return JSON.parse(raw)
+  } catch {
+    return raw
+  }
+}
+
+/**
+ * Settings from Effect `Config`: each key read as a string under its own name
+ * (for the environment: `BASE_DELAY_MS`, or nested with `Config.nested`), then
+ * decoded together so every bad field is listed at once.
+ *
+ * @example
+ * ```ts
+ * import { Settings } from "@agent-kernel/kernel"
+ * import { Config, Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const settings = yield* Config.nested(Settings.config, "AGENT_KERNEL")
+ *   return settings.base_delay_ms
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const config: Config.Config<Settings> = Config.all(
+  Record.fromEntries(keys.map((key) => [key, Config.option(Config.string(key))] as const))
+).pipe(
+  Config.mapOrFail((raw) => {
+    const input = Record.filterMap(raw, (value) => Option.map(value, parseScalar))
+    return decodeEither(input, "config").pipe(Either.mapLeft((error) => ConfigError.InvalidData([], error.message)))
+  })
+)

@@ -1,0 +1,51 @@
+/**
+ * The toolbox: the tools the loop offers the model and runs for it.
+ *
+ * Its one rule is that `invoke` never fails. A crash, a timeout, a denial or a
+ * bad argument becomes an `is_error` tool_result, so the model can observe
+ * and adapt and the session goes on. `@agent-kernel/plugins` builds one from
+ * tool providers, a permission gate and circuit breakers.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Content from "./Content.js"
+import type * as ModelProvider from "./ModelProvider.js"
+
+/**
+ * The toolbox service.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Toolbox extends Context.Tag("@agent-kernel/kernel/Toolbox")<
+  Toolbox,
+  {
+    /** The tools to offer on the next model request (tools behind an open breaker are withdrawn). */
+    readonly definitions: Effect.Effect<ReadonlyArray<ModelProvider.ToolDefinition>>
+    /** Runs one call. Every failure is an `is_error` result, never an Effect failure. */
+    readonly invoke: (call: Content.ToolUseBlock) => Effect.Effect<Content.ToolResultBlock>
+  }
+>() {}
+
+/**
+ * A toolbox with no tools. A call that still arrives gets an error result.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const empty: Toolbox["Type"] = {
+  definitions: Effect.succeed([]),
+  invoke: (call) =>
+    Effect.succeed(Content.toolResult(call.id, `Unknown tool "${call.name}": no tools are available.`, true))
+}
+
+/**
+ * A layer with no tools.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerEmpty: Layer.Layer<Toolbox> = Layer.succeed(Toolbox, empty)
