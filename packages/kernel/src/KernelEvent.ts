@@ -158,7 +158,8 @@ export const ToolResulted = event("tool_result", {
   name: Schema.String,
   is_error: Schema.Boolean,
   duration_ms: Schema.Number,
-  content: Schema.String
+  /** The first 2,000 characters of the result. */
+  preview: Schema.String
 })
 /**
  * A circuit breaker changed state. `subject` names what it guards (a tool provider).

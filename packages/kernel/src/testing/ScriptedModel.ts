@@ -1,0 +1,200 @@
+/**
+ * A scripted model provider for tests: each call takes the next step of a
+ * script (a response, an error, or a function of the request), and every
+ * request is recorded.
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as Content from "../Content.js"
+import * as ModelError from "../ModelError.js"
+import * as ModelProvider from "../ModelProvider.js"
+
+/**
+ * One step of a script.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Step =
+  | ModelProvider.ModelResponse
+  | ModelError.ModelError
+  | ((request: ModelProvider.ModelRequest) => Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError>)
+
+/**
+ * A scripted model and what it recorded.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ScriptedModel {
+  readonly provider: ModelProvider.ModelProvider["Type"]
+  readonly layer: Layer.Layer<ModelProvider.ModelProvider>
+  /** Every request received, in order. */
+  readonly requests: Effect.Effect<ReadonlyArray<ModelProvider.ModelRequest>>
+  /** Every request with the Clock time (ms) it arrived at. */
+  readonly calls: Effect.Effect<ReadonlyArray<Call>>
+}
+
+/**
+ * A recorded call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Call {
+  readonly at: number
+  readonly request: ModelProvider.ModelRequest
+}
+
+/**
+ * Makes a scripted model. Calls past the end of the script fail with an
+ * `Unknown` error that says so.
+ *
+ * @example
+ * ```ts
+ * import { Session } from "@agent-kernel/kernel"
+ * import { ScriptedModel } from "@agent-kernel/kernel/testing"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const model = yield* ScriptedModel.make([ScriptedModel.rateLimited({ retryAfterMs: 2000 }), ScriptedModel.text("hi")])
+ *   const session = yield* Session.make({ model: "m" }).pipe(Effect.provide(model.layer))
+ *   return yield* session.run("hello")
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  script: ReadonlyArray<Step>,
+  options: { readonly name?: string } = {}
+): Effect.Effect<ScriptedModel> =>
+  Effect.gen(function* () {
+    const recorded = yield* Ref.make<ReadonlyArray<Call>>([])
+    const name = options.name ?? "scripted"
+    const generate = (request: ModelProvider.ModelRequest) =>
+      Effect.flatMap(
+        Effect.flatMap(Clock.currentTimeMillis, (at) =>
+          Ref.modify(recorded, (all) => [all.length, [...all, { at, request }]] as const)
+        ),
+        (index): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> => {
+          const step = script[index]
+          if (step === undefined)
+            return Effect.fail(
+              new ModelError.Unknown({
+                provider: name,
+                model: request.model,
+                message: `ScriptedModel: no step scripted for call ${index + 1} (the script has ${script.length})`
+              })
+            )
+          if (typeof step === "function") return step(request)
+          if (ModelError.isModelError(step)) return Effect.fail(step)
+          return Effect.succeed({ ...step, model: request.model })
+        }
+      )
+    const provider = ModelProvider.make(name, generate)
+    return {
+      provider,
+      layer: Layer.succeed(ModelProvider.ModelProvider, provider),
+      requests: Effect.map(Ref.get(recorded), (calls) => calls.map((call) => call.request)),
+      calls: Ref.get(recorded)
+    }
+  })
+
+const usage: ModelProvider.Usage = { input_tokens: 10, output_tokens: 5 }
+
+/**
+ * A response that ends the turn with text.
+ *
+ * @since 0.1.0
+ * @category steps
+ */
+export const text = (value: string, extra: Partial<ModelProvider.ModelResponse> = {}): ModelProvider.ModelResponse => ({
+  model: "scripted",
+  content: [Content.text(value)],
+  stop_reason: "end_turn",
+  usage,
+  ...extra
+})
+
+/**
+ * A response asking for one or more tool calls.
+ *
+ * @since 0.1.0
+ * @category steps
+ */
+export const toolCalls = (
+  ...calls: ReadonlyArray<{ readonly id: string; readonly name: string; readonly input?: unknown }>
+): ModelProvider.ModelResponse => ({
+  model: "scripted",
+  content: calls.map((call) => Content.toolUse(call.id, call.name, call.input ?? {})),
+  stop_reason: "tool_use",
+  usage
+})
+
+/**
+ * A refusal: partial text stopped by the content filter.
+ *
+ * @since 0.1.0
+ * @category steps
+ */
+export const refusal = (partial = ""): ModelProvider.ModelResponse => ({
+  model: "scripted",
+  content: partial.length > 0 ? [Content.text(partial)] : [],
+  stop_reason: "content_filtered",
+  usage
+})
+
+/**
+ * An error of the given category.
+ *
+ * @since 0.1.0
+ * @category steps
+ */
+export const error = (
+  category: ModelError.Category,
+  fields: Partial<ModelError.ModelErrorFields> & { readonly retryAfterMs?: number } = {}
+): ModelError.ModelError => {
+  const { retryAfterMs, ...rest } = fields
+  return ModelError.make(category, {
+    provider: "scripted",
+    model: "scripted",
+    message: `scripted ${category}`,
+    ...rest,
+    ...(retryAfterMs !== undefined ? { retryAfter: Duration.millis(retryAfterMs) } : {})
+  })
+}
+
+/**
+ * A 429 rate limit, optionally with a retry-after.
+ *
+ * @since 0.1.0
+ * @category steps
+ */
+export const rateLimited = (options: { readonly retryAfterMs?: number } = {}): ModelError.ModelError =>
+  error("rate_limited", { status: 429, ...options })
+
+/**
+ * A context overflow with the provider's counts.
+ *
+ * @since 0.1.0
+ * @category steps
+ */
+export const contextOverflow = (promptTokens?: number, maxTokens?: number): ModelError.ModelError =>
+  new ModelError.ContextLengthExceeded({
+    provider: "scripted",
+    model: "scripted",
+    message:
+      promptTokens !== undefined && maxTokens !== undefined
+        ? `prompt is too long: ${promptTokens} tokens > ${maxTokens} maximum`
+        : "prompt is too long",
+    status: 400,
+    ...(promptTokens !== undefined ? { promptTokens } : {}),
+    ...(maxTokens !== undefined ? { maxTokens } : {})
+  })

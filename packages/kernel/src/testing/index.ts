@@ -1,0 +1,8 @@
+/**
+ * Test helpers for the kernel and for policies built on it.
+ *
+ * @since 0.1.0
+ */
+export * as Arbitraries from "./Arbitraries.js"
+export * as ScriptedModel from "./ScriptedModel.js"
+export * as TestClockDriver from "./TestClockDriver.js"

@@ -1,0 +1,559 @@
+/**
+ * The kernel's half of ../shared/spec/error-recovery-mid-loop.md, one test per requirement,
+ * each named after the requirement it proves.
+ */
+import { Content, EventBus, ModelError, Session, Settings, Toolbox } from "@agent-kernel/kernel"
+import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
+import { assert, describe, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Random from "effect/Random"
+import * as Schedule from "effect/Schedule"
+import * as TestClock from "effect/TestClock"
+import { echoToolbox, ofType, runScript } from "./harness.js"
+
+const noJitter = { jitter: "none" } as const
+
+describe("model errors: rate_limited / overloaded", () => {
+  it.effect("MUST retry with exponential backoff (base_delay_ms 500, factor 2 by default)", () =>
+    Effect.gen(function* () {
+      const { outcome, events, calls } = yield* runScript(
+        [
+          ScriptedModel.rateLimited(),
+          ScriptedModel.error("overloaded"),
+          ScriptedModel.rateLimited(),
+          ScriptedModel.text("done")
+        ],
+        { settings: noJitter }
+      )
+      assert.strictEqual(outcome.status, "completed")
+      assert.deepStrictEqual(
+        calls.map((call) => call.at),
+        [0, 500, 1500, 3500]
+      )
+      assert.deepStrictEqual(
+        ofType(events, "retry_scheduled").map((event) => [event.category, event.delay_ms, event.source]),
+        [
+          ["rate_limited", 500, "backoff"],
+          ["overloaded", 1000, "backoff"],
+          ["rate_limited", 2000, "backoff"]
+        ]
+      )
+    })
+  )
+
+  it.effect("MUST apply jitter: proportional jitter multiplies each delay by U(0.8, 1.2)", () =>
+    Effect.gen(function* () {
+      const { events } = yield* runScript([
+        ScriptedModel.rateLimited(),
+        ScriptedModel.rateLimited(),
+        ScriptedModel.text("ok")
+      ])
+      const delays = ofType(events, "retry_scheduled").map((event) => event.delay_ms)
+      assert.isTrue(delays[0]! >= 400 && delays[0]! <= 600, `first delay ${delays[0]}`)
+      assert.isTrue(delays[1]! >= 800 && delays[1]! <= 1200, `second delay ${delays[1]}`)
+    }).pipe(Effect.withRandom(Random.make("jitter-seed")))
+  )
+
+  it.effect("MUST make base delay and factor configurable", () =>
+    Effect.gen(function* () {
+      const { calls } = yield* runScript(
+        [ScriptedModel.rateLimited(), ScriptedModel.rateLimited(), ScriptedModel.text("ok")],
+        {
+          settings: { ...noJitter, base_delay_ms: 100, backoff_factor: 3 }
+        }
+      )
+      assert.deepStrictEqual(
+        calls.map((call) => call.at),
+        [0, 100, 400]
+      )
+    })
+  )
+
+  it.effect("MUST honor a supplied retryAfter: the retry never starts sooner than the server asked", () =>
+    Effect.gen(function* () {
+      const { calls, events } = yield* runScript(
+        [ScriptedModel.rateLimited({ retryAfterMs: 7_000 }), ScriptedModel.text("ok")],
+        { settings: noJitter }
+      )
+      assert.deepStrictEqual(
+        calls.map((call) => call.at),
+        [0, 7_000]
+      )
+      const [retry] = ofType(events, "retry_scheduled")
+      assert.strictEqual(retry?.source, "retry_after")
+      assert.strictEqual(retry?.retry_after_ms, 7_000)
+    })
+  )
+
+  it.effect("retryAfter is a floor: a longer backoff still wins over a short hint", () =>
+    Effect.gen(function* () {
+      const { calls } = yield* runScript([ScriptedModel.rateLimited({ retryAfterMs: 100 }), ScriptedModel.text("ok")], {
+        settings: noJitter
+      })
+      assert.deepStrictEqual(
+        calls.map((call) => call.at),
+        [0, 500]
+      )
+    })
+  )
+
+  it.effect("a custom policy that ignores retryAfter still never retries sooner (the kernel enforces the floor)", () =>
+    Effect.gen(function* () {
+      const { calls } = yield* runScript(
+        [ScriptedModel.rateLimited({ retryAfterMs: 3_000 }), ScriptedModel.text("ok")],
+        {
+          policy: Schedule.spaced("10 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
+        }
+      )
+      assert.isAtLeast(calls[1]!.at - calls[0]!.at, 3_000)
+    })
+  )
+
+  it.effect(
+    "a wait longer than max_retry_wait_ms is not slept: the run ends retries_exhausted and keeps the retryAfter",
+    () =>
+      Effect.gen(function* () {
+        const { outcome, calls } = yield* runScript(
+          [ScriptedModel.rateLimited({ retryAfterMs: 3_832_000 }), ScriptedModel.text("never")],
+          { settings: { max_retry_wait_ms: 60_000 } }
+        )
+        assert.strictEqual(outcome.status, "retries_exhausted")
+        assert.strictEqual(calls.length, 1)
+        assert.strictEqual(outcome.wall_ms, 0)
+        assert.deepStrictEqual(outcome.error?.retryAfter, Duration.millis(3_832_000))
+      })
+  )
+
+  it.effect("per-call retries stop at max_retries and the run ends retries_exhausted", () =>
+    Effect.gen(function* () {
+      const { outcome, calls } = yield* runScript(
+        Array.from({ length: 10 }, () => ScriptedModel.error("server_error")),
+        {
+          settings: { ...noJitter, max_retries: 2 }
+        }
+      )
+      assert.strictEqual(outcome.status, "retries_exhausted")
+      assert.strictEqual(calls.length, 3)
+      assert.deepStrictEqual(outcome.retries, { max_per_call: 2, session_total: 2 })
+    })
+  )
+
+  it.effect(
+    "per-attempt and per-session caps are tracked separately: the session ceiling ends an endlessly retrying run",
+    () =>
+      Effect.gen(function* () {
+        // Every call succeeds after two retries, so no single call reaches max_retries (5),
+        // but the session budget of 5 runs out on the third turn.
+        const script = Array.from({ length: 4 }, (_, i) => [
+          ScriptedModel.error("overloaded"),
+          ScriptedModel.error("overloaded"),
+          ScriptedModel.toolCalls({ id: `t${i}`, name: "echo" })
+        ]).flat()
+        const { outcome } = yield* runScript(script, {
+          settings: { ...noJitter, max_session_retries: 5 },
+          toolbox: echoToolbox
+        })
+        assert.strictEqual(outcome.status, "retry_budget_exhausted")
+        assert.deepStrictEqual(outcome.retries, { max_per_call: 2, session_total: 5 })
+        assert.strictEqual(outcome.turns, 3)
+      })
+  )
+
+  it.effect("retries never advance the turn counter", () =>
+    Effect.gen(function* () {
+      const { outcome, events } = yield* runScript(
+        [ScriptedModel.rateLimited(), ScriptedModel.rateLimited(), ScriptedModel.text("ok")],
+        { settings: noJitter }
+      )
+      assert.strictEqual(outcome.turns, 1)
+      assert.deepStrictEqual(
+        ofType(events, "model_request").map((event) => [event.turn, event.attempt]),
+        [
+          [1, 1],
+          [1, 2],
+          [1, 3]
+        ]
+      )
+    })
+  )
+
+  it.effect("x-should-retry: false makes a transient error final for that call", () =>
+    Effect.gen(function* () {
+      const { outcome, calls } = yield* runScript([
+        ScriptedModel.error("overloaded", { retryable: false }),
+        ScriptedModel.text("no")
+      ])
+      assert.strictEqual(outcome.status, "retries_exhausted")
+      assert.strictEqual(calls.length, 1)
+    })
+  )
+
+  it.effect("a mid-stream error restarts the whole request, emits stream_restarted and charges the budget", () =>
+    Effect.gen(function* () {
+      const { outcome, events, session } = yield* runScript(
+        [ScriptedModel.error("overloaded", { midStream: true }), ScriptedModel.text("whole answer")],
+        { settings: noJitter }
+      )
+      assert.strictEqual(outcome.status, "completed")
+      assert.lengthOf(ofType(events, "stream_restarted"), 1)
+      assert.strictEqual((yield* session.retryBudget).used, 1)
+      // The partial output never reached history: only the input and the one complete answer.
+      assert.deepStrictEqual(outcome.history.map(Content.textOf), ["hello", "whole answer"])
+    })
+  )
+})
+
+describe("model errors: context_length_exceeded", () => {
+  const bigHistory: Content.History = Array.from({ length: 6 }, (_, i) => [
+    Content.userText(`question ${i} ${"x".repeat(400)}`),
+    { role: "assistant" as const, content: [Content.text(`answer ${i} ${"y".repeat(400)}`)] }
+  ]).flat()
+
+  it.effect("MUST NOT blindly retry the same request: reduction runs and the next request is strictly smaller", () =>
+    Effect.gen(function* () {
+      const { outcome, calls, events } = yield* runScript(
+        [ScriptedModel.contextOverflow(), ScriptedModel.text("fits now")],
+        { history: bigHistory }
+      )
+      assert.strictEqual(outcome.status, "completed")
+      assert.strictEqual(calls.length, 2)
+      const [first, second] = calls
+      assert.isBelow(second!.request.messages.length, first!.request.messages.length)
+      const [reduced] = ofType(events, "context_reduced")
+      assert.isBelow(reduced!.after, reduced!.before)
+      // No backoff sleep and no retry-budget charge: reduction is not a retry.
+      assert.strictEqual(second!.at, 0)
+      assert.strictEqual(outcome.retries.session_total, 0)
+      // The session's full history keeps everything; only the working context shrank.
+      assert.strictEqual(outcome.history.length, bigHistory.length + 2)
+    })
+  )
+
+  it.effect("aims the cut at the provider's counts (prompt is too long: N tokens > M maximum)", () =>
+    Effect.gen(function* () {
+      const { events } = yield* runScript([ScriptedModel.contextOverflow(2_000, 1_000), ScriptedModel.text("ok")], {
+        history: bigHistory
+      })
+      const [reduced] = ofType(events, "context_reduced")
+      assert.strictEqual(reduced!.target, Math.floor(reduced!.before * 0.5 * 0.9))
+      assert.isAtMost(reduced!.after, reduced!.target!)
+    })
+  )
+
+  it.effect("if no context provider can shrink further, the turn fails cleanly with status context_exhausted", () =>
+    Effect.gen(function* () {
+      const { outcome, calls } = yield* runScript(
+        [ScriptedModel.contextOverflow(), ScriptedModel.contextOverflow(), ScriptedModel.text("never")],
+        { input: "a single short input" }
+      )
+      assert.strictEqual(outcome.status, "context_exhausted")
+      assert.strictEqual(calls.length, 1)
+      assert.strictEqual(outcome.error?._tag, "ContextLengthExceeded")
+    })
+  )
+
+  it.effect("reductions stop at max_context_reductions instead of looping", () =>
+    Effect.gen(function* () {
+      const { outcome, calls } = yield* runScript(
+        Array.from({ length: 10 }, () => ScriptedModel.contextOverflow()),
+        { history: bigHistory, settings: { max_context_reductions: 2 } }
+      )
+      assert.strictEqual(outcome.status, "context_exhausted")
+      assert.strictEqual(calls.length, 3)
+      assert.strictEqual(outcome.context_reductions, 3)
+    })
+  )
+
+  it.effect("context overflow leads to reduction, never to a fallback model", () =>
+    Effect.gen(function* () {
+      const { calls, events } = yield* runScript([ScriptedModel.contextOverflow(), ScriptedModel.text("ok")], {
+        history: bigHistory,
+        settings: { fallback_models: ["model-b"] }
+      })
+      assert.deepStrictEqual(
+        calls.map((call) => call.request.model),
+        ["model-a", "model-a"]
+      )
+      assert.lengthOf(ofType(events, "fallback"), 0)
+    })
+  )
+})
+
+describe("model errors: auth_error / invalid_request / quota_exceeded", () => {
+  for (const category of ["auth_error", "invalid_request", "quota_exceeded"] as const) {
+    it.effect(`${category}: MUST NOT retry and MUST NOT fall back to another model`, () =>
+      Effect.gen(function* () {
+        const { outcome, calls, events } = yield* runScript(
+          [ScriptedModel.error(category, { retryAfterMs: 1_000 }), ScriptedModel.text("never")],
+          { settings: { fallback_models: ["model-b", "model-c"] } }
+        )
+        assert.strictEqual(outcome.status, category)
+        assert.strictEqual(calls.length, 1)
+        assert.lengthOf(ofType(events, "fallback"), 0)
+        assert.lengthOf(ofType(events, "retry_scheduled"), 0)
+        assert.strictEqual(outcome.retries.session_total, 0)
+      })
+    )
+  }
+})
+
+describe("model errors: content_filtered", () => {
+  it.effect("MUST surface a refusal distinctly: its own event, status content_filtered, partial text kept", () =>
+    Effect.gen(function* () {
+      const seen: Array<string> = []
+      const { outcome, events } = yield* runScript([ScriptedModel.refusal("I can start, but")], {
+        observers: [{ onModelResponse: (response) => Effect.sync(() => seen.push(response.stop_reason)) }]
+      })
+      assert.strictEqual(outcome.status, "content_filtered")
+      const [filtered] = ofType(events, "content_filtered")
+      assert.strictEqual(filtered?.partial_text, "I can start, but")
+      assert.strictEqual(Content.textOf(outcome.history.at(-1)!), "I can start, but")
+      assert.deepStrictEqual(seen, ["content_filtered"])
+    })
+  )
+
+  it.effect("a ContentFiltered error is surfaced the same way and is not retried", () =>
+    Effect.gen(function* () {
+      const { outcome, calls, events } = yield* runScript([
+        ScriptedModel.error("content_filtered"),
+        ScriptedModel.text("no")
+      ])
+      assert.strictEqual(outcome.status, "content_filtered")
+      assert.strictEqual(calls.length, 1)
+      assert.lengthOf(ofType(events, "content_filtered"), 1)
+    })
+  )
+})
+
+describe("routing chain", () => {
+  it.effect(
+    "when a model's retries run out on a transient error, the next model is tried; the step charges the session budget",
+    () =>
+      Effect.gen(function* () {
+        const { outcome, calls, events } = yield* runScript(
+          [
+            ScriptedModel.error("overloaded"),
+            ScriptedModel.error("overloaded"),
+            ScriptedModel.error("overloaded"),
+            ScriptedModel.text("from b")
+          ],
+          { settings: { ...noJitter, max_retries: 2, fallback_models: ["model-b"] } }
+        )
+        assert.strictEqual(outcome.status, "completed")
+        assert.deepStrictEqual(
+          calls.map((call) => call.request.model),
+          ["model-a", "model-a", "model-a", "model-b"]
+        )
+        const [fallback] = ofType(events, "fallback")
+        assert.deepStrictEqual(
+          [fallback?.from, fallback?.to, fallback?.session_retries_used],
+          ["model-a", "model-b", 3]
+        )
+        assert.strictEqual(outcome.retries.session_total, 3)
+      })
+  )
+
+  it.effect("the chain ends: after the last model, retries_exhausted, and no counter is ever reset", () =>
+    Effect.gen(function* () {
+      const { outcome, calls } = yield* runScript(
+        Array.from({ length: 20 }, () => ScriptedModel.error("server_error")),
+        { settings: { ...noJitter, max_retries: 1, fallback_models: ["model-b", "model-c"] } }
+      )
+      assert.strictEqual(outcome.status, "retries_exhausted")
+      assert.strictEqual(calls.length, 6)
+      assert.strictEqual(outcome.retries.session_total, 5)
+    })
+  )
+
+  it.effect("a fallback step refused by an empty budget ends retry_budget_exhausted", () =>
+    Effect.gen(function* () {
+      const { outcome, calls } = yield* runScript(
+        Array.from({ length: 5 }, () => ScriptedModel.error("server_error")),
+        { settings: { ...noJitter, max_retries: 1, max_session_retries: 1, fallback_models: ["model-b"] } }
+      )
+      assert.strictEqual(outcome.status, "retry_budget_exhausted")
+      assert.strictEqual(calls.length, 2)
+    })
+  )
+})
+
+describe("bounds", () => {
+  it.effect("max_turns ends the run with its own status", () =>
+    Effect.gen(function* () {
+      const script = Array.from({ length: 5 }, (_, i) => ScriptedModel.toolCalls({ id: `t${i}`, name: "echo" }))
+      const { outcome } = yield* runScript(script, { settings: { max_turns: 3 }, toolbox: echoToolbox })
+      assert.strictEqual(outcome.status, "max_turns")
+      assert.strictEqual(outcome.turns, 3)
+    })
+  )
+
+  it.effect("max_wall_clock_ms counts retry waits, and a sleep past the deadline is not taken", () =>
+    Effect.gen(function* () {
+      const { outcome, calls } = yield* runScript(
+        [
+          ScriptedModel.rateLimited(),
+          ScriptedModel.rateLimited(),
+          ScriptedModel.rateLimited(),
+          ScriptedModel.text("late")
+        ],
+        { settings: { ...noJitter, max_wall_clock_ms: 1_200 } }
+      )
+      assert.strictEqual(outcome.status, "wall_clock_exceeded")
+      // 0 and 500 are within the budget; the next wait (1000 ms) would end at 1500 > 1200.
+      assert.deepStrictEqual(
+        calls.map((call) => call.at),
+        [0, 500]
+      )
+      assert.strictEqual(outcome.wall_ms, 500)
+    })
+  )
+
+  it.effect("max_cost_usd ends the run cost_exceeded before the next model call", () =>
+    Effect.gen(function* () {
+      const script = Array.from({ length: 5 }, (_, i) => ScriptedModel.toolCalls({ id: `t${i}`, name: "echo" }))
+      const { outcome, calls } = yield* runScript(script, {
+        toolbox: echoToolbox,
+        // 10 input + 5 output tokens per call at $1000/Mtok each = $0.015 per call.
+        settings: { max_cost_usd: 0.03, prices: { "model-a": { input_per_mtok: 1000, output_per_mtok: 1000 } } }
+      })
+      assert.strictEqual(outcome.status, "cost_exceeded")
+      assert.strictEqual(calls.length, 2)
+      assert.closeTo(outcome.cost_usd!, 0.03, 1e-9)
+    })
+  )
+
+  it.effect("a model with no price disables the cost bound with a warning event", () =>
+    Effect.gen(function* () {
+      const { outcome, events } = yield* runScript([ScriptedModel.text("ok")], { settings: { max_cost_usd: 0.01 } })
+      assert.strictEqual(outcome.status, "completed")
+      assert.strictEqual(outcome.cost_usd, null)
+      assert.match(ofType(events, "warning")[0]!.message, /no price for model "model-a"/)
+    })
+  )
+})
+
+describe("tools", () => {
+  it.effect("tool results are fed back in the next request and the loop continues to completion", () =>
+    Effect.gen(function* () {
+      const { outcome, calls, events } = yield* runScript(
+        [ScriptedModel.toolCalls({ id: "t1", name: "echo", input: { a: 1 } }), ScriptedModel.text("done")],
+        { toolbox: echoToolbox }
+      )
+      assert.strictEqual(outcome.status, "completed")
+      assert.strictEqual(outcome.turns, 2)
+      const last = calls[1]!.request.messages.at(-1)!
+      assert.deepStrictEqual(last.content, [Content.toolResult("t1", '{"a":1}')])
+      assert.deepStrictEqual(
+        events.map((event) => event.type),
+        [
+          "run_started",
+          "turn_started",
+          "model_request",
+          "model_response",
+          "tool_call_started",
+          "tool_result",
+          "turn_ended",
+          "turn_started",
+          "model_request",
+          "model_response",
+          "turn_ended",
+          "run_ended"
+        ]
+      )
+    })
+  )
+
+  it.effect(
+    "a toolbox that breaks its contract (fails or dies) still yields an error tool_result, not a session fault",
+    () =>
+      Effect.gen(function* () {
+        const broken: Toolbox.Toolbox["Type"] = {
+          ...echoToolbox,
+          invoke: () => Effect.die(new Error("plugin host exploded"))
+        }
+        const { outcome } = yield* runScript(
+          [ScriptedModel.toolCalls({ id: "t1", name: "echo" }), ScriptedModel.text("recovered")],
+          { toolbox: broken }
+        )
+        assert.strictEqual(outcome.status, "completed")
+        const result = outcome.history[2]!.content[0]!
+        assert.isTrue(
+          result.type === "tool_result" && result.is_error && result.content.includes("plugin host exploded")
+        )
+      })
+  )
+})
+
+describe("observers and interruption", () => {
+  it.effect("a failing observer never reaches the run", () =>
+    Effect.gen(function* () {
+      const { outcome } = yield* runScript([ScriptedModel.text("ok")], {
+        observers: [
+          { onEvent: () => Effect.die("observer bug"), onModelResponse: () => Effect.fail(undefined as never) }
+        ]
+      })
+      assert.strictEqual(outcome.status, "completed")
+    })
+  )
+
+  it.effect("an interrupted run publishes run_ended interrupted and every tool_use keeps a tool_result", () =>
+    Effect.gen(function* () {
+      const hanging: Toolbox.Toolbox["Type"] = { ...echoToolbox, invoke: () => Effect.never }
+      const model = yield* ScriptedModel.make([ScriptedModel.toolCalls({ id: "t1", name: "echo" })])
+      const statuses: Array<string> = []
+      const bus = yield* EventBus.make([
+        { onEvent: (e) => Effect.sync(() => e.type === "run_ended" && statuses.push(e.status)) }
+      ])
+      const session = yield* Session.make({ model: "m" }).pipe(
+        Effect.provide(model.layer),
+        Effect.provideService(EventBus.EventBus, bus),
+        Effect.provideService(Toolbox.Toolbox, hanging)
+      )
+      const fiber = yield* Effect.fork(session.run("go"))
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.interrupt(fiber)
+      assert.deepStrictEqual(statuses, ["interrupted"])
+      const history = yield* session.history
+      assert.deepStrictEqual(history.at(-1)?.content, [
+        Content.toolResult("t1", "The run was interrupted before this tool returned.", true)
+      ])
+    })
+  )
+})
+
+describe("settings and errors", () => {
+  it.effect("unknown and process_crashed model errors are not retried; the run ends failed", () =>
+    Effect.gen(function* () {
+      for (const category of ["unknown", "process_crashed"] as const) {
+        const { outcome, calls } = yield* runScript([ScriptedModel.error(category), ScriptedModel.text("no")])
+        assert.strictEqual(outcome.status, "failed")
+        assert.strictEqual(calls.length, 1)
+      }
+    })
+  )
+
+  it.effect("the default settings are the spec's canonical values", () =>
+    Effect.sync(() => {
+      assert.strictEqual(Settings.defaults.base_delay_ms, 500)
+      assert.strictEqual(Settings.defaults.backoff_factor, 2)
+      assert.strictEqual(Settings.defaults.max_retries, 5)
+      assert.isTrue(ModelError.isRetryable(ScriptedModel.rateLimited()))
+    })
+  )
+})
+
+describe("TestClockDriver", () => {
+  it.effect("runs long sleeps in no real time at their exact instants", () =>
+    Effect.gen(function* () {
+      const result = yield* TestClockDriver.run(
+        Effect.gen(function* () {
+          yield* Effect.sleep("1 hour")
+          return yield* TestClock.currentTimeMillis
+        })
+      )
+      assert.strictEqual(result, 3_600_000)
+    })
+  )
+})
