@@ -126,14 +126,61 @@ export class SettingsError extends Schema.TaggedError<SettingsError>("@agent-ker
 const parseOptions = { errors: "all", onExcessProperty: "error" } as const
 
 const fromParseError = (source: string, error: ParseResult.ParseError): SettingsError => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map(
-    (issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(root)"}: ${issue.message}`
-  )
+  const byPath = new Map<string, Array<ParseResult.ArrayFormatterIssue>>()
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    const path = issue.path.length > 0 ? issue.path.join(".") : "(root)"
+    byPath.set(path, [...(byPath.get(path) ?? []), issue])
+  }
+  const issues = Array.from(byPath, ([path, found]) => `${path}: ${describeIssues(path, found)}`)
   return new SettingsError({
     source,
     issues,
     message: `invalid settings in ${source}:\n${issues.map((line) => `  - ${line}`).join("\n")}`
   })
+}
+
+const expected = /^Expected (.*), actual (.*)$/s
+
+const describeIssues = (path: string, issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>): string => {
+  if (issues.some((issue) => issue._tag === "Unexpected")) {
+    const suggestion = nearestKey(path)
+    return suggestion === undefined ? "unknown key" : `unknown key (did you mean "${suggestion}"?)`
+  }
+  // A literal union reports one "Expected" per member: merge them into one line.
+  const parts = issues.map((issue) => expected.exec(issue.message))
+  if (parts.length > 1 && parts.every((match) => match !== null)) {
+    return `Expected ${parts.map((match) => match?.[1]).join(" | ")}, actual ${parts[0]?.[2]}`
+  }
+  return issues.map((issue) => issue.message).join("; ")
+}
+
+const nearestKey = (key: string): string | undefined => {
+  let best: string | undefined
+  let bestDistance = 3
+  for (const candidate of Object.keys(Settings.fields)) {
+    const distance = editDistance(key, candidate)
+    if (distance < bestDistance) {
+      best = candidate
+      bestDistance = distance
+    }
+  }
+  return best
+}
+
+const editDistance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)
+      )
+    }
+    previous = current
+  }
+  return previous[b.length] ?? 0
 }
 
 /**

@@ -1,0 +1,117 @@
+import { ModelError, RetryPolicy, Settings } from "@agent-kernel/kernel"
+import { Arbitraries, ScriptedModel } from "@agent-kernel/kernel/testing"
+import { assert, describe, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
+import * as Random from "effect/Random"
+import * as Schedule from "effect/Schedule"
+
+const millis = (delays: ReadonlyArray<Duration.Duration>) => delays.map(Duration.toMillis)
+const transient = (n: number) => Array.from({ length: n }, () => ScriptedModel.error("overloaded"))
+
+describe("RetryPolicy building blocks", () => {
+  it.effect("fromSettings with no jitter is exponential, capped, and stops after max_retries", () =>
+    Effect.gen(function* () {
+      const policy = RetryPolicy.fromSettings({ ...Settings.defaults, jitter: "none", max_delay_ms: 3_000 })
+      assert.deepStrictEqual(millis(yield* RetryPolicy.delays(policy, transient(10))), [500, 1000, 2000, 3000, 3000])
+    })
+  )
+
+  it.effect("proportional jitter at its extremes: U = 0 gives 0.8x, U -> 1 gives 1.2x (then the cap)", () =>
+    Effect.gen(function* () {
+      const policy = RetryPolicy.fromSettings({ ...Settings.defaults, max_delay_ms: 1_100 })
+      const low = yield* RetryPolicy.delays(policy, transient(3)).pipe(Effect.withRandom(Random.fixed([0])))
+      assert.deepStrictEqual(millis(low), [400, 800, 880])
+      const high = yield* RetryPolicy.delays(policy, transient(3)).pipe(Effect.withRandom(Random.fixed([0.999999])))
+      assert.deepStrictEqual(
+        millis(high).map((d) => Math.round(d)),
+        [600, 1100, 1100]
+      )
+    })
+  )
+
+  it.effect("honorRetryAfter raises a delay to the server's hint and never lowers it", () =>
+    Effect.gen(function* () {
+      const policy = RetryPolicy.honorRetryAfter(Schedule.spaced("1 second"))
+      const delays = yield* RetryPolicy.delays(policy, [
+        ScriptedModel.rateLimited({ retryAfterMs: 5_000 }),
+        ScriptedModel.rateLimited({ retryAfterMs: 10 }),
+        ScriptedModel.rateLimited()
+      ])
+      assert.deepStrictEqual(millis(delays), [5_000, 1_000, 1_000])
+    })
+  )
+
+  it.effect("whileRetryable stops at the first error the kernel must not retry", () =>
+    Effect.gen(function* () {
+      const policy = RetryPolicy.whileRetryable(Schedule.spaced("1 second"))
+      const delays = yield* RetryPolicy.delays(policy, [
+        ScriptedModel.error("server_error"),
+        ScriptedModel.error("auth_error"),
+        ScriptedModel.error("server_error")
+      ])
+      assert.deepStrictEqual(millis(delays), [1_000])
+    })
+  )
+
+  it.effect("a user-composed policy: full jitter, a 2 s cap, three retries", () =>
+    Effect.gen(function* () {
+      const policy = RetryPolicy.backoff({ base: "1 second", factor: 3 }).pipe(
+        RetryPolicy.fullJitter,
+        RetryPolicy.capped("2 seconds"),
+        RetryPolicy.upTo(3),
+        RetryPolicy.whileRetryable
+      )
+      const delays = yield* RetryPolicy.delays(policy, transient(6)).pipe(Effect.withRandom(Random.fixed([0.5])))
+      assert.deepStrictEqual(millis(delays), [500, 1_500, 2_000])
+    })
+  )
+})
+
+describe("RetryPolicy properties", () => {
+  it.effect.prop(
+    "the default policy never retries more than max_retries, never a non-retryable error, never below retryAfter, never above the cap unless the server asked",
+    [Arbitraries.settings(), FastCheck.array(Arbitraries.modelError({ maxRetryAfterMs: 200_000 }), { maxLength: 12 })],
+    ([settings, errors]) =>
+      Effect.gen(function* () {
+        const delays = yield* RetryPolicy.delays(RetryPolicy.fromSettings(settings), errors)
+        assert.isAtMost(delays.length, settings.max_retries)
+        delays.forEach((delay, i) => {
+          const error = errors[i]!
+          assert.isTrue(ModelError.isRetryable(error), `retried a ${error.category}`)
+          const hint = error.retryAfter === undefined ? 0 : Duration.toMillis(error.retryAfter)
+          assert.isAtLeast(Duration.toMillis(delay), hint)
+          assert.isAtMost(Duration.toMillis(delay), Math.max(settings.max_delay_ms, hint))
+        })
+      })
+  )
+
+  it.prop(
+    "capped never exceeds the cap, for any base and factor",
+    [
+      FastCheck.integer({ min: 0, max: 10_000 }),
+      FastCheck.double({ min: 1, max: 5, noNaN: true }),
+      FastCheck.integer({ min: 0, max: 10_000 })
+    ],
+    ([base, factor, cap]) => {
+      const policy = RetryPolicy.backoff({ base, factor }).pipe(RetryPolicy.capped(cap), RetryPolicy.upTo(10))
+      const delays = Effect.runSync(RetryPolicy.delays(policy, transient(10)))
+      for (const delay of delays) assert.isAtMost(Duration.toMillis(delay), cap)
+    }
+  )
+
+  it.effect.prop(
+    "full jitter draws each delay within [0, d]",
+    [FastCheck.integer({ min: 1, max: 10_000 }), FastCheck.integer()],
+    ([base, seed]) =>
+      Effect.gen(function* () {
+        const policy = RetryPolicy.backoff({ base, factor: 2 }).pipe(RetryPolicy.fullJitter, RetryPolicy.upTo(6))
+        const delays = yield* RetryPolicy.delays(policy, transient(6)).pipe(Effect.withRandom(Random.make(seed)))
+        delays.forEach((delay, i) => {
+          assert.isAtLeast(Duration.toMillis(delay), 0)
+          assert.isAtMost(Duration.toMillis(delay), base * 2 ** i)
+        })
+      })
+  )
+})

@@ -1,0 +1,110 @@
+import { Settings } from "@agent-kernel/kernel"
+import { Arbitraries } from "@agent-kernel/kernel/testing"
+import { NodeFileSystem } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+describe("Settings", () => {
+  it("decodes {} to the documented defaults", () => {
+    assert.deepStrictEqual(Settings.defaults, {
+      base_delay_ms: 500,
+      backoff_factor: 2,
+      max_retries: 5,
+      max_delay_ms: 30_000,
+      jitter: "proportional",
+      max_retry_wait_ms: 60_000,
+      max_session_retries: 20,
+      max_turns: 100,
+      prices: {},
+      max_context_reductions: 3,
+      fallback_models: [],
+      tool_timeout_ms: 60_000,
+      max_tool_result_bytes: 100_000,
+      breaker_consecutive_failures: 3,
+      breaker_total_failures: 20,
+      breaker_cooldown_ms: 30_000
+    })
+  })
+
+  it("one error lists every bad field and every unknown key", () => {
+    const result = Settings.decodeEither({ base_delay_ms: -5, jiter: "full", max_turns: 0, jitter: "some" })
+    assert.isTrue(Either.isLeft(result))
+    const error = Either.getLeft(result).pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+    assert.strictEqual(error._tag, "SettingsError")
+    assert.lengthOf(error.issues, 4)
+    for (const key of ["base_delay_ms", "jiter", "max_turns", "jitter"])
+      assert.isTrue(
+        error.issues.some((issue) => issue.startsWith(`${key}:`)),
+        key
+      )
+    assert.match(error.message, /jiter: unknown key \(did you mean "jitter"\?\)/)
+    assert.include(error.message, `jitter: Expected "proportional" | "full" | "none", actual "some"`)
+  })
+
+  it.effect("fromFile: a broken JSON file is a typed error naming the file, not a crash", () =>
+    Effect.gen(function* () {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-settings-"))
+      const broken = path.join(dir, "broken.json")
+      fs.writeFileSync(broken, '{ "base_delay_ms": 100, ')
+      const error = yield* Effect.flip(Settings.fromFile(broken))
+      assert.include(error.message, broken)
+      assert.match(error.message, /not valid JSON/)
+      const missing = yield* Effect.flip(Settings.fromFile(path.join(dir, "missing.json")))
+      assert.match(missing.message, /cannot read settings file/)
+      const good = path.join(dir, "good.json")
+      fs.writeFileSync(good, JSON.stringify({ base_delay_ms: 100, fallback_models: ["b"] }))
+      const settings = yield* Settings.fromFile(good)
+      assert.deepStrictEqual([settings.base_delay_ms, settings.fallback_models, settings.max_retries], [100, ["b"], 5])
+    }).pipe(Effect.provide(NodeFileSystem.layer))
+  )
+
+  it.effect("config: reads each key from Effect Config and decodes them together", () =>
+    Effect.gen(function* () {
+      const settings = yield* Settings.config.pipe(
+        Effect.withConfigProvider(
+          ConfigProvider.fromMap(
+            new Map([
+              ["base_delay_ms", "250"],
+              ["jitter", "full"],
+              ["fallback_models", '["b","c"]']
+            ])
+          )
+        )
+      )
+      assert.deepStrictEqual(
+        [settings.base_delay_ms, settings.jitter, settings.fallback_models],
+        [250, "full", ["b", "c"]]
+      )
+      const error = yield* Effect.flip(
+        Settings.config.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["max_retries", "many"]]))))
+      )
+      assert.match(String(error), /max_retries/)
+    })
+  )
+
+  it.effect("override and parseAssignments: --set key=value pairs are typed by JSON and re-validated", () =>
+    Effect.gen(function* () {
+      const assignments = Either.getOrThrow(Settings.parseAssignments(["max_retries=2", "jitter=none"]))
+      const settings = yield* Settings.override(Settings.defaults, assignments)
+      assert.deepStrictEqual([settings.max_retries, settings.jitter], [2, "none"])
+      assert.isTrue(Either.isLeft(Settings.parseAssignments(["no-equals-sign"])))
+      const error = yield* Effect.flip(Settings.override(Settings.defaults, { max_retries: -1 }))
+      assert.match(error.message, /max_retries/)
+    })
+  )
+
+  it.prop(
+    "every arbitrary settings value encodes and decodes back to itself",
+    [Arbitraries.settings()],
+    ([settings]) => {
+      const encoded = Schema.encodeSync(Settings.Settings)(settings)
+      assert.deepStrictEqual(Either.getOrThrow(Settings.decodeEither(encoded)), settings)
+    }
+  )
+})
