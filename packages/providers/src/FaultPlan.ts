@@ -1,0 +1,264 @@
+/**
+ * A fault plan: the script the fake provider server follows, one step per
+ * incoming request, in order. Plans are Schemas, so they load from JSON as
+ * well as being written in TypeScript.
+ *
+ * Steps are wire-format neutral: `{kind: "error", status: 429, error_type:
+ * "rate_limit_error"}` is rendered as an Anthropic error body on
+ * `/v1/messages` and as an OpenAI one on `/v1/chat/completions`. Streaming
+ * steps answer in SSE when the request asked to stream, JSON otherwise.
+ *
+ * @example
+ * ```ts
+ * import { FaultPlan } from "@agent-kernel/providers"
+ *
+ * const plan = FaultPlan.make([
+ *   { kind: "error", status: 429, error_type: "rate_limit_error", message: "slow down", headers: { "retry-after": "2" } },
+ *   { kind: "reply", text: "hello" }
+ * ])
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import type * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+
+const Headers = Schema.Record({ key: Schema.String, value: Schema.String })
+
+/** Fields every step may carry: a delay (on Effect's Clock) before answering. */
+const common = {
+  delay_ms: Schema.optional(Schema.Number.pipe(Schema.nonNegative()))
+}
+
+/**
+ * A successful answer. With no text and no tool calls it answers "ok".
+ * `stop` picks the stop reason; `refusal` renders as Anthropic
+ * `stop_reason: "refusal"` and OpenAI `finish_reason: "content_filter"`;
+ * `model_context_window_exceeded` is Anthropic's, and renders as a 400
+ * `context_length_exceeded` for OpenAI, which has no such stop reason.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Reply = Schema.Struct({
+  kind: Schema.Literal("reply"),
+  ...common,
+  text: Schema.optional(Schema.String),
+  tool_calls: Schema.optional(
+    Schema.Array(Schema.Struct({ name: Schema.String, input: Schema.Unknown, id: Schema.optional(Schema.String) }))
+  ),
+  stop: Schema.optional(
+    Schema.Literal("end_turn", "tool_use", "max_tokens", "refusal", "model_context_window_exceeded")
+  ),
+  usage: Schema.optional(
+    Schema.Struct({
+      input_tokens: Schema.Number,
+      output_tokens: Schema.Number,
+      cache_read_tokens: Schema.optional(Schema.Number)
+    })
+  ),
+  headers: Schema.optional(Headers)
+})
+
+/**
+ * The scripted "happy" answer: a `tool_use` for the first offered tool (with
+ * an input made up from its JSON Schema), then `end_turn` once tool results
+ * come back; plain text when no tools are offered.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Happy = Schema.Struct({ kind: Schema.Literal("happy"), ...common })
+
+/**
+ * An error response in the provider's error shape. `code` is OpenAI's
+ * `error.code`. `echo_key` appends the received API key to the message, as
+ * some servers do, to prove that clients scrub it.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ErrorStep = Schema.Struct({
+  kind: Schema.Literal("error"),
+  ...common,
+  status: Schema.Number,
+  error_type: Schema.String,
+  message: Schema.optional(Schema.String),
+  code: Schema.optional(Schema.String),
+  headers: Schema.optional(Headers),
+  echo_key: Schema.optional(Schema.Boolean)
+})
+
+/**
+ * Exact bytes: any status, headers and body (malformed JSON, HTML, an SSE
+ * transcript...).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Raw = Schema.Struct({
+  kind: Schema.Literal("raw"),
+  ...common,
+  status: Schema.Number,
+  headers: Schema.optional(Headers),
+  body: Schema.String
+})
+
+/**
+ * A 200 stream that sends `text`, then an error event (Anthropic `event:
+ * error`; OpenAI a `data: {"error": ...}` chunk).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const StreamError = Schema.Struct({
+  kind: Schema.Literal("stream_error"),
+  ...common,
+  text: Schema.optional(Schema.String),
+  error_type: Schema.String,
+  message: Schema.optional(Schema.String),
+  code: Schema.optional(Schema.String)
+})
+
+/**
+ * A 200 stream that sends `text` and then ends cleanly without finishing
+ * the message.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Truncate = Schema.Struct({
+  kind: Schema.Literal("truncate"),
+  ...common,
+  text: Schema.optional(Schema.String)
+})
+
+/**
+ * A 200 stream that sends `text` and then goes silent forever.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Stall = Schema.Struct({ kind: Schema.Literal("stall"), ...common, text: Schema.optional(Schema.String) })
+
+/**
+ * Accept the request and never answer.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Hang = Schema.Struct({ kind: Schema.Literal("hang"), ...common })
+
+/**
+ * Reset the connection (TCP RST): before any response, or after a 200 stream
+ * has sent `text` when `text` is given.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Reset = Schema.Struct({ kind: Schema.Literal("reset"), ...common, text: Schema.optional(Schema.String) })
+
+/**
+ * A 200 JSON body of `bytes` bytes, to exercise body size limits.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Oversize = Schema.Struct({ kind: Schema.Literal("oversize"), ...common, bytes: Schema.Number })
+
+/**
+ * Any step.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Step = Schema.Union(Reply, Happy, ErrorStep, Raw, StreamError, Truncate, Stall, Hang, Reset, Oversize)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Step = typeof Step.Type
+
+/**
+ * A plan: its steps, then what to do once they run out (`happy`, the
+ * default, or `repeat_last`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const FaultPlan = Schema.Struct({
+  name: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  steps: Schema.Array(Step),
+  after: Schema.optional(Schema.Literal("happy", "repeat_last"))
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface FaultPlan extends Schema.Schema.Type<typeof FaultPlan> {}
+
+/**
+ * A plan from steps.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  steps: ReadonlyArray<Step>,
+  options?: { readonly after?: "happy" | "repeat_last" }
+): FaultPlan => ({
+  steps,
+  ...(options?.after !== undefined ? { after: options.after } : {})
+})
+
+/**
+ * The plan that always answers happily.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const happy: FaultPlan = { name: "happy", steps: [] }
+
+/**
+ * Decodes a plan from parsed JSON.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decode = (input: unknown): Effect.Effect<FaultPlan, ParseResult.ParseError> =>
+  Schema.decodeUnknown(FaultPlan, { errors: "all" })(input)
+
+/**
+ * Decodes a plan from JSON text.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const fromJson = (text: string): Effect.Effect<FaultPlan, ParseResult.ParseError> =>
+  Schema.decodeUnknown(Schema.parseJson(FaultPlan), { errors: "all" })(text)
+
+/**
+ * The step that answers request number `index` (from 0).
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const stepAt = (plan: FaultPlan, index: number): Step => {
+  const step = plan.steps[index]
+  if (step !== undefined) return step
+  const last = plan.steps[plan.steps.length - 1]
+  return plan.after === "repeat_last" && last !== undefined ? last : { kind: "happy" }
+}
+
+/**
+ * Forces evaluation of a plan value (for plans written in TypeScript).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const validate = (plan: FaultPlan): Effect.Effect<FaultPlan, ParseResult.ParseError> =>
+  Effect.flatMap(Schema.encode(FaultPlan)(plan), decode)

@@ -1,0 +1,355 @@
+/**
+ * Shared machinery of the HTTP providers: phased timeouts, bounded body
+ * reads, SSE decoding, and turning every failure into a classified,
+ * secret-free `ModelError`.
+ *
+ * @internal
+ */
+import * as Sse from "@effect/experimental/Sse"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { ModelError } from "@agent-kernel/kernel"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Classification from "../Classification.js"
+import * as RetryAfter from "../RetryAfter.js"
+import type * as Timeouts from "../Timeouts.js"
+import * as Transport from "../Transport.js"
+
+/** Everything a call needs to build errors and enforce limits. */
+export interface Call {
+  readonly provider: string
+  readonly model: string
+  readonly secret: Redacted.Redacted<string>
+  readonly table: ReadonlyArray<Classification.Rule>
+  readonly timeouts: Timeouts.Timeouts
+  readonly maxBodyBytes: number
+  readonly maxErrorBodyBytes: number
+  readonly retryAfter?: RetryAfter.Options | undefined
+}
+
+const REDACTED = "<redacted>"
+
+/** Replaces every occurrence of the key in a string. */
+export const scrub = (call: Call, text: string): string => {
+  const secret = Redacted.value(call.secret)
+  return secret.length >= 4 ? text.split(secret).join(REDACTED) : text
+}
+
+/** Replaces the key everywhere inside a JSON-like value. */
+export const scrubDeep = (call: Call, value: unknown): unknown => {
+  if (typeof value === "string") return scrub(call, value)
+  if (Array.isArray(value)) return value.map((item) => scrubDeep(call, item))
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {}
+    for (const [key, item] of Object.entries(value)) out[scrub(call, key)] = scrubDeep(call, item)
+    return out
+  }
+  return value
+}
+
+const sensitiveHeaders = new Set([
+  "set-cookie",
+  "cookie",
+  "authorization",
+  "x-api-key",
+  "api-key",
+  "proxy-authorization"
+])
+
+/** Response headers worth keeping in `details` (all but credentials and cookies). */
+export const keptHeaders = (headers: Readonly<Record<string, string>>): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(headers)) {
+    if (!sensitiveHeaders.has(key.toLowerCase())) out[key] = value
+  }
+  return out
+}
+
+interface ErrorFields {
+  readonly message: string
+  readonly status?: number | undefined
+  readonly retryAfter?: Duration.Duration | undefined
+  readonly retryable?: boolean | undefined
+  readonly midStream?: boolean | undefined
+  readonly details?: Record<string, unknown> | undefined
+  readonly promptTokens?: number | undefined
+  readonly maxTokens?: number | undefined
+}
+
+/** Builds a model error of a category, with the key scrubbed from message and details. */
+export const makeError = (call: Call, category: ModelError.Category, fields: ErrorFields): ModelError.ModelError => {
+  const common: ModelError.ModelErrorFields = {
+    provider: call.provider,
+    model: call.model,
+    message: scrub(call, fields.message),
+    status: fields.status,
+    retryAfter: fields.retryAfter,
+    retryable: fields.retryable,
+    midStream: fields.midStream,
+    details: fields.details === undefined ? undefined : scrubRecord(call, fields.details)
+  }
+  if (category === "context_length_exceeded") {
+    const base = ModelError.make(category, common)
+    return new ModelError.ContextLengthExceeded({
+      ...base,
+      ...(fields.promptTokens !== undefined ? { promptTokens: fields.promptTokens } : {}),
+      ...(fields.maxTokens !== undefined ? { maxTokens: fields.maxTokens } : {})
+    })
+  }
+  return ModelError.make(category, common)
+}
+
+const scrubRecord = (call: Call, record: Record<string, unknown>): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(record)) out[key] = scrubDeep(call, value)
+  return out
+}
+
+/** A `Timeout` error for a phase. */
+export const timeoutError = (call: Call, phase: Timeouts.Phase, midStream = false): ModelError.ModelError => {
+  const limit =
+    phase === "connect" ? call.timeouts.connect : phase === "first_byte" ? call.timeouts.firstByte : call.timeouts.idle
+  return makeError(call, "timeout", {
+    message: `${phase.replace("_", "-")} timeout after ${Duration.format(limit)}`,
+    midStream: midStream ? true : undefined,
+    details: { phase, timeout_ms: Duration.toMillis(limit) }
+  })
+}
+
+const errorCode = (cause: unknown): string | undefined =>
+  typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
+    ? cause.code
+    : undefined
+
+const causeMessage = (cause: unknown): string =>
+  cause instanceof Error ? cause.message : typeof cause === "string" ? cause : "unknown cause"
+
+/**
+ * Maps a transport failure from the `HttpClient`. Connection refused, reset,
+ * DNS failure and any other socket error are `connection_error`; a URL that
+ * cannot be built is `invalid_request`.
+ */
+export const fromClientError = (
+  call: Call,
+  error: HttpClientError.HttpClientError,
+  midStream = false
+): ModelError.ModelError => {
+  const code = errorCode(error.cause)
+  const details = { reason: error.reason, ...(code !== undefined ? { code } : {}) }
+  if (error._tag === "RequestError" && error.reason === "InvalidUrl") {
+    return makeError(call, "invalid_request", { message: `invalid URL: ${causeMessage(error.cause)}`, details })
+  }
+  if (error._tag === "RequestError" && error.reason === "Encode") {
+    return makeError(call, "invalid_request", {
+      message: `cannot encode request: ${causeMessage(error.cause)}`,
+      details
+    })
+  }
+  return makeError(call, "connection_error", {
+    message: `${code ?? "connection failed"}: ${causeMessage(error.cause)}`,
+    midStream: midStream ? true : undefined,
+    details
+  })
+}
+
+let callCounter = 0
+
+/**
+ * Sends a request and waits for its status and headers under the connect and
+ * first-byte timeouts. The request is aborted when the scope closes.
+ */
+export const open = (
+  transport: Transport.Transport["Type"],
+  request: HttpClientRequest.HttpClientRequest,
+  call: Call
+): Effect.Effect<HttpClientResponse.HttpClientResponse, ModelError.ModelError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const client = HttpClient.withScope(transport.client)
+    if (!transport.tracksConnect) {
+      return yield* client.execute(request).pipe(
+        Effect.mapError((error) => fromClientError(call, error)),
+        Effect.timeoutFail({ duration: call.timeouts.firstByte, onTimeout: () => timeoutError(call, "first_byte") })
+      )
+    }
+    const id = `${process.pid}-${++callCounter}`
+    const connected = yield* Deferred.make<void>()
+    yield* Effect.acquireRelease(
+      Effect.sync(() => transport.watch(id, () => Deferred.unsafeDone(connected, Exit.void))),
+      (unwatch) => Effect.sync(unwatch)
+    )
+    const fiber = yield* Effect.forkScoped(
+      client.execute(HttpClientRequest.setHeader(request, Transport.callHeader, id))
+    )
+    // Connect phase: ends when the socket connects, or when the request
+    // settles first (for example, connection refused).
+    yield* Effect.raceFirst(Deferred.await(connected), Effect.asVoid(Fiber.await(fiber))).pipe(
+      Effect.timeoutFail({ duration: call.timeouts.connect, onTimeout: () => timeoutError(call, "connect") })
+    )
+    return yield* Fiber.join(fiber).pipe(
+      Effect.mapError((error) => fromClientError(call, error)),
+      Effect.timeoutFail({ duration: call.timeouts.firstByte, onTimeout: () => timeoutError(call, "first_byte") })
+    )
+  })
+
+const tooLarge = (call: Call, status: number, limit: number, midStream: boolean): ModelError.ModelError =>
+  makeError(call, status >= 500 ? "server_error" : "unknown", {
+    message: `response body exceeded the ${limit} byte limit`,
+    status,
+    midStream: midStream ? true : undefined,
+    details: { limit_bytes: limit }
+  })
+
+/** The body's bytes under the idle timeout and a size limit. */
+const boundedBytes = (
+  response: HttpClientResponse.HttpClientResponse,
+  call: Call,
+  limit: number,
+  midStream: boolean
+): Stream.Stream<Uint8Array, ModelError.ModelError> =>
+  response.stream.pipe(
+    Stream.mapError((error) => fromClientError(call, error, midStream)),
+    Stream.timeoutFail(() => timeoutError(call, "idle", midStream), call.timeouts.idle),
+    Stream.mapAccumEffect(0, (total, chunk: Uint8Array) => {
+      const next = total + chunk.length
+      return next > limit
+        ? Effect.fail(tooLarge(call, response.status, limit, midStream))
+        : Effect.succeed([next, chunk] as const)
+    })
+  )
+
+/** Reads the whole body as text, bounded by size and the idle timeout. */
+export const readText = (
+  response: HttpClientResponse.HttpClientResponse,
+  call: Call,
+  limit = call.maxBodyBytes
+): Effect.Effect<string, ModelError.ModelError> =>
+  boundedBytes(response, call, limit, false).pipe(Stream.decodeText(), Stream.mkString)
+
+/** Decodes the body as server-sent events. */
+export const sseEvents = (
+  response: HttpClientResponse.HttpClientResponse,
+  call: Call
+): Stream.Stream<Sse.Event, ModelError.ModelError> =>
+  Stream.suspend(() => {
+    let pending: Array<Sse.Event> = []
+    const parser = Sse.makeParser(
+      (event) => {
+        if (event._tag === "Event") pending.push(event)
+      },
+      { maxEventSize: call.maxBodyBytes }
+    )
+    return boundedBytes(response, call, call.maxBodyBytes, true).pipe(
+      Stream.decodeText(),
+      Stream.mapEffect((text) => {
+        if (parser.feed(text) !== undefined)
+          return Effect.fail(tooLarge(call, response.status, call.maxBodyBytes, true))
+        const out = pending
+        pending = []
+        return Effect.succeed(out)
+      }),
+      Stream.flattenIterables
+    )
+  })
+
+/** Parses JSON without throwing. */
+export const parseJson = (text: string): Option.Option<unknown> => {
+  try {
+    return Option.some(JSON.parse(text))
+  } catch {
+    return Option.none()
+  }
+}
+
+const truncate = (text: string, max = 2_000): string => (text.length > max ? `${text.slice(0, max)}…` : text)
+
+/**
+ * Classifies an error from its facts, reading the retry hint and
+ * `x-should-retry` from the headers when there are any.
+ */
+export const classify = (
+  call: Call,
+  facts: Classification.Facts,
+  context: {
+    readonly headers?: Readonly<Record<string, string>> | undefined
+    readonly body?: unknown
+    readonly midStream?: boolean | undefined
+  }
+): Effect.Effect<ModelError.ModelError> =>
+  Effect.gen(function* () {
+    const classified = Classification.classify(call.table, facts)
+    const headers = context.headers ?? {}
+    const retryAfter = yield* RetryAfter.parse(headers, call.retryAfter)
+    const shouldRetry = headers["x-should-retry"]
+    const label = facts.type ?? facts.code ?? (facts.status !== undefined ? `HTTP ${facts.status}` : "error")
+    const details: Record<string, unknown> = {
+      rule: classified.rule?.id ?? "fallback.unknown",
+      ...(context.headers !== undefined ? { headers: keptHeaders(context.headers) } : {}),
+      ...(context.body !== undefined ? { body: context.body } : {})
+    }
+    return makeError(call, classified.category, {
+      message: `${label}: ${facts.message ?? "no message"}`,
+      status: facts.status,
+      retryAfter: Option.getOrUndefined(retryAfter),
+      retryable: shouldRetry?.trim().toLowerCase() === "false" ? false : undefined,
+      midStream: context.midStream === true ? true : undefined,
+      details,
+      promptTokens: classified.promptTokens,
+      maxTokens: classified.maxTokens
+    })
+  })
+
+/**
+ * Turns an error response into a classified error. The body is read under a
+ * smaller size limit; a body that is not JSON, or not the provider's error
+ * shape, is classified on the status alone.
+ */
+export const fromErrorResponse = (
+  response: HttpClientResponse.HttpClientResponse,
+  call: Call,
+  extract: (body: unknown) => Option.Option<Omit<Classification.Facts, "status">>
+): Effect.Effect<ModelError.ModelError> =>
+  Effect.gen(function* () {
+    const read = yield* Effect.either(readText(response, call, call.maxErrorBodyBytes))
+    const text = read._tag === "Right" ? read.right : undefined
+    const json = text === undefined ? Option.none() : parseJson(text)
+    const facts = Option.flatMap(json, extract)
+    const body = Option.isSome(json) ? json.value : text === undefined ? undefined : truncate(text)
+    const bodyNote =
+      read._tag === "Left"
+        ? read.left.message
+        : Option.isNone(facts)
+          ? `unparseable body: ${truncate(text ?? "", 200)}`
+          : undefined
+    return yield* classify(
+      call,
+      {
+        status: response.status,
+        ...Option.getOrElse(facts, () => ({ message: bodyNote }))
+      },
+      { headers: response.headers, body }
+    )
+  })
+
+/** A malformed successful response: `unknown` (or `server_error` for a 5xx). */
+export const malformed = (
+  call: Call,
+  status: number,
+  reason: string,
+  options?: { readonly midStream?: boolean; readonly body?: string }
+): ModelError.ModelError =>
+  makeError(call, status >= 500 ? "server_error" : "unknown", {
+    message: `malformed response: ${reason}`,
+    status,
+    midStream: options?.midStream === true ? true : undefined,
+    details: options?.body !== undefined ? { body: truncate(options.body) } : undefined
+  })
