@@ -412,7 +412,7 @@ export const make = (
         HttpClientRequest.bodyJson(toWire(request, { stream, defaultMaxTokens })),
         Effect.mapError((error) =>
           Http.makeError(call, "invalid_request", {
-            message: `cannot encode the request body: ${String(error.reason)}`
+            message: `cannot encode the request body: ${error.reason._tag}`
           })
         )
       )
