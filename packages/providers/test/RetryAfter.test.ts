@@ -1,0 +1,148 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as List from "effect/List"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import { FaultPlan, RetryAfter } from "../src/index.js"
+import { apis, failure, setup } from "./support.js"
+
+const NOW = Date.parse("2026-11-30T06:00:00Z")
+const millisOf = (parsed: RetryAfter.Parsed) => Option.map(parsed.retryAfter, Duration.toMillis)
+
+describe("RetryAfter.parseAt", () => {
+  it("reads retry-after as whole and fractional seconds", () => {
+    expect(millisOf(RetryAfter.parseAt({ "retry-after": "7" }, NOW))).toEqual(Option.some(7000))
+    expect(millisOf(RetryAfter.parseAt({ "retry-after": "1.5" }, NOW))).toEqual(Option.some(1500))
+  })
+
+  it("reads retry-after-ms and prefers it over retry-after", () => {
+    expect(millisOf(RetryAfter.parseAt({ "retry-after-ms": "250" }, NOW))).toEqual(Option.some(250))
+    expect(millisOf(RetryAfter.parseAt({ "retry-after-ms": "250", "retry-after": "9" }, NOW))).toEqual(Option.some(250))
+  })
+
+  it("falls back to retry-after when retry-after-ms is garbage", () => {
+    const parsed = RetryAfter.parseAt({ "retry-after-ms": "soon", "retry-after": "3" }, NOW)
+    expect(millisOf(parsed)).toEqual(Option.some(3000))
+    expect(parsed.ignored).toHaveLength(1)
+  })
+
+  it("reads an HTTP date relative to now, and a past date as zero", () => {
+    expect(millisOf(RetryAfter.parseAt({ "retry-after": "Mon, 30 Nov 2026 06:00:42 GMT" }, NOW))).toEqual(
+      Option.some(42_000)
+    )
+    expect(millisOf(RetryAfter.parseAt({ "retry-after": "Mon, 30 Nov 2026 05:00:00 GMT" }, NOW))).toEqual(
+      Option.some(0)
+    )
+  })
+
+  it("matches header names case-insensitively", () => {
+    expect(millisOf(RetryAfter.parseAt({ "Retry-After": "2" }, NOW))).toEqual(Option.some(2000))
+  })
+
+  it.each([
+    ["garbage", { "retry-after": "banana" }],
+    ["negative seconds", { "retry-after": "-5" }],
+    ["negative milliseconds", { "retry-after-ms": "-100" }],
+    ["absurd seconds", { "retry-after": "99999999999" }],
+    ["empty", { "retry-after": "" }],
+    ["infinite", { "retry-after-ms": "Infinity" }],
+    ["a year number, not a date", { "retry-after": "2026-11-30" }]
+  ])("ignores %s with a note", (_, headers) => {
+    const parsed = RetryAfter.parseAt(headers, NOW)
+    expect(parsed.retryAfter).toEqual(Option.none())
+    expect(parsed.ignored.length).toBeGreaterThan(0)
+  })
+
+  it("honours a custom ceiling", () => {
+    expect(RetryAfter.parseAt({ "retry-after": "120" }, NOW, { max: "1 minute" }).retryAfter).toEqual(Option.none())
+  })
+
+  it("is silent when there is no header", () => {
+    expect(RetryAfter.parseAt({}, NOW)).toEqual({ retryAfter: Option.none(), ignored: [] })
+  })
+})
+
+describe("RetryAfter.parse", () => {
+  it.effect("measures an HTTP date against Effect's Clock", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const hint = yield* RetryAfter.parse({ "retry-after": "Mon, 30 Nov 2026 06:01:00 GMT" })
+      expect(Option.map(hint, Duration.toMillis)).toEqual(Option.some(60_000))
+    })
+  )
+
+  it.effect("logs ignored headers at debug level instead of failing", () =>
+    Effect.gen(function* () {
+      const lines: Array<string> = []
+      const logger = Logger.make(({ message, logLevel, annotations }) => {
+        lines.push(`${logLevel.label} ${JSON.stringify(message)} ${HashMap.has(annotations, "module")}`)
+      })
+      const hint = yield* RetryAfter.parse({ "retry-after": "tomorrow-ish" }).pipe(
+        Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
+        Logger.withMinimumLogLevel(LogLevel.Debug)
+      )
+      expect(hint).toEqual(Option.none())
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toContain("DEBUG")
+      expect(lines[0]).toContain("tomorrow-ish")
+      void List
+    })
+  )
+})
+
+// Each form over a real socket, through the fake server, on both providers.
+describe.each(apis)("retry-after over the wire (%s)", (api) => {
+  const rateLimited = (headers: Record<string, string>) =>
+    FaultPlan.make([{ kind: "error", status: 429, error_type: "rate_limit_error", message: "slow down", headers }])
+
+  it.scoped("seconds", () =>
+    Effect.gen(function* () {
+      const { provider } = yield* setup(api, rateLimited({ "retry-after": "12" }))
+      const error = yield* failure(provider)
+      expect(error._tag).toBe("RateLimited")
+      expect(error.retryAfter && Duration.toMillis(error.retryAfter)).toBe(12_000)
+    })
+  )
+
+  it.scoped("milliseconds", () =>
+    Effect.gen(function* () {
+      const { provider } = yield* setup(api, rateLimited({ "retry-after-ms": "1234", "retry-after": "60" }))
+      const error = yield* failure(provider)
+      expect(error.retryAfter && Duration.toMillis(error.retryAfter)).toBe(1234)
+    })
+  )
+
+  it.scoped("HTTP date, relative to the Clock", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const { provider } = yield* setup(api, rateLimited({ "retry-after": "Mon, 30 Nov 2026 06:00:30 GMT" }))
+      const error = yield* failure(provider)
+      expect(error.retryAfter && Duration.toMillis(error.retryAfter)).toBe(30_000)
+    })
+  )
+
+  it.scoped("garbage is ignored and the error is still classified", () =>
+    Effect.gen(function* () {
+      const { provider } = yield* setup(api, rateLimited({ "retry-after": "whenever", "retry-after-ms": "-3" }))
+      const error = yield* failure(provider)
+      expect(error._tag).toBe("RateLimited")
+      expect(error.retryAfter).toBeUndefined()
+    })
+  )
+
+  it.scoped("is read on other statuses too (503)", () =>
+    Effect.gen(function* () {
+      const { provider } = yield* setup(
+        api,
+        FaultPlan.make([{ kind: "error", status: 503, error_type: "api_error", headers: { "retry-after": "5" } }])
+      )
+      const error = yield* failure(provider)
+      expect(error._tag).toBe("ServerError")
+      expect(error.retryAfter && Duration.toMillis(error.retryAfter)).toBe(5000)
+    })
+  )
+})
