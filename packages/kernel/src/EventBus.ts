@@ -12,6 +12,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as KernelEvent from "./KernelEvent.js"
 import type * as ModelProvider from "./ModelProvider.js"
@@ -55,8 +56,10 @@ export class EventBus extends Context.Tag("@agent-kernel/kernel/EventBus")<
     readonly publish: (event: KernelEvent.Unstamped) => Effect.Effect<void>
     /** Delivers a model response to the post-model-response observers. */
     readonly modelResponded: (response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>
-    /** Events published after the stream is subscribed. */
+    /** Events published after the stream starts running. */
     readonly events: Stream.Stream<KernelEvent.KernelEvent>
+    /** Subscribes now, for the life of the scope: no event published after this returns is missed. */
+    readonly subscribe: Effect.Effect<Stream.Stream<KernelEvent.KernelEvent>, never, Scope.Scope>
   }
 >() {}
 
@@ -89,7 +92,12 @@ export const make = (observers: ReadonlyArray<Observer> = []): Effect.Effect<Eve
       onResponse.length === 0
         ? Effect.void
         : Effect.forEach(onResponse, (f) => guard(f(response, info)), { discard: true })
-    return EventBus.of({ publish, modelResponded, events: Stream.fromPubSub(pubsub) })
+    return EventBus.of({
+      publish,
+      modelResponded,
+      events: Stream.fromPubSub(pubsub),
+      subscribe: Stream.fromPubSub(pubsub, { scoped: true })
+    })
   })
 
 /**

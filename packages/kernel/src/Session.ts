@@ -33,6 +33,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as Content from "./Content.js"
 import * as internal from "./internal/session.js"
@@ -76,8 +77,10 @@ export interface Session {
   readonly history: Effect.Effect<Content.History>
   /** The working context that requests are built from. */
   readonly context: Effect.Effect<Content.History>
-  /** Every event published after the stream is subscribed. */
+  /** Every event published after the stream starts running. */
   readonly events: Stream.Stream<KernelEvent.KernelEvent>
+  /** Subscribes now, for the life of the scope: no later event is missed. */
+  readonly subscribe: Effect.Effect<Stream.Stream<KernelEvent.KernelEvent>, never, Scope.Scope>
   readonly retryBudget: Effect.Effect<RetryBudget.Snapshot>
 }
 

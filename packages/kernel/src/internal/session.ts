@@ -41,6 +41,8 @@ interface RunState {
 }
 
 const PREVIEW_CHARS = 2_000
+// The loop's spans have fixed names; a captured call-site stack trace per span
+// was the largest single cost of a step in profiles, and tells nothing new.
 
 const fatalStatus = (category: ModelError.Category): RunOutcome.RunStatus =>
   category === "auth_error" ? "auth_error" : category === "quota_exceeded" ? "quota_exceeded" : "invalid_request"
@@ -165,7 +167,12 @@ export const make = (
           const result = yield* Effect.either(
             provider
               .generate(request)
-              .pipe(Effect.withSpan("agent_kernel.model_call", { attributes: { model, attempt, turn } }))
+              .pipe(
+                Effect.withSpan("agent_kernel.model_call", {
+                  attributes: { model, attempt, turn },
+                  captureStackTrace: false
+                })
+              )
           )
           if (Either.isRight(result)) {
             yield* budget.recordSuccess
@@ -264,7 +271,7 @@ export const make = (
               Content.toolResult(call.id, `Tool "${call.name}" failed unexpectedly: ${Cause.pretty(cause)}`, true)
             )
           ),
-          Effect.withSpan("agent_kernel.tool_call", { attributes: { tool: call.name, turn } })
+          Effect.withSpan("agent_kernel.tool_call", { attributes: { tool: call.name, turn }, captureStackTrace: false })
         )
         const block = result.tool_use_id === call.id ? result : { ...result, tool_use_id: call.id }
         yield* publish({
@@ -317,7 +324,7 @@ export const make = (
             }
             yield* publish({ type: "turn_ended", turn, stop_reason: response.stop_reason, tool_calls: calls.length })
             return calls.length === 0 ? ({ status: "completed" } satisfies Ending) : undefined
-          }).pipe(Effect.withSpan("agent_kernel.turn", { attributes: { turn } }))
+          }).pipe(Effect.withSpan("agent_kernel.turn", { attributes: { turn }, captureStackTrace: false }))
           if (ending !== undefined) return ending
         }
       })
@@ -406,10 +413,11 @@ export const make = (
       run: (input) =>
         semaphore
           .withPermits(1)(runOnce(input))
-          .pipe(Effect.withSpan("agent_kernel.run", { attributes: { session: id } })),
+          .pipe(Effect.withSpan("agent_kernel.run", { attributes: { session: id }, captureStackTrace: false })),
       history: Effect.sync(() => [...transcript]),
       context: Effect.sync(() => [...context]),
       events: bus.events,
+      subscribe: bus.subscribe,
       retryBudget: budget.snapshot
     } satisfies SessionApi.Session
   })

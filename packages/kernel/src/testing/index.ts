@@ -6,3 +6,4 @@
 export * as Arbitraries from "./Arbitraries.js"
 export * as ScriptedModel from "./ScriptedModel.js"
 export * as TestClockDriver from "./TestClockDriver.js"
+export * as Simulator from "./Simulator.js"

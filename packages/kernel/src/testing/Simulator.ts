@@ -1,0 +1,484 @@
+/**
+ * Simulates a retry policy against a fault plan: the exact timeline the
+ * kernel would follow (each call's time, delay, reason and budget left) and
+ * how the run ends, for one seed, in no real time.
+ *
+ * It does not re-implement the loop. It runs the real kernel (a `Session`
+ * against a scripted model whose script is the fault plan) under a fresh
+ * `TestClock`, with jitter drawn from `Random.make(seed)`, and reads the
+ * timeline back from the kernel's own events. A simulated timeline is
+ * therefore what a real run with the same seed does, by construction.
+ *
+ * @since 0.1.0
+ */
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Random from "effect/Random"
+import * as Schema from "effect/Schema"
+import * as TestContext from "effect/TestContext"
+import * as Content from "../Content.js"
+import * as EventBus from "../EventBus.js"
+import type * as KernelEvent from "../KernelEvent.js"
+import * as ModelError from "../ModelError.js"
+import * as RetryBudget from "../RetryBudget.js"
+import type * as RetryPolicy from "../RetryPolicy.js"
+import * as Session from "../Session.js"
+import * as Settings from "../Settings.js"
+import * as Toolbox from "../Toolbox.js"
+import type * as Arbitraries from "./Arbitraries.js"
+import * as ScriptedModel from "./ScriptedModel.js"
+import * as TestClockDriver from "./TestClockDriver.js"
+
+/**
+ * One step of a fault plan: the result of one model call, in order. An error,
+ * or `"ok"` for a successful call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Fault = Arbitraries.Fault
+
+/**
+ * What the kernel did after a call.
+ *
+ * - `retry`: slept `delay_ms` and sent the same request again.
+ * - `fallback`: moved to the next model of `fallback_models`.
+ * - `reduce_context`: shrank the context and sent a smaller request.
+ * - `continue`: the call succeeded and the run went on to another turn.
+ * - `end`: the run ended (see the outcome's status).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Action = "retry" | "fallback" | "reduce_context" | "continue" | "end"
+
+/**
+ * One model call of a simulated run.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Step {
+  /** The call's number in the run, from 1. */
+  readonly call: number
+  readonly turn: number
+  /** The kernel's attempt on this model for this turn, from 1 (it restarts after a fallback). */
+  readonly attempt: number
+  readonly model: string
+  /** When the request was sent, in milliseconds since the run started. */
+  readonly at_ms: number
+  /** What the call met: `"ok"` or the error's category. */
+  readonly result: "ok" | ModelError.Category
+  /** The server's retry-after on that error, if any. */
+  readonly retry_after_ms: number | null
+  readonly action: Action
+  /** How long the kernel waited before the next call (0 unless `action` is `retry`). */
+  readonly delay_ms: number
+  /** Whether the wait was the policy's (`backoff`) or the server's (`retry_after`); `null` unless a retry. */
+  readonly source: "backoff" | "retry_after" | null
+  /** Session budget charges so far (retries and fallbacks), after this step. */
+  readonly budget_used: number
+  /** Session budget left after this step. */
+  readonly budget_left: number
+}
+
+/**
+ * How the simulated run ended, and its figures.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Outcome {
+  readonly status: KernelEvent.RunStatus
+  /** Model calls made. */
+  readonly attempts: number
+  readonly retries: number
+  readonly fallbacks: number
+  /** The most retries any one call used. */
+  readonly max_retries_per_call: number
+  /** The sum of every retry delay. */
+  readonly total_wait_ms: number
+  readonly wall_ms: number
+  readonly budget_used: number
+  readonly budget_left: number
+  /** The error that ended the run, if one did. */
+  readonly error: KernelEvent.ErrorSummary | null
+}
+
+/**
+ * A simulated run: its timeline, its outcome, and every kernel event it published.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Simulation {
+  readonly seed: number
+  readonly faults: ReadonlyArray<Fault>
+  readonly timeline: ReadonlyArray<Step>
+  readonly outcome: Outcome
+  readonly events: ReadonlyArray<KernelEvent.KernelEvent>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Seeds the jitter: the same seed gives the same timeline. */
+  readonly seed: number
+  /** Default: `Settings.defaults`. Bounds, `max_retry_wait_ms` and `fallback_models` apply as in a real run. */
+  readonly settings?: Settings.Settings | undefined
+  /**
+   * Makes the session budget, fresh for each simulation. Default:
+   * `RetryBudget.fixed(settings.max_session_retries)`, as the kernel does.
+   */
+  readonly budget?: Effect.Effect<RetryBudget.RetryBudget["Type"]> | undefined
+  /** The first model of the chain. Default `"primary"`. */
+  readonly model?: string | undefined
+}
+
+// A tool that answers at once, so an "ok" in the middle of a plan moves the run to its next turn.
+const toolbox: Toolbox.Toolbox["Type"] = {
+  definitions: Effect.succeed([{ name: "next", description: "Go on", input_schema: { type: "object" } }]),
+  invoke: (call) => Effect.succeed(Content.toolResult(call.id, "ok"))
+}
+
+/**
+ * The model's script for a plan: every `"ok"` but a trailing one asks for a
+ * tool (so the run takes another turn), and once the plan runs out the model
+ * answers (the outage is over).
+ */
+const scriptOf = (faults: ReadonlyArray<Fault>): ReadonlyArray<ScriptedModel.Step> => {
+  const body = faults.at(-1) === "ok" ? faults.slice(0, -1) : faults
+  return [
+    ...body.map((fault, i) => (fault === "ok" ? ScriptedModel.toolCalls({ id: `call-${i + 1}`, name: "next" }) : fault)),
+    ScriptedModel.text("done")
+  ]
+}
+
+interface Observed {
+  readonly event: KernelEvent.KernelEvent
+  readonly budget: RetryBudget.Snapshot
+}
+
+/**
+ * Runs a policy against a fault plan in the real kernel and returns the
+ * timeline and outcome. Deterministic for a seed; takes no real time (it
+ * installs its own `TestClock`, so it runs the same inside or outside a test).
+ *
+ * Each fault is the result of one model call, in order. Every `"ok"` but a
+ * trailing one is a successful call that asks for a tool, so the run takes
+ * another turn (and a refunding budget gets its refund). When the plan runs
+ * out, calls succeed.
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicy, Settings } from "@agent-kernel/kernel"
+ * import { Simulator } from "@agent-kernel/kernel/testing"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const faults = yield* Simulator.parseFaults("429:retry_after=2,529,529,ok")
+ *   const { timeline, outcome } = yield* Simulator.simulate(RetryPolicy.fromSettings(Settings.defaults), faults, { seed: 1 })
+ *   console.log(Simulator.formatTimeline(timeline), outcome.status)
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category simulating
+ */
+export const simulate = Effect.fn("Simulator.simulate")(function* (
+  policy: RetryPolicy.RetryPolicy,
+  faults: ReadonlyArray<Fault>,
+  options: Options
+) {
+  const settings = options.settings ?? Settings.defaults
+  const budget = yield* options.budget ?? RetryBudget.fixed(settings.max_session_retries)
+  const observed: Array<Observed> = []
+  const bus = yield* EventBus.make([
+    // Read the budget as each event is published: that is the budget the decision saw.
+    { onEvent: (event) => Effect.map(budget.snapshot, (snapshot) => void observed.push({ event, budget: snapshot })) }
+  ])
+  const model = yield* ScriptedModel.make(scriptOf(faults), { name: "simulator" })
+  const session = yield* Session.make({ model: options.model ?? "primary", settings, policy }).pipe(
+    Effect.provide(model.layer),
+    Effect.provideService(EventBus.EventBus, bus),
+    Effect.provideService(Toolbox.Toolbox, toolbox),
+    Effect.provideService(RetryBudget.RetryBudget, budget)
+  )
+  yield* TestClockDriver.run(session.run("simulate"))
+  return build(options.seed, faults, observed)
+}, (effect, _policy, _faults, options) =>
+  effect.pipe(Effect.withRandom(Random.make(options.seed)), Effect.provide(TestContext.TestContext)))
+
+const build = (seed: number, faults: ReadonlyArray<Fault>, observed: ReadonlyArray<Observed>): Simulation => {
+  const timeline: Array<Step> = []
+  const events = observed.map(({ event }) => event)
+  const startedAt = events[0]?.at ?? 0
+  let pending: Omit<Step, "action" | "delay_ms" | "source" | "budget_used" | "budget_left"> | undefined
+  let ended: KernelEvent.EventOf<"run_ended"> | undefined
+  let last: RetryBudget.Snapshot = { used: 0, remaining: 0 }
+  const close = (
+    action: Action,
+    budget: RetryBudget.Snapshot,
+    retry?: { readonly delay_ms: number; readonly source: "backoff" | "retry_after" }
+  ) => {
+    if (pending === undefined) return
+    timeline.push({
+      ...pending,
+      action,
+      delay_ms: retry?.delay_ms ?? 0,
+      source: retry?.source ?? null,
+      budget_used: budget.used,
+      budget_left: budget.remaining
+    })
+    pending = undefined
+  }
+  for (const { event, budget } of observed) {
+    last = budget
+    switch (event.type) {
+      case "model_request": {
+        const call = timeline.length + 1
+        const fault = faults[call - 1]
+        const error = fault === undefined || fault === "ok" ? undefined : fault
+        pending = {
+          call,
+          turn: event.turn,
+          attempt: event.attempt,
+          model: event.model,
+          at_ms: event.at - startedAt,
+          result: error === undefined ? "ok" : error.category,
+          retry_after_ms: error?.retryAfter === undefined ? null : Duration.toMillis(error.retryAfter)
+        }
+        break
+      }
+      case "model_response":
+        close("continue", budget)
+        break
+      case "retry_scheduled":
+        close("retry", budget, { delay_ms: event.delay_ms, source: event.source })
+        break
+      case "fallback":
+        close("fallback", budget)
+        break
+      case "context_reduced":
+        close("reduce_context", budget)
+        break
+      case "run_ended":
+        ended = event
+        break
+    }
+  }
+  // The call that ended the run (or the final answer) closes with the run.
+  if (pending !== undefined) close("end", last)
+  const lastStep = timeline.at(-1)
+  if (lastStep !== undefined && lastStep.action === "continue") timeline[timeline.length - 1] = { ...lastStep, action: "end" }
+  const retries = timeline.filter((step) => step.action === "retry")
+  return {
+    seed,
+    faults,
+    timeline,
+    events,
+    outcome: {
+      status: ended?.status ?? "interrupted",
+      attempts: timeline.length,
+      retries: retries.length,
+      fallbacks: timeline.filter((step) => step.action === "fallback").length,
+      max_retries_per_call: ended?.retries.max_per_call ?? 0,
+      total_wait_ms: retries.reduce((sum, step) => sum + step.delay_ms, 0),
+      wall_ms: ended?.wall_ms ?? 0,
+      budget_used: last.used,
+      budget_left: last.remaining,
+      error: ended?.error ?? null
+    }
+  }
+}
+
+/**
+ * The categories a fault plan may name, and the HTTP statuses it may use for them.
+ * Statuses map like the providers map them.
+ *
+ * @since 0.1.0
+ * @category fault plans
+ */
+export const statusCategories: Readonly<Record<number, ModelError.Category>> = {
+  400: "invalid_request",
+  401: "auth_error",
+  402: "quota_exceeded",
+  403: "auth_error",
+  408: "timeout",
+  413: "context_length_exceeded",
+  429: "rate_limited",
+  500: "server_error",
+  502: "server_error",
+  503: "server_error",
+  504: "server_error",
+  529: "overloaded"
+}
+
+/**
+ * A fault plan that could not be parsed. `message` says which item and why.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class FaultPlanError extends Data.TaggedError("FaultPlanError")<{ readonly message: string }> {}
+
+const isCategory = Schema.is(ModelError.Category)
+
+const faultOf = (raw: string, index: number): Either.Either<Fault, string> => {
+  const item = raw.trim()
+  const where = `fault ${index + 1} ("${item}")`
+  if (item === "") return Either.left(`fault ${index + 1} is empty`)
+  const [head = "", ...options] = item.split(":")
+  const name = head.trim().toLowerCase()
+  if (name === "ok") {
+    return options.length === 0 ? Either.right("ok") : Either.left(`${where}: "ok" takes no options`)
+  }
+  let category: ModelError.Category | undefined
+  let status: number | undefined
+  if (/^\d+$/.test(name)) {
+    status = Number(name)
+    category = statusCategories[status]
+    if (category === undefined)
+      return Either.left(
+        `${where}: no category for HTTP status ${status} (known: ${Object.keys(statusCategories).join(", ")})`
+      )
+  } else if (isCategory(name)) {
+    category = name
+  } else {
+    return Either.left(
+      `${where}: expected an HTTP status, a category (${ModelError.Category.literals.join(", ")}) or "ok"`
+    )
+  }
+  let retryAfterMs: number | undefined
+  let retryable: boolean | undefined
+  for (const option of options) {
+    const match = /^\s*(retry_after|retry_after_ms)\s*=\s*(\d+(?:\.\d+)?)\s*$/.exec(option)
+    if (match !== null) {
+      const value = Number(match[2])
+      retryAfterMs = match[1] === "retry_after" ? Math.round(value * 1_000) : value
+    } else if (/^\s*retryable\s*=\s*false\s*$/.test(option)) {
+      retryable = false
+    } else {
+      return Either.left(
+        `${where}: unknown option "${option}" (expected retry_after=SECONDS, retry_after_ms=MS or retryable=false)`
+      )
+    }
+  }
+  return Either.right(
+    ScriptedModel.error(category, {
+      ...(status !== undefined ? { status } : {}),
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      ...(retryable !== undefined ? { retryable } : {})
+    })
+  )
+}
+
+/**
+ * Parses a fault plan: comma-separated items, each an HTTP status (`429`,
+ * `529`, `503` ...), a category name (`overloaded`), or `ok`, with an
+ * optional `:retry_after=SECONDS` (or `:retry_after_ms=MS`) and
+ * `:retryable=false` (the server said not to retry).
+ *
+ * @example
+ * ```ts
+ * import { Simulator } from "@agent-kernel/kernel/testing"
+ *
+ * const faults = Simulator.parseFaults("429:retry_after=2,529,529,ok")
+ * ```
+ *
+ * @since 0.1.0
+ * @category fault plans
+ */
+export const parseFaults = (text: string): Effect.Effect<ReadonlyArray<Fault>, FaultPlanError> => {
+  const items = text.split(",")
+  const faults: Array<Fault> = []
+  const problems: Array<string> = []
+  items.forEach((item, i) =>
+    Either.match(faultOf(item, i), { onLeft: (problem) => problems.push(problem), onRight: (f) => faults.push(f) })
+  )
+  return problems.length === 0
+    ? Effect.succeed(faults)
+    : Effect.fail(
+        new FaultPlanError({
+          message: `invalid fault plan "${text}":\n${problems.map((p) => `  - ${p}`).join("\n")}`
+        })
+      )
+}
+
+/**
+ * Writes a fault plan back in the syntax `parseFaults` reads, so a
+ * counterexample can be pasted into `agent simulate --faults`.
+ *
+ * @since 0.1.0
+ * @category fault plans
+ */
+export const formatFaults = (faults: ReadonlyArray<Fault>): string =>
+  faults
+    .map((fault) => {
+      if (fault === "ok") return "ok"
+      const ms = fault.retryAfter === undefined ? undefined : Duration.toMillis(fault.retryAfter)
+      const retryAfter =
+        ms === undefined ? "" : ms % 1_000 === 0 ? `:retry_after=${ms / 1_000}` : `:retry_after_ms=${ms}`
+      return `${fault.category}${retryAfter}${fault.retryable === false ? ":retryable=false" : ""}`
+    })
+    .join(",")
+
+const pad = (value: string, width: number) => value.padEnd(width)
+
+/**
+ * Renders a timeline as an aligned table, one line per call.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const formatTimeline = (timeline: ReadonlyArray<Step>): string => {
+  const header = "call  turn  at_ms      model          result                    then"
+  const lines = timeline.map((step) => {
+    const result = step.result + (step.retry_after_ms === null ? "" : ` (retry-after ${step.retry_after_ms} ms)`)
+    const then =
+      step.action === "retry"
+        ? `retry in ${formatMs(step.delay_ms)} (${step.source})`
+        : step.action === "reduce_context"
+          ? "reduce context"
+          : step.action
+    return [
+      pad(String(step.call), 5),
+      pad(String(step.turn), 5),
+      pad(String(Math.round(step.at_ms)), 10),
+      pad(step.model, 14),
+      pad(result, 25),
+      `${then}; budget left ${step.budget_left}`
+    ].join(" ")
+  })
+  return [header, ...lines].join("\n")
+}
+
+/**
+ * Renders an outcome as one line.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const formatOutcome = (outcome: Outcome): string =>
+  [
+    `status ${outcome.status}`,
+    `${outcome.attempts} attempts`,
+    `${outcome.retries} retries`,
+    `${outcome.fallbacks} fallbacks`,
+    `waited ${formatMs(outcome.total_wait_ms)}`,
+    `budget used ${outcome.budget_used}, left ${outcome.budget_left}`,
+    ...(outcome.error === null ? [] : [`last error ${outcome.error.category}`])
+  ].join(", ")
+
+/**
+ * Milliseconds, rounded, with a unit that reads well.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const formatMs = (ms: number): string =>
+  ms < 1_000 ? `${Math.round(ms)} ms` : ms < 120_000 ? `${(ms / 1_000).toFixed(2)} s` : `${(ms / 60_000).toFixed(1)} min`

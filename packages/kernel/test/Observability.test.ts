@@ -1,0 +1,69 @@
+import { Metrics, Session } from "@agent-kernel/kernel"
+import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Metric from "effect/Metric"
+import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
+
+describe("observing a run", () => {
+  it.scoped("session.subscribe streams every event of the run, in order, ending with run_ended", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([ScriptedModel.rateLimited(), ScriptedModel.text("ok")])
+      const session = yield* Session.make({ model: "m" }).pipe(Effect.provide(model.layer))
+      const events = yield* session.subscribe
+      const collected = yield* Effect.fork(
+        Stream.runCollect(events.pipe(Stream.takeUntil((event) => event.type === "run_ended")))
+      )
+      yield* TestClockDriver.run(session.run("hi"))
+      const types = Array.from(yield* Fiber.join(collected), (event) => event.type)
+      assert.deepStrictEqual(types, [
+        "run_started",
+        "turn_started",
+        "model_request",
+        "retry_scheduled",
+        "model_request",
+        "model_response",
+        "turn_ended",
+        "run_ended"
+      ])
+    })
+  )
+
+  it.effect("the loop carries spans: run, turn, model_call", () =>
+    Effect.gen(function* () {
+      const names: Array<string> = []
+      const base = yield* Effect.tracer
+      const recording = Tracer.make({
+        span: (name, parent, context, links, startTime, kind, options) => {
+          names.push(name)
+          return base.span(name, parent, context, links, startTime, kind, options)
+        },
+        context: base.context
+      })
+      const model = yield* ScriptedModel.make([ScriptedModel.text("ok")])
+      const session = yield* Session.make({ model: "m" }).pipe(Effect.provide(model.layer))
+      yield* session.run("hi").pipe(Effect.withTracer(recording))
+      assert.includeMembers(names, ["agent_kernel.run", "agent_kernel.turn", "agent_kernel.model_call"])
+    })
+  )
+
+  it.effect("metrics count retries by category, turns, and runs by status", () =>
+    Effect.gen(function* () {
+      const retries = Metric.tagged(Metrics.retries, "category", "overloaded")
+      const completed = Metric.tagged(Metrics.runs, "status", "completed")
+      const [retriesBefore, turnsBefore, runsBefore] = [
+        (yield* Metric.value(retries)).count,
+        (yield* Metric.value(Metrics.turns)).count,
+        (yield* Metric.value(completed)).count
+      ]
+      const model = yield* ScriptedModel.make([ScriptedModel.error("overloaded"), ScriptedModel.text("ok")])
+      const session = yield* Session.make({ model: "m" }).pipe(Effect.provide(model.layer))
+      yield* TestClockDriver.run(session.run("hi"))
+      assert.strictEqual((yield* Metric.value(retries)).count - retriesBefore, 1)
+      assert.strictEqual((yield* Metric.value(Metrics.turns)).count - turnsBefore, 1)
+      assert.strictEqual((yield* Metric.value(completed)).count - runsBefore, 1)
+    })
+  )
+})
