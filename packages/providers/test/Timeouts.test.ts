@@ -1,0 +1,137 @@
+/**
+ * The three timeouts, driven by TestClock while the request really is in
+ * flight on a socket. Nothing here sleeps in real time: the test waits on I/O
+ * events (a DNS lookup starting, the server receiving the request) and then
+ * moves the clock.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import { FaultPlan } from "../src/index.js"
+import { adjustUntilDone, apis, failure, ioTick, providerAt, request, setup } from "./support.js"
+
+const timeouts = { connect: "1 second", firstByte: "2 seconds", idle: "3 seconds" } as const
+
+const settle = Effect.repeatN(ioTick, 10)
+
+const stillRunning = <A, E>(fiber: Fiber.RuntimeFiber<A, E>) =>
+  Effect.gen(function* () {
+    yield* settle
+    expect(Option.isNone(yield* fiber.poll)).toBe(true)
+  })
+
+describe.each(apis)("timeouts (%s)", (api) => {
+  it.scoped("connect: fires at exactly the connect timeout while DNS never answers", () =>
+    Effect.gen(function* () {
+      const lookupStarted = yield* Deferred.make<void>()
+      const provider = yield* providerAt(api, api === "anthropic" ? "http://stalled.test" : "http://stalled.test/v1", {
+        timeouts,
+        transport: { lookup: () => Deferred.unsafeDone(lookupStarted, Exit.void) }
+      })
+      const fiber = yield* Effect.fork(failure(provider))
+      yield* Deferred.await(lookupStarted)
+      yield* TestClock.adjust("999 millis")
+      yield* stillRunning(fiber)
+      yield* TestClock.adjust("1 millis")
+      const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
+      const error = yield* exit
+      expect(error._tag).toBe("Timeout")
+      expect(error.details?.phase).toBe("connect")
+      expect(error.midStream).toBeUndefined()
+    })
+  )
+
+  it.scoped("first byte: fires at exactly the first-byte timeout when the server never answers", () =>
+    Effect.gen(function* () {
+      const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "hang" }]), { timeouts })
+      const fiber = yield* Effect.fork(failure(provider))
+      yield* server.awaitRequests(1)
+      yield* TestClock.adjust("1999 millis")
+      yield* stillRunning(fiber)
+      yield* TestClock.adjust("1 millis")
+      const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
+      const error = yield* exit
+      expect(error._tag).toBe("Timeout")
+      expect(error.details?.phase).toBe("first_byte")
+    })
+  )
+
+  it.scoped("first byte: a server delay shorter than the timeout is waited out", () =>
+    Effect.gen(function* () {
+      const { provider } = yield* setup(api, FaultPlan.make([{ kind: "reply", text: "late but fine", delay_ms: 1500 }]), {
+        timeouts
+      })
+      const fiber = yield* Effect.fork(provider.generate(request()))
+      const { exit, steps } = yield* adjustUntilDone(fiber, "500 millis")
+      const response = yield* exit
+      expect(response.content).toEqual([{ type: "text", text: "late but fine" }])
+      expect(steps).toBeGreaterThanOrEqual(3)
+    })
+  )
+
+  it.scoped("first byte: a server delay longer than the timeout times out", () =>
+    Effect.gen(function* () {
+      const { provider } = yield* setup(api, FaultPlan.make([{ kind: "reply", text: "too late", delay_ms: 5000 }]), {
+        timeouts
+      })
+      const fiber = yield* Effect.fork(failure(provider))
+      const { exit } = yield* adjustUntilDone(fiber, "500 millis")
+      const error = yield* exit
+      expect(error._tag).toBe("Timeout")
+      expect(error.details?.phase).toBe("first_byte")
+    })
+  )
+
+  it.scoped("idle: a stream that goes silent times out mid-stream", () =>
+    Effect.gen(function* () {
+      const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "stall", text: "partial text" }]), {
+        timeouts
+      })
+      const fiber = yield* Effect.fork(failure(provider))
+      yield* server.awaitRequests(1)
+      yield* settle
+      yield* TestClock.adjust("2999 millis")
+      yield* stillRunning(fiber)
+      const { exit } = yield* adjustUntilDone(fiber, "3 seconds")
+      const error = yield* exit
+      expect(error._tag).toBe("Timeout")
+      expect(error.details?.phase).toBe("idle")
+      expect(error.midStream).toBe(true)
+    })
+  )
+
+  it.scoped("idle: a non-streaming body that stops half-way times out", () =>
+    Effect.gen(function* () {
+      const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "stall" }]), { timeouts, stream: false })
+      const fiber = yield* Effect.fork(failure(provider))
+      yield* server.awaitRequests(1)
+      const { exit } = yield* adjustUntilDone(fiber, "3 seconds")
+      const error = yield* exit
+      expect(error._tag).toBe("Timeout")
+      expect(error.details?.phase).toBe("idle")
+      expect(error.midStream).toBeUndefined()
+    })
+  )
+})
+
+it.scoped("a timed-out call releases its connection: the next call on the same provider succeeds", () =>
+  Effect.gen(function* () {
+    const { server, provider } = yield* setup(
+      "anthropic",
+      FaultPlan.make([{ kind: "hang" }, { kind: "reply", text: "second" }]),
+      { timeouts }
+    )
+    const first = yield* Effect.fork(failure(provider))
+    yield* server.awaitRequests(1)
+    const { exit } = yield* adjustUntilDone(first, "2 seconds")
+    expect((yield* exit)._tag).toBe("Timeout")
+    const second = yield* Effect.fork(provider.generate(request()))
+    const done = yield* adjustUntilDone(second, "100 millis")
+    expect((yield* done.exit).content).toEqual([{ type: "text", text: "second" }])
+    yield* Fiber.interrupt(second)
+  })
+)
