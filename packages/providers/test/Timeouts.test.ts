@@ -62,9 +62,13 @@ describe.each(apis)("timeouts (%s)", (api) => {
 
   it.scoped("first byte: a server delay shorter than the timeout is waited out", () =>
     Effect.gen(function* () {
-      const { provider } = yield* setup(api, FaultPlan.make([{ kind: "reply", text: "late but fine", delay_ms: 1500 }]), {
-        timeouts
-      })
+      const { provider } = yield* setup(
+        api,
+        FaultPlan.make([{ kind: "reply", text: "late but fine", delay_ms: 1500 }]),
+        {
+          timeouts
+        }
+      )
       const fiber = yield* Effect.fork(provider.generate(request()))
       const { exit, steps } = yield* adjustUntilDone(fiber, "500 millis")
       const response = yield* exit

@@ -1,0 +1,327 @@
+/**
+ * The contract every provider meets, run against both wire formats, streaming
+ * and not: content, tool calls (including streamed incremental JSON), tool
+ * results, system prompt, tool definitions, usage.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Content, type ModelProvider } from "@agent-kernel/kernel"
+import * as Effect from "effect/Effect"
+import { FaultPlan } from "../src/index.js"
+import { type Api, request, setup, tool } from "./support.js"
+
+type Body = Record<string, unknown> & { messages: Array<Record<string, unknown>> }
+
+const bodyOf = (value: unknown): Body => value as Body
+
+const modes: ReadonlyArray<readonly [Api, boolean]> = [
+  ["anthropic", true],
+  ["anthropic", false],
+  ["openai", true],
+  ["openai", false]
+]
+
+describe.each(modes)("provider contract (%s, stream=%s)", (api, stream) => {
+  it.scoped("returns text, the stop reason, the model and usage", () =>
+    Effect.gen(function* () {
+      const { provider, server } = yield* setup(
+        api,
+        FaultPlan.make([
+          {
+            kind: "reply",
+            text: "The quick brown fox jumps over the lazy dog.",
+            usage: { input_tokens: 42, output_tokens: 11, cache_read_tokens: 7 }
+          }
+        ]),
+        { stream }
+      )
+      const response = yield* provider.generate(request({ model: "model-x" }))
+      expect(response.content).toEqual([{ type: "text", text: "The quick brown fox jumps over the lazy dog." }])
+      expect(response.stop_reason).toBe("end_turn")
+      expect(response.model).toBe("model-x")
+      expect(response.usage).toEqual({ input_tokens: 42, output_tokens: 11, cache_read_tokens: 7 })
+      const [recorded] = yield* server.requests
+      expect(recorded?.model).toBe("model-x")
+      expect(recorded?.stream).toBe(stream)
+      expect(recorded?.api).toBe(api)
+    })
+  )
+
+  it.scoped("maps max_tokens", () =>
+    Effect.gen(function* () {
+      const { provider } = yield* setup(api, FaultPlan.make([{ kind: "reply", text: "cut", stop: "max_tokens" }]), {
+        stream
+      })
+      expect((yield* provider.generate(request())).stop_reason).toBe("max_tokens")
+    })
+  )
+
+  it.scoped("sends the system prompt, the tools and max_output_tokens in the wire format", () =>
+    Effect.gen(function* () {
+      const { provider, server } = yield* setup(api, FaultPlan.make([{ kind: "reply" }]), { stream })
+      yield* provider.generate(request({ system: "Be brief.", tools: [tool], max_output_tokens: 321 }))
+      const [recorded] = yield* server.requests
+      const body = bodyOf(recorded?.body)
+      if (api === "anthropic") {
+        expect(body.system).toBe("Be brief.")
+        expect(body.max_tokens).toBe(321)
+        expect(body.tools).toEqual([
+          { name: tool.name, description: tool.description, input_schema: tool.input_schema }
+        ])
+      } else {
+        expect(body.messages[0]).toEqual({ role: "system", content: "Be brief." })
+        expect(body.max_completion_tokens).toBe(321)
+        expect(body.tools).toEqual([
+          {
+            type: "function",
+            function: { name: tool.name, description: tool.description, parameters: tool.input_schema }
+          }
+        ])
+      }
+      expect(body.stream ?? false).toBe(stream)
+    })
+  )
+
+  it.scoped("round-trips a tool call: tool_use, then the tool result, then end_turn", () =>
+    Effect.gen(function* () {
+      const { provider, server } = yield* setup(api, FaultPlan.happy, { stream })
+      const first = yield* provider.generate(request({ tools: [tool] }))
+      expect(first.stop_reason).toBe("tool_use")
+      const uses = first.content.filter((block) => block.type === "tool_use")
+      expect(uses).toHaveLength(1)
+      const use = uses[0] as Content.ToolUseBlock
+      expect(use.name).toBe("lookup")
+      expect(use.input).toEqual({ word: "example", limit: 1 })
+
+      const history: ReadonlyArray<Content.Message> = [
+        Content.userText("hello"),
+        { role: "assistant", content: first.content },
+        { role: "user", content: [Content.toolResult(use.id, "definition: a sample")] }
+      ]
+      const second = yield* provider.generate(request({ tools: [tool], messages: history }))
+      expect(second.stop_reason).toBe("end_turn")
+      expect(Content.textOf({ role: "assistant", content: second.content })).toContain("definition: a sample")
+
+      const recorded = yield* server.requests
+      const body = bodyOf(recorded[1]?.body)
+      if (api === "anthropic") {
+        expect(body.messages[1]).toEqual({
+          role: "assistant",
+          content: [
+            { type: "text", text: "I'll use the lookup tool." },
+            { type: "tool_use", id: use.id, name: "lookup", input: { word: "example", limit: 1 } }
+          ]
+        })
+        expect(body.messages[2]).toEqual({
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: use.id, content: "definition: a sample", is_error: false }]
+        })
+      } else {
+        expect(body.messages[1]).toEqual({
+          role: "assistant",
+          content: "I'll use the lookup tool.",
+          tool_calls: [
+            { id: use.id, type: "function", function: { name: "lookup", arguments: '{"word":"example","limit":1}' } }
+          ]
+        })
+        expect(body.messages[2]).toEqual({ role: "tool", tool_call_id: use.id, content: "definition: a sample" })
+      }
+    })
+  )
+
+  it.scoped("sends an error tool result so the model can tell it failed", () =>
+    Effect.gen(function* () {
+      const { provider, server } = yield* setup(api, FaultPlan.happy, { stream })
+      const history: ReadonlyArray<Content.Message> = [
+        Content.userText("go"),
+        { role: "assistant", content: [Content.toolUse("call_1", "lookup", { word: "x", limit: 1 })] },
+        { role: "user", content: [Content.toolResult("call_1", "the plugin crashed", true), Content.text("and?")] }
+      ]
+      yield* provider.generate(request({ tools: [tool], messages: history }))
+      const [recorded] = yield* server.requests
+      const body = bodyOf(recorded?.body)
+      if (api === "anthropic") {
+        expect(body.messages[2]).toEqual({
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "call_1", content: "the plugin crashed", is_error: true },
+            { type: "text", text: "and?" }
+          ]
+        })
+      } else {
+        expect(body.messages.slice(2)).toEqual([
+          { role: "tool", tool_call_id: "call_1", content: "Error: the plugin crashed" },
+          { role: "user", content: "and?" }
+        ])
+      }
+    })
+  )
+
+  it.scoped("assembles several tool calls with nested, unicode input (streamed as incremental JSON)", () =>
+    Effect.gen(function* () {
+      const inputA = { query: "naïve café ☕", filters: [{ field: "lang", values: ["fr", "en"] }], limit: 10 }
+      const inputB = { path: "/tmp/x", flags: { recursive: true, depth: null } }
+      const { provider } = yield* setup(
+        api,
+        FaultPlan.make([
+          {
+            kind: "reply",
+            text: "Two calls.",
+            tool_calls: [
+              { id: "call_a", name: "search", input: inputA },
+              { id: "call_b", name: "list", input: inputB }
+            ]
+          }
+        ]),
+        { stream }
+      )
+      const response: ModelProvider.ModelResponse = yield* provider.generate(request({ tools: [tool] }))
+      expect(response.stop_reason).toBe("tool_use")
+      expect(response.content).toEqual([
+        { type: "text", text: "Two calls." },
+        { type: "tool_use", id: "call_a", name: "search", input: inputA },
+        { type: "tool_use", id: "call_b", name: "list", input: inputB }
+      ])
+    })
+  )
+
+  it.scoped("a mid-stream failure carries no partial content; the next call returns the whole answer once", () =>
+    Effect.gen(function* () {
+      const { provider } = yield* setup(
+        api,
+        FaultPlan.make([
+          { kind: "stream_error", text: "Once upon a", error_type: "overloaded_error", message: "Overloaded" },
+          { kind: "reply", text: "Once upon a time." }
+        ]),
+        { stream }
+      )
+      const error = yield* Effect.flip(provider.generate(request()))
+      expect(["Overloaded", "ServerError"]).toContain(error._tag)
+      const response = yield* provider.generate(request())
+      expect(response.content).toEqual([{ type: "text", text: "Once upon a time." }])
+    })
+  )
+})
+
+describe("wire details", () => {
+  it.scoped("anthropic: max_tokens defaults to 4096, empty text blocks and unsigned thinking are not sent", () =>
+    Effect.gen(function* () {
+      const { provider, server } = yield* setup("anthropic", FaultPlan.make([{ kind: "reply" }]))
+      yield* provider.generate(
+        request({
+          messages: [
+            Content.userText("q"),
+            {
+              role: "assistant",
+              content: [{ type: "thinking", thinking: "hmm" }, Content.text(""), Content.text("a")]
+            },
+            Content.userText("q2")
+          ]
+        })
+      )
+      const [recorded] = yield* server.requests
+      const body = bodyOf(recorded?.body)
+      expect(body.max_tokens).toBe(4096)
+      expect(body.messages[1]).toEqual({ role: "assistant", content: [{ type: "text", text: "a" }] })
+    })
+  )
+
+  it.scoped("anthropic: signed thinking blocks are sent back", () =>
+    Effect.gen(function* () {
+      const { provider, server } = yield* setup("anthropic", FaultPlan.make([{ kind: "reply" }]))
+      yield* provider.generate(
+        request({
+          messages: [
+            Content.userText("q"),
+            {
+              role: "assistant",
+              content: [{ type: "thinking", thinking: "hmm", signature: "sig" }, Content.text("a")]
+            },
+            Content.userText("q2")
+          ]
+        })
+      )
+      const [recorded] = yield* server.requests
+      expect(bodyOf(recorded?.body).messages[1]).toEqual({
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "hmm", signature: "sig" },
+          { type: "text", text: "a" }
+        ]
+      })
+    })
+  )
+
+  it.scoped("openai: tool-call arguments that are not JSON reach the toolbox as the raw string", () =>
+    Effect.gen(function* () {
+      const body = JSON.stringify({
+        model: "m",
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: "assistant",
+              content: null,
+              tool_calls: [{ id: "c1", type: "function", function: { name: "lookup", arguments: '{"word": "x"' } }]
+            },
+            finish_reason: "tool_calls"
+          }
+        ],
+        usage: { prompt_tokens: 3, completion_tokens: 4 }
+      })
+      const { provider } = yield* setup(
+        "openai",
+        FaultPlan.make([{ kind: "raw", status: 200, headers: { "content-type": "application/json" }, body }]),
+        { stream: false }
+      )
+      const response = yield* provider.generate(request({ tools: [tool] }))
+      expect(response.content).toEqual([{ type: "tool_use", id: "c1", name: "lookup", input: '{"word": "x"' }])
+      expect(response.stop_reason).toBe("tool_use")
+    })
+  )
+
+  it.scoped("openai: a compatible server without [DONE] still completes on a finish_reason", () =>
+    Effect.gen(function* () {
+      const chunk = (delta: unknown, finish: string | null) =>
+        `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+      const body = chunk({ content: "Hi" }, null) + chunk({}, "stop")
+      const { provider } = yield* setup(
+        "openai",
+        FaultPlan.make([{ kind: "raw", status: 200, headers: { "content-type": "text/event-stream" }, body }])
+      )
+      const response = yield* provider.generate(request())
+      expect(response.content).toEqual([{ type: "text", text: "Hi" }])
+      expect(response.usage).toEqual({ input_tokens: 0, output_tokens: 0 })
+    })
+  )
+
+  it.scoped("anthropic: unknown event and block types are skipped (forward compatible)", () =>
+    Effect.gen(function* () {
+      const ev = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+      const body = [
+        ev("message_start", {
+          type: "message_start",
+          message: { model: "m", usage: { input_tokens: 5, output_tokens: 1 } }
+        }),
+        ev("brand_new_event", { type: "brand_new_event", whatever: true }),
+        ev("content_block_start", {
+          type: "content_block_start",
+          index: 0,
+          content_block: { type: "redacted_thinking", data: "x" }
+        }),
+        ev("content_block_stop", { type: "content_block_stop", index: 0 }),
+        ev("content_block_start", { type: "content_block_start", index: 1, content_block: { type: "text", text: "" } }),
+        ev("content_block_delta", { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "ok" } }),
+        ev("content_block_stop", { type: "content_block_stop", index: 1 }),
+        ev("message_delta", { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } }),
+        ev("message_stop", { type: "message_stop" })
+      ].join("")
+      const { provider } = yield* setup(
+        "anthropic",
+        FaultPlan.make([{ kind: "raw", status: 200, headers: { "content-type": "text/event-stream" }, body }])
+      )
+      const response = yield* provider.generate(request())
+      expect(response.content).toEqual([{ type: "text", text: "ok" }])
+      expect(response.usage).toEqual({ input_tokens: 5, output_tokens: 2 })
+    })
+  )
+})
