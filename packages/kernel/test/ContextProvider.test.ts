@@ -51,7 +51,7 @@ describe("ContextProvider", () => {
   it.effect("dropOldestTurns cuts at a user input and keeps the latest one", () =>
     Effect.gen(function* () {
       const messages = [
-        Content.userText("first " + "a".repeat(2_000)),
+        Content.userText(`first ${"a".repeat(2_000)}`),
         assistantTools("t1"),
         results("t1", 2_000),
         Content.userText("second"),

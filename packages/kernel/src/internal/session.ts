@@ -165,14 +165,12 @@ export const make = (
           })
           const sentAt = yield* Clock.currentTimeMillis
           const result = yield* Effect.either(
-            provider
-              .generate(request)
-              .pipe(
-                Effect.withSpan("agent_kernel.model_call", {
-                  attributes: { model, attempt, turn },
-                  captureStackTrace: false
-                })
-              )
+            provider.generate(request).pipe(
+              Effect.withSpan("agent_kernel.model_call", {
+                attributes: { model, attempt, turn },
+                captureStackTrace: false
+              })
+            )
           )
           if (Either.isRight(result)) {
             yield* budget.recordSuccess
