@@ -1,0 +1,164 @@
+/**
+ * In-process tools: Schema-typed parameters and Effect handlers, offered to
+ * the model as a `ToolProvider`.
+ *
+ * Arguments are decoded with the tool's Schema; a bad input becomes an
+ * `InvalidInput` the model can correct. A typed failure of the handler is a
+ * `ToolFailed` (the tool ran and said no); a defect is a `ToolDefect`, which
+ * counts toward the provider's breaker.
+ *
+ * @since 0.1.0
+ */
+import type { ModelProvider } from "@agent-kernel/kernel"
+import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as JSONSchema from "effect/JSONSchema"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as PluginError from "./PluginError.js"
+import type * as ToolProvider from "./ToolProvider.js"
+
+/**
+ * One tool. `R` is what its handler needs from context.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Tool<R = never> {
+  readonly name: string
+  readonly description: string
+  readonly inputSchema: Record<string, unknown>
+  /** Decodes the arguments and runs the handler; the text is what the model sees. */
+  readonly run: (input: unknown, provider: string) => Effect.Effect<string, PluginError.PluginError, R>
+}
+
+/**
+ * Defines a tool. The handler's success is shown to the model as is when it
+ * is a string, as JSON otherwise.
+ *
+ * @example
+ * ```ts
+ * import { InProcessTools } from "@agent-kernel/plugins"
+ * import { Effect, Schema } from "effect"
+ *
+ * const add = InProcessTools.tool({
+ *   name: "add",
+ *   description: "Adds two numbers",
+ *   parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
+ *   handler: ({ a, b }) => Effect.succeed(a + b)
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const tool = <A, I, E, R>(options: {
+  readonly name: string
+  readonly description: string
+  readonly parameters: Schema.Schema<A, I>
+  readonly handler: (parameters: A) => Effect.Effect<unknown, E, R>
+}): Tool<R> => {
+  const decode = Schema.decodeUnknown(options.parameters, { errors: "all" })
+  return {
+    name: options.name,
+    description: options.description,
+    inputSchema: inputSchemaOf(options.parameters),
+    run: (input, provider) =>
+      decode(input).pipe(
+        Effect.mapError(
+          (error) =>
+            new PluginError.InvalidInput({
+              provider,
+              tool: options.name,
+              issues: ParseResult.TreeFormatter.formatErrorSync(error)
+            })
+        ),
+        Effect.flatMap((parameters) =>
+          Effect.suspend(() => options.handler(parameters)).pipe(
+            Effect.catchAllCause((cause) =>
+              Cause.isInterruptedOnly(cause)
+                ? Effect.failCause(cause as Cause.Cause<never>)
+                : Effect.fail(fromCause(cause, provider, options.name))
+            )
+          )
+        ),
+        Effect.map(render)
+      )
+  }
+}
+
+const inputSchemaOf = <A, I>(schema: Schema.Schema<A, I>): Record<string, unknown> => {
+  // Models want the bare object schema; the meta-schema URI is noise to them.
+  const { $schema: _, ...rest } = JSONSchema.make(schema)
+  return rest
+}
+
+const render = (value: unknown): string => {
+  if (typeof value === "string") return value
+  if (value === undefined) return ""
+  return JSON.stringify(value) ?? String(value)
+}
+
+const fromCause = <E>(cause: Cause.Cause<E>, provider: string, tool: string): PluginError.PluginError => {
+  const failure = Cause.failureOption(cause)
+  if (failure._tag === "Some") {
+    return new PluginError.ToolFailed({ provider, tool, text: describe(failure.value) })
+  }
+  return new PluginError.ToolDefect({ provider, tool, reason: describe(Cause.squash(cause)) })
+}
+
+const describe = (error: unknown): string => {
+  if (error instanceof Error) return error.message === "" ? error.name : error.message
+  if (typeof error === "string") return error
+  if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
+    return error.message
+  }
+  return JSON.stringify(error) ?? String(error)
+}
+
+/**
+ * Builds a provider from tools. The handlers run with the context this
+ * effect is run in.
+ *
+ * @example
+ * ```ts
+ * import { InProcessTools } from "@agent-kernel/plugins"
+ * import { Effect, Schema } from "effect"
+ *
+ * const math = InProcessTools.make("math", [
+ *   InProcessTools.tool({
+ *     name: "add",
+ *     description: "Adds two numbers",
+ *     parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
+ *     handler: ({ a, b }) => Effect.succeed(a + b)
+ *   })
+ * ])
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <R = never>(
+  name: string,
+  tools: ReadonlyArray<Tool<R>>
+): Effect.Effect<ToolProvider.ToolProvider, never, R> =>
+  Effect.map(Effect.context<R>(), (context: Context.Context<R>) => {
+    const byName = new Map(tools.map((t) => [t.name, t] as const))
+    const definitions: ReadonlyArray<ModelProvider.ToolDefinition> = tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.inputSchema
+    }))
+    return {
+      name,
+      list: Effect.succeed(definitions),
+      call: (toolName, input) => {
+        const found = byName.get(toolName)
+        return found === undefined
+          ? Effect.fail(new PluginError.UnknownTool({ tool: toolName, available: [...byName.keys()] }))
+          : Effect.provide(found.run(input, name), context)
+      },
+      reset: () => Effect.void
+    }
+  })

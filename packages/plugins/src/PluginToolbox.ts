@@ -1,0 +1,277 @@
+/**
+ * The kernel's `Toolbox`, built from tool providers, a permission gate and
+ * one circuit breaker per provider, for the life of a session.
+ *
+ * Every call goes: route by tool name, breaker, gate, the provider under
+ * `tool_timeout_ms` (Effect's Clock), then the outcome is recorded on the
+ * breaker and rendered as a tool_result. Nothing fails: a crash, a timeout, a
+ * denial, bad arguments or an open breaker is an `is_error` result whose text
+ * tells the model what happened. Crashes, timeouts, denials, spawn and
+ * protocol failures count toward the breaker; what the model can fix itself
+ * (bad arguments, a tool that answered with an error) does not. While a
+ * breaker is open its provider's tools are withdrawn from `definitions` and
+ * nothing is spawned; after `breaker_cooldown_ms` one call probes it.
+ *
+ * @since 0.1.0
+ */
+import { CircuitBreaker, Content, EventBus, type ModelProvider, Settings, Toolbox } from "@agent-kernel/kernel"
+import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as Gate from "./Gate.js"
+import { truncate } from "./internal/content.js"
+import * as PluginError from "./PluginError.js"
+import type * as ToolProvider from "./ToolProvider.js"
+
+/**
+ * The settings the toolbox reads.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolSettings = Pick<
+  Settings.Settings,
+  | "tool_timeout_ms"
+  | "max_tool_result_bytes"
+  | "breaker_consecutive_failures"
+  | "breaker_total_failures"
+  | "breaker_cooldown_ms"
+>
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options<R> {
+  /** Providers in priority order: when two offer the same tool name, the first wins. */
+  readonly providers: ReadonlyArray<Effect.Effect<ToolProvider.ToolProvider, never, R>>
+  /** Defaults from `Settings.defaults`. */
+  readonly settings?: Partial<ToolSettings> | undefined
+}
+
+/**
+ * The toolbox, with its breakers visible for reports and tests.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PluginToolbox extends Context.Tag.Service<Toolbox.Toolbox> {
+  /** The breaker of each provider, by provider name. */
+  readonly breakers: ReadonlyMap<string, CircuitBreaker.CircuitBreaker>
+}
+
+interface Entry {
+  readonly provider: ToolProvider.ToolProvider
+  readonly breaker: CircuitBreaker.CircuitBreaker
+  readonly listed: Ref.Ref<ReadonlyArray<ModelProvider.ToolDefinition> | undefined>
+  /** Why the last listing failed, so that a call to a tool never offered can say so. */
+  readonly listError: Ref.Ref<PluginError.PluginError | undefined>
+}
+
+type Permit = CircuitBreaker.Permit
+
+/**
+ * Builds the toolbox in the current scope; the providers' resources
+ * (subprocesses) live until it closes. Uses the `Gate` in context, or allows
+ * every call.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never, R | Scope.Scope> =>
+  Effect.gen(function* () {
+    const settings: ToolSettings = { ...Settings.defaults, ...options.settings }
+    const gate = Option.getOrElse(yield* Effect.serviceOption(Gate.Gate), () => Gate.allowAll)
+    const entries: Array<Entry> = []
+    for (const acquire of options.providers) {
+      const provider = yield* acquire
+      const breaker = yield* CircuitBreaker.make({
+        subject: provider.name,
+        consecutiveFailures: settings.breaker_consecutive_failures,
+        totalFailures: settings.breaker_total_failures,
+        cooldown: settings.breaker_cooldown_ms
+      })
+      entries.push({
+        provider,
+        breaker,
+        listed: yield* Ref.make<ReadonlyArray<ModelProvider.ToolDefinition> | undefined>(undefined),
+        listError: yield* Ref.make<PluginError.PluginError | undefined>(undefined)
+      })
+    }
+    const routes = yield* Ref.make<ReadonlyMap<string, Entry>>(new Map())
+
+    const withTimeout = <A>(
+      entry: Entry,
+      tool: string,
+      effect: Effect.Effect<A, PluginError.PluginError>
+    ): Effect.Effect<A, PluginError.PluginError> =>
+      effect.pipe(
+        Effect.timeoutFail({
+          duration: settings.tool_timeout_ms,
+          onTimeout: () =>
+            new PluginError.ToolTimeout({
+              provider: entry.provider.name,
+              tool,
+              timeoutMillis: settings.tool_timeout_ms
+            })
+        }),
+        // A defect in a provider is still only this call's failure.
+        Effect.catchAllDefect((defect) =>
+          Effect.fail(
+            new PluginError.ToolDefect({
+              provider: entry.provider.name,
+              tool,
+              reason: defect instanceof Error ? defect.message : String(defect)
+            })
+          )
+        )
+      )
+
+    // Records an outcome; returns a note for the model when the breaker opened because of it.
+    const settle = (
+      entry: Entry,
+      permit: Permit,
+      outcome: Either.Either<unknown, PluginError.PluginError>
+    ): Effect.Effect<string> =>
+      Effect.gen(function* () {
+        if (Either.isRight(outcome) || !outcome.left.countsTowardBreaker) {
+          // A model-fixable failure says nothing against the provider, but a probe must be resolved.
+          if (Either.isRight(outcome) || permit._tag === "Probe") yield* entry.breaker.recordSuccess
+          return ""
+        }
+        const before = yield* entry.breaker.status
+        yield* entry.breaker.recordFailure(`${outcome.left.category}: ${firstLine(outcome.left.message)}`)
+        if (before === "open" || (yield* entry.breaker.status) !== "open") {
+          return outcome.left._tag === "ProcessCrashed" ? "\nThe plugin will be restarted on the next call." : ""
+        }
+        // The probe after the cooldown starts from a fresh process.
+        yield* entry.provider.reset("its circuit breaker opened")
+        return `\nPlugin "${entry.provider.name}" has failed too often: its circuit breaker is now open and its tools are withdrawn for ${Math.ceil(settings.breaker_cooldown_ms / 1000)} s.`
+      })
+
+    const listOf = (entry: Entry): Effect.Effect<ReadonlyArray<ModelProvider.ToolDefinition>> =>
+      Effect.gen(function* () {
+        if ((yield* entry.breaker.status) === "open") return []
+        const cached = yield* Ref.get(entry.listed)
+        if (cached !== undefined) return cached
+        const permit = yield* entry.breaker.acquire
+        if (permit._tag === "Rejected") return []
+        const outcome = yield* Effect.either(withTimeout(entry, "tools/list", entry.provider.list))
+        yield* settle(entry, permit, outcome)
+        if (Either.isRight(outcome)) {
+          yield* Ref.set(entry.listed, outcome.right)
+          yield* Ref.set(entry.listError, undefined)
+          return outcome.right
+        }
+        yield* Ref.set(entry.listError, outcome.left)
+        yield* EventBus.publish({
+          type: "warning",
+          message: `the tools of plugin "${entry.provider.name}" could not be listed: ${outcome.left.message}`
+        })
+        return []
+      })
+
+    const definitions = Effect.gen(function* () {
+      const lists = yield* Effect.forEach(entries, listOf, { concurrency: "unbounded" })
+      const next = new Map(yield* Ref.get(routes))
+      const offered: Array<ModelProvider.ToolDefinition> = []
+      const names = new Set<string>()
+      lists.forEach((tools, index) => {
+        for (const tool of tools) {
+          if (names.has(tool.name)) continue
+          names.add(tool.name)
+          offered.push(tool)
+          const owner = next.get(tool.name)
+          // Routes outlive withdrawal, so a call to a withdrawn tool still reaches its breaker.
+          if (owner === undefined || entries.indexOf(owner) > index) next.set(tool.name, entries[index]!)
+        }
+      })
+      yield* Ref.set(routes, next)
+      return offered
+    })
+
+    const route = (name: string) =>
+      Effect.gen(function* () {
+        const known = (yield* Ref.get(routes)).get(name)
+        if (known !== undefined) return known
+        yield* definitions
+        return (yield* Ref.get(routes)).get(name)
+      })
+
+    const errorResult = (call: Content.ToolUseBlock, text: string) =>
+      Content.toolResult(call.id, truncate(text, settings.max_tool_result_bytes), true)
+
+    const invoke = Effect.fn("PluginToolbox.invoke")(function* (call: Content.ToolUseBlock) {
+      const entry = yield* route(call.name)
+      if (entry === undefined) {
+        const available = [...(yield* Ref.get(routes)).keys()]
+        const unavailable = yield* Effect.forEach(entries, (e) => Ref.get(e.listError))
+        const why = unavailable.flatMap((error) => (error === undefined ? [] : [`\n${error.message}`])).join("")
+        return errorResult(call, `${new PluginError.UnknownTool({ tool: call.name, available }).message}${why}`)
+      }
+      const provider = entry.provider.name
+      const permit = yield* entry.breaker.acquire
+      if (permit._tag === "Rejected") {
+        const error = new PluginError.BreakerOpen({
+          provider,
+          tool: call.name,
+          reason: permit.reason,
+          retryInMillis: permit.retryInMillis
+        })
+        return errorResult(call, error.message)
+      }
+      const decision = yield* gate.decide({ provider, tool: call.name, input: call.input })
+      const outcome: Either.Either<string, PluginError.PluginError> =
+        decision._tag === "Deny"
+          ? Either.left(new PluginError.Denied({ provider, tool: call.name, reason: decision.reason }))
+          : yield* Effect.either(withTimeout(entry, call.name, entry.provider.call(call.name, call.input)))
+      const note = yield* settle(entry, permit, outcome)
+      return Either.isRight(outcome)
+        ? Content.toolResult(call.id, truncate(outcome.right, settings.max_tool_result_bytes), false)
+        : errorResult(call, `${outcome.left.message}${note}`)
+    })
+
+    return {
+      definitions,
+      // The one rule of a toolbox: nothing but interruption escapes `invoke`.
+      invoke: (call) =>
+        Effect.catchAllCause(invoke(call), (cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause as Cause.Cause<never>)
+            : Effect.succeed(errorResult(call, `Tool "${call.name}" failed unexpectedly: ${Cause.pretty(cause)}`))
+        ),
+      breakers: new Map(entries.map((entry) => [entry.provider.name, entry.breaker] as const))
+    }
+  })
+
+const firstLine = (text: string): string => {
+  const line = text.split("\n", 1)[0] ?? ""
+  return line.length > 200 ? `${line.slice(0, 200)}...` : line
+}
+
+/**
+ * The toolbox as a layer: providers start lazily and are stopped when the
+ * layer's scope (the session) closes.
+ *
+ * @example
+ * ```ts
+ * import { Gate, McpStdio, PluginToolbox } from "@agent-kernel/plugins"
+ * import { NodeContext } from "@effect/platform-node"
+ * import { Layer } from "effect"
+ *
+ * const ToolsLive = PluginToolbox.layer({
+ *   providers: [McpStdio.make({ name: "everything", command: "mcp-server-everything" })],
+ *   settings: { tool_timeout_ms: 30_000 }
+ * }).pipe(Layer.provide([NodeContext.layer, Gate.layerRules({ deny: [{ tool: "trigger-*" }] })]))
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = <R>(options: Options<R>): Layer.Layer<Toolbox.Toolbox, never, Exclude<R, Scope.Scope>> =>
+  Layer.scoped(Toolbox.Toolbox, make(options))

@@ -1,0 +1,121 @@
+import * as Effect from "effect/Effect"
+import * as Fs from "node:fs"
+
+/** @internal */
+export interface ProcStat {
+  readonly pid: number
+  readonly command: string
+  readonly state: string
+  readonly pgrp: number
+}
+
+/** Whether /proc can be read (Linux). Without it only the leader's exit is watched. @internal */
+export const hasProc: boolean = (() => {
+  try {
+    Fs.accessSync("/proc/self/stat", Fs.constants.R_OK)
+    return true
+  } catch {
+    return false
+  }
+})()
+
+/** @internal */
+export const readStat = (pid: number): ProcStat | undefined => {
+  let text: string
+  try {
+    text = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+  } catch {
+    return undefined
+  }
+  // The command name is in parentheses and may itself contain spaces and parentheses.
+  const open = text.indexOf("(")
+  const close = text.lastIndexOf(")")
+  if (open < 0 || close < open) return undefined
+  const fields = text.slice(close + 2).split(" ")
+  const pgrp = Number(fields[2])
+  if (fields[0] === undefined || !Number.isFinite(pgrp)) return undefined
+  return { pid, command: text.slice(open + 1, close), state: fields[0], pgrp }
+}
+
+/**
+ * Whether a process exists and is not a zombie. A zombie is dead: in a
+ * container whose init does not reap, killed grandchildren linger as zombies.
+ * @internal
+ */
+export const isAlive = (pid: number): boolean => {
+  if (hasProc) {
+    const stat = readStat(pid)
+    return stat !== undefined && stat.state !== "Z" && stat.state !== "X"
+  }
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** The live members of a process group, read from /proc (empty without it). @internal */
+export const groupMembers = (pgid: number): ReadonlyArray<ProcStat> => {
+  if (!hasProc) return []
+  let entries: Array<string>
+  try {
+    entries = Fs.readdirSync("/proc")
+  } catch {
+    return []
+  }
+  const members: Array<ProcStat> = []
+  for (const entry of entries) {
+    const pid = Number(entry)
+    if (!Number.isInteger(pid)) continue
+    const stat = readStat(pid)
+    if (stat !== undefined && stat.pgrp === pgid && stat.state !== "Z" && stat.state !== "X") members.push(stat)
+  }
+  return members
+}
+
+/** Signals a whole process group; a group that is already gone is fine. @internal */
+export const killGroup = (pgid: number, signal: NodeJS.Signals): void => {
+  try {
+    process.kill(-pgid, signal)
+  } catch {
+    // ESRCH: nobody left in the group.
+  }
+}
+
+/**
+ * Sleeps on the wall clock. Process reaping follows wall time, not Effect's
+ * Clock: under a TestClock a grace period on the Clock would never end and
+ * cleanup would hang.
+ * @internal
+ */
+export const wallSleep = (millis: number): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    const timer = setTimeout(() => resume(Effect.void), millis)
+    return Effect.sync(() => clearTimeout(timer))
+  })
+
+/** Keeps the last `max` bytes written to it. @internal */
+export class TailBuffer {
+  private chunks: Array<Uint8Array> = []
+  private size = 0
+  total = 0
+
+  constructor(private readonly max: number) {}
+
+  append(chunk: Uint8Array): void {
+    this.total += chunk.length
+    this.chunks.push(chunk)
+    this.size += chunk.length
+    while (this.chunks.length > 1 && this.size - this.chunks[0]!.length >= this.max) {
+      this.size -= this.chunks.shift()!.length
+    }
+  }
+
+  text(): string {
+    const all = Buffer.concat(this.chunks)
+    const kept = all.length > this.max ? all.subarray(all.length - this.max) : all
+    const text = kept.toString("utf8")
+    return this.total > kept.length ? `[...${this.total - kept.length} earlier bytes]\n${text}` : text
+  }
+}

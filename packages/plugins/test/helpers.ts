@@ -1,0 +1,72 @@
+import { Content, EventBus, type KernelEvent } from "@agent-kernel/kernel"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import type { McpStdio } from "../src/index.js"
+
+export const fixturePath = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "fixtures", "server.mjs")
+
+/** The fixture server, run by this Node. */
+export const fixture = (name: string, ...flags: ReadonlyArray<string>): McpStdio.Config => ({
+  name,
+  command: process.execPath,
+  args: [fixturePath, ...flags],
+  shutdownGraceMillis: 300
+})
+
+/** The fixture under a launcher shell that outlives it. */
+export const wrapped = (name: string, script: string): McpStdio.Config => ({
+  name,
+  command: "bash",
+  args: ["-c", script.replaceAll("SERVER", `'${process.execPath}' '${fixturePath}'`)],
+  shutdownGraceMillis: 300
+})
+
+let nextId = 0
+export const use = (name: string, input: unknown = {}): Content.ToolUseBlock =>
+  Content.toolUse(`call_${++nextId}`, name, input)
+
+/** Live (non-zombie) members of a process group, from /proc. */
+export const liveGroup = (pgid: number): Array<number> =>
+  Fs.readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const stat = Fs.readFileSync(`/proc/${entry}/stat`, "utf8")
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+        return Number(fields[2]) === pgid && fields[0] !== "Z" ? [Number(entry)] : []
+      } catch {
+        return []
+      }
+    })
+
+export const isAlive = (pid: number): boolean => {
+  try {
+    const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z"
+  } catch {
+    return false
+  }
+}
+
+/** Polls (on the wall clock) until the predicate holds; for process state, which has no event to await. */
+export const eventually = (predicate: () => boolean, what: string, limitMillis = 10_000): Effect.Effect<void> =>
+  Effect.promise(async () => {
+    const deadline = Date.now() + limitMillis
+    while (!predicate()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  })
+
+/** An event bus that also records every event. */
+export const recordEvents = Effect.gen(function* () {
+  const events = yield* Ref.make<Array<KernelEvent.KernelEvent>>([])
+  const bus = yield* EventBus.make([{ onEvent: (event) => Ref.update(events, (all) => [...all, event]) }])
+  return { events: Ref.get(events), layer: Layer.succeed(EventBus.EventBus, bus) }
+})
+
+export const parse = (text: string): unknown => JSON.parse(text)
