@@ -104,3 +104,27 @@ export const settings = (): FastCheck.Arbitrary<Settings.Settings> =>
     max_session_retries: FastCheck.integer({ min: 0, max: 30 }),
     max_context_reductions: FastCheck.integer({ min: 0, max: 4 })
   }).map((overrides) => ({ ...Settings.defaults, ...overrides }))
+
+/**
+ * A fault plan shaped like an outage: mostly transient errors (so retries,
+ * per-call caps, fallbacks and the session budget are all reached), some
+ * errors of any category, and a few successes.
+ *
+ * @since 0.1.0
+ * @category arbitraries
+ */
+export const faultPlan = (
+  options: Omit<ModelErrorOptions, "categories"> & {
+    /** Categories besides the transient ones. Default: all. */
+    readonly categories?: ReadonlyArray<ModelError.Category> | undefined
+    readonly maxLength?: number | undefined
+  } = {}
+): FastCheck.Arbitrary<ReadonlyArray<Fault>> =>
+  FastCheck.array(
+    FastCheck.oneof(
+      { arbitrary: transientError(options), weight: 8 },
+      { arbitrary: modelError(options), weight: 1 },
+      { arbitrary: FastCheck.constant("ok" as const), weight: 1 }
+    ),
+    { maxLength: options.maxLength ?? 16 }
+  )

@@ -4,10 +4,11 @@
  * how the run ends, for one seed, in no real time.
  *
  * It does not re-implement the loop. It runs the real kernel (a `Session`
- * against a scripted model whose script is the fault plan) under a fresh
- * `TestClock`, with jitter drawn from `Random.make(seed)`, and reads the
- * timeline back from the kernel's own events. A simulated timeline is
- * therefore what a real run with the same seed does, by construction.
+ * against a scripted model whose script is the fault plan) on a virtual
+ * clock that starts at 0, with jitter drawn from `Random.make(seed)`, and
+ * reads the timeline back from the kernel's own events. A simulated timeline
+ * is therefore what a real run with the same seed does, by construction (the
+ * tests check it against runs under Effect's `TestClock`).
  *
  * @since 0.1.0
  */
@@ -29,6 +30,7 @@ import * as Settings from "../Settings.js"
 import * as Toolbox from "../Toolbox.js"
 import type * as Arbitraries from "./Arbitraries.js"
 import * as ScriptedModel from "./ScriptedModel.js"
+import * as VirtualClock from "./internal/virtualClock.js"
 import * as TestClockDriver from "./TestClockDriver.js"
 
 /**
@@ -137,6 +139,13 @@ export interface Options {
   readonly budget?: Effect.Effect<RetryBudget.RetryBudget["Type"]> | undefined
   /** The first model of the chain. Default `"primary"`. */
   readonly model?: string | undefined
+  /**
+   * Which clock runs the simulation:
+   * - `"virtual"` (default): sleeping moves virtual time forward at once.
+   * - `"test"`: Effect's `TestClock`, driven by `TestClockDriver.run`. Same
+   *   timeline, but each sleep costs a few real timer ticks.
+   */
+  readonly clock?: "virtual" | "test" | undefined
 }
 
 // A tool that answers at once, so an "ok" in the middle of a plan moves the run to its next turn.
@@ -153,7 +162,9 @@ const toolbox: Toolbox.Toolbox["Type"] = {
 const scriptOf = (faults: ReadonlyArray<Fault>): ReadonlyArray<ScriptedModel.Step> => {
   const body = faults.at(-1) === "ok" ? faults.slice(0, -1) : faults
   return [
-    ...body.map((fault, i) => (fault === "ok" ? ScriptedModel.toolCalls({ id: `call-${i + 1}`, name: "next" }) : fault)),
+    ...body.map((fault, i) =>
+      fault === "ok" ? ScriptedModel.toolCalls({ id: `call-${i + 1}`, name: "next" }) : fault
+    ),
     ScriptedModel.text("done")
   ]
 }
@@ -166,7 +177,7 @@ interface Observed {
 /**
  * Runs a policy against a fault plan in the real kernel and returns the
  * timeline and outcome. Deterministic for a seed; takes no real time (it
- * installs its own `TestClock`, so it runs the same inside or outside a test).
+ * installs its own clock, so it runs the same inside or outside a test).
  *
  * Each fault is the result of one model call, in order. Every `"ok"` but a
  * trailing one is a successful call that asks for a tool, so the run takes
@@ -189,29 +200,30 @@ interface Observed {
  * @since 0.1.0
  * @category simulating
  */
-export const simulate = Effect.fn("Simulator.simulate")(function* (
-  policy: RetryPolicy.RetryPolicy,
-  faults: ReadonlyArray<Fault>,
-  options: Options
-) {
-  const settings = options.settings ?? Settings.defaults
-  const budget = yield* options.budget ?? RetryBudget.fixed(settings.max_session_retries)
-  const observed: Array<Observed> = []
-  const bus = yield* EventBus.make([
-    // Read the budget as each event is published: that is the budget the decision saw.
-    { onEvent: (event) => Effect.map(budget.snapshot, (snapshot) => void observed.push({ event, budget: snapshot })) }
-  ])
-  const model = yield* ScriptedModel.make(scriptOf(faults), { name: "simulator" })
-  const session = yield* Session.make({ model: options.model ?? "primary", settings, policy }).pipe(
-    Effect.provide(model.layer),
-    Effect.provideService(EventBus.EventBus, bus),
-    Effect.provideService(Toolbox.Toolbox, toolbox),
-    Effect.provideService(RetryBudget.RetryBudget, budget)
-  )
-  yield* TestClockDriver.run(session.run("simulate"))
-  return build(options.seed, faults, observed)
-}, (effect, _policy, _faults, options) =>
-  effect.pipe(Effect.withRandom(Random.make(options.seed)), Effect.provide(TestContext.TestContext)))
+export const simulate = Effect.fn("Simulator.simulate")(
+  function* (policy: RetryPolicy.RetryPolicy, faults: ReadonlyArray<Fault>, options: Options) {
+    const settings = options.settings ?? Settings.defaults
+    const budget = yield* options.budget ?? RetryBudget.fixed(settings.max_session_retries)
+    const observed: Array<Observed> = []
+    const bus = yield* EventBus.make([
+      // Read the budget as each event is published: that is the budget the decision saw.
+      { onEvent: (event) => Effect.map(budget.snapshot, (snapshot) => void observed.push({ event, budget: snapshot })) }
+    ])
+    const model = yield* ScriptedModel.make(scriptOf(faults), { name: "simulator" })
+    const session = yield* Session.make({ model: options.model ?? "primary", settings, policy }).pipe(
+      Effect.provide(model.layer),
+      Effect.provideService(EventBus.EventBus, bus),
+      Effect.provideService(Toolbox.Toolbox, toolbox),
+      Effect.provideService(RetryBudget.RetryBudget, budget)
+    )
+    const run = session.run("simulate")
+    yield* options.clock === "test"
+      ? TestClockDriver.run(run).pipe(Effect.provide(TestContext.TestContext))
+      : Effect.withClock(run, VirtualClock.make())
+    return build(options.seed, faults, observed)
+  },
+  (effect, _policy, _faults, options) => Effect.withRandom(effect, Random.make(options.seed))
+)
 
 const build = (seed: number, faults: ReadonlyArray<Fault>, observed: ReadonlyArray<Observed>): Simulation => {
   const timeline: Array<Step> = []
@@ -274,7 +286,8 @@ const build = (seed: number, faults: ReadonlyArray<Fault>, observed: ReadonlyArr
   // The call that ended the run (or the final answer) closes with the run.
   if (pending !== undefined) close("end", last)
   const lastStep = timeline.at(-1)
-  if (lastStep !== undefined && lastStep.action === "continue") timeline[timeline.length - 1] = { ...lastStep, action: "end" }
+  if (lastStep !== undefined && lastStep.action === "continue")
+    timeline[timeline.length - 1] = { ...lastStep, action: "end" }
   const retries = timeline.filter((step) => step.action === "retry")
   return {
     seed,
@@ -394,12 +407,15 @@ const faultOf = (raw: string, index: number): Either.Either<Fault, string> => {
  * @category fault plans
  */
 export const parseFaults = (text: string): Effect.Effect<ReadonlyArray<Fault>, FaultPlanError> => {
-  const items = text.split(",")
+  // An empty plan is a run with no faults at all.
+  const items = text.trim() === "" ? [] : text.split(",")
   const faults: Array<Fault> = []
   const problems: Array<string> = []
-  items.forEach((item, i) =>
-    Either.match(faultOf(item, i), { onLeft: (problem) => problems.push(problem), onRight: (f) => faults.push(f) })
-  )
+  items.forEach((item, i) => {
+    const parsed = faultOf(item, i)
+    if (Either.isLeft(parsed)) problems.push(parsed.left)
+    else faults.push(parsed.right)
+  })
   return problems.length === 0
     ? Effect.succeed(faults)
     : Effect.fail(
@@ -436,7 +452,7 @@ const pad = (value: string, width: number) => value.padEnd(width)
  * @category formatting
  */
 export const formatTimeline = (timeline: ReadonlyArray<Step>): string => {
-  const header = "call  turn  at_ms      model          result                    then"
+  const header = `call  turn  at_ms      model          ${pad("result", 36)} then`
   const lines = timeline.map((step) => {
     const result = step.result + (step.retry_after_ms === null ? "" : ` (retry-after ${step.retry_after_ms} ms)`)
     const then =
@@ -450,7 +466,7 @@ export const formatTimeline = (timeline: ReadonlyArray<Step>): string => {
       pad(String(step.turn), 5),
       pad(String(Math.round(step.at_ms)), 10),
       pad(step.model, 14),
-      pad(result, 25),
+      pad(result, 36),
       `${then}; budget left ${step.budget_left}`
     ].join(" ")
   })
@@ -481,4 +497,8 @@ export const formatOutcome = (outcome: Outcome): string =>
  * @category formatting
  */
 export const formatMs = (ms: number): string =>
-  ms < 1_000 ? `${Math.round(ms)} ms` : ms < 120_000 ? `${(ms / 1_000).toFixed(2)} s` : `${(ms / 60_000).toFixed(1)} min`
+  ms < 1_000
+    ? `${Math.round(ms)} ms`
+    : ms < 120_000
+      ? `${(ms / 1_000).toFixed(2)} s`
+      : `${(ms / 60_000).toFixed(1)} min`
