@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 export * as Anthropic from "./Anthropic.js"
+export * as ChaosPlans from "./ChaosPlans.js"
 export * as Classification from "./Classification.js"
 export * as RetryAfter from "./RetryAfter.js"
 export * as Timeouts from "./Timeouts.js"

@@ -62,7 +62,9 @@ describe.each(apis)("the key never leaks (%s)", (api) => {
     Effect.gen(function* () {
       const { provider } = yield* setup(
         api,
-        FaultPlan.make([{ kind: "raw", status: 200, headers: { "content-type": "application/json" }, body: `oops ${KEY}` }]),
+        FaultPlan.make([
+          { kind: "raw", status: 200, headers: { "content-type": "application/json" }, body: `oops ${KEY}` }
+        ]),
         { stream: false }
       )
       const error = yield* failure(provider)
@@ -90,7 +92,13 @@ describe.each(apis)("the key never leaks (%s)", (api) => {
       const { provider } = yield* setup(
         api,
         FaultPlan.make([
-          { kind: "error", status: 429, error_type: "rate_limit_error", echo_key: true, headers: { "retry-after": "junk" } }
+          {
+            kind: "error",
+            status: 429,
+            error_type: "rate_limit_error",
+            echo_key: true,
+            headers: { "retry-after": "junk" }
+          }
         ])
       )
       const error = yield* failure(provider).pipe(

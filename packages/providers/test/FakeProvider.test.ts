@@ -1,0 +1,216 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as TestClock from "effect/TestClock"
+import * as ChildProcess from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { ChaosPlans, FakeProvider, FaultPlan } from "../src/index.js"
+import { failure, providerAt, request, setup, tool } from "./support.js"
+
+const root = NodePath.join(import.meta.dirname, "..", "..", "..")
+
+describe("FaultPlan", () => {
+  it.effect("loads from JSON", () =>
+    Effect.gen(function* () {
+      const text = NodeFs.readFileSync(
+        NodePath.join(import.meta.dirname, "..", "fixtures", "plans", "retry-then-refusal.json"),
+        "utf8"
+      )
+      const plan = yield* FaultPlan.fromJson(text)
+      expect(plan.steps.map((step) => step.kind)).toEqual(["error", "stream_error", "reply"])
+    })
+  )
+
+  it.effect("reports every invalid field of a bad plan", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(
+        FaultPlan.fromJson(JSON.stringify({ steps: [{ kind: "error", status: "429" }, { kind: "explode" }] }))
+      )
+      expect(error.message).toContain("status")
+      expect(error.message).toContain("error_type")
+      expect(error.message).toContain("explode")
+    })
+  )
+
+  it("steps run in order, then happy, or the last one repeats", () => {
+    const plan = FaultPlan.make([{ kind: "hang" }, { kind: "reset" }])
+    expect(FaultPlan.stepAt(plan, 0).kind).toBe("hang")
+    expect(FaultPlan.stepAt(plan, 1).kind).toBe("reset")
+    expect(FaultPlan.stepAt(plan, 2).kind).toBe("happy")
+    expect(FaultPlan.stepAt({ ...plan, after: "repeat_last" }, 7).kind).toBe("reset")
+  })
+
+  it.effect("every bundled chaos plan is a valid plan", () =>
+    Effect.gen(function* () {
+      expect(ChaosPlans.names).toEqual(
+        expect.arrayContaining(["rate-limits", "overload-storm", "context-overflow", "refusal"])
+      )
+      for (const name of ChaosPlans.names) {
+        const plan = Option.getOrThrow(ChaosPlans.byName(name))
+        expect(yield* FaultPlan.validate(plan)).toEqual(plan)
+      }
+      expect(ChaosPlans.byName("toString")).toEqual(Option.none())
+    })
+  )
+})
+
+describe("FakeProvider", () => {
+  it("sampleInput fills required properties by type", () => {
+    expect(
+      FakeProvider.sampleInput({
+        type: "object",
+        properties: {
+          s: { type: "string" },
+          n: { type: "number" },
+          b: { type: "boolean" },
+          e: { enum: ["a", "b"] },
+          o: { type: "object", properties: { x: { type: "integer" } } },
+          skipped: { type: "string" }
+        },
+        required: ["s", "n", "b", "e", "o"]
+      })
+    ).toEqual({ s: "example", n: 1, b: true, e: "a", o: { x: 1 } })
+  })
+
+  it.scoped("records every request: index, time on the Clock, api, model, stream, body", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(1_000_000)
+      const { server, provider } = yield* setup("anthropic", FaultPlan.happy)
+      yield* provider.generate(request({ model: "first" }))
+      yield* TestClock.adjust("5 seconds")
+      const openai = yield* providerAt("openai", server.openAiBaseUrl, { stream: false })
+      yield* openai.generate(request({ model: "second" }))
+      const recorded = yield* server.awaitRequests(2)
+      expect(recorded.map((r) => [r.index, r.time, r.api, r.model, r.stream])).toEqual([
+        [0, 1_000_000, "anthropic", "first", true],
+        [1, 1_005_000, "openai", "second", false]
+      ])
+      expect(recorded[0]?.path).toBe("/v1/messages")
+      expect(recorded[1]?.path).toBe("/v1/chat/completions")
+      expect(recorded[0]?.body).toMatchObject({ model: "first", messages: [{ role: "user" }] })
+    })
+  )
+
+  it.scoped("happy mode without tools answers with text and end_turn", () =>
+    Effect.gen(function* () {
+      const { provider } = yield* setup("openai", FaultPlan.happy)
+      const response = yield* provider.generate(request())
+      expect(response.stop_reason).toBe("end_turn")
+      expect(response.content[0]).toEqual({ type: "text", text: "Hello from the fake provider. You said: hello" })
+    })
+  )
+
+  it.scoped("happy mode offers tool_use again on a fresh user turn", () =>
+    Effect.gen(function* () {
+      const { provider } = yield* setup("anthropic", FaultPlan.happy, { stream: false })
+      const response = yield* provider.generate(request({ tools: [tool] }))
+      expect(response.stop_reason).toBe("tool_use")
+    })
+  )
+
+  it.scoped("a plan that delays on the server's Clock", () =>
+    Effect.gen(function* () {
+      const { server } = yield* setup("anthropic", FaultPlan.make([{ kind: "reply", text: "late", delay_ms: 60_000 }]))
+      const response = yield* Effect.fork(
+        Effect.promise(() =>
+          fetch(`${server.url}/v1/messages`, {
+            method: "POST",
+            body: JSON.stringify({ model: "m", messages: [] })
+          }).then((r) => r.json())
+        )
+      )
+      yield* server.awaitRequests(1)
+      for (let i = 0; i < 10; i++) yield* Effect.promise(() => new Promise((r) => setImmediate(r)))
+      expect(Option.isNone(yield* response.poll)).toBe(true)
+      yield* TestClock.adjust("60 seconds")
+      expect(yield* response.await.pipe(Effect.map(Exit.isSuccess))).toBe(true)
+    })
+  )
+
+  it.scoped("answers 404 on unknown paths and 400 on a body that is not JSON", () =>
+    Effect.gen(function* () {
+      const server = yield* FakeProvider.make(FaultPlan.happy)
+      const notFound = yield* Effect.promise(() => fetch(`${server.url}/v2/whatever`, { method: "POST", body: "{}" }))
+      expect(notFound.status).toBe(404)
+      const bad = yield* Effect.promise(() => fetch(`${server.url}/v1/messages`, { method: "POST", body: "{nope" }))
+      expect(bad.status).toBe(400)
+      expect(yield* Effect.promise(() => bad.json())).toMatchObject({
+        type: "error",
+        error: { type: "invalid_request_error" }
+      })
+    })
+  )
+
+  it.scoped("stops with its scope: hung requests are cut and the port is closed", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const server = yield* FakeProvider.make(FaultPlan.make([{ kind: "hang" }])).pipe(Scope.extend(scope))
+      const provider = yield* providerAt("anthropic", server.url)
+      const hung = yield* Effect.fork(failure(provider))
+      yield* server.awaitRequests(1)
+      yield* Scope.close(scope, Exit.void)
+      // Only the server closing can end this call: no clock moves here.
+      const cut = yield* Fiber.join(hung)
+      expect(cut._tag).toBe("ConnectionError")
+      const afterClose = yield* failure(provider)
+      expect(afterClose._tag).toBe("ConnectionError")
+      expect(afterClose.details?.code).toBe("ECONNREFUSED")
+    })
+  )
+})
+
+describe("fake-provider CLI", () => {
+  it.live("serves a bundled plan by name, prints its URL, and stops on SIGTERM", () =>
+    Effect.gen(function* () {
+      const child = ChildProcess.spawn(
+        NodePath.join(root, "node_modules", ".bin", "tsx"),
+        [
+          NodePath.join(root, "packages", "providers", "bin", "fake-provider.ts"),
+          "--plan",
+          "rate-limits",
+          "--port",
+          "0"
+        ],
+        { stdio: ["ignore", "pipe", "pipe"] }
+      )
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+      const url = yield* Effect.promise(
+        () =>
+          new Promise<string>((resolve, reject) => {
+            let out = ""
+            child.stdout.on("data", (data: Buffer) => {
+              out += data.toString()
+              const line = out.split("\n")[0]
+              if (out.includes("\n") && line !== undefined) resolve(line.trim())
+            })
+            child.once("exit", () => reject(new Error(`exited before printing a URL: ${out}`)))
+          })
+      )
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+      const error = yield* Effect.scoped(Effect.flatMap(providerAt("anthropic", url), (p) => failure(p)))
+      expect(error._tag).toBe("RateLimited")
+      expect(error.retryAfter).toBeDefined()
+      child.kill("SIGTERM")
+      const code = yield* Effect.promise(() => exited)
+      expect(code === 0 || code === null || code === 130 || code === 143).toBe(true)
+    })
+  )
+
+  it("exits 2 with usage on an unknown plan", () => {
+    const result = ChildProcess.spawnSync(
+      NodePath.join(root, "node_modules", ".bin", "tsx"),
+      [NodePath.join(root, "packages", "providers", "bin", "fake-provider.ts"), "--plan", "no-such-plan"],
+      { encoding: "utf8" }
+    )
+    expect(result.status).toBe(2)
+    expect(result.stderr).toContain("bundled plans: rate-limits")
+  })
+      expect(result.status).toBe(2)
+      expect(result.stderr).toContain("bundled plans: rate-limits")
+    })
+  )
+})
