@@ -209,8 +209,4 @@ describe("fake-provider CLI", () => {
     expect(result.status).toBe(2)
     expect(result.stderr).toContain("bundled plans: rate-limits")
   })
-      expect(result.status).toBe(2)
-      expect(result.stderr).toContain("bundled plans: rate-limits")
-    })
-  )
 })
