@@ -26,6 +26,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as FiberRef from "effect/FiberRef"
 import * as Exit from "effect/Exit"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
@@ -36,7 +37,7 @@ import * as content from "./internal/content.js"
 import * as group from "./internal/processGroup.js"
 import { StdioTransport } from "./internal/stdioTransport.js"
 import * as PluginError from "./PluginError.js"
-import type * as ToolProvider from "./ToolProvider.js"
+import * as ToolProvider from "./ToolProvider.js"
 
 /**
  * How to run one MCP server.
@@ -329,6 +330,7 @@ export const make = (config: Config): Effect.Effect<McpStdio, never, CommandExec
             }
             // Whatever is left of the group (a grandchild that ignored SIGTERM).
             group.killGroup(pid, "SIGKILL")
+            yield* Effect.interruptible(group.awaitGroupGone(pid, grace))
           })
         )
 
@@ -393,8 +395,18 @@ export const make = (config: Config): Effect.Effect<McpStdio, never, CommandExec
       })
     )
 
+    // Interruption aborts the request: the SDK then sends notifications/cancelled with our reason and drops any late answer.
     const request = <A>(tool: string, run: (signal: AbortSignal) => Promise<A>) =>
-      Effect.tryPromise({ try: run, catch: (error) => fromRequestError(provider, tool, error) })
+      Effect.flatMap(FiberRef.get(ToolProvider.CancelReason), (reason) =>
+        Effect.async<A, PluginError.PluginError>((resume) => {
+          const controller = new AbortController()
+          run(controller.signal).then(
+            (value) => resume(Effect.succeed(value)),
+            (error) => resume(Effect.fail(fromRequestError(provider, tool, error)))
+          )
+          return Effect.sync(() => controller.abort(reason()))
+        })
+      )
 
     const list = Effect.flatMap(connection, (conn) =>
       guard(

@@ -26,7 +26,7 @@ import type * as Scope from "effect/Scope"
 import * as Gate from "./Gate.js"
 import { truncate } from "./internal/content.js"
 import * as PluginError from "./PluginError.js"
-import type * as ToolProvider from "./ToolProvider.js"
+import * as ToolProvider from "./ToolProvider.js"
 
 /**
  * The settings the toolbox reads.
@@ -110,16 +110,23 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
       tool: string,
       effect: Effect.Effect<A, PluginError.PluginError>
     ): Effect.Effect<A, PluginError.PluginError> =>
-      effect.pipe(
-        Effect.timeoutFail({
-          duration: settings.tool_timeout_ms,
-          onTimeout: () =>
-            new PluginError.ToolTimeout({
-              provider: entry.provider.name,
-              tool,
-              timeoutMillis: settings.tool_timeout_ms
+      Effect.suspend(() => {
+        let reason = "the run was interrupted"
+        const timeoutMillis = settings.tool_timeout_ms
+        // Not Effect.timeout: the reason must be set before the call is interrupted, so the server is told it.
+        const timer = Effect.sleep(timeoutMillis).pipe(
+          Effect.zipRight(
+            Effect.suspend(() => {
+              reason = `the call timed out after ${timeoutMillis} ms (tool_timeout_ms)`
+              return Effect.fail(new PluginError.ToolTimeout({ provider: entry.provider.name, tool, timeoutMillis }))
             })
-        }),
+          )
+        )
+        return Effect.raceFirst(
+          Effect.locally(effect, ToolProvider.CancelReason, () => reason),
+          timer
+        )
+      }).pipe(
         // A defect in a provider is still only this call's failure.
         Effect.catchAllDefect((defect) =>
           Effect.fail(

@@ -8,6 +8,7 @@
  */
 import type { ModelProvider } from "@agent-kernel/kernel"
 import type * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import type * as PluginError from "./PluginError.js"
 
 /**
@@ -24,3 +25,13 @@ export interface ToolProvider {
   /** Releases live resources (kills a subprocess); the next `list` or `call` starts afresh. */
   readonly reset: (reason: string) => Effect.Effect<void>
 }
+
+/**
+ * Why a call is being cancelled, read when the call is interrupted: the MCP
+ * provider sends it in `notifications/cancelled`. `PluginToolbox` sets it
+ * around every call, so the server learns whether it timed out.
+ *
+ * @since 0.1.0
+ * @category references
+ */
+export const CancelReason: FiberRef.FiberRef<() => string> = FiberRef.unsafeMake(() => "the call was interrupted")

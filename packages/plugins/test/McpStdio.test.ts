@@ -6,7 +6,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
 import { McpStdio, PluginToolbox } from "../src/index.js"
-import { eventually, fixture, isAlive, liveGroup, parse, recordEvents, use, wrapped } from "./helpers.js"
+import { eventually, fixture, inflight, isAlive, liveGroup, parse, recordEvents, use, wrapped } from "./helpers.js"
 
 const toolbox = (config: McpStdio.Config, settings: PluginToolbox.Options<never>["settings"] = {}) =>
   Effect.gen(function* () {
@@ -17,16 +17,6 @@ const toolbox = (config: McpStdio.Config, settings: PluginToolbox.Options<never>
 
 const pidOf = (box: Toolbox.Toolbox["Type"]) =>
   Effect.map(box.invoke(use("pid")), (result) => (parse(result.content) as { pid: number }).pid)
-
-/** Waits until the server is handling `n` calls, so a kill lands mid-call whatever the machine's speed. */
-const inflight = (box: Toolbox.Toolbox["Type"], n: number) =>
-  Effect.gen(function* () {
-    for (;;) {
-      const count = Number((yield* box.invoke(use("inflight"))).content)
-      if (count >= n) return
-      yield* Effect.sleep("5 millis")
-    }
-  })
 
 const expectGroupGone = (pgid: number) => eventually(() => liveGroup(pgid).length === 0, `group ${pgid} to be empty`)
 
@@ -244,7 +234,6 @@ describe("McpStdio against the fixture server", () => {
       )
       const fiber = yield* Effect.fork(run)
       yield* eventually(() => pids.length === 2, "the processes to start")
-      yield* Effect.sleep("20 millis")
       yield* Fiber.interrupt(fiber)
       expect(pids.filter(isAlive)).toEqual([])
       expect(liveGroup(pids[0]!)).toEqual([])

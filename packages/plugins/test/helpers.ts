@@ -70,3 +70,16 @@ export const recordEvents = Effect.gen(function* () {
 })
 
 export const parse = (text: string): unknown => JSON.parse(text)
+
+/** Waits (wall clock, so it works under a TestClock) until the server is handling `n` calls. */
+export const inflight = (
+  box: { readonly invoke: (call: Content.ToolUseBlock) => Effect.Effect<Content.ToolResultBlock> },
+  n: number
+) =>
+  Effect.gen(function* () {
+    for (;;) {
+      const count = Number((yield* box.invoke(use("inflight"))).content)
+      if (count >= n) return
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+    }
+  })

@@ -84,6 +84,23 @@ export const killGroup = (pgid: number, signal: NodeJS.Signals): void => {
 }
 
 /**
+ * Waits (wall clock, bounded) until no live process is left in the group: a
+ * SIGKILL is delivered asynchronously, and "the scope is closed" should mean
+ * "the processes are gone".
+ * @internal
+ */
+export const awaitGroupGone = (pgid: number, maxMillis: number): Effect.Effect<boolean> =>
+  Effect.suspend(() => {
+    const deadline = Date.now() + maxMillis
+    const loop: Effect.Effect<boolean> = Effect.suspend(() => {
+      if (groupMembers(pgid).length === 0) return Effect.succeed(true)
+      if (Date.now() >= deadline) return Effect.succeed(false)
+      return Effect.zipRight(wallSleep(5), loop)
+    })
+    return hasProc ? loop : Effect.succeed(true)
+  })
+
+/**
  * Sleeps on the wall clock. Process reaping follows wall time, not Effect's
  * Clock: under a TestClock a grace period on the Clock would never end and
  * cleanup would hang.
