@@ -1,0 +1,225 @@
+/**
+ * The kernel driven by each provider against the fake server over real
+ * sockets: every kernel reaction end to end (retry honouring retry-after,
+ * restart after a mid-stream error, context reduction, fatal without retry,
+ * content filter).
+ *
+ * The kernel's backoff sleeps run on TestClock. The driver below moves the
+ * clock only to sleeps due within a short horizon (backoffs, retry hints);
+ * the providers' own timeouts are set a day out, so a slow machine never
+ * turns real I/O into a spurious timeout.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import {
+  Content,
+  EventBus,
+  type KernelEvent,
+  ModelProvider,
+  type RunOutcome,
+  Session,
+  Settings,
+  Toolbox
+} from "@agent-kernel/kernel"
+import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import { ChaosPlans, type FakeProvider, FaultPlan } from "../src/index.js"
+import { type Api, apis, ioTick, setup, tool } from "./support.js"
+
+const HORIZON_MS = 10 * 60 * 1000
+const farTimeouts = { connect: "1 day", firstByte: "1 day", idle: "1 day" } as const
+
+/** Runs the effect, moving TestClock to each sleep due within the horizon while real I/O proceeds. */
+const drive = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.gen(function* () {
+    const fiber = yield* Effect.fork(effect)
+    for (let round = 0; round < 5_000; round++) {
+      for (let i = 0; i < 3; i++) yield* ioTick
+      const done = yield* fiber.poll
+      if (Option.isSome(done)) return yield* done.value
+      const now = yield* Clock.currentTimeMillis
+      const due = Chunk.toReadonlyArray(yield* TestClock.sleeps())
+        .filter((at) => at > now && at - now <= HORIZON_MS)
+        .sort((a, b) => a - b)
+      if (due[0] !== undefined) yield* TestClock.setTime(due[0])
+    }
+    return yield* Effect.dieMessage("the run did not finish")
+  })
+
+const lookupToolbox: Toolbox.Toolbox["Type"] = {
+  definitions: Effect.succeed([tool]),
+  invoke: (call) => Effect.succeed(Content.toolResult(call.id, `definition of ${JSON.stringify(call.input)}`))
+}
+
+interface Run {
+  readonly outcome: RunOutcome.RunOutcome
+  readonly events: ReadonlyArray<KernelEvent.KernelEvent>
+  readonly server: FakeProvider.FakeProvider
+}
+
+const run = (
+  api: Api,
+  plan: FaultPlan.FaultPlan,
+  options?: { readonly history?: Content.History; readonly input?: string }
+) =>
+  Effect.gen(function* () {
+    const { server, provider } = yield* setup(api, plan, { timeouts: farTimeouts })
+    const events: Array<KernelEvent.KernelEvent> = []
+    const bus = yield* EventBus.make([{ onEvent: (event) => Effect.sync(() => events.push(event)) }])
+    const session = yield* Session.make({
+      model: "fake-model",
+      settings: { ...Settings.defaults, jitter: "none" },
+      history: options?.history
+    }).pipe(
+      Effect.provideService(ModelProvider.ModelProvider, provider),
+      Effect.provideService(EventBus.EventBus, bus),
+      Effect.provideService(Toolbox.Toolbox, lookupToolbox)
+    )
+    const outcome = yield* drive(session.run(options?.input ?? "define serendipity"))
+    return { outcome, events, server } satisfies Run
+  })
+
+const ofType = <T extends KernelEvent.EventType>(events: ReadonlyArray<KernelEvent.KernelEvent>, type: T) =>
+  events.filter((event): event is KernelEvent.EventOf<T> => event.type === type)
+
+const assistantTexts = (history: Content.History) =>
+  history.filter((message) => message.role === "assistant").map(Content.textOf)
+
+describe.each(apis)("kernel + %s provider + fake server", (api) => {
+  it.scoped("retry honouring retry-after, then a tool round trip to completion", () =>
+    Effect.gen(function* () {
+      const { outcome, events, server } = yield* run(
+        api,
+        FaultPlan.make([
+          { kind: "error", status: 429, error_type: "rate_limit_error", headers: { "retry-after": "3" } },
+          { kind: "happy" },
+          { kind: "happy" }
+        ])
+      )
+      expect(outcome.status).toBe("completed")
+      const retries = ofType(events, "retry_scheduled")
+      expect(retries.map((e) => [e.category, e.retry_after_ms, e.source])).toEqual([
+        ["rate_limited", 3000, "retry_after"]
+      ])
+      const requests = yield* server.requests
+      expect(requests).toHaveLength(3)
+      // The retry reached the server no sooner than the server asked (TestClock time).
+      expect(requests[1]!.time - requests[0]!.time).toBeGreaterThanOrEqual(3000)
+      expect(ofType(events, "tool_result").map((e) => e.name)).toEqual(["lookup"])
+      expect(outcome.final_text).toContain("definition of")
+      expect(outcome.retries.session_total).toBe(1)
+    })
+  )
+
+  it.scoped("a mid-stream error restarts the stream; the partial text never reaches history", () =>
+    Effect.gen(function* () {
+      const { outcome, events } = yield* run(
+        api,
+        FaultPlan.make([
+          { kind: "stream_error", text: "Once upon a", error_type: "overloaded_error", message: "Overloaded" },
+          { kind: "reply", text: "Once upon a time." }
+        ])
+      )
+      expect(outcome.status).toBe("completed")
+      expect(ofType(events, "stream_restarted").map((e) => e.category)).toEqual(["overloaded"])
+      expect(ofType(events, "retry_scheduled")).toHaveLength(1)
+      expect(assistantTexts(outcome.history)).toEqual(["Once upon a time."])
+      expect(outcome.retries.session_total).toBe(1)
+    })
+  )
+
+  it.scoped("context overflow reduces the context and never re-sends the same request", () =>
+    Effect.gen(function* () {
+      const old: Array<Content.Message> = []
+      for (let i = 0; i < 8; i++) {
+        old.push(Content.userText(`old question ${i} ${"lorem ipsum ".repeat(40)}`))
+        old.push({ role: "assistant", content: [Content.text(`old answer ${i} ${"dolor sit amet ".repeat(40)}`)] })
+      }
+      const { outcome, events, server } = yield* run(
+        api,
+        FaultPlan.make([
+          {
+            kind: "error",
+            status: 400,
+            error_type: "invalid_request_error",
+            code: "context_length_exceeded",
+            message:
+              "prompt is too long: 4000 tokens > 2000 maximum. This model's maximum context length is 2000 tokens. However, your messages resulted in 4000 tokens."
+          },
+          { kind: "reply", text: "short answer" }
+        ]),
+        { history: old }
+      )
+      expect(outcome.status).toBe("completed")
+      expect(outcome.context_reductions).toBe(1)
+      expect(ofType(events, "context_reduced")).toHaveLength(1)
+      expect(ofType(events, "retry_scheduled")).toHaveLength(0)
+      const [first, second] = yield* server.requests
+      const count = (body: unknown) => JSON.stringify(body).length
+      expect(count(second?.body)).toBeLessThan(count(first?.body))
+    })
+  )
+
+  it.scoped("auth errors are fatal: one request, no retry, no fallback", () =>
+    Effect.gen(function* () {
+      const { outcome, events, server } = yield* run(api, ChaosPlans.authError)
+      expect(outcome.status).toBe("auth_error")
+      expect(outcome.error?._tag).toBe("AuthError")
+      expect(ofType(events, "retry_scheduled")).toHaveLength(0)
+      expect(yield* server.requests).toHaveLength(1)
+    })
+  )
+
+  it.scoped("quota errors are fatal: one request, no retry", () =>
+    Effect.gen(function* () {
+      const step: FaultPlan.Step =
+        api === "anthropic"
+          ? { kind: "error", status: 402, error_type: "billing_error", message: "credit balance too low" }
+          : { kind: "error", status: 429, error_type: "insufficient_quota", code: "insufficient_quota" }
+      const { outcome, server } = yield* run(api, FaultPlan.make([step], { after: "repeat_last" }))
+      expect(outcome.status).toBe("quota_exceeded")
+      expect(yield* server.requests).toHaveLength(1)
+    })
+  )
+
+  it.scoped("x-should-retry: false stops the kernel from retrying an overload", () =>
+    Effect.gen(function* () {
+      const { outcome, server } = yield* run(
+        api,
+        FaultPlan.make([
+          { kind: "error", status: 529, error_type: "overloaded_error", headers: { "x-should-retry": "false" } }
+        ])
+      )
+      expect(outcome.status).not.toBe("completed")
+      expect(outcome.error?.retryable).toBe(false)
+      expect(yield* server.requests).toHaveLength(1)
+    })
+  )
+
+  it.scoped("content filter is surfaced distinctly, keeping the partial text", () =>
+    Effect.gen(function* () {
+      const { outcome, events } = yield* run(api, ChaosPlans.refusal)
+      expect(outcome.status).toBe("content_filtered")
+      const filtered = ofType(events, "content_filtered")
+      expect(filtered).toHaveLength(1)
+      expect(filtered[0]?.partial_text).toBe("I can help with part of that, but")
+      expect(ofType(events, "retry_scheduled")).toHaveLength(0)
+    })
+  )
+
+  it.scoped("the overload-storm chaos plan: retries, a stream restart, then completion", () =>
+    Effect.gen(function* () {
+      const { outcome, events } = yield* run(api, ChaosPlans.overloadStorm)
+      expect(outcome.status).toBe("completed")
+      expect(ofType(events, "retry_scheduled").map((e) => e.category)).toEqual([
+        "overloaded",
+        "overloaded",
+        "overloaded",
+        "overloaded"
+      ])
+      expect(ofType(events, "stream_restarted")).toHaveLength(1)
+    })
+  )
+})
