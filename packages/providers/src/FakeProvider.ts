@@ -165,7 +165,7 @@ const view = (api: "anthropic" | "openai", body: unknown, raw: string, key: stri
   const inputTokens = Math.max(1, Math.ceil(raw.length / 4))
   if (api === "anthropic") {
     const decoded = Schema.decodeUnknownOption(AnthropicRequest)(body)
-    const request = Option.getOrElse(decoded, () => ({}) as typeof AnthropicRequest.Type)
+    const request = Option.getOrElse(decoded, (): typeof AnthropicRequest.Type => ({}))
     const messages = request.messages ?? []
     const last = messages[messages.length - 1]
     const blocks = last === undefined || typeof last.content === "string" ? [] : last.content
@@ -189,7 +189,7 @@ const view = (api: "anthropic" | "openai", body: unknown, raw: string, key: stri
     }
   }
   const decoded = Schema.decodeUnknownOption(OpenAiRequest)(body)
-  const request = Option.getOrElse(decoded, () => ({}) as typeof OpenAiRequest.Type)
+  const request = Option.getOrElse(decoded, (): typeof OpenAiRequest.Type => ({}))
   const messages = request.messages ?? []
   const trailingTools: Array<string> = []
   for (let i = messages.length - 1; i >= 0 && messages[i]?.role === "tool"; i--) {
@@ -232,13 +232,13 @@ export const sampleInput = (schema: unknown): unknown => {
       return []
     case "object":
     case undefined: {
-      const properties =
+      const properties: Record<string, unknown> =
         typeof record.properties === "object" && record.properties !== null ? { ...record.properties } : {}
       const required = Array.isArray(record.required)
         ? record.required.filter((name): name is string => typeof name === "string")
         : Object.keys(properties)
       const out: Record<string, unknown> = {}
-      for (const name of required) out[name] = sampleInput((properties as Record<string, unknown>)[name])
+      for (const name of required) out[name] = sampleInput(properties[name])
       return out
     }
     default:

@@ -11,8 +11,12 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
-import { FaultPlan } from "../src/index.js"
-import { adjustUntilDone, apis, failure, ioTick, providerAt, request, setup } from "./support.js"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as Context from "effect/Context"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { Anthropic, FakeProvider, FaultPlan, Transport } from "../src/index.js"
+import { adjustUntilDone, apis, failure, ioTick, KEY, providerAt, request, setup } from "./support.js"
 
 const timeouts = { connect: "1 second", firstByte: "2 seconds", idle: "3 seconds" } as const
 
@@ -137,5 +141,28 @@ it.scoped("a timed-out call releases its connection: the next call on the same p
     const done = yield* adjustUntilDone(second, "100 millis")
     expect((yield* done.exit).content).toEqual([{ type: "text", text: "second" }])
     yield* Fiber.interrupt(second)
+  })
+)
+
+it.scoped("Transport.layerHttpClient over fetch: calls work, and the first-byte timeout also covers connecting", () =>
+  Effect.gen(function* () {
+    const server = yield* Effect.orDie(
+      FakeProvider.make(FaultPlan.make([{ kind: "reply", text: "via fetch" }, { kind: "hang" }]))
+    )
+    const context = yield* Layer.build(Transport.layerHttpClient.pipe(Layer.provide(FetchHttpClient.layer)))
+    const transport = Context.get(context, Transport.Transport)
+    expect(transport.tracksConnect).toBe(false)
+    const provider = yield* Anthropic.make({ apiKey: Redacted.make(KEY), baseUrl: server.url, timeouts }).pipe(
+      Effect.provideService(Transport.Transport, transport),
+      Effect.orDie
+    )
+    const response = yield* provider.generate(request())
+    expect(response.content).toEqual([{ type: "text", text: "via fetch" }])
+    const fiber = yield* Effect.fork(failure(provider))
+    yield* server.awaitRequests(2)
+    const { exit } = yield* adjustUntilDone(fiber, "2 seconds")
+    const error = yield* exit
+    expect(error._tag).toBe("Timeout")
+    expect(error.details?.phase).toBe("first_byte")
   })
 )

@@ -99,17 +99,20 @@ export const makeError = (call: Call, category: ModelError.Category, fields: Err
     details: fields.details === undefined ? undefined : scrubRecord(call, fields.details)
   }
   if (category === "context_length_exceeded") {
-    return new ModelError.ContextLengthExceeded(
-      compact({ ...common, promptTokens: fields.promptTokens, maxTokens: fields.maxTokens })
-    )
+    return new ModelError.ContextLengthExceeded({
+      provider: common.provider,
+      model: common.model,
+      message: common.message,
+      ...(common.status !== undefined ? { status: common.status } : {}),
+      ...(common.retryAfter !== undefined ? { retryAfter: common.retryAfter } : {}),
+      ...(common.retryable !== undefined ? { retryable: common.retryable } : {}),
+      ...(common.midStream !== undefined ? { midStream: common.midStream } : {}),
+      ...(common.details !== undefined ? { details: common.details } : {}),
+      ...(fields.promptTokens !== undefined ? { promptTokens: fields.promptTokens } : {}),
+      ...(fields.maxTokens !== undefined ? { maxTokens: fields.maxTokens } : {})
+    })
   }
   return ModelError.make(category, common)
-}
-
-const compact = <A extends object>(fields: A): { [K in keyof A]: Exclude<A[K], undefined> } => {
-  const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value
-  return out as { [K in keyof A]: Exclude<A[K], undefined> }
 }
 
 const scrubRecord = (call: Call, record: Record<string, unknown>): Record<string, unknown> => {
