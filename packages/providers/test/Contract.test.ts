@@ -294,6 +294,70 @@ describe("wire details", () => {
     })
   )
 
+  it.scoped("anthropic: streamed thinking keeps its signature; streamed tool input with no deltas is {}", () =>
+    Effect.gen(function* () {
+      const ev = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+      const body = [
+        ev("message_start", {
+          type: "message_start",
+          message: {
+            model: "m",
+            usage: { input_tokens: 9, output_tokens: 1, cache_read_input_tokens: 4, cache_creation_input_tokens: 2 }
+          }
+        }),
+        ev("content_block_start", {
+          type: "content_block_start",
+          index: 0,
+          content_block: { type: "thinking", thinking: "" }
+        }),
+        ev("content_block_delta", {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "thinking_delta", thinking: "Let me " }
+        }),
+        ev("content_block_delta", {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "thinking_delta", thinking: "think." }
+        }),
+        ev("content_block_delta", {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "signature_delta", signature: "sig-1" }
+        }),
+        ev("content_block_stop", { type: "content_block_stop", index: 0 }),
+        ev("content_block_start", {
+          type: "content_block_start",
+          index: 1,
+          content_block: { type: "tool_use", id: "t1", name: "lookup", input: {} }
+        }),
+        ev("content_block_stop", { type: "content_block_stop", index: 1 }),
+        ev("message_delta", {
+          type: "message_delta",
+          delta: { stop_reason: "tool_use" },
+          usage: { output_tokens: 20 }
+        }),
+        ev("message_stop", { type: "message_stop" })
+      ].join("")
+      const { provider } = yield* setup(
+        "anthropic",
+        FaultPlan.make([{ kind: "raw", status: 200, headers: { "content-type": "text/event-stream" }, body }])
+      )
+      const response = yield* provider.generate(request({ tools: [tool] }))
+      expect(response.content).toEqual([
+        { type: "thinking", thinking: "Let me think.", signature: "sig-1" },
+        { type: "tool_use", id: "t1", name: "lookup", input: {} }
+      ])
+      expect(response.stop_reason).toBe("tool_use")
+      expect(response.usage).toEqual({
+        input_tokens: 9,
+        output_tokens: 20,
+        cache_read_tokens: 4,
+        cache_write_tokens: 2
+      })
+    })
+  )
+
   it.scoped("anthropic: unknown event and block types are skipped (forward compatible)", () =>
     Effect.gen(function* () {
       const ev = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`

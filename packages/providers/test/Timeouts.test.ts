@@ -14,6 +14,7 @@ import * as TestClock from "effect/TestClock"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
+import * as NodeNet from "node:net"
 import * as Redacted from "effect/Redacted"
 import { Anthropic, FakeProvider, FaultPlan, Transport } from "../src/index.js"
 import { adjustUntilDone, apis, failure, ioTick, KEY, providerAt, request, setup } from "./support.js"
@@ -164,5 +165,38 @@ it.scoped("Transport.layerHttpClient over fetch: calls work, and the first-byte 
     const error = yield* exit
     expect(error._tag).toBe("Timeout")
     expect(error.details?.phase).toBe("first_byte")
+  })
+)
+
+it.scoped("connect covers the TLS handshake: a server that accepts TCP but never answers the ClientHello", () =>
+  Effect.gen(function* () {
+    const sawClientHello = yield* Deferred.make<void>()
+    const silent = yield* Effect.acquireRelease(
+      Effect.promise(
+        () =>
+          new Promise<NodeNet.Server>((resolve) => {
+            const server = NodeNet.createServer((socket) => {
+              socket.once("data", () => Deferred.unsafeDone(sawClientHello, Exit.void))
+            })
+            server.listen(0, "127.0.0.1", () => resolve(server))
+          })
+      ),
+      (server) =>
+        Effect.sync(() => {
+          server.close()
+        })
+    )
+    const address = silent.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    const provider = yield* providerAt("anthropic", `https://127.0.0.1:${port}`, { timeouts })
+    const fiber = yield* Effect.fork(failure(provider))
+    yield* Deferred.await(sawClientHello)
+    yield* TestClock.adjust("999 millis")
+    yield* stillRunning(fiber)
+    yield* TestClock.adjust("1 millis")
+    const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
+    const error = yield* exit
+    expect(error._tag).toBe("Timeout")
+    expect(error.details?.phase).toBe("connect")
   })
 )
