@@ -1,0 +1,41 @@
+/**
+ * The `agent` command line. Subcommands live in their own modules; add one to
+ * `subcommands` (or give `root` a handler of its own) to extend it.
+ */
+import * as Command from "@effect/cli/Command"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import type * as Runtime from "@effect/platform/Runtime"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import { simulate, UsageError, usageExitCode } from "./simulate.js"
+
+/** Every subcommand of `agent`. */
+export const subcommands = [simulate] as const
+
+/** The root command. */
+export const root = Command.make("agent").pipe(
+  Command.withDescription("The agent kernel's command line"),
+  Command.withSubcommands(subcommands)
+)
+
+/** Exit 2 for bad usage (already reported on stderr), 1 for any other failure. */
+export const teardown: Runtime.Teardown = (exit, onExit) => {
+  if (Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause)) return onExit(0)
+  const failure = Cause.failureOption(exit.cause)
+  const usage =
+    Option.isSome(failure) && (failure.value instanceof UsageError || ValidationError.isValidationError(failure.value))
+  onExit(usage ? usageExitCode : 1)
+}
+
+const cli = Command.run(root, { name: "agent", version: "0.1.0" })
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  cli(process.argv).pipe(
+    Effect.provide(NodeContext.layer),
+    NodeRuntime.runMain({ disableErrorReporting: true, teardown })
+  )
+}
