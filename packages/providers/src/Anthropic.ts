@@ -392,6 +392,7 @@ export const make = (
     const url = `${baseUrl}/v1/messages`
 
     const generate = Effect.fn("Anthropic.generate")(function* (request: ModelProvider.ModelRequest) {
+      yield* Effect.annotateCurrentSpan({ provider: name, model: request.model, stream })
       const call: Http.Call = {
         provider: name,
         model: request.model,

@@ -54,6 +54,11 @@ export interface Options {
    * some compatible servers only know `max_tokens`.
    */
   readonly maxTokensField?: "max_completion_tokens" | "max_tokens" | undefined
+  /**
+   * Ask for usage in the stream (`stream_options.include_usage`). Default:
+   * `true`; turn off for compatible servers that reject `stream_options`.
+   */
+  readonly streamUsage?: boolean | undefined
   /** The provider name in errors and events. Default: `openai`. */
   readonly name?: string | undefined
   readonly retryAfter?: RetryAfter.Options | undefined
@@ -129,7 +134,11 @@ export const toWireMessages = (
  */
 export const toWire = (
   request: ModelProvider.ModelRequest,
-  options: { readonly stream: boolean; readonly maxTokensField: "max_completion_tokens" | "max_tokens" }
+  options: {
+    readonly stream: boolean
+    readonly maxTokensField: "max_completion_tokens" | "max_tokens"
+    readonly streamUsage?: boolean | undefined
+  }
 ): Record<string, unknown> => ({
   model: request.model,
   messages: toWireMessages(request.system, request.messages),
@@ -142,7 +151,9 @@ export const toWire = (
       }
     : {}),
   ...(request.max_output_tokens !== undefined ? { [options.maxTokensField]: request.max_output_tokens } : {}),
-  ...(options.stream ? { stream: true, stream_options: { include_usage: true } } : {})
+  ...(options.stream
+    ? { stream: true, ...(options.streamUsage !== false ? { stream_options: { include_usage: true } } : {}) }
+    : {})
 })
 
 /**
@@ -365,6 +376,7 @@ export const make = (
     const url = `${baseUrl}/chat/completions`
 
     const generate = Effect.fn("OpenAi.generate")(function* (request: ModelProvider.ModelRequest) {
+      yield* Effect.annotateCurrentSpan({ provider: name, model: request.model, stream })
       const call: Http.Call = {
         provider: name,
         model: request.model,
@@ -381,7 +393,7 @@ export const make = (
           authorization: `Bearer ${Redacted.value(apiKey)}`,
           accept: stream ? "text/event-stream" : "application/json"
         }),
-        HttpClientRequest.bodyJson(toWire(request, { stream, maxTokensField })),
+        HttpClientRequest.bodyJson(toWire(request, { stream, maxTokensField, streamUsage: options?.streamUsage })),
         Effect.mapError((error) =>
           Http.makeError(call, "invalid_request", { message: `cannot encode the request body: ${error.reason._tag}` })
         )

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Content, type ModelProvider } from "@agent-kernel/kernel"
 import * as Effect from "effect/Effect"
-import { FaultPlan } from "../src/index.js"
+import { FaultPlan, OpenAi } from "../src/index.js"
 import { type Api, request, setup, tool } from "./support.js"
 
 type Body = Record<string, unknown> & { messages: Array<Record<string, unknown>> }
@@ -278,6 +278,19 @@ describe("wire details", () => {
       expect(response.stop_reason).toBe("tool_use")
     })
   )
+
+  it("openai: stream_options can be turned off for compatible servers that reject it", () => {
+    const base = { model: "m", messages: [], tools: [] }
+    expect(OpenAi.toWire(base, { stream: true, maxTokensField: "max_tokens" }).stream_options).toEqual({
+      include_usage: true
+    })
+    const off = OpenAi.toWire(
+      { ...base, max_output_tokens: 5 },
+      { stream: true, maxTokensField: "max_tokens", streamUsage: false }
+    )
+    expect(off.stream_options).toBeUndefined()
+    expect(off.max_tokens).toBe(5)
+  })
 
   it.scoped("openai: a compatible server without [DONE] still completes on a finish_reason", () =>
     Effect.gen(function* () {
