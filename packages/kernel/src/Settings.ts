@@ -213,6 +213,19 @@ export const decodeEither = (input: unknown, source = "settings"): Either.Either
     parseOptions
   )(input).pipe(Either.mapLeft((error) => fromParseError(source, error)))
 
+const parseJson = (text: string, source: string): Effect.Effect<unknown, SettingsError> =>
+  Effect.try({
+    try: () => JSON.parse(text) as unknown,
+    catch: (cause) => {
+      const reason = cause instanceof Error ? cause.message : String(cause)
+      return new SettingsError({
+        source,
+        issues: [`not valid JSON: ${reason}`],
+        message: `invalid settings in ${source}: not valid JSON (${reason})`
+      })
+    }
+  })
+
 /**
  * Decodes settings from a JSON text.
  *
@@ -220,23 +233,16 @@ export const decodeEither = (input: unknown, source = "settings"): Either.Either
  * @category decoding
  */
 export const fromJson = (text: string, source = "settings"): Effect.Effect<Settings, SettingsError> =>
-  Effect.try({
-    try: () => JSON.parse(text) as unknown,
-    catch: (cause) =>
-      new SettingsError({
-        source,
-        issues: [`not valid JSON: ${cause instanceof Error ? cause.message : String(cause)}`],
-        message: `invalid settings in ${source}: not valid JSON (${cause instanceof Error ? cause.message : String(cause)})`
-      })
-  }).pipe(Effect.flatMap((json) => decode(json, source)))
+  Effect.flatMap(parseJson(text, source), (json) => decode(json, source))
 
 /**
- * Reads and decodes a JSON settings file.
+ * Reads a JSON settings file as a plain object, without decoding it, so that
+ * callers can layer it between other sources before one `decode`.
  *
  * @since 0.1.0
  * @category decoding
  */
-export const fromFile = (path: string): Effect.Effect<Settings, SettingsError, FileSystem.FileSystem> =>
+export const readFile = (path: string): Effect.Effect<Record<string, unknown>, SettingsError, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const text = yield* fs.readFileString(path).pipe(
@@ -249,8 +255,25 @@ export const fromFile = (path: string): Effect.Effect<Settings, SettingsError, F
           })
       )
     )
-    return yield* fromJson(text, path)
+    const json = yield* parseJson(text, path)
+    if (typeof json !== "object" || json === null || Array.isArray(json)) {
+      return yield* new SettingsError({
+        source: path,
+        issues: ["(root): expected a JSON object of settings keys"],
+        message: `invalid settings in ${path}: expected a JSON object of settings keys`
+      })
+    }
+    return { ...json }
   })
+
+/**
+ * Reads and decodes a JSON settings file.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const fromFile = (path: string): Effect.Effect<Settings, SettingsError, FileSystem.FileSystem> =>
+  Effect.flatMap(readFile(path), (json) => decode(json, path))
 
 /**
  * Applies overrides on top of a base, re-validating the result.

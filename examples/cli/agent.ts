@@ -1,0 +1,256 @@
+/**
+ * The `agent` command: one run (or an interactive session) of the kernel
+ * against the fake provider, Anthropic or OpenAI, with MCP plugins.
+ */
+import { Content, EventBus, ModelProvider, type RunOutcome, Session, Settings, Toolbox } from "@agent-kernel/kernel"
+import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
+import { Anthropic, FakeProvider, FaultPlan, OpenAi, Transport } from "@agent-kernel/providers"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Redacted from "effect/Redacted"
+import * as path from "node:path"
+import * as readline from "node:readline"
+import { exitCodes, usageError } from "./exitCodes.js"
+import * as Render from "./render.js"
+import * as Scenarios from "./scenarios.js"
+
+/** Bad usage or invalid settings: reported on stderr with exit code 2, before any model request. */
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+
+const options = {
+  provider: Options.choice("provider", ["fake", "anthropic", "openai"]).pipe(
+    Options.withDescription(
+      "Default: anthropic if ANTHROPIC_API_KEY is set, else openai if OPENAI_API_KEY is set, else fake"
+    ),
+    Options.optional
+  ),
+  model: Options.text("model").pipe(Options.withDescription("The model to call"), Options.optional),
+  prompt: Options.text("prompt").pipe(
+    Options.withDescription("One run with this input. Without it: interactive on a TTY, else one run reading stdin"),
+    Options.optional
+  ),
+  system: Options.text("system").pipe(Options.withDescription("The system prompt"), Options.optional),
+  mcp: Options.text("mcp").pipe(
+    Options.withDescription('An MCP stdio plugin, "COMMAND ARGS" (split without a shell); repeatable'),
+    Options.repeated
+  ),
+  settings: Options.text("settings").pipe(
+    Options.withDescription("A JSON object with the kernel's snake_case settings keys"),
+    Options.optional
+  ),
+  set: Options.text("set").pipe(
+    Options.withDescription("key=value: overrides a setting; repeatable"),
+    Options.repeated
+  ),
+  scenario: Options.text("scenario").pipe(
+    Options.withDescription(
+      `For the fake provider: ${Scenarios.scenarios.map((s) => s.name).join(", ")}, or a fault-plan file`
+    ),
+    Options.optional
+  ),
+  json: Options.boolean("json").pipe(Options.withDescription("JSON Lines on stdout: one kernel event a line"))
+}
+
+type Parsed = Command.Command.ParseConfig<typeof options>
+
+const defaultModels = { fake: "fake-model", anthropic: "claude-sonnet-4-5", openai: "gpt-4o-mini" } as const
+
+/** Splits "COMMAND ARGS" into argv like a shell would for quotes and backslashes, without running one. */
+export const splitCommandLine = (line: string): Either.Either<ReadonlyArray<string>, string> => {
+  const args: Array<string> = []
+  let current = ""
+  let quote: '"' | "'" | undefined
+  let started = false
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!
+    if (quote !== undefined) {
+      if (ch === quote) quote = undefined
+      else if (ch === "\\" && quote === '"' && i + 1 < line.length) current += line[++i]
+      else current += ch
+    } else if (ch === '"' || ch === "'") {
+      quote = ch
+      started = true
+    } else if (ch === "\\" && i + 1 < line.length) {
+      current += line[++i]
+      started = true
+    } else if (/\s/.test(ch)) {
+      if (started) args.push(current)
+      current = ""
+      started = false
+    } else {
+      current += ch
+      started = true
+    }
+  }
+  if (quote !== undefined) return Either.left(`unclosed ${quote} quote in --mcp "${line}"`)
+  if (started) args.push(current)
+  return args.length === 0 ? Either.left("--mcp needs a command") : Either.right(args)
+}
+
+/** A plugin's name: its script's or its command's base name. */
+const pluginName = (argv: ReadonlyArray<string>, taken: Set<string>): string => {
+  const script = [...argv].reverse().find((arg) => /\.(m?[jt]s|py|sh)$/.test(arg))
+  const base = path.basename(script ?? argv[0] ?? "plugin").replace(/\.[^.]+$/, "")
+  let name = base
+  for (let n = 2; taken.has(name); n++) name = `${base}-${n}`
+  taken.add(name)
+  return name
+}
+
+const loadSettings = (parsed: Parsed, scenario: Scenarios.Scenario | undefined) =>
+  Effect.gen(function* () {
+    // Layered: the scenario's settings, then the file, then --set; decoded once so every problem is listed.
+    const file = yield* Option.match(parsed.settings, { onNone: () => Effect.succeed({}), onSome: Settings.readFile })
+    const assignments = yield* Settings.parseAssignments(parsed.set)
+    const source = Option.match(parsed.settings, { onNone: () => "--set", onSome: (file) => `${file} and --set` })
+    return yield* Settings.decode({ ...scenario?.settings, ...file, ...assignments }, source)
+  }).pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
+
+const resolveScenario = (name: string) =>
+  Effect.gen(function* () {
+    const bundled = Scenarios.byName(name)
+    if (bundled !== undefined) return { scenario: bundled, plan: bundled.plan }
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs.readFileString(name).pipe(
+      Effect.mapError(
+        () =>
+          new UsageError({
+            message: `--scenario "${name}" is neither a bundled scenario (${Scenarios.scenarios
+              .map((s) => s.name)
+              .join(", ")}) nor a readable fault-plan file`
+          })
+      )
+    )
+    const plan = yield* FaultPlan.fromJson(text).pipe(
+      Effect.mapError(
+        (error) =>
+          new UsageError({
+            message: `invalid fault plan in ${name}:\n${ParseResult.TreeFormatter.formatErrorSync(error)}`
+          })
+      )
+    )
+    return { scenario: undefined, plan }
+  })
+
+const readStdin = Effect.async<string>((resume) => {
+  const chunks: Array<Buffer> = []
+  process.stdin.on("data", (chunk: Buffer) => chunks.push(chunk))
+  process.stdin.on("end", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
+})
+
+/** The interactive prompt: one line a run, until end of input or "exit". */
+const interactive = (session: Session.Session, report: (outcome: RunOutcome.RunOutcome) => Effect.Effect<void>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => readline.createInterface({ input: process.stdin, output: process.stdout, prompt: "you> " })),
+    (rl) =>
+      Effect.gen(function* () {
+        let last: RunOutcome.RunOutcome | undefined
+        while (true) {
+          const line = yield* Effect.async<string | undefined>((resume) => {
+            rl.once("line", (text) => resume(Effect.succeed(text)))
+            rl.once("close", () => resume(Effect.succeed(undefined)))
+            rl.prompt()
+          })
+          if (line === undefined || line.trim() === "exit") return last
+          if (line.trim() === "") continue
+          last = yield* session.run(line)
+          yield* report(last)
+        }
+      }),
+    (rl) => Effect.sync(() => rl.close())
+  )
+
+const run = (parsed: Parsed) =>
+  Effect.gen(function* () {
+    const env = process.env
+    const providerName =
+      Option.getOrUndefined(parsed.provider) ??
+      (env.ANTHROPIC_API_KEY ? "anthropic" : env.OPENAI_API_KEY ? "openai" : "fake")
+    if (Option.isSome(parsed.scenario) && providerName !== "fake") {
+      return yield* new UsageError({ message: "--scenario works with --provider fake only" })
+    }
+    const keyVariable =
+      providerName === "anthropic" ? "ANTHROPIC_API_KEY" : providerName === "openai" ? "OPENAI_API_KEY" : undefined
+    if (keyVariable !== undefined && !env[keyVariable]) {
+      return yield* new UsageError({ message: `--provider ${providerName} needs ${keyVariable} to be set` })
+    }
+    const chosen = yield* Option.match(parsed.scenario, {
+      onNone: () => Effect.succeed({ scenario: undefined, plan: FaultPlan.happy }),
+      onSome: resolveScenario
+    })
+    const settings = yield* loadSettings(parsed, chosen.scenario)
+    const taken = new Set<string>()
+    const plugins: Array<McpStdio.Config> = []
+    for (const spec of parsed.mcp) {
+      const argv = yield* Either.mapLeft(splitCommandLine(spec), (message) => new UsageError({ message }))
+      plugins.push({ name: pluginName(argv, taken), command: argv[0]!, args: argv.slice(1) })
+    }
+    for (const bundled of chosen.scenario?.plugins ?? []) {
+      const [command, ...args] = Scenarios.pluginCommand(bundled)
+      plugins.push({ name: pluginName([bundled], taken), command: command!, args, cwd: Scenarios.repositoryRoot })
+    }
+    const model = Option.getOrElse(parsed.model, () => defaultModels[providerName])
+    const json = parsed.json
+    const out = Render.stdout
+    const color = out.tty && !json && env.NO_COLOR === undefined
+    const input = Option.getOrUndefined(parsed.prompt) ?? chosen.scenario?.prompt
+    const stdinInput = input === undefined && process.stdin.isTTY !== true ? yield* readStdin : undefined
+    if (stdinInput !== undefined && stdinInput.trim() === "") {
+      return yield* new UsageError({ message: "no input: pass --prompt, or text on stdin" })
+    }
+
+    return yield* Effect.scoped(
+      Effect.gen(function* () {
+        const provider =
+          providerName === "fake"
+            ? yield* Effect.flatMap(FakeProvider.make(chosen.plan), (fake) =>
+                Anthropic.make({ apiKey: Redacted.make("fake-key"), baseUrl: fake.url })
+              )
+            : providerName === "anthropic"
+              ? yield* Anthropic.make()
+              : yield* OpenAi.make()
+        const bus = yield* EventBus.make([json ? Render.jsonLines(out) : Render.human(out, color)])
+        const toolbox = yield* PluginToolbox.make({ providers: plugins.map(McpStdio.make), settings })
+        const session = yield* Session.make({
+          model,
+          settings,
+          ...Option.match(parsed.system, { onNone: () => ({}), onSome: (system) => ({ system }) })
+        }).pipe(
+          Effect.provideService(ModelProvider.ModelProvider, provider),
+          Effect.provideService(EventBus.EventBus, bus),
+          Effect.provideService(Toolbox.Toolbox, toolbox)
+        )
+        const report = (outcome: RunOutcome.RunOutcome) =>
+          json ? Effect.void : Effect.sync(() => out.write(Render.summary(outcome, color)))
+        const text = input ?? stdinInput
+        const outcome =
+          text !== undefined
+            ? yield* Effect.tap(session.run(Content.userText(text)), report)
+            : yield* interactive(session, report)
+        return outcome === undefined ? 0 : exitCodes[outcome.status]
+      })
+    ).pipe(Effect.provide(Transport.layer()))
+  }).pipe(
+    Effect.catchTag("UsageError", (error) =>
+      Effect.sync(() => {
+        process.stderr.write(`agent: ${error.message}\n`)
+        return usageError
+      })
+    ),
+    Effect.catchTag("ConfigError", (error) =>
+      Effect.sync(() => {
+        process.stderr.write(`agent: ${error.message}\n`)
+        return usageError
+      })
+    )
+  )
+
+export const command = Command.make("agent", options, run).pipe(
+  Command.withDescription("Run the agent kernel: a prompt, a chaos scenario, or an interactive session")
+)

@@ -1,0 +1,141 @@
+/**
+ * The bundled chaos scenarios: a fault plan for the fake provider, the real
+ * MCP plugins to start, and the settings that make the recovery path show.
+ */
+import { ChaosPlans, type FaultPlan } from "@agent-kernel/providers"
+import * as path from "node:path"
+
+/** A bundled example plugin. */
+export type BundledPlugin = "workspace" | "chaos"
+
+export interface Scenario {
+  readonly name: string
+  readonly description: string
+  readonly plan: FaultPlan.FaultPlan
+  readonly plugins: ReadonlyArray<BundledPlugin>
+  readonly settings: Readonly<Record<string, unknown>>
+  readonly prompt: string
+  /** The status the scenario is built to end with (the demo and the tests check it). */
+  readonly expected: string
+}
+
+const examples = path.resolve(import.meta.dirname, "..")
+
+/** How to start a bundled plugin: plain node (the plugins are type-checked JavaScript, so no loader slows a respawn). */
+export const pluginCommand = (plugin: BundledPlugin): ReadonlyArray<string> => [
+  process.execPath,
+  path.join(examples, "plugins", `${plugin}.mjs`)
+]
+
+export const repositoryRoot = path.resolve(examples, "..")
+
+const reply = (text: string): FaultPlan.Step => ({ kind: "reply", text, stop: "end_turn" })
+const call = (name: string, input: unknown = {}): FaultPlan.Step => ({
+  kind: "reply",
+  tool_calls: [{ name, input }],
+  stop: "tool_use"
+})
+
+export const scenarios: ReadonlyArray<Scenario> = [
+  {
+    name: "rate-limits",
+    description: "429s with retry-after (seconds, then milliseconds): each retry waits at least what the server asked",
+    plan: {
+      name: "rate-limits",
+      steps: [
+        ...ChaosPlans.rateLimits.steps,
+        call("list_files", {}),
+        reply("The workspace holds the agent-kernel packages, examples and docs.")
+      ]
+    },
+    plugins: ["workspace"],
+    settings: {},
+    prompt: "What is in this workspace?",
+    expected: "completed"
+  },
+  {
+    name: "overload-storm",
+    description: "529 overloaded, then a stream that fails mid-way: the session's retry budget (3 here) runs out",
+    plan: ChaosPlans.overloadStorm,
+    plugins: [],
+    settings: { max_session_retries: 3 },
+    prompt: "Summarise the project.",
+    expected: "retry_budget_exhausted"
+  },
+  {
+    name: "context-overflow",
+    description: "a large tool result, then prompt is too long: the context is reduced, never re-sent as it was",
+    plan: {
+      name: "context-overflow",
+      steps: [
+        call("read_file", { path: "pnpm-lock.yaml", max_bytes: 60_000 }),
+        ...ChaosPlans.contextOverflow.steps,
+        reply("The direct dependencies are effect, @effect/platform and the MCP SDK.")
+      ]
+    },
+    plugins: ["workspace"],
+    settings: {},
+    prompt: "Read the lockfile and list the direct dependencies.",
+    expected: "completed"
+  },
+  {
+    name: "refusal",
+    description: "the content filter stops a partial answer: its own event, the partial text kept",
+    plan: ChaosPlans.refusal,
+    plugins: [],
+    settings: {},
+    prompt: "Tell me something you will refuse halfway.",
+    expected: "content_filtered"
+  },
+  {
+    name: "plugin-crash",
+    description:
+      "a plugin killed mid-call, three times: error tool_results, then its breaker opens and nothing respawns",
+    plan: {
+      name: "plugin-crash",
+      steps: [
+        call("fetch_report", { quarter: "Q3" }),
+        call("fetch_report", { quarter: "Q3" }),
+        call("fetch_report", { quarter: "Q3" }),
+        call("fetch_report", { quarter: "Q3" }),
+        reply("The report plugin keeps crashing, so I cannot fetch the report right now.")
+      ]
+    },
+    plugins: ["chaos"],
+    settings: {},
+    prompt: "Fetch the Q3 report.",
+    expected: "completed"
+  },
+  {
+    name: "hung-tool",
+    description: "a tool that never answers: cancelled at tool_timeout_ms (2 s here) and reported to the model",
+    plan: {
+      name: "hung-tool",
+      steps: [call("wait_for_approval", { change: "deploy" }), reply("Approval timed out; I did not deploy.")]
+    },
+    plugins: ["chaos"],
+    settings: { tool_timeout_ms: 2_000 },
+    prompt: "Deploy once approved.",
+    expected: "completed"
+  },
+  {
+    name: "auth-error",
+    description: "401 on every request: the run ends at once, with no retry and no fallback",
+    plan: ChaosPlans.authError,
+    plugins: [],
+    settings: { fallback_models: ["fake-fallback"] },
+    prompt: "Hello?",
+    expected: "auth_error"
+  },
+  {
+    name: "happy",
+    description: "no faults: a tool call, then an answer",
+    plan: { name: "happy", steps: [call("list_files", {}), reply("The workspace holds packages, examples and docs.")] },
+    plugins: ["workspace"],
+    settings: {},
+    prompt: "What is in this workspace?",
+    expected: "completed"
+  }
+]
+
+export const byName = (name: string): Scenario | undefined => scenarios.find((scenario) => scenario.name === name)
