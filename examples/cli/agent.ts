@@ -251,6 +251,20 @@ const run = (parsed: Parsed) =>
     )
   )
 
+/** Runs one bundled scenario as `agent --scenario NAME` would, returning its exit code. */
+export const runScenario = (name: string, output: { readonly json?: boolean } = {}) =>
+  run({
+    provider: Option.some("fake"),
+    model: Option.none(),
+    prompt: Option.none(),
+    system: Option.none(),
+    mcp: [],
+    settings: Option.none(),
+    set: [],
+    scenario: Option.some(name),
+    json: output.json ?? false
+  })
+
 export const command = Command.make("agent", options, run).pipe(
   Command.withDescription("Run the agent kernel: a prompt, a chaos scenario, or an interactive session")
 )
