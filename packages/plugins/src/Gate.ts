@@ -112,7 +112,7 @@ const lookup = (input: unknown, path: string): { readonly found: boolean; readon
     if (typeof current !== "object" || current === null || !Object.hasOwn(current, key)) {
       return { found: false, value: undefined }
     }
-    current = (current as Record<string, unknown>)[key]
+    current = Reflect.get(current, key)
   }
   return { found: true, value: current }
 }

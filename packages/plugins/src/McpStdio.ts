@@ -263,26 +263,6 @@ export const make = (config: Config): Effect.Effect<McpStdio, never, CommandExec
         // Writing to a dead child fails with EPIPE; the exit watcher reports the death.
         yield* fork(Stream.run(Stream.fromQueue(stdin), proc.stdin))
         yield* fork(
-          Stream.runForEach(proc.stdout, (chunk) =>
-            Effect.suspend(() => {
-              const before = transport.junkLines
-              transport.feed(chunk)
-              const after = transport.junkLines
-              if (after === before) return Effect.void
-              return Effect.zipRight(
-                Ref.update(counters, (c) => ({ ...c, junkLines: c.junkLines + after - before })),
-                // Reported, not fatal; warn on the 1st, 2nd, 4th, 8th... line so a chatty server cannot flood.
-                highestBit(after) > highestBit(before)
-                  ? EventBus.publish({
-                      type: "warning",
-                      message: `plugin "${provider}" printed a line on stdout that is not JSON-RPC (${after} so far): ${transport.lastJunk}`
-                    })
-                  : Effect.void
-              )
-            })
-          )
-        )
-        yield* fork(
           Stream.runForEach(proc.stderr, (chunk) => Effect.sync(() => stderr.append(chunk))).pipe(
             Effect.ensuring(Deferred.succeed(stderrDone, undefined))
           )
@@ -303,6 +283,32 @@ export const make = (config: Config): Effect.Effect<McpStdio, never, CommandExec
 
         yield* fork(
           Effect.flatMap(Effect.either(proc.exitCode), (result) => died({ _tag: "Exited", pid, ...exitOf(result) }))
+        )
+        // stdout closing is only a hint (a grandchild may hold it, or never close it): if the
+        // server is already a zombie its status is final, and Node's exit event may still be on its way.
+        const stdoutClosed = Effect.suspend(() => {
+          const exit = group.zombieExit(pid)
+          return exit === undefined ? Effect.void : died({ _tag: "Exited", pid, ...exit })
+        })
+        yield* fork(
+          Stream.runForEach(proc.stdout, (chunk) =>
+            Effect.suspend(() => {
+              const before = transport.junkLines
+              transport.feed(chunk)
+              const after = transport.junkLines
+              if (after === before) return Effect.void
+              return Effect.zipRight(
+                Ref.update(counters, (c) => ({ ...c, junkLines: c.junkLines + after - before })),
+                // Reported, not fatal; warn on the 1st, 2nd, 4th, 8th... line so a chatty server cannot flood.
+                highestBit(after) > highestBit(before)
+                  ? EventBus.publish({
+                      type: "warning",
+                      message: `plugin "${provider}" printed a line on stdout that is not JSON-RPC (${after} so far): ${transport.lastJunk}`
+                    })
+                  : Effect.void
+              )
+            })
+          ).pipe(Effect.ignore, Effect.zipRight(stdoutClosed))
         )
 
         // Added last, so it runs first on close: readers still drain while we stop the process.

@@ -5,6 +5,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { McpStdio, PluginToolbox } from "../src/index.js"
 import { eventually, fixture, inflight, isAlive, liveGroup, parse, recordEvents, use, wrapped } from "./helpers.js"
 
@@ -218,6 +221,20 @@ describe("McpStdio against the fixture server", () => {
       yield* Scope.close(scope, Exit.void)
       expect(liveGroup(leader)).toEqual([])
       expect([leader, plain, stubborn].filter(isAlive)).toEqual([])
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
+
+  it.live("closing the scope shuts a well-behaved server down by closing its stdin, as the MCP spec asks", () =>
+    Effect.gen(function* () {
+      const marker = Path.join(Os.tmpdir(), `agent-kernel-marker-${process.pid}-${Date.now()}`)
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const { box } = yield* toolbox({ ...fixture("fx", `--marker=${marker}`), shutdownGraceMillis: 10_000 })
+          expect((yield* box.invoke(use("echo", { text: "x" }))).content).toBe("x")
+        })
+      )
+      expect(Fs.readFileSync(marker, "utf8")).toBe("stdin closed")
+      Fs.rmSync(marker)
     }).pipe(Effect.provide(NodeContext.layer))
   )
 

@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
+import * as Os from "node:os"
 
 /** @internal */
 export interface ProcStat {
@@ -7,6 +8,8 @@ export interface ProcStat {
   readonly command: string
   readonly state: string
   readonly pgrp: number
+  /** The wait status (waitpid format) of a zombie; field 52 of /proc/<pid>/stat, Linux 3.5+. */
+  readonly waitStatus: number | undefined
 }
 
 /** Whether /proc can be read (Linux). Without it only the leader's exit is watched. @internal */
@@ -34,7 +37,33 @@ export const readStat = (pid: number): ProcStat | undefined => {
   const fields = text.slice(close + 2).split(" ")
   const pgrp = Number(fields[2])
   if (fields[0] === undefined || !Number.isFinite(pgrp)) return undefined
-  return { pid, command: text.slice(open + 1, close), state: fields[0], pgrp }
+  const waitStatus = fields.length >= 50 ? Number(fields[49]) : Number.NaN
+  return {
+    pid,
+    command: text.slice(open + 1, close),
+    state: fields[0],
+    pgrp,
+    waitStatus: Number.isInteger(waitStatus) ? waitStatus : undefined
+  }
+}
+
+const signalNames = new Map(Object.entries(Os.constants.signals).map(([name, number]) => [number, name] as const))
+
+/**
+ * The exit of a child that has died but is not reaped yet, read from /proc.
+ * Node reaps on SIGCHLD, and its `exit` event can trail the pipes closing by
+ * milliseconds on a busy loop; a zombie already knows how it ended.
+ * @internal
+ */
+export const zombieExit = (
+  pid: number
+): { readonly exitCode: number | null; readonly signal: string | null } | undefined => {
+  const stat = hasProc ? readStat(pid) : undefined
+  if (stat === undefined || stat.state !== "Z" || stat.waitStatus === undefined) return undefined
+  const signal = stat.waitStatus & 0x7f
+  return signal === 0
+    ? { exitCode: (stat.waitStatus >> 8) & 0xff, signal: null }
+    : { exitCode: null, signal: signalNames.get(signal) ?? `signal ${signal}` }
 }
 
 /**
@@ -51,7 +80,8 @@ export const isAlive = (pid: number): boolean => {
     process.kill(pid, 0)
     return true
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
+    // EPERM: it exists but belongs to someone else.
+    return error instanceof Error && "code" in error && error.code === "EPERM"
   }
 }
 

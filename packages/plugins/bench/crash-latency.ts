@@ -1,0 +1,190 @@
+/**
+ * Crash-to-error-result latency: how long after a plugin server is SIGKILLed
+ * mid-call the in-flight call comes back as an error, for agent-kernel's
+ * McpStdio and, measured in the same run as the baseline, the stock SDK
+ * client (`StdioClientTransport`).
+ *
+ * Two cases: the server is our direct child; the server runs under a
+ * launcher that outlives it (`bash -c 'node server; sleep 30'`). The stock
+ * client sees no pipe close in the second case and waits for its request
+ * timeout, capped here at CAP_MS.
+ *
+ * Run: ./node_modules/.bin/tsx packages/plugins/bench/crash-latency.ts  (RUNS=30 by default)
+ */
+import { Content } from "@agent-kernel/kernel"
+import { NodeContext } from "@effect/platform-node"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { McpStdio, PluginToolbox } from "../src/index.js"
+
+const RUNS = Number(process.env.RUNS ?? "30")
+const WARMUP = 2
+const CAP_MS = 5_000
+const server = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..", "test", "fixtures", "server.mjs")
+const node = process.execPath
+const wrapperScript = `'${node}' '${server}'; sleep 30`
+
+const now = () => performance.now()
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const textOf = (result: unknown): string => {
+  if (typeof result !== "object" || result === null || !("content" in result) || !Array.isArray(result.content))
+    return ""
+  const first: unknown = result.content[0]
+  return typeof first === "object" && first !== null && "text" in first && typeof first.text === "string"
+    ? first.text
+    : ""
+}
+const pidIn = (text: string): number => {
+  const parsed: unknown = JSON.parse(text)
+  if (typeof parsed === "object" && parsed !== null && "pid" in parsed && typeof parsed.pid === "number")
+    return parsed.pid
+  throw new Error(`no pid in ${text}`)
+}
+
+/** Children of a process, from /proc: the stock client leaves a launcher's children behind. */
+const descendants = (pid: number): Array<number> => {
+  const children = Fs.readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const stat = Fs.readFileSync(`/proc/${entry}/stat`, "utf8")
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid ? [Number(entry)] : []
+      } catch {
+        return []
+      }
+    })
+  return children.flatMap((child) => [child, ...descendants(child)])
+}
+const killTree = (pid: number) => {
+  for (const p of [...descendants(pid), pid]) {
+    try {
+      process.kill(p, "SIGKILL")
+    } catch {}
+  }
+}
+
+interface Sample {
+  readonly ms: number
+  readonly capped: boolean
+}
+
+// ---- agent-kernel ----------------------------------------------------------------
+
+/** One provider for all runs: each run kills the server, and the next call respawns it. */
+const oursSampler = (config: McpStdio.Config) =>
+  Effect.gen(function* () {
+    const provider = yield* McpStdio.make(config)
+    const box = yield* PluginToolbox.make({
+      providers: [Effect.succeed(provider)],
+      settings: { tool_timeout_ms: CAP_MS, breaker_consecutive_failures: 1_000, breaker_total_failures: 1_000 }
+    })
+    const invoke = (name: string, input: unknown = {}) => box.invoke(Content.toolUse(`b${now()}`, name, input))
+    return Effect.gen(function* () {
+      const pid = pidIn((yield* invoke("pid")).content)
+      const call = yield* Effect.fork(Effect.map(invoke("hang"), (result) => ({ result, at: now() })))
+      while (Number((yield* invoke("inflight")).content) < 1) yield* Effect.promise(() => pause(1))
+      const killedAt = now()
+      process.kill(pid, "SIGKILL")
+      const { result, at } = yield* Fiber.join(call)
+      const capped = result.content.includes("timed out")
+      if (!capped && !result.content.includes("process_crashed")) throw new Error(`unexpected: ${result.content}`)
+      return { ms: at - killedAt, capped } satisfies Sample
+    })
+  })
+
+// ---- stock SDK client ------------------------------------------------------------
+
+const stockOnce = async (command: string, args: Array<string>): Promise<Sample> => {
+  const transport = new StdioClientTransport({ command, args, stderr: "ignore" })
+  const client = new Client({ name: "bench", version: "1.0.0" })
+  await client.connect(transport)
+  try {
+    const pid = pidIn(textOf(await client.callTool({ name: "pid", arguments: {} })))
+    let doneAt = 0
+    const pending = client.callTool({ name: "hang", arguments: {} }, undefined, { timeout: CAP_MS }).then(
+      () => ({ timedOut: false }),
+      (error: unknown) => ({ timedOut: error instanceof Error && /timed out/i.test(error.message) })
+    )
+    const settled = pending.then((outcome) => {
+      doneAt = now()
+      return outcome
+    })
+    while (Number(textOf(await client.callTool({ name: "inflight", arguments: {} }))) < 1) await pause(1)
+    const killedAt = now()
+    process.kill(pid, "SIGKILL")
+    const outcome = await settled
+    return { ms: doneAt - killedAt, capped: outcome.timedOut }
+  } finally {
+    if (transport.pid !== null) killTree(transport.pid)
+    await client.close().catch(() => {})
+  }
+}
+
+const stockCase = async (command: string, args: Array<string>, concurrency: number): Promise<Array<Sample>> => {
+  for (let i = 0; i < WARMUP; i++) await stockOnce(command, args)
+  const samples: Array<Sample> = []
+  while (samples.length < RUNS) {
+    const batch = Math.min(concurrency, RUNS - samples.length)
+    samples.push(...(await Promise.all(Array.from({ length: batch }, () => stockOnce(command, args)))))
+  }
+  return samples
+}
+
+// ---- report ----------------------------------------------------------------------
+
+const summary = (samples: ReadonlyArray<Sample>): string => {
+  const sorted = samples.map((s) => s.ms).sort((a, b) => a - b)
+  const median =
+    sorted.length % 2 === 1
+      ? sorted[(sorted.length - 1) / 2]!
+      : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2
+  const worst = sorted[sorted.length - 1]!
+  const capped = samples.filter((s) => s.capped).length
+  const cap = capped > 0 ? ` (hit the ${CAP_MS} ms cap ${capped}/${samples.length})` : ""
+  return `median ${median.toFixed(1)} ms, worst ${worst.toFixed(1)} ms${cap}`
+}
+
+const main = Effect.gen(function* () {
+  console.log(`crash-to-error-result latency, SIGKILL of the server mid-call, ${RUNS} runs each (+${WARMUP} warm-up)`)
+  console.log(
+    `node ${process.version}, ${process.platform}; stock client = @modelcontextprotocol/sdk StdioClientTransport`
+  )
+  console.log("agent-kernel and the stock client run interleaved, so machine load hits both alike.\n")
+  const wrapper = ["-c", wrapperScript]
+  const ourDirect = yield* oursSampler({ name: "direct", command: node, args: [server], shutdownGraceMillis: 300 })
+  const ourWrapper = yield* oursSampler({ name: "wrapper", command: "bash", args: wrapper, shutdownGraceMillis: 300 })
+  const samples = { ourDirect: [] as Array<Sample>, stockDirect: [] as Array<Sample>, ourWrapper: [] as Array<Sample> }
+  for (let i = 0; i < RUNS + WARMUP; i++) {
+    const a = yield* ourDirect
+    const b = yield* Effect.promise(() => stockOnce(node, [server]))
+    const c = yield* ourWrapper
+    if (i < WARMUP) continue
+    samples.ourDirect.push(a)
+    samples.stockDirect.push(b)
+    samples.ourWrapper.push(c)
+  }
+  // Each stock wrapper run waits for the cap: run them 10 at a time so the benchmark ends.
+  const stockWrapper = yield* Effect.promise(() => stockCase("bash", wrapper, 10))
+
+  const rows = [
+    ["case", "agent-kernel McpStdio", "stock SDK client"],
+    ["direct child (node server.mjs)", summary(samples.ourDirect), summary(samples.stockDirect)],
+    ["wrapper (bash -c 'node server.mjs; sleep 30')", summary(samples.ourWrapper), summary(stockWrapper)]
+  ]
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((row) => row[col]!.length)))
+  for (const row of rows) console.log(row.map((cell, col) => cell.padEnd(widths[col]!)).join(" | "))
+}).pipe(Effect.scoped, Effect.provide(NodeContext.layer))
+
+Effect.runPromise(main).then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error)
+    process.exit(1)
+  }
+)
