@@ -1,0 +1,79 @@
+/**
+ * The guides' samples: each runs here, and each guide quotes its file verbatim.
+ */
+import { Content, type RunOutcome } from "@agent-kernel/kernel"
+import { TestClockDriver } from "@agent-kernel/kernel/testing"
+import { assert, describe, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as ComposePolicy from "./compose-policy.js"
+import * as ContextSample from "./context-provider.js"
+import * as Observe from "./observe.js"
+import * as Plugins from "./plugins.js"
+
+const root = path.resolve(import.meta.dirname, "../..")
+
+describe("guide samples", () => {
+  it("every sample a guide names is quoted verbatim", () => {
+    const docs = fs.readdirSync(path.join(root, "docs")).filter((file) => file.endsWith(".md"))
+    let quoted = 0
+    for (const doc of docs) {
+      const text = fs.readFileSync(path.join(root, "docs", doc), "utf8")
+      for (const match of text.matchAll(/<!-- sample: (\S+) -->\n```ts\n([\s\S]*?)```/g)) {
+        assert.strictEqual(match[2], fs.readFileSync(path.join(root, match[1]!), "utf8"), `${doc} quotes ${match[1]}`)
+        quoted++
+      }
+    }
+    assert.isAtLeast(quoted, 4)
+  })
+
+  it.effect("compose-policy: the preview stops at the auth error and honours the 30 s retry-after", () =>
+    Effect.gen(function* () {
+      const delays = yield* ComposePolicy.preview.pipe(Effect.withRandom(Random.make("docs")))
+      assert.lengthOf(delays, 2)
+      assert.isAtMost(Duration.toMillis(delays[0]!), 1_000)
+      assert.strictEqual(Duration.toMillis(delays[1]!), 30_000)
+      const outcome = yield* TestClockDriver.run(ComposePolicy.run)
+      assert.strictEqual(outcome.status, "completed")
+      assert.strictEqual(outcome.retries.session_total, 1)
+    })
+  )
+
+  it.effect("context-provider: the overflow is answered by a smaller request that keeps the latest input", () =>
+    Effect.gen(function* () {
+      const { outcome, sent } = yield* ContextSample.run
+      assert.strictEqual(outcome.status, "completed")
+      assert.isBelow(sent[1]!.length + JSON.stringify(sent[1]).length, sent[0]!.length + JSON.stringify(sent[0]).length)
+      assert.strictEqual(Content.textOf(sent[1]!.at(-1)!), "And what is a Layer?")
+    })
+  )
+
+  it.live("plugins: a good call, a bad argument, a denial and a real MCP call all come back as tool results", () =>
+    Effect.gen(function* () {
+      const outcome: RunOutcome.RunOutcome = yield* Plugins.run
+      assert.strictEqual(outcome.status, "completed")
+      const results = outcome.history[2]!.content.flatMap((block) => (block.type === "tool_result" ? [block] : []))
+      assert.deepStrictEqual(
+        results.map((r) => r.is_error),
+        [false, true, true, false]
+      )
+      assert.strictEqual(results[0]!.content, "5")
+      assert.include(results[2]!.content, "secrets stay private")
+      assert.include(results[3]!.content, "package.json")
+    })
+  )
+
+  it.effect("observe: observers, the response hook, the stream and the metrics all see the retry", () =>
+    Effect.gen(function* () {
+      const { outcome, lines, retriesSeen, overloadedRetriesTotal } = yield* TestClockDriver.run(Observe.run)
+      assert.strictEqual(outcome.status, "completed")
+      assert.include(lines, "retry_scheduled")
+      assert.include(lines, "turn 1: end_turn, 5 tokens out")
+      assert.strictEqual(retriesSeen, 1)
+      assert.isAtLeast(overloadedRetriesTotal, 1)
+    })
+  )
+})
