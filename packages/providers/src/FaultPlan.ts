@@ -26,6 +26,9 @@ import * as Schema from "effect/Schema"
 
 const Headers = Schema.Record({ key: Schema.String, value: Schema.String })
 
+/** An HTTP status code. */
+const Status = Schema.Int.pipe(Schema.between(100, 599))
+
 /** Fields every step may carry: a delay (on Effect's Clock) before answering. */
 const common = {
   delay_ms: Schema.optional(Schema.Number.pipe(Schema.nonNegative()))
@@ -82,7 +85,7 @@ export const Happy = Schema.Struct({ kind: Schema.Literal("happy"), ...common })
 export const ErrorStep = Schema.Struct({
   kind: Schema.Literal("error"),
   ...common,
-  status: Schema.Number,
+  status: Status,
   error_type: Schema.String,
   message: Schema.optional(Schema.String),
   code: Schema.optional(Schema.String),
@@ -100,7 +103,7 @@ export const ErrorStep = Schema.Struct({
 export const Raw = Schema.Struct({
   kind: Schema.Literal("raw"),
   ...common,
-  status: Schema.Number,
+  status: Status,
   headers: Schema.optional(Headers),
   body: Schema.String
 })
@@ -165,7 +168,11 @@ export const Reset = Schema.Struct({ kind: Schema.Literal("reset"), ...common, t
  * @since 0.1.0
  * @category schemas
  */
-export const Oversize = Schema.Struct({ kind: Schema.Literal("oversize"), ...common, bytes: Schema.Number })
+export const Oversize = Schema.Struct({
+  kind: Schema.Literal("oversize"),
+  ...common,
+  bytes: Schema.Int.pipe(Schema.between(0, 1024 * 1024 * 1024))
+})
 
 /**
  * Any step.

@@ -28,11 +28,16 @@ describe("FaultPlan", () => {
   it.effect("reports every invalid field of a bad plan", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(
-        FaultPlan.fromJson(JSON.stringify({ steps: [{ kind: "error", status: "429" }, { kind: "explode" }] }))
+        FaultPlan.fromJson(
+          JSON.stringify({
+            steps: [{ kind: "error", status: "429" }, { kind: "raw", status: 1000, body: "" }, { kind: "explode" }]
+          })
+        )
       )
       expect(error.message).toContain("status")
       expect(error.message).toContain("error_type")
       expect(error.message).toContain("explode")
+      expect(error.message).toContain("1000")
     })
   )
 
