@@ -168,6 +168,27 @@ describe("Simulator.simulate", () => {
     })
   )
 
+  it.effect("a context reduction re-sends without spending a retry: retry counts what the per-call cap limits", () =>
+    Effect.gen(function* () {
+      const faults = yield* Simulator.parseFaults("ok,ok,context_length_exceeded,529,529,ok")
+      const { timeline } = yield* Simulator.simulate(RetryPolicy.fromSettings(noJitter), faults, {
+        seed: 1,
+        settings: noJitter
+      })
+      assert.deepStrictEqual(
+        timeline.map((step) => [step.turn, step.attempt, step.result, step.action, step.retry]),
+        [
+          [1, 1, "ok", "continue", null],
+          [2, 1, "ok", "continue", null],
+          [3, 1, "context_length_exceeded", "reduce_context", null],
+          [3, 2, "overloaded", "retry", 1],
+          [3, 3, "overloaded", "retry", 2],
+          [3, 4, "ok", "end", null]
+        ]
+      )
+    })
+  )
+
   it.effect("a token bucket's refund on success shows in budget_left", () =>
     Effect.gen(function* () {
       const faults = yield* Simulator.parseFaults("529,ok,529,529,ok")

@@ -242,12 +242,12 @@ export const respectsPerCallCap = (max?: number): Law => ({
   test: (subject, testCase) =>
     Effect.map(simulate(subject, testCase), (simulation) => {
       const cap = max ?? subject.settings.max_retries
-      const over = simulation.timeline.find((step) => step.action === "retry" && step.attempt > cap)
+      const over = simulation.timeline.find((step) => step.retry !== null && step.retry > cap)
       if (over === undefined) return Option.none()
       return Option.some({
         step: over.call,
         simulation,
-        message: `call ${over.call} is retry ${over.attempt} of one call (turn ${over.turn} on ${over.model}), more than ${cap}`
+        message: `call ${over.call} is retry ${over.retry} of one call (turn ${over.turn} on ${over.model}), more than ${cap}`
       })
     })
 })

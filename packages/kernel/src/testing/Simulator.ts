@@ -76,6 +76,12 @@ export interface Step {
   /** The server's retry-after on that error, if any. */
   readonly retry_after_ms: number | null
   readonly action: Action
+  /**
+   * For a retry, which retry of the call it is, from 1: the count the
+   * per-call cap applies to (a context reduction re-sends without one, so it
+   * can differ from `attempt - 1`). `null` for other actions.
+   */
+  readonly retry: number | null
   /** How long the kernel waited before the next call (0 unless `action` is `retry`). */
   readonly delay_ms: number
   /** Whether the wait was the policy's (`backoff`) or the server's (`retry_after`); `null` unless a retry. */
@@ -229,18 +235,19 @@ const build = (seed: number, faults: ReadonlyArray<Fault>, observed: ReadonlyArr
   const timeline: Array<Step> = []
   const events = observed.map(({ event }) => event)
   const startedAt = events[0]?.at ?? 0
-  let pending: Omit<Step, "action" | "delay_ms" | "source" | "budget_used" | "budget_left"> | undefined
+  let pending: Omit<Step, "action" | "retry" | "delay_ms" | "source" | "budget_used" | "budget_left"> | undefined
   let ended: KernelEvent.EventOf<"run_ended"> | undefined
   let last: RetryBudget.Snapshot = { used: 0, remaining: 0 }
   const close = (
     action: Action,
     budget: RetryBudget.Snapshot,
-    retry?: { readonly delay_ms: number; readonly source: "backoff" | "retry_after" }
+    retry?: { readonly retry: number; readonly delay_ms: number; readonly source: "backoff" | "retry_after" }
   ) => {
     if (pending === undefined) return
     timeline.push({
       ...pending,
       action,
+      retry: retry?.retry ?? null,
       delay_ms: retry?.delay_ms ?? 0,
       source: retry?.source ?? null,
       budget_used: budget.used,
@@ -270,7 +277,7 @@ const build = (seed: number, faults: ReadonlyArray<Fault>, observed: ReadonlyArr
         close("continue", budget)
         break
       case "retry_scheduled":
-        close("retry", budget, { delay_ms: event.delay_ms, source: event.source })
+        close("retry", budget, { retry: event.attempt, delay_ms: event.delay_ms, source: event.source })
         break
       case "fallback":
         close("fallback", budget)
