@@ -6,7 +6,6 @@
  * @since 0.1.0
  */
 import type * as Sse from "@effect/experimental/Sse"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import type { Content } from "@agent-kernel/kernel"
 import { ModelProvider } from "@agent-kernel/kernel"
@@ -403,32 +402,16 @@ export const make = (
         maxErrorBodyBytes: Math.min(maxBodyBytes, 1024 * 1024),
         retryAfter: options?.retryAfter
       }
-      const httpRequest = yield* HttpClientRequest.post(url).pipe(
-        HttpClientRequest.setHeaders({
+      return yield* Http.exchange(transport, call, wire, {
+        url,
+        headers: {
           ...options?.headers,
           "x-api-key": Redacted.value(apiKey),
           "anthropic-version": options?.version ?? "2023-06-01",
           accept: stream ? "text/event-stream" : "application/json"
-        }),
-        HttpClientRequest.bodyJson(toWire(request, { stream, defaultMaxTokens })),
-        Effect.mapError((error) =>
-          Http.makeError(call, "invalid_request", {
-            message: `cannot encode the request body: ${error.reason._tag}`
-          })
-        )
-      )
-      return yield* Effect.scoped(
-        Effect.gen(function* () {
-          const response = yield* Http.open(transport, httpRequest, call)
-          if (response.status < 200 || response.status >= 300) {
-            return yield* Effect.flip(Http.fromErrorResponse(response, call, errorFacts))
-          }
-          const contentType = response.headers["content-type"] ?? ""
-          return yield* contentType.includes("text/event-stream")
-            ? fromStream(response, call)
-            : fromJsonBody(response, call)
-        })
-      )
+        },
+        body: toWire(request, { stream, defaultMaxTokens })
+      })
     })
 
     return ModelProvider.make(name, generate)
@@ -444,3 +427,5 @@ export const layer = (
   options?: Options
 ): Layer.Layer<ModelProvider.ModelProvider, ConfigError.ConfigError, Transport> =>
   Layer.effect(ModelProvider.ModelProvider, make(options))
+
+const wire: Http.Wire = { errorFacts, fromJsonBody, fromStream }

@@ -10,7 +10,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { ModelError } from "@agent-kernel/kernel"
+import { ModelError, type ModelProvider } from "@agent-kernel/kernel"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -358,4 +358,51 @@ export const malformed = (
     status,
     midStream: options?.midStream === true ? true : undefined,
     details: options?.body !== undefined ? { body: truncate(options.body) } : undefined
+  })
+
+/** How one provider reads its wire format. */
+export interface Wire {
+  readonly errorFacts: (body: unknown) => Option.Option<Omit<Classification.Facts, "status">>
+  readonly fromJsonBody: (
+    response: HttpClientResponse.HttpClientResponse,
+    call: Call
+  ) => Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError>
+  readonly fromStream: (
+    response: HttpClientResponse.HttpClientResponse,
+    call: Call
+  ) => Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError>
+}
+
+/**
+ * One request and its response, the same for every provider: encode the
+ * body, open with the phased timeouts, classify a non-2xx, and read a JSON
+ * body or an SSE stream by its content type.
+ * @internal
+ */
+export const exchange = (
+  transport: Transport.Transport["Type"],
+  call: Call,
+  wire: Wire,
+  request: { readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly body: unknown }
+): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> =>
+  Effect.gen(function* () {
+    const httpRequest = yield* HttpClientRequest.post(request.url).pipe(
+      HttpClientRequest.setHeaders(request.headers),
+      HttpClientRequest.bodyJson(request.body),
+      Effect.mapError((error) =>
+        makeError(call, "invalid_request", { message: `cannot encode the request body: ${error.reason._tag}` })
+      )
+    )
+    return yield* Effect.scoped(
+      Effect.gen(function* () {
+        const response = yield* open(transport, httpRequest, call)
+        if (response.status < 200 || response.status >= 300) {
+          return yield* Effect.flip(fromErrorResponse(response, call, wire.errorFacts))
+        }
+        const contentType = response.headers["content-type"] ?? ""
+        return yield* contentType.includes("text/event-stream")
+          ? wire.fromStream(response, call)
+          : wire.fromJsonBody(response, call)
+      })
+    )
   })
