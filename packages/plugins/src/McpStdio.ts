@@ -98,6 +98,8 @@ export interface Stats {
  */
 export interface McpStdio extends ToolProvider.ToolProvider {
   readonly stats: Effect.Effect<Stats>
+  /** Pings the running server (MCP `ping`); `false` when none is running or it does not answer. Never spawns. */
+  readonly ping: Effect.Effect<boolean>
 }
 
 /**
@@ -443,25 +445,38 @@ export const make = (config: Config): Effect.Effect<McpStdio, never, CommandExec
       )
     )
 
-    const call = (tool: string, input: unknown) =>
-      Effect.gen(function* () {
-        const args = yield* Schema.decodeUnknown(Arguments)(input ?? {}).pipe(
-          Effect.mapError(
-            () => new PluginError.InvalidInput({ provider, tool, issues: "the arguments must be a JSON object" })
-          )
+    const call = Effect.fn("McpStdio.call")(function* (tool: string, input: unknown) {
+      const args = yield* Schema.decodeUnknown(Arguments)(input ?? {}).pipe(
+        Effect.mapError(
+          () => new PluginError.InvalidInput({ provider, tool, issues: "the arguments must be a JSON object" })
         )
-        const conn = yield* connection
-        const result = yield* guard(
-          conn,
-          "call",
-          request(tool, (signal) =>
-            conn.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_SDK_TIMEOUT })
-          )
+      )
+      const conn = yield* connection
+      const result = yield* guard(
+        conn,
+        "call",
+        request(tool, (signal) =>
+          conn.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_SDK_TIMEOUT })
         )
-        const text = content.renderCallResult(result)
-        if (content.isErrorResult(result)) return yield* new PluginError.ToolFailed({ provider, tool, text })
-        return text
-      })
+      )
+      const text = content.renderCallResult(result)
+      if (content.isErrorResult(result)) return yield* new PluginError.ToolFailed({ provider, tool, text })
+      return text
+    })
+
+    // Never spawns: a liveness check of the running server, if any.
+    const ping = Effect.gen(function* () {
+      const conn = yield* Ref.get(current)
+      if (conn === undefined || (yield* Deferred.isDone(conn.ended))) return false
+      return yield* guard(
+        conn,
+        "call",
+        request("ping", (signal) => conn.client.ping({ signal, timeout: NO_SDK_TIMEOUT }))
+      ).pipe(
+        Effect.as(true),
+        Effect.orElseSucceed(() => false)
+      )
+    })
 
     const reset = (reason: string) =>
       lock.withPermits(1)(
@@ -485,7 +500,7 @@ export const make = (config: Config): Effect.Effect<McpStdio, never, CommandExec
       }
     })
 
-    return { name: provider, list, call, reset, stats }
+    return { name: provider, list, call, reset, stats, ping }
   })
 
 const fromRequestError = (provider: string, tool: string, error: unknown): PluginError.PluginError => {

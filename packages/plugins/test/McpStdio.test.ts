@@ -28,6 +28,7 @@ describe("McpStdio against the fixture server", () => {
     Effect.gen(function* () {
       const { box, provider } = yield* toolbox(fixture("fx"))
       expect((yield* provider.stats).spawns).toBe(0)
+      expect(yield* provider.ping).toBe(false)
       const tools = yield* box.definitions
       // 19 tools come in pages of 4.
       expect(tools).toHaveLength(19)
@@ -38,6 +39,7 @@ describe("McpStdio against the fixture server", () => {
       expect(stats.protocolVersion).toBe("2025-11-25")
       const result = yield* box.invoke(use("echo", { text: "hello" }))
       expect(result).toMatchObject({ content: "hello", is_error: false })
+      expect(yield* provider.ping).toBe(true)
     }).pipe(Effect.provide(NodeContext.layer))
   )
 

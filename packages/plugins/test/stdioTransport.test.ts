@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import { decodeWaitStatus } from "../src/internal/processGroup.js"
 import { StdioTransport } from "../src/internal/stdioTransport.js"
 
 const make = (maxMessageBytes = 1024) => {
@@ -71,5 +72,14 @@ describe("StdioTransport", () => {
       error: { message: expect.stringContaining("exceeded the limit of 100 bytes") }
     })
     expect(messages[2]).toEqual({ jsonrpc: "2.0", id: 8, result: {} })
+  })
+})
+
+describe("wait statuses read from /proc", () => {
+  it("decode to an exit code or a signal name", () => {
+    expect(decodeWaitStatus(7 << 8)).toEqual({ exitCode: 7, signal: null })
+    expect(decodeWaitStatus(0)).toEqual({ exitCode: 0, signal: null })
+    expect(decodeWaitStatus(9)).toEqual({ exitCode: null, signal: "SIGKILL" })
+    expect(decodeWaitStatus(15 | 0x80)).toEqual({ exitCode: null, signal: "SIGTERM" })
   })
 })

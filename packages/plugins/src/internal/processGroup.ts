@@ -60,9 +60,16 @@ export const zombieExit = (
 ): { readonly exitCode: number | null; readonly signal: string | null } | undefined => {
   const stat = hasProc ? readStat(pid) : undefined
   if (stat === undefined || stat.state !== "Z" || stat.waitStatus === undefined) return undefined
-  const signal = stat.waitStatus & 0x7f
+  return decodeWaitStatus(stat.waitStatus)
+}
+
+/** A waitpid(2) status as an exit code or a signal name. @internal */
+export const decodeWaitStatus = (
+  status: number
+): { readonly exitCode: number | null; readonly signal: string | null } => {
+  const signal = status & 0x7f
   return signal === 0
-    ? { exitCode: (stat.waitStatus >> 8) & 0xff, signal: null }
+    ? { exitCode: (status >> 8) & 0xff, signal: null }
     : { exitCode: null, signal: signalNames.get(signal) ?? `signal ${signal}` }
 }
 
