@@ -5,7 +5,6 @@
  */
 import { RetryPolicy } from "@agent-kernel/kernel"
 
-// #region draft
 export const firstDraft: RetryPolicy.RetryPolicy = RetryPolicy.backoff({ base: "250 millis", factor: 2 }).pipe(
   RetryPolicy.fullJitter,
   RetryPolicy.upTo(4),
@@ -13,4 +12,3 @@ export const firstDraft: RetryPolicy.RetryPolicy = RetryPolicy.backoff({ base: "
   RetryPolicy.honorRetryAfter,
   RetryPolicy.capped("20 seconds")
 )
-// #endregion draft

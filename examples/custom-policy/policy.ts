@@ -6,7 +6,6 @@
 import { RetryBudget, RetryPolicy, Settings } from "@agent-kernel/kernel"
 import * as Layer from "effect/Layer"
 
-// #region settings
 /** The settings the policy is tuned with; the kernel reads the bounds and the fallback chain from them. */
 export const settings: Settings.Settings = {
   ...Settings.defaults,
@@ -16,9 +15,7 @@ export const settings: Settings.Settings = {
   jitter: "full",
   fallback_models: ["claude-haiku-4-5"]
 }
-// #endregion settings
 
-// #region policy
 /**
  * Exponential from 250 ms, full jitter (U(0, d): the least work under
  * contention), each delay capped at 20 s, at most four retries a call,
@@ -31,9 +28,7 @@ export const policy: RetryPolicy.RetryPolicy = RetryPolicy.backoff({ base: "250 
   RetryPolicy.whileRetryable,
   RetryPolicy.honorRetryAfter
 )
-// #endregion policy
 
-// #region budget
 /** 50 tokens, 5 a retry (ten retries from a full bucket), 1 back per successful call. */
 export const bucket = { capacity: 50, retryCost: 5, successRefund: 1 } as const
 
@@ -42,4 +37,3 @@ export const budget = RetryBudget.tokenBucket(bucket)
 
 /** The bucket as a layer, for a real session: `Session.make(...).pipe(Effect.provide(budgetLayer))`. */
 export const budgetLayer: Layer.Layer<RetryBudget.RetryBudget> = Layer.effect(RetryBudget.RetryBudget, budget)
-// #endregion budget
