@@ -228,7 +228,12 @@ export const simulate = Effect.fn("Simulator.simulate")(
       : Effect.withClock(run, VirtualClock.make())
     return build(options.seed, faults, observed)
   },
-  (effect, _policy, _faults, options) => Effect.withRandom(effect, Random.make(options.seed))
+  (effect, _policy, _faults, options) =>
+    effect.pipe(
+      Effect.withRandom(Random.make(options.seed)),
+      // A simulated run is not a real one: keep its spans out of the application's traces.
+      Effect.withTracerEnabled(false)
+    )
 )
 
 const build = (seed: number, faults: ReadonlyArray<Fault>, observed: ReadonlyArray<Observed>): Simulation => {
