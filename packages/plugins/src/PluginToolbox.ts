@@ -11,6 +11,8 @@
  * (bad arguments, a tool that answered with an error) does not. While a
  * breaker is open its provider's tools are withdrawn from `definitions` and
  * nothing is spawned; after `breaker_cooldown_ms` one call probes it.
+ * Interrupting a call (the run was interrupted) stops its provider: an MCP
+ * server's process group is killed, and the next call respawns it.
  *
  * @since 0.1.0
  */
@@ -125,6 +127,10 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
         return Effect.raceFirst(
           Effect.locally(effect, ToolProvider.CancelReason, () => reason),
           timer
+        ).pipe(
+          // Only an interruption from outside reaches here (a timeout is a failure): the run was
+          // stopped, and so is whatever the provider was doing for it. The next call respawns.
+          Effect.onInterrupt(() => entry.provider.reset("the run was interrupted while a call was in flight"))
         )
       }).pipe(
         // A defect in a provider is still only this call's failure.

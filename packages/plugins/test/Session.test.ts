@@ -3,9 +3,10 @@ import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
 import { Gate, McpStdio, PluginToolbox } from "../src/index.js"
-import { fixture } from "./helpers.js"
+import { eventually, fixture, inflight, liveGroup, use } from "./helpers.js"
 
 const settings: Settings.Settings = {
   ...Settings.defaults,
@@ -29,7 +30,7 @@ const session = (script: ReadonlyArray<ScriptedModel.Step>, gate: Gate.Gate["Typ
       Effect.provideService(EventBus.EventBus, bus),
       Effect.provideService(Toolbox.Toolbox, toolbox)
     )
-    return { session: s, provider, model, events, breaker: toolbox.breakers.get("fx")! }
+    return { session: s, provider, model, events, toolbox, breaker: toolbox.breakers.get("fx")! }
   })
 
 const results = (history: Content.History) =>
@@ -139,6 +140,33 @@ describe("the kernel loop over plugins", () => {
       expect(breakerEvents(events)).toEqual(["closed -> open"])
       // Denied calls never reached the server; the one process was for listing the tools.
       expect((yield* provider.stats).spawns).toBe(1)
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
+
+  it.scoped("interrupting a run mid-call kills the plugin's process group; the session goes on", () =>
+    Effect.gen(function* () {
+      const {
+        session: s,
+        provider,
+        toolbox
+      } = yield* session([
+        ScriptedModel.toolCalls({ id: "h1", name: "spawn-grandchild" }),
+        ScriptedModel.toolCalls({ id: "h2", name: "hang" }),
+        // The second run.
+        ScriptedModel.toolCalls({ id: "e1", name: "echo", input: { text: "still here" } }),
+        ScriptedModel.text("done")
+      ])
+      const run = yield* Effect.fork(s.run("go"))
+      yield* inflight(toolbox, 1)
+      const leader = (yield* provider.stats).pid!
+      expect(liveGroup(leader).length).toBe(2)
+      yield* Fiber.interrupt(run)
+      yield* eventually(() => liveGroup(leader).length === 0, "the group to be gone")
+      const outcome = yield* s.run("again")
+      expect(outcome.status).toBe("completed")
+      expect(outcome.final_text).toBe("done")
+      expect((yield* toolbox.invoke(use("echo", { text: "x" }))).content).toBe("x")
+      expect((yield* provider.stats).spawns).toBe(2)
     }).pipe(Effect.provide(NodeContext.layer))
   )
 })
