@@ -2,6 +2,7 @@ import {
   Content,
   EventBus,
   type KernelEvent,
+  Metrics,
   RetryBudget,
   RetryPolicy,
   Session,
@@ -13,6 +14,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
+import * as Metric from "effect/Metric"
 import * as Random from "effect/Random"
 
 const noJitter: Settings.Settings = { ...Settings.defaults, jitter: "none" }
@@ -208,6 +210,19 @@ describe("Simulator.simulate", () => {
         ]
       )
       assert.strictEqual(outcome.status, "completed")
+    })
+  )
+
+  it.effect("labels the kernel's metrics of a simulated run simulated=true, leaving real runs' series alone", () =>
+    Effect.gen(function* () {
+      const real = Metrics.retries.pipe(Metric.tagged("category", "timeout"))
+      const simulated = real.pipe(Metric.tagged("simulated", "true"))
+      const before = [(yield* Metric.value(real)).count, (yield* Metric.value(simulated)).count]
+      yield* Simulator.simulate(defaultPolicy, [ScriptedModel.error("timeout"), ScriptedModel.error("timeout")], {
+        seed: 1
+      })
+      const after = [(yield* Metric.value(real)).count, (yield* Metric.value(simulated)).count]
+      assert.deepStrictEqual([after[0]! - before[0]!, after[1]! - before[1]!], [0, 2])
     })
   )
 

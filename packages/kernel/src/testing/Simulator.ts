@@ -231,8 +231,10 @@ export const simulate = Effect.fn("Simulator.simulate")(
   (effect, _policy, _faults, options) =>
     effect.pipe(
       Effect.withRandom(Random.make(options.seed)),
-      // A simulated run is not a real one: keep its spans out of the application's traces.
-      Effect.withTracerEnabled(false)
+      // A simulated run is not a real one: keep its spans out of the application's traces,
+      // and label its metrics so that dashboards can tell them apart.
+      Effect.withTracerEnabled(false),
+      Effect.tagMetrics("simulated", "true")
     )
 )
 
