@@ -11,7 +11,8 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import { simulate, UsageError, usageExitCode } from "./simulate.js"
+import * as Predicate from "effect/Predicate"
+import { simulate, usageExitCode } from "./simulate.js"
 
 /** Every subcommand of `agent`. */
 export const subcommands = [simulate] as const
@@ -22,12 +23,17 @@ export const root = Command.make("agent").pipe(
   Command.withSubcommands(subcommands)
 )
 
-/** Exit 2 for bad usage (already reported on stderr), 1 for any other failure. */
+/**
+ * Exit 2 for bad usage (already reported on stderr): @effect/cli's validation
+ * errors and any error tagged `UsageError`, whichever subcommand defined it.
+ * Exit 1 for any other failure.
+ */
 export const teardown: Runtime.Teardown = (exit, onExit) => {
   if (Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause)) return onExit(0)
   const failure = Cause.failureOption(exit.cause)
   const usage =
-    Option.isSome(failure) && (failure.value instanceof UsageError || ValidationError.isValidationError(failure.value))
+    Option.isSome(failure) &&
+    (Predicate.isTagged(failure.value, "UsageError") || ValidationError.isValidationError(failure.value))
   onExit(usage ? usageExitCode : 1)
 }
 

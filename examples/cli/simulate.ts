@@ -34,7 +34,7 @@ const options = {
   ),
   faults: Options.text("faults").pipe(
     Options.withDescription(
-      'Comma-separated results of successive model calls: an HTTP status (429, 529, 503 ...), a category (overloaded), or ok; with :retry_after=SECONDS. Example: "429:retry_after=2,529,529,ok"'
+      'Comma-separated results of successive model calls: an HTTP status (429, 529, 503 ...), a category (overloaded), or ok; with :retry_after=SECONDS. When the plan runs out, calls succeed. Example: "429:retry_after=2,529,529,ok"'
     )
   ),
   runs: Options.integer("runs").pipe(
