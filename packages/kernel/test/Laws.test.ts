@@ -1,5 +1,5 @@
 import { RetryBudget, RetryPolicy, Settings } from "@agent-kernel/kernel"
-import { Laws } from "@agent-kernel/kernel/testing"
+import { Arbitraries, Laws } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
@@ -38,6 +38,14 @@ describe("the default policy keeps every law", () => {
       Laws.checkAll(lawsFor(settings), { policy: RetryPolicy.fromSettings(settings), settings }, runs)
     )
   }
+
+  it.effect.prop(
+    "for any settings",
+    [Arbitraries.settings().map((settings) => ({ ...settings, fallback_models: ["b"] }))],
+    ([settings]) =>
+      Laws.checkAll(lawsFor(settings), { policy: RetryPolicy.fromSettings(settings), settings }, { numRuns: 15 }),
+    { fastCheck: { numRuns: 8 } }
+  )
 
   it.effect("with an AWS-style token bucket that refunds on success", () =>
     Laws.checkAll(
