@@ -153,6 +153,7 @@ export const make = <R = never>(
     return {
       name,
       list: Effect.succeed(definitions),
+      changed: Effect.succeed(false),
       call: (toolName, input) => {
         const found = byName.get(toolName)
         return found === undefined

@@ -28,6 +28,7 @@ import type * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as FiberRef from "effect/FiberRef"
 import * as Exit from "effect/Exit"
+import * as MutableRef from "effect/MutableRef"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
@@ -196,6 +197,8 @@ export const make = (config: Config): Effect.Effect<McpStdio, never, CommandExec
     const lock = yield* Effect.makeSemaphore(1)
     const current = yield* Ref.make<Connection | undefined>(undefined)
     const counters = yield* Ref.make({ spawns: 0, crashes: 0, junkLines: 0 })
+    // Set from the SDK's notification callback, outside any fiber.
+    const toolsChanged = MutableRef.make(false)
     const provider = config.name
     const stderrTailBytes = config.stderrTailBytes ?? 4096
     const maxMessageBytes = config.maxMessageBytes ?? 64 * 1024 * 1024
@@ -342,7 +345,16 @@ export const make = (config: Config): Effect.Effect<McpStdio, never, CommandExec
           })
         )
 
-        const client = new Client({ name: "agent-kernel", version: "0.1.0" }, { capabilities: {} })
+        const client = new Client(
+          { name: "agent-kernel", version: "0.1.0" },
+          {
+            capabilities: {},
+            // Only mark the list stale: it is fetched again, with every page, when the toolbox next asks.
+            listChanged: {
+              tools: { autoRefresh: false, debounceMs: 0, onChanged: () => MutableRef.set(toolsChanged, true) }
+            }
+          }
+        )
         // Junk and stray responses are reported by the transport; call failures surface on the call.
         client.onerror = () => {}
         const conn: Connection = { pid, scope, client, transport, ended, stderr, mode }
@@ -417,6 +429,14 @@ export const make = (config: Config): Effect.Effect<McpStdio, never, CommandExec
       )
 
     const list = Effect.flatMap(connection, (conn) =>
+      // Cleared before asking, so a change announced while the pages come in is not lost.
+      Effect.zipRight(
+        Effect.sync(() => MutableRef.set(toolsChanged, false)),
+        listFrom(conn)
+      )
+    )
+
+    const listFrom = (conn: Connection) =>
       guard(
         conn,
         "call",
@@ -443,7 +463,6 @@ export const make = (config: Config): Effect.Effect<McpStdio, never, CommandExec
           return tools
         })
       )
-    )
 
     const call = Effect.fn("McpStdio.call")(function* (tool: string, input: unknown) {
       const args = yield* Schema.decodeUnknown(Arguments)(input ?? {}).pipe(
@@ -500,7 +519,9 @@ export const make = (config: Config): Effect.Effect<McpStdio, never, CommandExec
       }
     })
 
-    return { name: provider, list, call, reset, stats, ping }
+    const changed = Effect.sync(() => MutableRef.get(toolsChanged))
+
+    return { name: provider, list, changed, call, reset, stats, ping }
   })
 
 const fromRequestError = (provider: string, tool: string, error: unknown): PluginError.PluginError => {

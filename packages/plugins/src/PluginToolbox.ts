@@ -171,9 +171,9 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
       Effect.gen(function* () {
         if ((yield* entry.breaker.status) === "open") return []
         const cached = yield* Ref.get(entry.listed)
-        if (cached !== undefined) return cached
+        if (cached !== undefined && !(yield* entry.provider.changed)) return cached
         const permit = yield* entry.breaker.acquire
-        if (permit._tag === "Rejected") return []
+        if (permit._tag === "Rejected") return cached ?? []
         const outcome = yield* Effect.either(withTimeout(entry, "tools/list", entry.provider.list))
         yield* settle(entry, permit, outcome)
         if (Either.isRight(outcome)) {
@@ -186,7 +186,8 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
           type: "warning",
           message: `the tools of plugin "${entry.provider.name}" could not be listed: ${outcome.left.message}`
         })
-        return []
+        // A failed refresh keeps the last list; the breaker decides whether the provider stays offered.
+        return (yield* entry.breaker.status) === "open" ? [] : (cached ?? [])
       })
 
     const definitions = Effect.gen(function* () {

@@ -20,6 +20,8 @@ export interface ToolProvider {
   readonly name: string
   /** The tools it offers. May start the provider (an MCP server is spawned to be asked). */
   readonly list: Effect.Effect<ReadonlyArray<ModelProvider.ToolDefinition>, PluginError.PluginError>
+  /** Whether its tools changed since the last `list` (an MCP server said `notifications/tools/list_changed`). */
+  readonly changed: Effect.Effect<boolean>
   /** Runs one tool. Interruption cancels the call. */
   readonly call: (tool: string, input: unknown) => Effect.Effect<string, PluginError.PluginError>
   /** Releases live resources (kills a subprocess); the next `list` or `call` starts afresh. */

@@ -32,7 +32,7 @@ describe("McpStdio against the fixture server", () => {
       const tools = yield* box.definitions
       // 19 tools come in pages of 4.
       expect(tools).toHaveLength(19)
-      expect(tools.map((t) => t.name)).toContain("extra-5")
+      expect(tools.map((t) => t.name)).toContain("extra-4")
       expect(tools.find((t) => t.name === "echo")?.input_schema).toMatchObject({ required: ["text"] })
       const stats = yield* provider.stats
       expect(stats.spawns).toBe(1)
@@ -40,6 +40,23 @@ describe("McpStdio against the fixture server", () => {
       const result = yield* box.invoke(use("echo", { text: "hello" }))
       expect(result).toMatchObject({ content: "hello", is_error: false })
       expect(yield* provider.ping).toBe(true)
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
+
+  it.scopedLive("asks for the tools again, every page, after notifications/tools/list_changed", () =>
+    Effect.gen(function* () {
+      const { box, provider } = yield* toolbox(fixture("fx"))
+      expect((yield* box.definitions).map((t) => t.name)).not.toContain("brand-new")
+      expect(yield* provider.changed).toBe(false)
+      expect((yield* box.invoke(use("add-tool", { name: "brand-new" }))).content).toBe("added")
+      // The notification and the answer race through the SDK; the flag follows within a few event-loop turns.
+      yield* eventually(() => Effect.runSync(provider.changed), "the list_changed notification")
+      const names = (yield* box.definitions).map((t) => t.name)
+      expect(names).toContain("brand-new")
+      expect(names).toHaveLength(20)
+      expect(yield* provider.changed).toBe(false)
+      expect((yield* box.invoke(use("brand-new"))).content).toContain("not found")
+      expect((yield* provider.stats).spawns).toBe(1)
     }).pipe(Effect.provide(NodeContext.layer))
   )
 
