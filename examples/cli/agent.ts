@@ -8,7 +8,6 @@ import { Anthropic, FakeProvider, FaultPlan, OpenAi, Transport } from "@agent-ke
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -16,12 +15,10 @@ import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as path from "node:path"
 import * as readline from "node:readline"
-import { exitCodes, usageError } from "./exitCodes.js"
+import { exitCodes } from "./exitCodes.js"
 import * as Render from "./render.js"
 import * as Scenarios from "./scenarios.js"
-
-/** Bad usage or invalid settings: reported on stderr with exit code 2, before any model request. */
-export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+import { UsageError } from "./usage.js"
 
 const options = {
   provider: Options.choice("provider", ["fake", "anthropic", "openai"]).pipe(
@@ -237,18 +234,8 @@ const run = (parsed: Parsed) =>
       })
     ).pipe(Effect.provide(Transport.layer()))
   }).pipe(
-    Effect.catchTag("UsageError", (error) =>
-      Effect.sync(() => {
-        process.stderr.write(`agent: ${error.message}\n`)
-        return usageError
-      })
-    ),
-    Effect.catchTag("ConfigError", (error) =>
-      Effect.sync(() => {
-        process.stderr.write(`agent: ${error.message}\n`)
-        return usageError
-      })
-    )
+    Effect.catchTag("ConfigError", (error) => new UsageError({ message: error.message })),
+    Effect.tapError((error) => Effect.sync(() => process.stderr.write(`agent: ${error.message}\n`)))
   )
 
 /** Runs one bundled scenario as `agent --scenario NAME` would, returning its exit code. */

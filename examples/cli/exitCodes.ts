@@ -16,6 +16,3 @@ export const exitCodes: Readonly<Record<RunOutcome.RunStatus, number>> = {
   failed: 8,
   interrupted: 130
 }
-
-/** Bad usage or invalid settings: no model request was made. */
-export const usageError = 2

@@ -1,6 +1,6 @@
 /**
- * The `agent` command line. Subcommands live in their own modules; add one to
- * `subcommands` (or give `root` a handler of its own) to extend it.
+ * The `agent` command line: `agent [options]` runs the kernel (see agent.ts),
+ * and subcommands live in their own modules; add one to `subcommands`.
  */
 import * as Command from "@effect/cli/Command"
 import * as ValidationError from "@effect/cli/ValidationError"
@@ -12,24 +12,24 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
-import { simulate, usageExitCode } from "./simulate.js"
+import { command } from "./agent.js"
+import { simulate } from "./simulate.js"
+import { usageExitCode } from "./usage.js"
 
 /** Every subcommand of `agent`. */
 export const subcommands = [simulate] as const
 
 /** The root command. */
-export const root = Command.make("agent").pipe(
-  Command.withDescription("The agent kernel's command line"),
-  Command.withSubcommands(subcommands)
-)
+export const root = command.pipe(Command.withSubcommands(subcommands))
 
 /**
- * Exit 2 for bad usage (already reported on stderr): @effect/cli's validation
- * errors and any error tagged `UsageError`, whichever subcommand defined it.
- * Exit 1 for any other failure.
+ * A run's own exit code when it returns one (see exitCodes.ts), 130 when
+ * interrupted, 2 for bad usage (already reported on stderr: @effect/cli's
+ * validation errors and any error tagged `UsageError`), 1 for any other failure.
  */
 export const teardown: Runtime.Teardown = (exit, onExit) => {
-  if (Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause)) return onExit(0)
+  if (Exit.isSuccess(exit)) return onExit(typeof exit.value === "number" ? exit.value : 0)
+  if (Cause.isInterruptedOnly(exit.cause)) return onExit(130)
   const failure = Cause.failureOption(exit.cause)
   const usage =
     Option.isSome(failure) &&

@@ -12,16 +12,11 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Console from "effect/Console"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 
-/** Bad usage: a bad fault plan, invalid settings, a bad number. Reported on stderr with exit code 2. */
-export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
-
-/** The exit code for bad usage. */
-export const usageExitCode = 2
+import { UsageError } from "./usage.js"
 
 const options = {
   settings: Options.file("settings").pipe(

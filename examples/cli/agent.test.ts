@@ -1,0 +1,284 @@
+/**
+ * End-to-end: the agent CLI as a subprocess, against the fake provider over
+ * HTTP and real MCP plugin processes. Assertions read its JSON events, its
+ * stderr and its exit code, never its timing.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+const root = path.resolve(import.meta.dirname, "../..")
+const entry = path.join(root, "examples/cli/main.ts")
+
+interface Result {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+  readonly events: ReadonlyArray<Record<string, unknown> & { readonly type: string }>
+}
+
+const cli = (args: ReadonlyArray<string>, options: { input?: string; env?: Record<string, string> } = {}) =>
+  new Promise<Result>((resolve, reject) => {
+    const env: Record<string, string | undefined> = { ...process.env, ...options.env }
+    for (const key of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"])
+      if (options.env?.[key] === undefined) delete env[key]
+    const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], { cwd: root, env })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.on("error", reject)
+    child.on("close", (code) => {
+      const events = stdout
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Result["events"][number])
+      resolve({ code, stdout, stderr, events })
+    })
+    child.stdin.end(options.input ?? "")
+  })
+
+const ofType = (result: Result, type: string) => result.events.filter((event) => event.type === type)
+const last = (result: Result) => result.events.at(-1)
+
+describe("agent CLI: chaos scenarios (fake provider over HTTP, real MCP plugins)", () => {
+  it("rate-limits: the first retry waits the server's retry-after; the run completes; exit 0", async () => {
+    const result = await cli(["--scenario", "rate-limits", "--json"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    const retries = ofType(result, "retry_scheduled")
+    assert.lengthOf(retries, 2)
+    assert.strictEqual(retries[0]!.source, "retry_after")
+    assert.isAtLeast(retries[0]!.delay_ms as number, 1_000)
+    assert.isAtLeast(retries[1]!.delay_ms as number, 500)
+    assert.deepInclude(last(result), { type: "run_ended", status: "completed" })
+    const tool = ofType(result, "tool_result")[0]!
+    assert.strictEqual(tool.is_error, false)
+    assert.include(tool.preview as string, "packages/")
+  })
+
+  it("overload-storm: the session budget runs out; exit 6", async () => {
+    const result = await cli(["--scenario", "overload-storm", "--json"])
+    assert.strictEqual(result.code, 6)
+    assert.lengthOf(ofType(result, "retry_scheduled"), 3)
+    assert.deepInclude(last(result), { type: "run_ended", status: "retry_budget_exhausted" })
+  })
+
+  it("context-overflow: the context is reduced and the next request is smaller; exit 0", async () => {
+    const result = await cli(["--scenario", "context-overflow", "--json"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    const [reduced] = ofType(result, "context_reduced")
+    assert.isBelow(reduced!.after as number, reduced!.before as number)
+    const requests = ofType(result, "model_request")
+    assert.isBelow(requests.at(-1)!.estimated_tokens as number, requests.at(-2)!.estimated_tokens as number)
+    assert.lengthOf(ofType(result, "retry_scheduled"), 0)
+  })
+
+  it("refusal: content_filtered is its own event and status, partial text kept; exit 3", async () => {
+    const result = await cli(["--scenario", "refusal", "--json"])
+    assert.strictEqual(result.code, 3)
+    assert.strictEqual(ofType(result, "content_filtered")[0]!.partial_text, "I can help with part of that, but")
+    assert.deepInclude(last(result), { type: "run_ended", status: "content_filtered" })
+  })
+
+  it("plugin-crash: three crashes become error results, the breaker opens, the tools are withdrawn, nothing respawns", async () => {
+    const result = await cli(["--scenario", "plugin-crash", "--json"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    const results = ofType(result, "tool_result")
+    assert.lengthOf(results, 4)
+    for (const crash of results.slice(0, 3)) {
+      assert.strictEqual(crash.is_error, true)
+      assert.match(crash.preview as string, /crashed.*SIGKILL/s)
+      assert.include(crash.preview as string, "report cache corrupted")
+    }
+    assert.match(results[3]!.preview as string, /circuit breaker.*open/)
+    assert.deepInclude(ofType(result, "breaker_changed")[0], { subject: "chaos", from: "closed", to: "open" })
+    const tools = ofType(result, "model_request").map((request) => request.tools)
+    assert.deepStrictEqual(tools, [2, 2, 2, 0, 0])
+    assert.deepInclude(last(result), { type: "run_ended", status: "completed" })
+  })
+
+  it("hung-tool: the call is cancelled at tool_timeout_ms and reported; the run goes on; exit 0", async () => {
+    const result = await cli(["--scenario", "hung-tool", "--json"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    const [timedOut] = ofType(result, "tool_result")
+    assert.strictEqual(timedOut!.is_error, true)
+    assert.match(timedOut!.preview as string, /timed out after 2000 ms/)
+    assert.deepInclude(last(result), { type: "run_ended", status: "completed" })
+  })
+
+  it("auth-error: one request, no retry, no fallback despite a fallback model; exit 5", async () => {
+    const result = await cli(["--scenario", "auth-error", "--json"])
+    assert.strictEqual(result.code, 5)
+    assert.lengthOf(ofType(result, "model_request"), 1)
+    assert.lengthOf(ofType(result, "fallback"), 0)
+    assert.deepInclude(last(result), { type: "run_ended", status: "auth_error" })
+  })
+
+  it("a fault-plan file works as a scenario", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-"))
+    const plan = path.join(dir, "plan.json")
+    fs.writeFileSync(plan, JSON.stringify({ steps: [{ kind: "error", status: 402, error_type: "billing_error" }] }))
+    const result = await cli(["--scenario", plan, "--prompt", "hi", "--json"])
+    assert.strictEqual(result.code, 5, result.stderr)
+    assert.deepInclude(last(result), { type: "run_ended", status: "quota_exceeded" })
+  })
+})
+
+describe("agent CLI: input, output and usage", () => {
+  it("invalid settings: exit 2, every problem listed, no model request made", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-"))
+    const file = path.join(dir, "settings.json")
+    fs.writeFileSync(file, JSON.stringify({ base_delay_ms: -1, max_retrys: 3 }))
+    const result = await cli(["--settings", file, "--set", "jitter=wild", "--prompt", "hi", "--json"])
+    assert.strictEqual(result.code, 2)
+    assert.include(result.stderr, 'max_retrys: unknown key (did you mean "max_retries"?)')
+    assert.include(result.stderr, "base_delay_ms: Expected a non-negative number, actual -1")
+    assert.include(result.stderr, 'jitter: Expected "proportional" | "full" | "none", actual "wild"')
+    assert.lengthOf(result.events, 0)
+  })
+
+  it("a broken settings file, a bad --mcp and an unknown option are usage errors (exit 2)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-"))
+    const file = path.join(dir, "settings.json")
+    fs.writeFileSync(file, "{ not json")
+    const broken = await cli(["--settings", file, "--prompt", "hi"])
+    assert.strictEqual(broken.code, 2)
+    assert.match(broken.stderr, /not valid JSON/)
+    const mcp = await cli(["--mcp", '"unclosed', "--prompt", "hi"])
+    assert.strictEqual(mcp.code, 2)
+    assert.match(mcp.stderr, /unclosed " quote/)
+    const provider = await cli(["--provider", "nope", "--prompt", "hi"])
+    assert.strictEqual(provider.code, 2)
+  })
+
+  it("a real provider without its key is a usage error, before any request", async () => {
+    const result = await cli(["--provider", "anthropic", "--prompt", "hi"])
+    assert.strictEqual(result.code, 2)
+    assert.include(result.stderr, "needs ANTHROPIC_API_KEY")
+  })
+
+  it("without --prompt and without a TTY, one run reads stdin", async () => {
+    const result = await cli(["--json"], { input: "hello from stdin\n" })
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.strictEqual(ofType(result, "run_started")[0]!.input, "hello from stdin\n")
+  })
+
+  it("--mcp starts a plugin from a command line split without a shell; a missing binary is a warning, not a crash", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-"))
+    const plan = path.join(dir, "plan.json")
+    fs.writeFileSync(
+      plan,
+      JSON.stringify({
+        steps: [
+          { kind: "reply", tool_calls: [{ name: "list_files", input: {} }] },
+          { kind: "reply", text: "done" }
+        ]
+      })
+    )
+    const result = await cli([
+      "--scenario",
+      plan,
+      "--mcp",
+      `${process.execPath} 'examples/plugins/workspace.mjs'`,
+      "--mcp",
+      "/nonexistent/binary --flag",
+      "--prompt",
+      "list the files",
+      "--json"
+    ])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.match(ofType(result, "warning")[0]!.message as string, /could not be started.*ENOENT/)
+    const listed = ofType(result, "tool_result")[0]!
+    assert.strictEqual(listed.is_error, false)
+    assert.include(listed.preview as string, "packages/")
+  })
+
+  it("human output: a timeline and a summary, no JSON", async () => {
+    const result = await cli(["--scenario", "refusal"])
+    assert.strictEqual(result.code, 3)
+    assert.include(result.stdout, "content filtered")
+    assert.match(result.stdout, /status\s+content_filtered/)
+    assert.notInclude(result.stdout, "\x1b[")
+    assert.lengthOf(result.events, 0)
+  })
+})
+
+/** Starts the standalone fake provider with a plan and resolves its URL (its first stdout line). */
+const standaloneServer = (plan: string) =>
+  new Promise<{ readonly url: string; readonly stop: () => void }>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "packages/providers/bin/fake-provider.ts", "--plan", plan],
+      {
+        cwd: root
+      }
+    )
+    let buffered = ""
+    child.stdout.on("data", (chunk) => {
+      buffered += chunk
+      const line = buffered.split("\n")[0]
+      if (buffered.includes("\n") && line !== undefined)
+        resolve({ url: line.trim(), stop: () => child.kill("SIGTERM") })
+    })
+    child.on("error", reject)
+    child.on("exit", (code) => reject(new Error(`fake-provider exited early with ${code}`)))
+  })
+
+describe("agent CLI: any Anthropic- or OpenAI-compatible server, through its base URL", () => {
+  for (const wire of ["anthropic", "openai"] as const) {
+    it(`--provider ${wire} with ${wire === "anthropic" ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL"}: the rate-limit path, retry-after honoured`, async () => {
+      const server = await standaloneServer("rate-limits")
+      try {
+        const env =
+          wire === "anthropic"
+            ? { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url }
+            : { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: `${server.url}/v1` }
+        const result = await cli(["--provider", wire, "--model", "any-model", "--prompt", "hi", "--json"], { env })
+        assert.strictEqual(result.code, 0, result.stderr)
+        const [first] = ofType(result, "retry_scheduled")
+        assert.deepInclude(first, { category: "rate_limited", source: "retry_after" })
+        assert.isAtLeast(first!.delay_ms as number, 1_000)
+        assert.deepInclude(last(result), { type: "run_ended", status: "completed" })
+        assert.notInclude(result.stdout + result.stderr, "test-key")
+      } finally {
+        server.stop()
+      }
+    })
+  }
+})
+
+describe("agent CLI: interactive", () => {
+  it("on a TTY without --prompt, each line is a run of one session; 'exit' ends it (through a pseudo-terminal)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-"))
+    const plan = path.join(dir, "happy.json")
+    fs.writeFileSync(plan, JSON.stringify({ steps: [] }))
+    // util-linux `script` gives the CLI a real pseudo-terminal on stdin and stdout.
+    const command = [process.execPath, "--import", "tsx", entry, "--scenario", plan].map((arg) => `'${arg}'`).join(" ")
+    const child = spawn("script", ["-qfec", command, "/dev/null"], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: "1", ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" }
+    })
+    let output = ""
+    const seen = (text: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => (output.includes(text) ? resolve() : setTimeout(check, 20))
+        check()
+      })
+    child.stdout.on("data", (chunk) => (output += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    await seen("you> ")
+    child.stdin.write("first question\n")
+    await seen("You said: first question")
+    await seen("status")
+    child.stdin.write("second question\n")
+    await seen("You said: second question")
+    await seen("run session-1/run-2")
+    child.stdin.write("exit\n")
+    const code = await exited
+    assert.strictEqual(code, 0, output)
+    assert.match(output, /status\s+completed/)
+    assert.include(output, "run session-1/run-2")
+  })
+})
