@@ -167,6 +167,13 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
         return `\nPlugin "${entry.provider.name}" has failed too often: its circuit breaker is now open and its tools are withdrawn for ${Math.ceil(settings.breaker_cooldown_ms / 1000)} s.`
       })
 
+    // An interrupted probe would stay "in flight" forever and the breaker would never let another
+    // through; counting it as failed reopens the breaker for one more cooldown instead.
+    const probing = <A, E>(entry: Entry, permit: Permit, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+      permit._tag === "Probe"
+        ? Effect.onInterrupt(effect, () => entry.breaker.recordFailure("the recovery probe was interrupted"))
+        : effect
+
     const listOf = (entry: Entry): Effect.Effect<ReadonlyArray<ModelProvider.ToolDefinition>> =>
       Effect.gen(function* () {
         if ((yield* entry.breaker.status) === "open") return []
@@ -174,7 +181,11 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
         if (cached !== undefined && !(yield* entry.provider.changed)) return cached
         const permit = yield* entry.breaker.acquire
         if (permit._tag === "Rejected") return cached ?? []
-        const outcome = yield* Effect.either(withTimeout(entry, "tools/list", entry.provider.list))
+        const outcome = yield* probing(
+          entry,
+          permit,
+          Effect.either(withTimeout(entry, "tools/list", entry.provider.list))
+        )
         yield* settle(entry, permit, outcome)
         if (Either.isRight(outcome)) {
           yield* Ref.set(entry.listed, outcome.right)
@@ -243,7 +254,11 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
       const outcome: Either.Either<string, PluginError.PluginError> =
         decision._tag === "Deny"
           ? Either.left(new PluginError.Denied({ provider, tool: call.name, reason: decision.reason }))
-          : yield* Effect.either(withTimeout(entry, call.name, entry.provider.call(call.name, call.input)))
+          : yield* probing(
+              entry,
+              permit,
+              Effect.either(withTimeout(entry, call.name, entry.provider.call(call.name, call.input)))
+            )
       const note = yield* settle(entry, permit, outcome)
       return Either.isRight(outcome)
         ? Content.toolResult(call.id, truncate(outcome.right, settings.max_tool_result_bytes), false)
