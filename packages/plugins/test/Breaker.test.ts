@@ -6,7 +6,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import { Gate, McpStdio, PluginToolbox } from "../src/index.js"
-import { eventually, fixture, inflight, isAlive, parse, recordEvents, use } from "./helpers.js"
+import { eventually, fixture, inflight, isAlive, parse, processesWith, recordEvents, use } from "./helpers.js"
 
 const settings = {
   tool_timeout_ms: 5_000,
@@ -179,6 +179,22 @@ describe("timeouts and the circuit breaker, on the TestClock", () => {
         is_error: false
       })
       expect(yield* breaker.status).toBe("closed")
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
+
+  it.scoped("a server that never answers the handshake times out, is killed, and its tools stay unoffered", () =>
+    Effect.gen(function* () {
+      const recorded = yield* recordEvents
+      const marker = `--tag=hang-${process.pid}-${Date.now()}`
+      const { box, provider, breaker } = yield* toolbox(fixture("mute", "--hang-at-startup", marker))
+      const listing = yield* Effect.fork(Effect.provide(box.definitions, recorded.layer))
+      yield* eventually(() => processesWith(marker).length === 1, "the server to start")
+      yield* TestClock.adjust("5 seconds")
+      expect(yield* Fiber.join(listing)).toEqual([])
+      expect(JSON.stringify(yield* recorded.events)).toContain("timed out after 5000 ms")
+      yield* eventually(() => processesWith(marker).length === 0, "the mute server to be killed")
+      expect(yield* breaker.counts).toEqual({ consecutive: 1, total: 1 })
+      expect((yield* provider.stats).spawns).toBe(1)
     }).pipe(Effect.provide(NodeContext.layer))
   )
 })

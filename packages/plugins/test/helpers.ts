@@ -83,3 +83,16 @@ export const inflight = (
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
     }
   })
+
+/** Live processes whose command line contains a marker. */
+export const processesWith = (marker: string): Array<number> =>
+  Fs.readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const cmdline = Fs.readFileSync(`/proc/${entry}/cmdline`, "utf8")
+        return cmdline.includes(marker) && isAlive(Number(entry)) ? [Number(entry)] : []
+      } catch {
+        return []
+      }
+    })
