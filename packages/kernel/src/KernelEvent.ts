@@ -20,12 +20,12 @@ const event = <Type extends string, Fields extends Schema.Struct.Fields>(type: T
  * - `content_filtered`: the provider's filter stopped the response.
  * - `context_exhausted`: the context overflowed and could not shrink further.
  * - `auth_error`, `invalid_request`, `quota_exceeded`: fatal provider errors.
- * - `retries_exhausted`: a call used its retries (or was told to wait longer
- *   than `max_retry_wait_ms`) and no fallback model was left.
+ * - `retries_exhausted`: a call used its retries, was told to wait longer
+ *   than `max_retry_wait_ms`, or met a transient error its server marked not
+ *   retryable (`x-should-retry: false`), and no fallback model was left.
  * - `retry_budget_exhausted`: the session-wide retry budget ran out.
  * - `max_turns`, `wall_clock_exceeded`, `cost_exceeded`: a bound tripped.
- * - `failed`: an error that is never retried (`unknown`, `process_crashed`,
- *   or a transient error the server marked as not retryable).
+ * - `failed`: an error that is never retried (`unknown`, `process_crashed`).
  * - `interrupted`: the run was interrupted.
  *
  * @since 0.1.0
@@ -112,6 +112,7 @@ export const RetryScheduled = event("retry_scheduled", {
   message: Schema.String,
   attempt: Schema.Number,
   session_retries_used: Schema.Number,
+  session_retries_left: Schema.Number,
   delay_ms: Schema.Number,
   retry_after_ms: Schema.NullOr(Schema.Number),
   source: Schema.Literal("backoff", "retry_after")
@@ -128,7 +129,8 @@ export const Fallback = event("fallback", {
   from: Schema.String,
   to: Schema.String,
   category: ModelError.Category,
-  session_retries_used: Schema.Number
+  session_retries_used: Schema.Number,
+  session_retries_left: Schema.Number
 })
 /** @since 0.1.0 @category schemas */
 export const ContextReduced = event("context_reduced", {

@@ -62,6 +62,8 @@ export interface Options {
   /** How many tool calls of one turn run at once. Default 1 (in order). */
   readonly toolConcurrency?: number | undefined
   readonly maxOutputTokens?: number | undefined
+  /** Update the kernel's global metrics. Default true; simulations turn it off. */
+  readonly metrics?: boolean | undefined
 }
 
 /**

@@ -67,3 +67,15 @@ describe("observing a run", () => {
     })
   )
 })
+
+describe("metrics switch", () => {
+  it.effect("a session made with metrics: false leaves the global counters alone", () =>
+    Effect.gen(function* () {
+      const before = (yield* Metric.value(Metrics.turns)).count
+      const model = yield* ScriptedModel.make([ScriptedModel.text("ok")])
+      const session = yield* Session.make({ model: "m", metrics: false }).pipe(Effect.provide(model.layer))
+      yield* session.run("hi")
+      assert.strictEqual((yield* Metric.value(Metrics.turns)).count, before)
+    })
+  )
+})

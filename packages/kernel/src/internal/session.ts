@@ -72,6 +72,7 @@ export const make = (
     const policy = options.policy ?? RetryPolicy.fromSettings(settings)
     const models = [options.model, ...settings.fallback_models.filter((model) => model !== options.model)]
     const toolConcurrency = options.toolConcurrency ?? 1
+    const metrics = options.metrics ?? true
     const semaphore = yield* Effect.makeSemaphore(1)
     const id = options.id ?? `session-${++sessionCounter}`
     // The full history is never reduced; the working context is what requests are built from.
@@ -215,13 +216,15 @@ export const make = (
                 if (modelIndex + 1 >= models.length) return Either.left<Ending>({ status: "retries_exhausted", error })
                 if (!(yield* budget.tryAcquire)) return Either.left<Ending>({ status: "retry_budget_exhausted", error })
                 const to = models[modelIndex + 1] ?? model
+                const spent = yield* budget.snapshot
                 yield* publish({
                   type: "fallback",
                   turn,
                   from: model,
                   to,
                   category: error.category,
-                  session_retries_used: (yield* budget.snapshot).used
+                  session_retries_used: spent.used,
+                  session_retries_left: spent.remaining
                 })
                 modelIndex++
                 scheduleState = policy.initial
@@ -239,6 +242,7 @@ export const make = (
                 yield* publish({ type: "stream_restarted", turn, model, category: error.category })
               }
               const retryAfterMs = error.retryAfter === undefined ? null : Duration.toMillis(error.retryAfter)
+              const spent = yield* budget.snapshot
               yield* publish({
                 type: "retry_scheduled",
                 turn,
@@ -246,12 +250,13 @@ export const make = (
                 category: error.category,
                 message: error.message,
                 attempt: retries,
-                session_retries_used: (yield* budget.snapshot).used,
+                session_retries_used: spent.used,
+                session_retries_left: spent.remaining,
                 delay_ms: delayMs,
                 retry_after_ms: retryAfterMs,
                 source: retryAfterMs !== null && retryAfterMs >= delayMs ? "retry_after" : "backoff"
               })
-              yield* Metric.increment(Metric.tagged(Metrics.retries, "category", error.category))
+              if (metrics) yield* Metric.increment(Metric.tagged(Metrics.retries, "category", error.category))
               yield* Effect.sleep(Duration.millis(delayMs))
             }
           }
@@ -290,7 +295,7 @@ export const make = (
           if (run.turns >= settings.max_turns) return { status: "max_turns" } satisfies Ending
           run.turns++
           const turn = run.turns
-          yield* Metric.increment(Metrics.turns)
+          if (metrics) yield* Metric.increment(Metrics.turns)
           const ending = yield* Effect.gen(function* () {
             yield* publish({ type: "turn_started", turn })
             const called = yield* callModel(run, turn)
@@ -356,7 +361,7 @@ export const make = (
           wall_ms: wall,
           error: ending.error === undefined ? null : KernelEvent.summarize(ending.error)
         })
-        yield* Metric.increment(Metric.tagged(Metrics.runs, "status", ending.status))
+        if (metrics) yield* Metric.increment(Metric.tagged(Metrics.runs, "status", ending.status))
         return result
       })
 

@@ -216,7 +216,8 @@ export const simulate = Effect.fn("Simulator.simulate")(
       { onEvent: (event) => Effect.map(budget.snapshot, (snapshot) => void observed.push({ event, budget: snapshot })) }
     ])
     const model = yield* ScriptedModel.make(scriptOf(faults), { name: "simulator" })
-    const session = yield* Session.make({ model: options.model ?? "primary", settings, policy }).pipe(
+    // A simulated run is not a real one: it leaves the kernel's global metrics alone.
+    const session = yield* Session.make({ model: options.model ?? "primary", settings, policy, metrics: false }).pipe(
       Effect.provide(model.layer),
       Effect.provideService(EventBus.EventBus, bus),
       Effect.provideService(Toolbox.Toolbox, toolbox),
@@ -231,10 +232,8 @@ export const simulate = Effect.fn("Simulator.simulate")(
   (effect, _policy, _faults, options) =>
     effect.pipe(
       Effect.withRandom(Random.make(options.seed)),
-      // A simulated run is not a real one: keep its spans out of the application's traces,
-      // and label its metrics so that dashboards can tell them apart.
-      Effect.withTracerEnabled(false),
-      Effect.tagMetrics("simulated", "true")
+      // Nor does it belong in the application's traces.
+      Effect.withTracerEnabled(false)
     )
 )
 
