@@ -158,7 +158,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
           return ""
         }
         const before = yield* entry.breaker.status
-        yield* entry.breaker.recordFailure(`${outcome.left.category}: ${firstLine(outcome.left.message)}`)
+        yield* entry.breaker.recordFailure(brief(outcome.left))
         if (before === "open" || (yield* entry.breaker.status) !== "open") {
           return outcome.left._tag === "ProcessCrashed" ? "\nThe plugin will be restarted on the next call." : ""
         }
@@ -277,6 +277,12 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
       breakers: new Map(entries.map((entry) => [entry.provider.name, entry.breaker] as const))
     }
   })
+
+// The reason a breaker_changed event carries: short, since the full text went to the model.
+const brief = (error: PluginError.PluginError): string =>
+  error._tag === "ProcessCrashed"
+    ? `process_crashed (${error.status}, pid ${error.pid})`
+    : `${error.category}: ${firstLine(error.message)}`
 
 const firstLine = (text: string): string => {
   const line = text.split("\n", 1)[0] ?? ""
