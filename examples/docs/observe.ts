@@ -18,7 +18,7 @@ export const run = Effect.gen(function* () {
     }
   ])
   const model = yield* ScriptedModel.make([ScriptedModel.error("overloaded"), ScriptedModel.text("hi")])
-  const session = yield* Session.make({ model: "any-model", }).pipe(
+  const session = yield* Session.make({ model: "any-model" }).pipe(
     Effect.provide(model.layer),
     Effect.provideService(EventBus.EventBus, bus)
   )
