@@ -341,7 +341,8 @@ export const make = (config: Config): Effect.Effect<McpStdio, never, CommandExec
             }
             // Whatever is left of the group (a grandchild that ignored SIGTERM).
             group.killGroup(pid, "SIGKILL")
-            yield* Effect.interruptible(group.awaitGroupGone(pid, grace))
+            // SIGKILLed processes still need CPU to exit; on a loaded machine that takes a while.
+            yield* Effect.interruptible(group.awaitGroupGone(pid, Math.max(grace, 5_000)))
           })
         )
 
