@@ -27,6 +27,11 @@ export class Toolbox extends Context.Tag("@agent-kernel/kernel/Toolbox")<
     readonly definitions: Effect.Effect<ReadonlyArray<ModelProvider.ToolDefinition>>
     /** Runs one call. Every failure is an `is_error` result, never an Effect failure. */
     readonly invoke: (call: Content.ToolUseBlock) => Effect.Effect<Content.ToolResultBlock>
+    /**
+     * Called when a run is interrupted, after its pending calls are: release
+     * what the run may have left behind (plugin processes). Optional.
+     */
+    readonly onRunInterrupted?: Effect.Effect<void> | undefined
   }
 >() {}
 

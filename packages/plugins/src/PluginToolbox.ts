@@ -274,6 +274,12 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
             ? Effect.failCause(cause as Cause.Cause<never>)
             : Effect.succeed(errorResult(call, `Tool "${call.name}" failed unexpectedly: ${Cause.pretty(cause)}`))
         ),
+      // Nothing a run started may outlive its interruption: every provider is reset (its
+      // process group killed) and starts afresh on its next use.
+      onRunInterrupted: Effect.forEach(entries, (entry) => entry.provider.reset("the run was interrupted"), {
+        concurrency: "unbounded",
+        discard: true
+      }),
       breakers: new Map(entries.map((entry) => [entry.provider.name, entry.breaker] as const))
     }
   })

@@ -169,4 +169,26 @@ describe("the kernel loop over plugins", () => {
       expect((yield* provider.stats).spawns).toBe(2)
     }).pipe(Effect.provide(NodeContext.layer))
   )
+
+  it.scoped("interrupting a run kills every plugin's process group, not only the one a call was waiting on", () =>
+    Effect.gen(function* () {
+      const busy = yield* McpStdio.make(fixture("busy"))
+      const idle = yield* McpStdio.make(fixture("idle"))
+      const toolbox = yield* PluginToolbox.make({ providers: [Effect.succeed(busy), Effect.succeed(idle)], settings })
+      const model = yield* ScriptedModel.make([ScriptedModel.toolCalls({ id: "h1", name: "hang" })])
+      const s = yield* Session.make({ model: "model-a", settings }).pipe(
+        Effect.provide(model.layer),
+        Effect.provideService(Toolbox.Toolbox, toolbox)
+      )
+      const run = yield* Effect.fork(s.run("go"))
+      yield* inflight(toolbox, 1)
+      // Listing the tools for the first request started both servers; only "busy" has a call in flight.
+      const [busyPid, idlePid] = [(yield* busy.stats).pid!, (yield* idle.stats).pid!]
+      expect(liveGroup(busyPid).length).toBeGreaterThan(0)
+      expect(liveGroup(idlePid).length).toBeGreaterThan(0)
+      yield* Fiber.interrupt(run)
+      yield* eventually(() => liveGroup(busyPid).length === 0, "the busy server's group to be gone")
+      yield* eventually(() => liveGroup(idlePid).length === 0, "the idle server's group to be gone")
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
 })

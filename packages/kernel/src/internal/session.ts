@@ -366,8 +366,10 @@ export const make = (
       })
 
     // An interrupted run still leaves a valid history: every tool_use gets a tool_result.
+    // The toolbox then releases what the run may have left running.
     const closeInterrupted = (run: RunState) =>
       Effect.gen(function* () {
+        if (toolbox.onRunInterrupted !== undefined) yield* withBus(toolbox.onRunInterrupted)
         const last = transcript[transcript.length - 1]
         if (last !== undefined && last.role === "assistant") {
           const pending = Content.toolUses(last)
