@@ -282,3 +282,40 @@ describe("agent CLI: interactive", () => {
     assert.include(output, "run session-1/run-2")
   })
 })
+
+/** Pids of live processes whose command line mentions `needle`, from /proc. */
+const processesRunning = (needle: string): ReadonlyArray<number> =>
+  fs.readdirSync("/proc").flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return []
+    try {
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8")
+      const state = fs.readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]?.[0]
+      return cmdline.includes(needle) && state !== "Z" ? [Number(entry)] : []
+    } catch {
+      return []
+    }
+  })
+
+describe("agent CLI: Ctrl-C", () => {
+  it("SIGINT during a tool call: run_ended interrupted, exit 130, and no plugin process left", async () => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", entry, "--scenario", "hung-tool", "--set", "tool_timeout_ms=60000", "--json"],
+      { cwd: root, env: { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" } }
+    )
+    let stdout = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    await new Promise<void>((resolve) => {
+      const check = () => (stdout.includes('"tool_call_started"') ? resolve() : setTimeout(check, 20))
+      check()
+    })
+    const plugin = path.join(root, "examples/plugins/chaos.mjs")
+    assert.isAbove(processesRunning(plugin).length, 0)
+    child.kill("SIGINT")
+    assert.strictEqual(await exited, 130)
+    const lastLine = stdout.trim().split("\n").at(-1)!
+    assert.deepInclude(JSON.parse(lastLine), { type: "run_ended", status: "interrupted" })
+    assert.deepStrictEqual(processesRunning(plugin), [])
+  })
+})
