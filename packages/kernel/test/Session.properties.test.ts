@@ -3,7 +3,7 @@
  * is a real kernel run against a scripted model, under the TestClock.
  */
 import { Content, ModelError, RunOutcome, type Settings } from "@agent-kernel/kernel"
-import { Arbitraries, ScriptedModel } from "@agent-kernel/kernel/testing"
+import { Arbitraries, Laws, ScriptedModel } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -114,17 +114,10 @@ describe("loop properties", () => {
     ([faults, settings]) =>
       Effect.gen(function* () {
         const { events } = yield* runScript(script(faults), { settings, toolbox: echoToolbox })
+        const envelope = Laws.backoffEnvelope(settings)
         for (const retry of ofType(events, "retry_scheduled")) {
-          const nominal = Math.min(
-            settings.base_delay_ms * settings.backoff_factor ** (retry.attempt - 1),
-            settings.max_delay_ms
-          )
-          const [lo, hi] =
-            settings.jitter === "none"
-              ? [nominal, nominal]
-              : settings.jitter === "full"
-                ? [0, nominal]
-                : [0.8 * nominal, Math.min(1.2 * nominal, settings.max_delay_ms)]
+          const bounds = envelope(retry.attempt)
+          const [lo, hi] = [Duration.toMillis(bounds.min ?? 0), Duration.toMillis(bounds.max ?? Duration.infinity)]
           const floor = retry.retry_after_ms ?? 0
           const epsilon = 1e-6
           assert.isAtLeast(retry.delay_ms, Math.max(lo, floor) - epsilon)

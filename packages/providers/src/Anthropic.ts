@@ -390,18 +390,18 @@ export const make = (
     const maxBodyBytes = options?.maxBodyBytes ?? 32 * 1024 * 1024
     const url = `${baseUrl}/v1/messages`
 
+    const callOf = Http.callFor({
+      provider: name,
+      secret: apiKey,
+      table: Classification.anthropic,
+      timeouts,
+      maxBodyBytes,
+      retryAfter: options?.retryAfter
+    })
+
     const generate = Effect.fn("Anthropic.generate")(function* (request: ModelProvider.ModelRequest) {
       yield* Effect.annotateCurrentSpan({ provider: name, model: request.model, stream })
-      const call: Http.Call = {
-        provider: name,
-        model: request.model,
-        secret: apiKey,
-        table: Classification.anthropic,
-        timeouts,
-        maxBodyBytes,
-        maxErrorBodyBytes: Math.min(maxBodyBytes, 1024 * 1024),
-        retryAfter: options?.retryAfter
-      }
+      const call = callOf(request.model)
       return yield* Http.exchange(transport, call, wire, {
         url,
         headers: {

@@ -374,18 +374,18 @@ export const make = (
     const maxBodyBytes = options?.maxBodyBytes ?? 32 * 1024 * 1024
     const url = `${baseUrl}/chat/completions`
 
+    const callOf = Http.callFor({
+      provider: name,
+      secret: apiKey,
+      table: Classification.openAi,
+      timeouts,
+      maxBodyBytes,
+      retryAfter: options?.retryAfter
+    })
+
     const generate = Effect.fn("OpenAi.generate")(function* (request: ModelProvider.ModelRequest) {
       yield* Effect.annotateCurrentSpan({ provider: name, model: request.model, stream })
-      const call: Http.Call = {
-        provider: name,
-        model: request.model,
-        secret: apiKey,
-        table: Classification.openAi,
-        timeouts,
-        maxBodyBytes,
-        maxErrorBodyBytes: Math.min(maxBodyBytes, 1024 * 1024),
-        retryAfter: options?.retryAfter
-      }
+      const call = callOf(request.model)
       return yield* Http.exchange(transport, call, wire, {
         url,
         headers: {

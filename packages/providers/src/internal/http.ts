@@ -360,6 +360,15 @@ export const malformed = (
     details: options?.body !== undefined ? { body: truncate(options.body) } : undefined
   })
 
+/**
+ * The per-request `Call` of a provider: everything but the model is fixed
+ * when the provider is built.
+ * @internal
+ */
+export const callFor =
+  (fixed: Omit<Call, "model" | "maxErrorBodyBytes">) =>
+  (model: string): Call => ({ ...fixed, model, maxErrorBodyBytes: Math.min(fixed.maxBodyBytes, 1024 * 1024) })
+
 /** How one provider reads its wire format. */
 export interface Wire {
   readonly errorFacts: (body: unknown) => Option.Option<Omit<Classification.Facts, "status">>
