@@ -63,6 +63,7 @@ export class EventBus extends Context.Tag("@agent-kernel/kernel/EventBus")<
   }
 >() {}
 
+// Callers suspend the observer's call, so one that throws synchronously is caught too.
 const guard = (effect: Effect.Effect<void>): Effect.Effect<void> =>
   Effect.catchAllCause(effect, (cause) => Effect.logWarning("agent-kernel observer failed", cause))
 
@@ -85,13 +86,13 @@ export const make = (observers: ReadonlyArray<Observer> = []): Effect.Effect<Eve
           ? delivered
           : Effect.zipRight(
               delivered,
-              Effect.forEach(onEvent, (f) => guard(f(stamped)), { discard: true })
+              Effect.forEach(onEvent, (f) => guard(Effect.suspend(() => f(stamped))), { discard: true })
             )
       }).pipe(Effect.asVoid)
     const modelResponded = (response: ModelProvider.ModelResponse, info: ResponseInfo) =>
       onResponse.length === 0
         ? Effect.void
-        : Effect.forEach(onResponse, (f) => guard(f(response, info)), { discard: true })
+        : Effect.forEach(onResponse, (f) => guard(Effect.suspend(() => f(response, info))), { discard: true })
     return EventBus.of({
       publish,
       modelResponded,

@@ -355,16 +355,42 @@ describe("routing chain", () => {
       })
   )
 
-  it.effect("the chain ends: after the last model, retries_exhausted, and no counter is ever reset", () =>
+  it.effect("the chain ends: after the last model, retries_exhausted; no counter is ever reset across the chain", () =>
     Effect.gen(function* () {
-      const { outcome, calls } = yield* runScript(
+      const { outcome, calls, events } = yield* runScript(
         Array.from({ length: 20 }, () => ScriptedModel.error("server_error")),
         { settings: { ...noJitter, max_retries: 1, fallback_models: ["model-b", "model-c"] } }
       )
       assert.strictEqual(outcome.status, "retries_exhausted")
-      assert.strictEqual(calls.length, 6)
-      assert.strictEqual(outcome.retries.session_total, 5)
+      // model-a: the call and its one retry; then each fallback model gets the call once, because the
+      // per-call cap (1) was spent and a fallback continues the same call.
+      assert.deepStrictEqual(
+        calls.map((call) => call.request.model),
+        ["model-a", "model-a", "model-b", "model-c"]
+      )
+      assert.deepStrictEqual(
+        ofType(events, "model_request").map((event) => event.attempt),
+        [1, 2, 3, 4]
+      )
+      assert.deepStrictEqual(outcome.retries, { max_per_call: 1, session_total: 3 })
     })
+  )
+
+  it.effect(
+    "a fallback after x-should-retry: false is not charged to the budget (non-retryable errors never are)",
+    () =>
+      Effect.gen(function* () {
+        const { outcome, calls, session } = yield* runScript(
+          [ScriptedModel.error("overloaded", { retryable: false }), ScriptedModel.text("from b")],
+          { settings: { fallback_models: ["model-b"] } }
+        )
+        assert.strictEqual(outcome.status, "completed")
+        assert.deepStrictEqual(
+          calls.map((call) => call.request.model),
+          ["model-a", "model-b"]
+        )
+        assert.strictEqual((yield* session.retryBudget).used, 0)
+      })
   )
 
   it.effect("a fallback step refused by an empty budget ends retry_budget_exhausted", () =>
@@ -554,6 +580,77 @@ describe("TestClockDriver", () => {
         })
       )
       assert.strictEqual(result, 3_600_000)
+    })
+  )
+})
+
+describe("the loop always ends with a status", () => {
+  it.effect("max_wall_clock_ms cuts a model call that outlives it: wall_clock_exceeded at the bound", () =>
+    Effect.gen(function* () {
+      const slow = (): Effect.Effect<never> => Effect.never
+      const { outcome, events } = yield* runScript([slow], { settings: { max_wall_clock_ms: 1_000 } })
+      assert.strictEqual(outcome.status, "wall_clock_exceeded")
+      assert.strictEqual(outcome.wall_ms, 1_000)
+      assert.deepInclude(events.at(-1), { type: "run_ended", status: "wall_clock_exceeded" })
+    })
+  )
+
+  it.effect("max_wall_clock_ms cuts a tool that outlives it; finished results are kept, the rest answered", () =>
+    Effect.gen(function* () {
+      const toolbox: Toolbox.Toolbox["Type"] = {
+        ...echoToolbox,
+        invoke: (call) => (call.name === "hang" ? Effect.never : echoToolbox.invoke(call))
+      }
+      const { outcome } = yield* runScript(
+        [ScriptedModel.toolCalls({ id: "t1", name: "echo", input: 1 }, { id: "t2", name: "hang" })],
+        { settings: { max_wall_clock_ms: 5_000 }, toolbox }
+      )
+      assert.strictEqual(outcome.status, "wall_clock_exceeded")
+      assert.strictEqual(outcome.wall_ms, 5_000)
+      assert.deepStrictEqual(outcome.history.at(-1)?.content, [
+        Content.toolResult("t1", "1"),
+        Content.toolResult("t2", "The run's wall-clock bound was reached before this tool returned.", true)
+      ])
+    })
+  )
+
+  it.effect("a provider that dies is a typed unknown error: the run ends failed, with run_ended", () =>
+    Effect.gen(function* () {
+      const dying = (): Effect.Effect<never> => Effect.die(new Error("provider bug"))
+      const { outcome, events, calls } = yield* runScript([dying, ScriptedModel.text("never")])
+      assert.strictEqual(outcome.status, "failed")
+      assert.strictEqual(outcome.error?._tag, "Unknown")
+      assert.include(outcome.error?.message, "provider bug")
+      assert.strictEqual(calls.length, 1)
+      assert.deepInclude(events.at(-1), { type: "run_ended", status: "failed" })
+    })
+  )
+
+  it.effect("an observer that throws synchronously never reaches the run", () =>
+    Effect.gen(function* () {
+      const { outcome } = yield* runScript([ScriptedModel.text("ok")], {
+        observers: [
+          {
+            onEvent: () => {
+              throw new Error("observer bug")
+            },
+            onModelResponse: () => {
+              throw new Error("hook bug")
+            }
+          }
+        ]
+      })
+      assert.strictEqual(outcome.status, "completed")
+    })
+  )
+
+  it.effect("a toolbox whose definitions die ends the run failed, with run_ended", () =>
+    Effect.gen(function* () {
+      const broken: Toolbox.Toolbox["Type"] = { ...echoToolbox, definitions: Effect.die(new Error("listing bug")) }
+      const { outcome, events } = yield* runScript([ScriptedModel.text("never")], { toolbox: broken })
+      assert.strictEqual(outcome.status, "failed")
+      assert.include(outcome.error?.message, "listing bug")
+      assert.deepInclude(events.at(-1), { type: "run_ended", status: "failed" })
     })
   )
 })

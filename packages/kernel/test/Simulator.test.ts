@@ -148,25 +148,38 @@ describe("Simulator.simulate", () => {
     assert.isBelow(Date.now() - started, 60_000) // five simulated hours
   })
 
-  it.effect("a fallback resets the per-call attempt, charges the budget, and the budget can end the run", () =>
+  it.effect("a fallback carries the call's attempt count on, and is charged to the budget", () =>
     Effect.gen(function* () {
       const settings = { ...noJitter, max_retries: 1, fallback_models: ["backup"] }
       const faults = Array.from({ length: 6 }, () => ScriptedModel.error("overloaded"))
-      const { timeline, outcome } = yield* Simulator.simulate(RetryPolicy.fromSettings(settings), faults, {
+      const roomy = yield* Simulator.simulate(RetryPolicy.fromSettings(settings), faults, {
         seed: 1,
         settings,
         budget: RetryBudget.fixed(2)
       })
+      // The backup model continues the same call: its cap (1 retry) is spent, so it gets one attempt.
       assert.deepStrictEqual(
-        timeline.map((step) => [step.model, step.attempt, step.action, step.budget_left]),
+        roomy.timeline.map((step) => [step.model, step.attempt, step.action, step.budget_left]),
         [
           ["primary", 1, "retry", 1],
           ["primary", 2, "fallback", 0],
-          ["backup", 1, "end", 0]
+          ["backup", 3, "end", 0]
         ]
       )
-      assert.strictEqual(outcome.status, "retry_budget_exhausted")
-      assert.strictEqual(outcome.error?.category, "overloaded")
+      assert.strictEqual(roomy.outcome.status, "retries_exhausted")
+      const tight = yield* Simulator.simulate(RetryPolicy.fromSettings(settings), faults, {
+        seed: 1,
+        settings,
+        budget: RetryBudget.fixed(1)
+      })
+      assert.deepStrictEqual(
+        tight.timeline.map((step) => [step.model, step.attempt, step.action, step.budget_left]),
+        [
+          ["primary", 1, "retry", 0],
+          ["primary", 2, "end", 0]
+        ]
+      )
+      assert.strictEqual(tight.outcome.status, "retry_budget_exhausted")
     })
   )
 

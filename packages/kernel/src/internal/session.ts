@@ -44,6 +44,12 @@ const PREVIEW_CHARS = 2_000
 // The loop's spans have fixed names; a captured call-site stack trace per span
 // was the largest single cost of a step in profiles, and tells nothing new.
 
+const cutShort = (call: Content.ToolUseBlock): Content.ToolResultBlock =>
+  Content.toolResult(call.id, "The run's wall-clock bound was reached before this tool returned.", true)
+
+const describeDefect = (defect: unknown): string =>
+  defect instanceof Error ? defect.message || defect.name : typeof defect === "string" ? defect : String(defect)
+
 const fatalStatus = (category: ModelError.Category): RunOutcome.RunStatus =>
   category === "auth_error" ? "auth_error" : category === "quota_exceeded" ? "quota_exceeded" : "invalid_request"
 
@@ -95,6 +101,15 @@ export const make = (
         return { status: "cost_exceeded" }
       return undefined
     }
+
+    /** Runs an effect within the run's wall-clock bound, if one is set; `None` when the bound cut it short. */
+    const withinDeadline = <A, E>(run: RunState, effect: Effect.Effect<A, E>): Effect.Effect<Option.Option<A>, E> =>
+      settings.max_wall_clock_ms === undefined
+        ? Effect.map(effect, Option.some)
+        : Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const left = run.startedAt + (settings.max_wall_clock_ms ?? 0) - now
+            return left <= 0 ? Effect.succeedNone : Effect.timeoutOption(effect, Duration.millis(left))
+          })
 
     const account = (run: RunState, response: ModelProvider.ModelResponse, model: string) =>
       Effect.gen(function* () {
@@ -165,14 +180,29 @@ export const make = (
             tools: tools.length
           })
           const sentAt = yield* Clock.currentTimeMillis
-          const result = yield* Effect.either(
-            provider.generate(request).pipe(
-              Effect.withSpan("agent_kernel.model_call", {
-                attributes: { model, attempt, turn },
-                captureStackTrace: false
-              })
+          const called = yield* withinDeadline(
+            run,
+            Effect.either(
+              Effect.suspend(() => provider.generate(request)).pipe(
+                // A provider that throws or dies is a bug, not a transport error: typed, never retried.
+                Effect.catchAllDefect((defect) =>
+                  Effect.fail(
+                    new ModelError.Unknown({
+                      provider: provider.name,
+                      model,
+                      message: `the provider failed unexpectedly: ${describeDefect(defect)}`
+                    })
+                  )
+                ),
+                Effect.withSpan("agent_kernel.model_call", {
+                  attributes: { model, attempt, turn },
+                  captureStackTrace: false
+                })
+              )
             )
           )
+          if (Option.isNone(called)) return Either.left<Ending>({ status: "wall_clock_exceeded" })
+          const result = called.value
           if (Either.isRight(result)) {
             yield* budget.recordSuccess
             const response = result.right
@@ -214,7 +244,10 @@ export const make = (
               const delayMs = Option.match(delay, { onNone: () => 0, onSome: Duration.toMillis })
               if (Option.isNone(delay) || delayMs > settings.max_retry_wait_ms) {
                 if (modelIndex + 1 >= models.length) return Either.left<Ending>({ status: "retries_exhausted", error })
-                if (!(yield* budget.tryAcquire)) return Either.left<Ending>({ status: "retry_budget_exhausted", error })
+                // A fallback step is charged like a retry, except after an error the server said not to
+                // retry: non-retryable errors never charge the budget.
+                if (ModelError.isRetryable(error) && !(yield* budget.tryAcquire))
+                  return Either.left<Ending>({ status: "retry_budget_exhausted", error })
                 const to = models[modelIndex + 1] ?? model
                 const spent = yield* budget.snapshot
                 yield* publish({
@@ -226,10 +259,9 @@ export const make = (
                   session_retries_used: spent.used,
                   session_retries_left: spent.remaining
                 })
+                // The chain continues the same call: its retry count, its attempts and its backoff
+                // carry on, so a fallback can never reset the per-call cap.
                 modelIndex++
-                scheduleState = policy.initial
-                retries = 0
-                attempt = 0
                 continue
               }
               const bound = checkBounds(run, now, delayMs)
@@ -320,10 +352,16 @@ export const make = (
             }
             const calls = Content.toolUses(message)
             if (calls.length > 0) {
-              const results = yield* Effect.forEach(calls, (call) => invokeTool(turn, call), {
-                concurrency: toolConcurrency
-              })
-              append({ role: "user", content: results })
+              const results = new Map<string, Content.ToolResultBlock>()
+              const finished = yield* withinDeadline(
+                run,
+                Effect.forEach(calls, (call) => Effect.map(invokeTool(turn, call), (r) => results.set(call.id, r)), {
+                  concurrency: toolConcurrency,
+                  discard: true
+                })
+              )
+              append({ role: "user", content: calls.map((call) => results.get(call.id) ?? cutShort(call)) })
+              if (Option.isNone(finished)) return { status: "wall_clock_exceeded" } satisfies Ending
             }
             yield* publish({ type: "turn_ended", turn, stop_reason: response.stop_reason, tool_calls: calls.length })
             return calls.length === 0 ? ({ status: "completed" } satisfies Ending) : undefined
@@ -370,20 +408,17 @@ export const make = (
     const closeInterrupted = (run: RunState) =>
       Effect.gen(function* () {
         if (toolbox.onRunInterrupted !== undefined) yield* withBus(toolbox.onRunInterrupted)
-        const last = transcript[transcript.length - 1]
-        if (last !== undefined && last.role === "assistant") {
-          const pending = Content.toolUses(last)
-          if (pending.length > 0) {
-            append({
-              role: "user",
-              content: pending.map((call) =>
-                Content.toolResult(call.id, "The run was interrupted before this tool returned.", true)
-              )
-            })
-          }
-        }
+        answerPending("The run was interrupted before this tool returned.")
         yield* outcome(run, { status: "interrupted" })
       })
+
+    /** Gives every tool_use of a trailing assistant message an error tool_result. */
+    const answerPending = (reason: string) => {
+      const last = transcript[transcript.length - 1]
+      const pending = last?.role === "assistant" ? Content.toolUses(last) : []
+      if (pending.length > 0)
+        append({ role: "user", content: pending.map((call) => Content.toolResult(call.id, reason, true)) })
+    }
 
     const runOnce = (input: string | Content.Message): Effect.Effect<RunOutcome.RunOutcome> =>
       Effect.gen(function* () {
@@ -407,7 +442,25 @@ export const make = (
             model: options.model,
             input: Content.textOf(message)
           })
-          const ending = yield* turnLoop(run)
+          const ending = yield* turnLoop(run).pipe(
+            // A defect in a plugged-in service (a toolbox's definitions, a context provider) still
+            // ends the run with a status, a run_ended event and a valid history.
+            Effect.catchAllCause((cause) =>
+              Cause.isInterruptedOnly(cause)
+                ? Effect.failCause(cause)
+                : Effect.sync((): Ending => {
+                    answerPending("The run failed before this tool returned.")
+                    return {
+                      status: "failed",
+                      error: new ModelError.Unknown({
+                        provider: "agent-kernel",
+                        model: options.model,
+                        message: `the run failed unexpectedly: ${describeDefect(Cause.squash(cause))}`
+                      })
+                    }
+                  })
+            )
+          )
           return yield* outcome(run, ending)
         }).pipe(Effect.onInterrupt(() => closeInterrupted(run)))
       })

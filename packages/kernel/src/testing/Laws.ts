@@ -218,8 +218,9 @@ export const honorsRetryAfter: Law = {
 }
 
 /**
- * **Kernel law.** No call retries more than `max` times on one model (the
- * per-call cap; a fallback starts a new call). Checked on simulated runs with
+ * **Kernel law.** No call retries more than `max` times (the per-call cap),
+ * across its whole fallback chain: a fallback continues the same call and
+ * never resets its count. Checked on simulated runs with
  * your settings and budget, so a cap that only the session budget or
  * `max_retry_wait_ms` enforces counts. Default `max`: `settings.max_retries`.
  *

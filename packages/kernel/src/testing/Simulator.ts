@@ -66,7 +66,7 @@ export interface Step {
   /** The call's number in the run, from 1. */
   readonly call: number
   readonly turn: number
-  /** The kernel's attempt on this model for this turn, from 1 (it restarts after a fallback). */
+  /** The kernel's attempt of this turn's call, from 1; it carries on across a fallback (the chain is one call). */
   readonly attempt: number
   readonly model: string
   /** When the request was sent, in milliseconds since the run started. */
