@@ -62,6 +62,8 @@ describe("agent CLI: chaos scenarios (fake provider over HTTP, real MCP plugins)
     const result = await cli(["--scenario", "overload-storm", "--json"])
     assert.strictEqual(result.code, 6)
     assert.lengthOf(ofType(result, "retry_scheduled"), 3)
+    // The third failure came mid-stream: the whole request restarted, charged like any retry.
+    assert.deepInclude(ofType(result, "stream_restarted")[0], { category: "overloaded" })
     assert.deepInclude(last(result), { type: "run_ended", status: "retry_budget_exhausted" })
   })
 
@@ -157,6 +159,12 @@ describe("agent CLI: input, output and usage", () => {
     const result = await cli(["--provider", "anthropic", "--prompt", "hi"])
     assert.strictEqual(result.code, 2)
     assert.include(result.stderr, "needs ANTHROPIC_API_KEY")
+  })
+
+  it("--scenario uses the fake provider even when an API key is set", async () => {
+    const result = await cli(["--scenario", "refusal", "--json"], { env: { ANTHROPIC_API_KEY: "sk-ant-real-looking" } })
+    assert.strictEqual(result.code, 3, result.stderr)
+    assert.deepInclude(last(result), { type: "run_ended", status: "content_filtered" })
   })
 
   it("without --prompt and without a TTY, one run reads stdin", async () => {
@@ -275,11 +283,17 @@ describe("agent CLI: interactive", () => {
     child.stdin.write("second question\n")
     await seen("You said: second question")
     await seen("run session-1/run-2")
+    // A long session: each prompt must release its listeners (Node warns past 10 on one emitter).
+    for (let i = 3; i <= 13; i++) {
+      child.stdin.write(`question ${i}\n`)
+      await seen(`You said: question ${i}`)
+    }
     child.stdin.write("exit\n")
     const code = await exited
     assert.strictEqual(code, 0, output)
     assert.match(output, /status\s+completed/)
-    assert.include(output, "run session-1/run-2")
+    assert.include(output, "run session-1/run-13")
+    assert.notInclude(output, "MaxListenersExceededWarning")
   })
 })
 

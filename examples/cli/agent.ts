@@ -141,18 +141,40 @@ const readStdin = Effect.async<string>((resume) => {
   process.stdin.on("end", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
 })
 
-/** The interactive prompt: one line a run, until end of input or "exit". */
-const interactive = (session: Session.Session, report: (outcome: RunOutcome.RunOutcome) => Effect.Effect<void>) =>
+/** The interactive prompt: one line a run, until end of input or "exit". The prompt goes to stderr under --json. */
+const interactive = (
+  session: Session.Session,
+  report: (outcome: RunOutcome.RunOutcome) => Effect.Effect<void>,
+  json: boolean
+) =>
   Effect.acquireUseRelease(
-    Effect.sync(() => readline.createInterface({ input: process.stdin, output: process.stdout, prompt: "you> " })),
+    Effect.sync(() =>
+      readline.createInterface({
+        input: process.stdin,
+        output: json ? process.stderr : process.stdout,
+        prompt: "you> "
+      })
+    ),
     (rl) =>
       Effect.gen(function* () {
         let last: RunOutcome.RunOutcome | undefined
         while (true) {
           const line = yield* Effect.async<string | undefined>((resume) => {
-            rl.once("line", (text) => resume(Effect.succeed(text)))
-            rl.once("close", () => resume(Effect.succeed(undefined)))
+            const onLine = (text: string) => done(text)
+            const onClose = () => done(undefined)
+            // Both listeners go whichever fires, so a long session never piles them up.
+            const done = (text: string | undefined) => {
+              rl.off("line", onLine)
+              rl.off("close", onClose)
+              resume(Effect.succeed(text))
+            }
+            rl.once("line", onLine)
+            rl.once("close", onClose)
             rl.prompt()
+            return Effect.sync(() => {
+              rl.off("line", onLine)
+              rl.off("close", onClose)
+            })
           })
           if (line === undefined || line.trim() === "exit") return last
           if (line.trim() === "") continue
@@ -166,9 +188,16 @@ const interactive = (session: Session.Session, report: (outcome: RunOutcome.RunO
 const run = (parsed: Parsed) =>
   Effect.gen(function* () {
     const env = process.env
+    // A scenario is played by the fake provider, whatever keys the environment holds.
     const providerName =
       Option.getOrUndefined(parsed.provider) ??
-      (env.ANTHROPIC_API_KEY ? "anthropic" : env.OPENAI_API_KEY ? "openai" : "fake")
+      (Option.isSome(parsed.scenario)
+        ? "fake"
+        : env.ANTHROPIC_API_KEY
+          ? "anthropic"
+          : env.OPENAI_API_KEY
+            ? "openai"
+            : "fake")
     if (Option.isSome(parsed.scenario) && providerName !== "fake") {
       return yield* new UsageError({ message: "--scenario works with --provider fake only" })
     }
@@ -229,7 +258,7 @@ const run = (parsed: Parsed) =>
         const outcome =
           text !== undefined
             ? yield* Effect.tap(session.run(Content.userText(text)), report)
-            : yield* interactive(session, report)
+            : yield* interactive(session, report, json)
         return outcome === undefined ? 0 : exitCodes[outcome.status]
       })
     ).pipe(Effect.provide(Transport.layer()))

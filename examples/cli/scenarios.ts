@@ -55,8 +55,18 @@ export const scenarios: ReadonlyArray<Scenario> = [
   },
   {
     name: "overload-storm",
-    description: "529 overloaded, then a stream that fails mid-way: the session's retry budget (3 here) runs out",
-    plan: ChaosPlans.overloadStorm,
+    description:
+      "529s and a stream that fails mid-way (restarted whole), until the session's retry budget (3 here) runs out",
+    plan: {
+      name: "overload-storm",
+      steps: [
+        ChaosPlans.overloadStorm.steps[0]!,
+        ChaosPlans.overloadStorm.steps[1]!,
+        ChaosPlans.overloadStorm.steps[3]!,
+        ChaosPlans.overloadStorm.steps[0]!
+      ],
+      after: "repeat_last"
+    },
     plugins: [],
     settings: { max_session_retries: 3 },
     prompt: "Summarise the project.",
