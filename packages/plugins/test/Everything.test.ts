@@ -45,8 +45,9 @@ describe("@modelcontextprotocol/server-everything over stdio", () => {
       yield* box.definitions
       const pid = (yield* provider.stats).pid!
       const call = yield* Effect.fork(box.invoke(use("trigger-long-running-operation", { duration: 30, steps: 30 })))
-      // No hook tells us the server has started the operation; whenever the kill lands, the call must fail with it.
-      yield* Effect.sleep("100 millis")
+      // The server reads stdin in order and runs the operation asynchronously: once an echo sent after
+      // the call has answered, the operation is under way. No sleep, whatever the machine's speed.
+      expect((yield* box.invoke(use("echo", { message: "after" }))).content).toBe("Echo: after")
       process.kill(pid, "SIGKILL")
       const result = yield* Fiber.join(call)
       expect(result.is_error).toBe(true)
