@@ -1,17 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import * as fs from "node:fs"
 import * as path from "node:path"
 
 const root = path.resolve(import.meta.dirname, "..")
 
 describe("README", () => {
-  it("shows examples/embed.ts exactly, so the type-checked file is the sample people read", () => {
-    const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
-    const embed = fs.readFileSync(path.join(root, "examples/embed.ts"), "utf8")
-    assert.include(readme, `\`\`\`ts\n${embed}\`\`\``)
-  })
-
   it("the embedding example runs and completes after honouring the retry-after", () => {
     const output = execFileSync(path.join(root, "node_modules/.bin/tsx"), ["examples/embed.ts"], {
       cwd: root,

@@ -13,22 +13,43 @@ import * as ComposePolicy from "./compose-policy.js"
 import * as ContextSample from "./context-provider.js"
 import * as Observe from "./observe.js"
 import * as Plugins from "./plugins.js"
+import * as ProvidersFake from "./providers-fake.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
 
 describe("guide samples", () => {
-  it("every sample a guide names is quoted verbatim", () => {
-    const docs = fs.readdirSync(path.join(root, "docs")).filter((file) => file.endsWith(".md"))
+  it("every TypeScript block of the READMEs and guides is a checked file, quoted verbatim", () => {
+    const markdown = [
+      "README.md",
+      "examples/README.md",
+      ...fs.readdirSync(path.join(root, "packages")).map((pkg) => `packages/${pkg}/README.md`),
+      ...fs.readdirSync(path.join(root, "docs")).map((doc) => `docs/${doc}`)
+    ].filter((file) => file.endsWith(".md") && fs.existsSync(path.join(root, file)))
     let quoted = 0
-    for (const doc of docs) {
-      const text = fs.readFileSync(path.join(root, "docs", doc), "utf8")
-      for (const match of text.matchAll(/<!-- sample: (\S+) -->\n```ts\n([\s\S]*?)```/g)) {
+    for (const doc of markdown) {
+      const text = fs.readFileSync(path.join(root, doc), "utf8")
+      const blocks = text.split("```ts\n").length - 1
+      const samples = [...text.matchAll(/<!-- sample: (\S+) -->\n```ts\n([\s\S]*?)```/g)]
+      assert.strictEqual(samples.length, blocks, `${doc}: a ts block without a <!-- sample: --> file`)
+      for (const match of samples) {
         assert.strictEqual(match[2], fs.readFileSync(path.join(root, match[1]!), "utf8"), `${doc} quotes ${match[1]}`)
         quoted++
       }
     }
-    assert.isAtLeast(quoted, 4)
+    assert.isAtLeast(quoted, 13)
   })
+
+  it.scoped("providers-fake: the README's fault-plan server starts on loopback and answers per plan", () =>
+    Effect.gen(function* () {
+      const server = yield* ProvidersFake.server
+      assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/)
+      const response = yield* Effect.promise(() =>
+        fetch(`${server.url}/v1/messages`, { method: "POST", body: JSON.stringify({ model: "m", messages: [] }) })
+      )
+      assert.strictEqual(response.status, 429)
+      assert.strictEqual(response.headers.get("retry-after"), "2")
+    })
+  )
 
   it.effect("compose-policy: the preview stops at the auth error and honours the 30 s retry-after", () =>
     Effect.gen(function* () {
