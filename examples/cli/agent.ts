@@ -2,7 +2,7 @@
  * The `agent` command: one run (or an interactive session) of the kernel
  * against the fake provider, Anthropic or OpenAI, with MCP plugins.
  */
-import { Content, EventBus, ModelProvider, type RunOutcome, Session, Settings, Toolbox } from "@agent-kernel/kernel"
+import { Content, EventBus, ModelProvider, type RunOutcome, Session, Toolbox } from "@agent-kernel/kernel"
 import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
 import { Anthropic, FakeProvider, FaultPlan, OpenAi, Transport } from "@agent-kernel/providers"
 import * as Command from "@effect/cli/Command"
@@ -18,6 +18,7 @@ import * as readline from "node:readline"
 import { exitCodes } from "./exitCodes.js"
 import * as Render from "./render.js"
 import * as Scenarios from "./scenarios.js"
+import { loadSettings, settingsOptions } from "./settingsOptions.js"
 import { UsageError } from "./usage.js"
 
 const options = {
@@ -37,14 +38,7 @@ const options = {
     Options.withDescription('An MCP stdio plugin, "COMMAND ARGS" (split without a shell); repeatable'),
     Options.repeated
   ),
-  settings: Options.text("settings").pipe(
-    Options.withDescription("A JSON object with the kernel's snake_case settings keys"),
-    Options.optional
-  ),
-  set: Options.text("set").pipe(
-    Options.withDescription("key=value: overrides a setting; repeatable"),
-    Options.repeated
-  ),
+  ...settingsOptions,
   scenario: Options.text("scenario").pipe(
     Options.withDescription(
       `For the fake provider: ${Scenarios.scenarios.map((s) => s.name).join(", ")}, or a fault-plan file`
@@ -99,15 +93,6 @@ const pluginName = (argv: ReadonlyArray<string>, taken: Set<string>): string => 
   taken.add(name)
   return name
 }
-
-const loadSettings = (parsed: Parsed, scenario: Scenarios.Scenario | undefined) =>
-  Effect.gen(function* () {
-    // Layered: the scenario's settings, then the file, then --set; decoded once so every problem is listed.
-    const file = yield* Option.match(parsed.settings, { onNone: () => Effect.succeed({}), onSome: Settings.readFile })
-    const assignments = yield* Settings.parseAssignments(parsed.set)
-    const source = Option.match(parsed.settings, { onNone: () => "--set", onSome: (file) => `${file} and --set` })
-    return yield* Settings.decode({ ...scenario?.settings, ...file, ...assignments }, source)
-  }).pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
 
 const resolveScenario = (name: string) =>
   Effect.gen(function* () {
@@ -210,7 +195,7 @@ const run = (parsed: Parsed) =>
       onNone: () => Effect.succeed({ scenario: undefined, plan: FaultPlan.happy }),
       onSome: resolveScenario
     })
-    const settings = yield* loadSettings(parsed, chosen.scenario)
+    const settings = yield* loadSettings(parsed.settings, parsed.set, chosen.scenario?.settings)
     const taken = new Set<string>()
     const plugins: Array<McpStdio.Config> = []
     for (const spec of parsed.mcp) {

@@ -6,27 +6,20 @@
  *
  *     agent simulate --settings settings.json --faults "429:retry_after=2,529,529,ok" --runs 1000 --seed 7
  */
-import { RetryPolicy, Settings } from "@agent-kernel/kernel"
+import { RetryPolicy, type Settings } from "@agent-kernel/kernel"
 import { Simulator } from "@agent-kernel/kernel/testing"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 
+import { loadSettings, settingsOptions } from "./settingsOptions.js"
 import { UsageError } from "./usage.js"
 
 const options = {
-  settings: Options.file("settings").pipe(
-    Options.withDescription("A JSON file of the kernel's snake_case settings (default: the built-in defaults)"),
-    Options.optional
-  ),
-  set: Options.text("set").pipe(
-    Options.withDescription("key=value: overrides one setting, e.g. --set base_delay_ms=1000; repeatable"),
-    Options.repeated
-  ),
+  ...settingsOptions,
   faults: Options.text("faults").pipe(
     Options.withDescription(
       'Comma-separated results of successive model calls: an HTTP status (429, 529, 503 ...), a category (overloaded), or ok; with :retry_after=SECONDS. When the plan runs out, calls succeed. Example: "429:retry_after=2,529,529,ok"'
@@ -125,17 +118,6 @@ export const svgHistogram = (
     ""
   ].join("\n")
 }
-
-const loadSettings = (file: Option.Option<string>, assignments: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    const base = Option.isSome(file) ? yield* Settings.fromFile(file.value) : Settings.defaults
-    if (assignments.length === 0) return base
-    const overrides = yield* Either.match(Settings.parseAssignments(assignments), {
-      onLeft: Effect.fail,
-      onRight: Effect.succeed
-    })
-    return yield* Settings.override(base, overrides, "--set")
-  }).pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
 
 const describeSettings = (settings: Settings.Settings): string =>
   [
