@@ -10,7 +10,6 @@ import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import type { Content } from "@agent-kernel/kernel"
 import { ModelProvider } from "@agent-kernel/kernel"
 import type { ModelError } from "@agent-kernel/kernel"
-import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -22,8 +21,8 @@ import * as Classification from "./Classification.js"
 import * as Wire from "./internal/anthropicWire.js"
 import * as Http from "./internal/http.js"
 import type * as RetryAfter from "./RetryAfter.js"
-import * as Timeouts from "./Timeouts.js"
-import { Transport } from "./Transport.js"
+import type * as Timeouts from "./Timeouts.js"
+import type { Transport } from "./Transport.js"
 
 /**
  * Options of the Anthropic provider. Every field has a default.
@@ -378,26 +377,15 @@ export const make = (
   options?: Options
 ): Effect.Effect<ModelProvider.ModelProvider["Type"], ConfigError.ConfigError, Transport> =>
   Effect.gen(function* () {
-    const transport = yield* Transport
-    const apiKey = options?.apiKey ?? (yield* Config.redacted("ANTHROPIC_API_KEY"))
-    const baseUrl = (
-      options?.baseUrl ?? (yield* Config.string("ANTHROPIC_BASE_URL").pipe(Config.withDefault(defaultBaseUrl)))
-    ).replace(/\/+$/, "")
-    const name = options?.name ?? "anthropic"
-    const stream = options?.stream ?? true
-    const defaultMaxTokens = options?.defaultMaxTokens ?? 4096
-    const timeouts = Timeouts.resolve(options?.timeouts)
-    const maxBodyBytes = options?.maxBodyBytes ?? 32 * 1024 * 1024
-    const url = `${baseUrl}/v1/messages`
-
-    const callOf = Http.callFor({
-      provider: name,
-      secret: apiKey,
-      table: Classification.anthropic,
-      timeouts,
-      maxBodyBytes,
-      retryAfter: options?.retryAfter
+    const { transport, apiKey, baseUrl, name, stream, callOf } = yield* Http.configure(options, {
+      name: "anthropic",
+      keyVariable: "ANTHROPIC_API_KEY",
+      baseUrlVariable: "ANTHROPIC_BASE_URL",
+      defaultBaseUrl,
+      table: Classification.anthropic
     })
+    const defaultMaxTokens = options?.defaultMaxTokens ?? 4096
+    const url = `${baseUrl}/v1/messages`
 
     const generate = Effect.fn("Anthropic.generate")(function* (request: ModelProvider.ModelRequest) {
       yield* Effect.annotateCurrentSpan({ provider: name, model: request.model, stream })

@@ -17,7 +17,6 @@ import type * as Sse from "@effect/experimental/Sse"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import type { Content, ModelError } from "@agent-kernel/kernel"
 import { ModelProvider } from "@agent-kernel/kernel"
-import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -29,8 +28,8 @@ import * as Classification from "./Classification.js"
 import * as Http from "./internal/http.js"
 import * as Wire from "./internal/openAiWire.js"
 import type * as RetryAfter from "./RetryAfter.js"
-import * as Timeouts from "./Timeouts.js"
-import { Transport } from "./Transport.js"
+import type * as Timeouts from "./Timeouts.js"
+import type { Transport } from "./Transport.js"
 
 /**
  * Options of the OpenAI provider. Every field has a default.
@@ -362,26 +361,15 @@ export const make = (
   options?: Options
 ): Effect.Effect<ModelProvider.ModelProvider["Type"], ConfigError.ConfigError, Transport> =>
   Effect.gen(function* () {
-    const transport = yield* Transport
-    const apiKey = options?.apiKey ?? (yield* Config.redacted("OPENAI_API_KEY"))
-    const baseUrl = (
-      options?.baseUrl ?? (yield* Config.string("OPENAI_BASE_URL").pipe(Config.withDefault(defaultBaseUrl)))
-    ).replace(/\/+$/, "")
-    const name = options?.name ?? "openai"
-    const stream = options?.stream ?? true
-    const maxTokensField = options?.maxTokensField ?? "max_completion_tokens"
-    const timeouts = Timeouts.resolve(options?.timeouts)
-    const maxBodyBytes = options?.maxBodyBytes ?? 32 * 1024 * 1024
-    const url = `${baseUrl}/chat/completions`
-
-    const callOf = Http.callFor({
-      provider: name,
-      secret: apiKey,
-      table: Classification.openAi,
-      timeouts,
-      maxBodyBytes,
-      retryAfter: options?.retryAfter
+    const { transport, apiKey, baseUrl, name, stream, callOf } = yield* Http.configure(options, {
+      name: "openai",
+      keyVariable: "OPENAI_API_KEY",
+      baseUrlVariable: "OPENAI_BASE_URL",
+      defaultBaseUrl,
+      table: Classification.openAi
     })
+    const maxTokensField = options?.maxTokensField ?? "max_completion_tokens"
+    const url = `${baseUrl}/chat/completions`
 
     const generate = Effect.fn("OpenAi.generate")(function* (request: ModelProvider.ModelRequest) {
       yield* Effect.annotateCurrentSpan({ provider: name, model: request.model, stream })

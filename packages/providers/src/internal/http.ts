@@ -11,6 +11,7 @@ import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { ModelError, type ModelProvider } from "@agent-kernel/kernel"
+import * as Config from "effect/Config"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -22,7 +23,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Classification from "../Classification.js"
 import * as RetryAfter from "../RetryAfter.js"
-import type * as Timeouts from "../Timeouts.js"
+import * as Timeouts from "../Timeouts.js"
 import * as Transport from "../Transport.js"
 
 /** Everything a call needs to build errors and enforce limits. */
@@ -414,4 +415,50 @@ export const exchange = (
           : wire.fromJsonBody(response, call)
       })
     )
+  })
+
+/** The options every provider shares. */
+export interface CommonOptions {
+  readonly apiKey?: Redacted.Redacted<string> | undefined
+  readonly baseUrl?: string | undefined
+  readonly stream?: boolean | undefined
+  readonly timeouts?: Timeouts.Options | undefined
+  readonly maxBodyBytes?: number | undefined
+  readonly name?: string | undefined
+  readonly retryAfter?: RetryAfter.Options | undefined
+}
+
+/**
+ * Resolves what every provider needs from its options and the environment:
+ * the key and base URL (options first, then `Config`), the defaults, the
+ * transport, and the per-request `Call` builder.
+ * @internal
+ */
+export const configure = (
+  options: CommonOptions | undefined,
+  provider: {
+    readonly name: string
+    readonly keyVariable: string
+    readonly baseUrlVariable: string
+    readonly defaultBaseUrl: string
+    readonly table: ReadonlyArray<Classification.Rule>
+  }
+) =>
+  Effect.gen(function* () {
+    const transport = yield* Transport.Transport
+    const apiKey = options?.apiKey ?? (yield* Config.redacted(provider.keyVariable))
+    const baseUrl = (
+      options?.baseUrl ??
+      (yield* Config.string(provider.baseUrlVariable).pipe(Config.withDefault(provider.defaultBaseUrl)))
+    ).replace(/\/+$/, "")
+    const name = options?.name ?? provider.name
+    const callOf = callFor({
+      provider: name,
+      secret: apiKey,
+      table: provider.table,
+      timeouts: Timeouts.resolve(options?.timeouts),
+      maxBodyBytes: options?.maxBodyBytes ?? 32 * 1024 * 1024,
+      retryAfter: options?.retryAfter
+    })
+    return { transport, apiKey, baseUrl, name, stream: options?.stream ?? true, callOf }
   })
