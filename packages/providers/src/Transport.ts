@@ -89,6 +89,13 @@ const notifyOnConnect = (registry: Registry, id: string | undefined, socket: Str
   }
 }
 
+const notifyOnReuse = (registry: Registry, request: Http.ClientRequest) => {
+  const id = callIdOf(request.getHeader(callHeader))
+  if (id !== undefined) registry.get(id)?.()
+}
+
+// One subclass per scheme, since an agent's sockets come from the base it extends
+// (Https.Agent makes the TLS ones); both defer to the same two functions.
 class TrackingHttpAgent extends Http.Agent {
   constructor(
     options: Http.AgentOptions,
@@ -106,8 +113,7 @@ class TrackingHttpAgent extends Http.Agent {
   }
   override reuseSocket(socket: Stream.Duplex, request: Http.ClientRequest): void {
     super.reuseSocket(socket, request)
-    const id = callIdOf(request.getHeader(callHeader))
-    if (id !== undefined) this.registry.get(id)?.()
+    notifyOnReuse(this.registry, request)
   }
 }
 
@@ -128,8 +134,7 @@ class TrackingHttpsAgent extends Https.Agent {
   }
   override reuseSocket(socket: Stream.Duplex, request: Http.ClientRequest): void {
     super.reuseSocket(socket, request)
-    const id = callIdOf(request.getHeader(callHeader))
-    if (id !== undefined) this.registry.get(id)?.()
+    notifyOnReuse(this.registry, request)
   }
 }
 
