@@ -20,33 +20,16 @@ import {
   Settings,
   Toolbox
 } from "@agent-kernel/kernel"
-import * as Chunk from "effect/Chunk"
-import * as Clock from "effect/Clock"
+import { TestClockDriver } from "@agent-kernel/kernel/testing"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
 import { ChaosPlans, type FakeProvider, FaultPlan } from "../src/index.js"
-import { type Api, apis, ioTick, setup, tool } from "./support.js"
+import { type Api, apis, setup, tool } from "./support.js"
 
-const HORIZON_MS = 10 * 60 * 1000
 const farTimeouts = { connect: "1 day", firstByte: "1 day", idle: "1 day" } as const
 
 /** Runs the effect, moving TestClock to each sleep due within the horizon while real I/O proceeds. */
 const drive = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-  Effect.gen(function* () {
-    const fiber = yield* Effect.fork(effect)
-    for (let round = 0; round < 5_000; round++) {
-      for (let i = 0; i < 3; i++) yield* ioTick
-      const done = yield* fiber.poll
-      if (Option.isSome(done)) return yield* done.value
-      const now = yield* Clock.currentTimeMillis
-      const due = Chunk.toReadonlyArray(yield* TestClock.sleeps())
-        .filter((at) => at > now && at - now <= HORIZON_MS)
-        .sort((a, b) => a - b)
-      if (due[0] !== undefined) yield* TestClock.setTime(due[0])
-    }
-    return yield* Effect.dieMessage("the run did not finish")
-  })
+  TestClockDriver.run(effect, { horizon: "10 minutes" })
 
 const lookupToolbox: Toolbox.Toolbox["Type"] = {
   definitions: Effect.succeed([tool]),

@@ -57,6 +57,8 @@ export const run = <A, E, R>(effect: Effect.Effect<A, E, R>, options: Options = 
     const fiber = yield* Effect.fork(effect)
     while (true) {
       for (let i = 0; i < yields; i++) yield* Effect.yieldNow()
+      // One real event-loop turn too, so that sockets and processes the effect waits on make progress.
+      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
       if (Option.isSome(yield* Fiber.poll(fiber))) break
       const now = yield* Clock.currentTimeMillis
       const next = Chunk.findFirst(yield* TestClock.sleeps(), (at) => at > now && at - now <= horizon)
