@@ -41,8 +41,6 @@ interface RunState {
 }
 
 const PREVIEW_CHARS = 2_000
-// The loop's spans have fixed names; a captured call-site stack trace per span
-// was the largest single cost of a step in profiles, and tells nothing new.
 
 const cutShort = (call: Content.ToolUseBlock): Content.ToolResultBlock =>
   Content.toolResult(call.id, "The run's wall-clock bound was reached before this tool returned.", true)
@@ -194,6 +192,8 @@ export const make = (
                     })
                   )
                 ),
+                // Every loop span has a fixed name; a captured call-site stack trace per span was
+                // the largest single cost of a step in profiles, and tells nothing new.
                 Effect.withSpan("agent_kernel.model_call", {
                   attributes: { model, attempt, turn },
                   captureStackTrace: false
