@@ -8,7 +8,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Under CI, also write a JSON report: .ci/run derives its "N passed, N failed" line from it.
-    reporters: process.env.CI ? ["default", "json"] : ["default"],
+    reporters: process.env["CI"] ? ["default", "json"] : ["default"],
     outputFile: { json: ".vitest-results.json" }
   }
 })

@@ -49,13 +49,13 @@ describe("agent CLI: chaos scenarios (fake provider over HTTP, real MCP plugins)
     assert.strictEqual(result.code, 0, result.stderr)
     const retries = ofType(result, "retry_scheduled")
     assert.lengthOf(retries, 2)
-    assert.strictEqual(retries[0]!.source, "retry_after")
-    assert.isAtLeast(retries[0]!.delay_ms as number, 1_000)
-    assert.isAtLeast(retries[1]!.delay_ms as number, 500)
+    assert.strictEqual(retries[0]!["source"], "retry_after")
+    assert.isAtLeast(retries[0]!["delay_ms"] as number, 1_000)
+    assert.isAtLeast(retries[1]!["delay_ms"] as number, 500)
     assert.deepInclude(last(result), { type: "run_ended", status: "completed" })
     const tool = ofType(result, "tool_result")[0]!
-    assert.strictEqual(tool.is_error, false)
-    assert.include(tool.preview as string, "packages/")
+    assert.strictEqual(tool["is_error"], false)
+    assert.include(tool["preview"] as string, "packages/")
   })
 
   it("overload-storm: the session budget runs out; exit 6", async () => {
@@ -71,16 +71,16 @@ describe("agent CLI: chaos scenarios (fake provider over HTTP, real MCP plugins)
     const result = await cli(["--scenario", "context-overflow", "--json"])
     assert.strictEqual(result.code, 0, result.stderr)
     const [reduced] = ofType(result, "context_reduced")
-    assert.isBelow(reduced!.after as number, reduced!.before as number)
+    assert.isBelow(reduced!["after"] as number, reduced!["before"] as number)
     const requests = ofType(result, "model_request")
-    assert.isBelow(requests.at(-1)!.estimated_tokens as number, requests.at(-2)!.estimated_tokens as number)
+    assert.isBelow(requests.at(-1)!["estimated_tokens"] as number, requests.at(-2)!["estimated_tokens"] as number)
     assert.lengthOf(ofType(result, "retry_scheduled"), 0)
   })
 
   it("refusal: content_filtered is its own event and status, partial text kept; exit 3", async () => {
     const result = await cli(["--scenario", "refusal", "--json"])
     assert.strictEqual(result.code, 3)
-    assert.strictEqual(ofType(result, "content_filtered")[0]!.partial_text, "I can help with part of that, but")
+    assert.strictEqual(ofType(result, "content_filtered")[0]!["partial_text"], "I can help with part of that, but")
     assert.deepInclude(last(result), { type: "run_ended", status: "content_filtered" })
   })
 
@@ -90,13 +90,13 @@ describe("agent CLI: chaos scenarios (fake provider over HTTP, real MCP plugins)
     const results = ofType(result, "tool_result")
     assert.lengthOf(results, 4)
     for (const crash of results.slice(0, 3)) {
-      assert.strictEqual(crash.is_error, true)
-      assert.match(crash.preview as string, /crashed.*SIGKILL/s)
-      assert.include(crash.preview as string, "report cache corrupted")
+      assert.strictEqual(crash["is_error"], true)
+      assert.match(crash["preview"] as string, /crashed.*SIGKILL/s)
+      assert.include(crash["preview"] as string, "report cache corrupted")
     }
-    assert.match(results[3]!.preview as string, /circuit breaker.*open/)
+    assert.match(results[3]!["preview"] as string, /circuit breaker.*open/)
     assert.deepInclude(ofType(result, "breaker_changed")[0], { subject: "chaos", from: "closed", to: "open" })
-    const tools = ofType(result, "model_request").map((request) => request.tools)
+    const tools = ofType(result, "model_request").map((request) => request["tools"])
     assert.deepStrictEqual(tools, [2, 2, 2, 0, 0])
     assert.deepInclude(last(result), { type: "run_ended", status: "completed" })
   })
@@ -105,8 +105,8 @@ describe("agent CLI: chaos scenarios (fake provider over HTTP, real MCP plugins)
     const result = await cli(["--scenario", "hung-tool", "--json"])
     assert.strictEqual(result.code, 0, result.stderr)
     const [timedOut] = ofType(result, "tool_result")
-    assert.strictEqual(timedOut!.is_error, true)
-    assert.match(timedOut!.preview as string, /timed out after 2000 ms/)
+    assert.strictEqual(timedOut!["is_error"], true)
+    assert.match(timedOut!["preview"] as string, /timed out after 2000 ms/)
     assert.deepInclude(last(result), { type: "run_ended", status: "completed" })
   })
 
@@ -170,7 +170,7 @@ describe("agent CLI: input, output and usage", () => {
   it("without --prompt and without a TTY, one run reads stdin", async () => {
     const result = await cli(["--json"], { input: "hello from stdin\n" })
     assert.strictEqual(result.code, 0, result.stderr)
-    assert.strictEqual(ofType(result, "run_started")[0]!.input, "hello from stdin\n")
+    assert.strictEqual(ofType(result, "run_started")[0]!["input"], "hello from stdin\n")
   })
 
   it("--mcp starts a plugin from a command line split without a shell; a missing binary is a warning, not a crash", async () => {
@@ -197,10 +197,10 @@ describe("agent CLI: input, output and usage", () => {
       "--json"
     ])
     assert.strictEqual(result.code, 0, result.stderr)
-    assert.match(ofType(result, "warning")[0]!.message as string, /could not be started.*ENOENT/)
+    assert.match(ofType(result, "warning")[0]!["message"] as string, /could not be started.*ENOENT/)
     const listed = ofType(result, "tool_result")[0]!
-    assert.strictEqual(listed.is_error, false)
-    assert.include(listed.preview as string, "packages/")
+    assert.strictEqual(listed["is_error"], false)
+    assert.include(listed["preview"] as string, "packages/")
   })
 
   it("human output: a timeline and a summary, no JSON", async () => {
@@ -247,7 +247,7 @@ describe("agent CLI: any Anthropic- or OpenAI-compatible server, through its bas
         assert.strictEqual(result.code, 0, result.stderr)
         const [first] = ofType(result, "retry_scheduled")
         assert.deepInclude(first, { category: "rate_limited", source: "retry_after" })
-        assert.isAtLeast(first!.delay_ms as number, 1_000)
+        assert.isAtLeast(first!["delay_ms"] as number, 1_000)
         assert.deepInclude(last(result), { type: "run_ended", status: "completed" })
         assert.notInclude(result.stdout + result.stderr, "test-key")
       } finally {

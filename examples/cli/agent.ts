@@ -178,9 +178,9 @@ const run = (parsed: Parsed) =>
       Option.getOrUndefined(parsed.provider) ??
       (Option.isSome(parsed.scenario)
         ? "fake"
-        : env.ANTHROPIC_API_KEY
+        : env["ANTHROPIC_API_KEY"]
           ? "anthropic"
-          : env.OPENAI_API_KEY
+          : env["OPENAI_API_KEY"]
             ? "openai"
             : "fake")
     if (Option.isSome(parsed.scenario) && providerName !== "fake") {
@@ -209,7 +209,7 @@ const run = (parsed: Parsed) =>
     const model = Option.getOrElse(parsed.model, () => defaultModels[providerName])
     const json = parsed.json
     const out = Render.stdout
-    const color = out.tty && !json && env.NO_COLOR === undefined
+    const color = out.tty && !json && env["NO_COLOR"] === undefined
     const input = Option.getOrUndefined(parsed.prompt) ?? chosen.scenario?.prompt
     const stdinInput = input === undefined && process.stdin.isTTY !== true ? yield* readStdin : undefined
     if (stdinInput !== undefined && stdinInput.trim() === "") {

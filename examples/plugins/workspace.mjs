@@ -14,7 +14,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as z from "zod"
 
-const root = path.resolve(process.env.WORKSPACE_ROOT ?? process.cwd())
+const root = path.resolve(process.env["WORKSPACE_ROOT"] ?? process.cwd())
 const skipped = new Set(["node_modules", ".git"])
 
 /** Resolves a path inside the root, or throws: a tool error the model can read and correct. */

@@ -22,7 +22,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { McpStdio, PluginToolbox } from "../src/index.js"
 
-const RUNS = Number(process.env.RUNS ?? "30")
+const RUNS = Number(process.env["RUNS"] ?? "30")
 const WARMUP = 2
 const CAP_MS = 5_000
 const server = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..", "test", "fixtures", "server.mjs")

@@ -278,14 +278,14 @@ describe("McpStdio against the fixture server", () => {
 
   it.scopedLive("the server gets a minimal environment: no host API keys unless named", () =>
     Effect.gen(function* () {
-      process.env.ANTHROPIC_API_KEY = "sk-ant-host-secret"
-      process.env.OPENAI_API_KEY = "sk-host-secret"
-      process.env.FIXTURE_TOKEN = "passed-by-name"
+      process.env["ANTHROPIC_API_KEY"] = "sk-ant-host-secret"
+      process.env["OPENAI_API_KEY"] = "sk-host-secret"
+      process.env["FIXTURE_TOKEN"] = "passed-by-name"
       yield* Effect.addFinalizer(() =>
         Effect.sync(() => {
-          delete process.env.ANTHROPIC_API_KEY
-          delete process.env.OPENAI_API_KEY
-          delete process.env.FIXTURE_TOKEN
+          delete process.env["ANTHROPIC_API_KEY"]
+          delete process.env["OPENAI_API_KEY"]
+          delete process.env["FIXTURE_TOKEN"]
         })
       )
       const { box } = yield* toolbox({
@@ -294,12 +294,12 @@ describe("McpStdio against the fixture server", () => {
         env: { FIXTURE_MODE: "test" }
       })
       const env = parse((yield* box.invoke(use("env"))).content) as Record<string, string>
-      expect(env.ANTHROPIC_API_KEY).toBeUndefined()
-      expect(env.OPENAI_API_KEY).toBeUndefined()
+      expect(env["ANTHROPIC_API_KEY"]).toBeUndefined()
+      expect(env["OPENAI_API_KEY"]).toBeUndefined()
       expect(JSON.stringify(env)).not.toContain("secret")
-      expect(env.FIXTURE_TOKEN).toBe("passed-by-name")
-      expect(env.FIXTURE_MODE).toBe("test")
-      expect(env.PATH).toBe(process.env.PATH)
+      expect(env["FIXTURE_TOKEN"]).toBe("passed-by-name")
+      expect(env["FIXTURE_MODE"]).toBe("test")
+      expect(env["PATH"]).toBe(process.env["PATH"])
       const allowed = new Set([...McpStdio.baseEnvironment, "FIXTURE_TOKEN", "FIXTURE_MODE"])
       expect(Object.keys(env).filter((key) => !allowed.has(key) && !key.startsWith("LC_"))).toEqual([])
     }).pipe(Effect.provide(NodeContext.layer))

@@ -218,9 +218,9 @@ const view = (api: "anthropic" | "openai", body: unknown, raw: string, key: stri
  */
 export const sampleInput = (schema: unknown): unknown => {
   if (typeof schema !== "object" || schema === null) return {}
-  const record: Record<string, unknown> = { ...schema }
-  if (Array.isArray(record.enum) && record.enum.length > 0) return record.enum[0]
-  switch (record.type) {
+  const { enum: values, type, properties: declared, required: listed }: Record<string, unknown> = { ...schema }
+  if (Array.isArray(values) && values.length > 0) return values[0]
+  switch (type) {
     case "string":
       return "example"
     case "number":
@@ -233,9 +233,9 @@ export const sampleInput = (schema: unknown): unknown => {
     case "object":
     case undefined: {
       const properties: Record<string, unknown> =
-        typeof record.properties === "object" && record.properties !== null ? { ...record.properties } : {}
-      const required = Array.isArray(record.required)
-        ? record.required.filter((name): name is string => typeof name === "string")
+        typeof declared === "object" && declared !== null ? { ...declared } : {}
+      const required = Array.isArray(listed)
+        ? listed.filter((name): name is string => typeof name === "string")
         : Object.keys(properties)
       const out: Record<string, unknown> = {}
       for (const name of required) out[name] = sampleInput(properties[name])

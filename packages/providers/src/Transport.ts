@@ -97,11 +97,10 @@ const notifyOnReuse = (registry: Registry, request: Http.ClientRequest) => {
 // One subclass per scheme, since an agent's sockets come from the base it extends
 // (Https.Agent makes the TLS ones); both defer to the same two functions.
 class TrackingHttpAgent extends Http.Agent {
-  constructor(
-    options: Http.AgentOptions,
-    readonly registry: Registry
-  ) {
+  readonly registry: Registry
+  constructor(options: Http.AgentOptions, registry: Registry) {
     super(options)
+    this.registry = registry
   }
   override createConnection(
     options: Http.ClientRequestArgs,
@@ -118,11 +117,10 @@ class TrackingHttpAgent extends Http.Agent {
 }
 
 class TrackingHttpsAgent extends Https.Agent {
-  constructor(
-    options: Https.AgentOptions,
-    readonly registry: Registry
-  ) {
+  readonly registry: Registry
+  constructor(options: Https.AgentOptions, registry: Registry) {
     super(options)
+    this.registry = registry
   }
   override createConnection(
     options: Http.ClientRequestArgs,

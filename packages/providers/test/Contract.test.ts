@@ -62,22 +62,22 @@ describe.each(modes)("provider contract (%s, stream=%s)", (api, stream) => {
       const [recorded] = yield* server.requests
       const body = bodyOf(recorded?.body)
       if (api === "anthropic") {
-        expect(body.system).toBe("Be brief.")
-        expect(body.max_tokens).toBe(321)
-        expect(body.tools).toEqual([
+        expect(body["system"]).toBe("Be brief.")
+        expect(body["max_tokens"]).toBe(321)
+        expect(body["tools"]).toEqual([
           { name: tool.name, description: tool.description, input_schema: tool.input_schema }
         ])
       } else {
         expect(body.messages[0]).toEqual({ role: "system", content: "Be brief." })
-        expect(body.max_completion_tokens).toBe(321)
-        expect(body.tools).toEqual([
+        expect(body["max_completion_tokens"]).toBe(321)
+        expect(body["tools"]).toEqual([
           {
             type: "function",
             function: { name: tool.name, description: tool.description, parameters: tool.input_schema }
           }
         ])
       }
-      expect(body.stream ?? false).toBe(stream)
+      expect(body["stream"] ?? false).toBe(stream)
     })
   )
 
@@ -220,7 +220,7 @@ describe("wire details", () => {
       )
       const [recorded] = yield* server.requests
       const body = bodyOf(recorded?.body)
-      expect(body.max_tokens).toBe(4096)
+      expect(body["max_tokens"]).toBe(4096)
       expect(body.messages[1]).toEqual({ role: "assistant", content: [{ type: "text", text: "a" }] })
     })
   )
@@ -281,15 +281,15 @@ describe("wire details", () => {
 
   it("openai: stream_options can be turned off for compatible servers that reject it", () => {
     const base = { model: "m", messages: [], tools: [] }
-    expect(OpenAi.toWire(base, { stream: true, maxTokensField: "max_tokens" }).stream_options).toEqual({
+    expect(OpenAi.toWire(base, { stream: true, maxTokensField: "max_tokens" })["stream_options"]).toEqual({
       include_usage: true
     })
     const off = OpenAi.toWire(
       { ...base, max_output_tokens: 5 },
       { stream: true, maxTokensField: "max_tokens", streamUsage: false }
     )
-    expect(off.stream_options).toBeUndefined()
-    expect(off.max_tokens).toBe(5)
+    expect(off["stream_options"]).toBeUndefined()
+    expect(off["max_tokens"]).toBe(5)
   })
 
   it.scoped("openai: a compatible server without [DONE] still completes on a finish_reason", () =>

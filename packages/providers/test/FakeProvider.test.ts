@@ -163,7 +163,7 @@ describe("FakeProvider", () => {
       expect(cut._tag).toBe("ConnectionError")
       const afterClose = yield* failure(provider)
       expect(afterClose._tag).toBe("ConnectionError")
-      expect(afterClose.details?.code).toBe("ECONNREFUSED")
+      expect(afterClose.details?.["code"]).toBe("ECONNREFUSED")
     })
   )
 })

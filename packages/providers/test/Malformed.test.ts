@@ -92,7 +92,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
       const error = yield* failure(provider)
       expect(error._tag).toBe("ServerError")
       expect(error.status).toBe(502)
-      expect(error.details?.body).toBe("<h1>Bad gateway</h1>")
+      expect(error.details?.["body"]).toBe("<h1>Bad gateway</h1>")
     })
   )
 
@@ -134,7 +134,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
       })
       const error = yield* failure(provider)
       expect(error._tag).toBe("Unknown")
-      expect(error.details?.limit_bytes).toBe(10_000)
+      expect(error.details?.["limit_bytes"]).toBe(10_000)
     })
   )
 

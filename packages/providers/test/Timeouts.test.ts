@@ -45,7 +45,7 @@ describe.each(apis)("timeouts (%s)", (api) => {
       const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
       const error = yield* exit
       expect(error._tag).toBe("Timeout")
-      expect(error.details?.phase).toBe("connect")
+      expect(error.details?.["phase"]).toBe("connect")
       expect(error.midStream).toBeUndefined()
     })
   )
@@ -61,7 +61,7 @@ describe.each(apis)("timeouts (%s)", (api) => {
       const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
       const error = yield* exit
       expect(error._tag).toBe("Timeout")
-      expect(error.details?.phase).toBe("first_byte")
+      expect(error.details?.["phase"]).toBe("first_byte")
     })
   )
 
@@ -91,7 +91,7 @@ describe.each(apis)("timeouts (%s)", (api) => {
       const { exit } = yield* adjustUntilDone(fiber, "500 millis")
       const error = yield* exit
       expect(error._tag).toBe("Timeout")
-      expect(error.details?.phase).toBe("first_byte")
+      expect(error.details?.["phase"]).toBe("first_byte")
     })
   )
 
@@ -108,7 +108,7 @@ describe.each(apis)("timeouts (%s)", (api) => {
       const { exit } = yield* adjustUntilDone(fiber, "3 seconds")
       const error = yield* exit
       expect(error._tag).toBe("Timeout")
-      expect(error.details?.phase).toBe("idle")
+      expect(error.details?.["phase"]).toBe("idle")
       expect(error.midStream).toBe(true)
     })
   )
@@ -121,7 +121,7 @@ describe.each(apis)("timeouts (%s)", (api) => {
       const { exit } = yield* adjustUntilDone(fiber, "3 seconds")
       const error = yield* exit
       expect(error._tag).toBe("Timeout")
-      expect(error.details?.phase).toBe("idle")
+      expect(error.details?.["phase"]).toBe("idle")
       expect(error.midStream).toBeUndefined()
     })
   )
@@ -164,7 +164,7 @@ it.scoped("Transport.layerHttpClient over fetch: calls work, and the first-byte 
     const { exit } = yield* adjustUntilDone(fiber, "2 seconds")
     const error = yield* exit
     expect(error._tag).toBe("Timeout")
-    expect(error.details?.phase).toBe("first_byte")
+    expect(error.details?.["phase"]).toBe("first_byte")
   })
 )
 
@@ -197,6 +197,6 @@ it.scoped("connect covers the TLS handshake: a server that accepts TCP but never
     const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
     const error = yield* exit
     expect(error._tag).toBe("Timeout")
-    expect(error.details?.phase).toBe("connect")
+    expect(error.details?.["phase"]).toBe("connect")
   })
 )

@@ -56,7 +56,7 @@ export const renderCallResult = (result: CallResult): string => {
   }
   // Tools SHOULD mirror structured content as text; some do not.
   if (result.structuredContent !== undefined) return JSON.stringify(result.structuredContent) ?? ""
-  if ("toolResult" in result) return JSON.stringify(result.toolResult) ?? ""
+  if ("toolResult" in result) return JSON.stringify(result["toolResult"]) ?? ""
   return ""
 }
 

@@ -151,11 +151,14 @@ export const wallSleep = (millis: number): Effect.Effect<void> =>
 
 /** Keeps the last `max` bytes written to it. @internal */
 export class TailBuffer {
+  private readonly max: number
   private chunks: Array<Uint8Array> = []
   private size = 0
   total = 0
 
-  constructor(private readonly max: number) {}
+  constructor(max: number) {
+    this.max = max
+  }
 
   append(chunk: Uint8Array): void {
     this.total += chunk.length

@@ -36,7 +36,11 @@ export class StdioTransport implements Transport {
   // While discarding an oversize line: its first and last bytes, to find its id.
   private discarding: { head: Buffer; tail: Buffer; size: number } | undefined
 
-  constructor(private readonly options: Options) {}
+  private readonly options: Options
+
+  constructor(options: Options) {
+    this.options = options
+  }
 
   async start(): Promise<void> {}
 
