@@ -9,6 +9,7 @@
  */
 import type * as Duration from "effect/Duration"
 import * as Schema from "effect/Schema"
+import * as ModelProvider from "./ModelProvider.js"
 
 /**
  * The snake_case category of every model error.
@@ -87,6 +88,8 @@ export const reactionOf = (category: Category): Reaction => {
  *   which makes an otherwise transient error final for that call.
  * - `midStream`: the failure arrived inside a stream, after a 200 status.
  * - `details`: the raw error body and headers, with secrets redacted.
+ * - `usage`: tokens the provider reported before the failure (a stream that
+ *   failed mid-way); the kernel counts them, so cost bounds see every attempt.
  */
 const commonFields = {
   provider: Schema.String,
@@ -96,7 +99,8 @@ const commonFields = {
   retryAfter: Schema.optional(Schema.DurationFromMillis),
   retryable: Schema.optional(Schema.Boolean),
   midStream: Schema.optional(Schema.Boolean),
-  details: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  details: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  usage: Schema.optional(ModelProvider.Usage)
 }
 
 /**
@@ -333,6 +337,7 @@ export interface ModelErrorFields {
   readonly retryable?: boolean | undefined
   readonly midStream?: boolean | undefined
   readonly details?: { readonly [key: string]: unknown } | undefined
+  readonly usage?: ModelProvider.Usage | undefined
 }
 
 const constructors = {

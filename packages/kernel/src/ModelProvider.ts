@@ -6,10 +6,12 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Content from "./Content.js"
+import * as Settings from "./Settings.js"
 import type * as ModelError from "./ModelError.js"
 
 /**
@@ -159,3 +161,55 @@ export const layer = (
   name: string,
   generate: (request: ModelRequest) => Effect.Effect<ModelResponse, ModelError.ModelError>
 ): Layer.Layer<ModelProvider> => Layer.succeed(ModelProvider, make(name, generate))
+
+/**
+ * The time bounds of one model call. The kernel enforces `attempt` around
+ * every attempt, for any provider; an HTTP provider enforces the other three
+ * itself: `connect` (TCP and TLS), `firstByte` (request sent to response
+ * headers) and `idle` (between content-bearing stream events, from the
+ * headers on; pings, comments and keep-alives never restart it). Each
+ * expiry is a `Timeout` error, which is transient.
+ *
+ * A session provides these from its settings (`model_*_timeout_ms`) to every
+ * call of a run; the default is the settings' defaults.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface CallTimeouts {
+  readonly connect: Duration.Duration
+  readonly firstByte: Duration.Duration
+  readonly idle: Duration.Duration
+  readonly attempt: Duration.Duration
+}
+
+/**
+ * The call timeouts in context, read by providers at call time.
+ *
+ * @since 0.2.0
+ * @category references
+ */
+export class CurrentCallTimeouts extends Context.Reference<CurrentCallTimeouts>()(
+  "@agent-kernel/kernel/ModelProvider/CurrentCallTimeouts",
+  {
+    defaultValue: (): CallTimeouts => callTimeoutsFrom(Settings.defaults)
+  }
+) {}
+
+/**
+ * The call timeouts a session's settings ask for.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const callTimeoutsFrom = (
+  settings: Pick<
+    Settings.Settings,
+    "model_connect_timeout_ms" | "model_first_byte_timeout_ms" | "model_idle_timeout_ms" | "model_attempt_timeout_ms"
+  >
+): CallTimeouts => ({
+  connect: Duration.millis(settings.model_connect_timeout_ms),
+  firstByte: Duration.millis(settings.model_first_byte_timeout_ms),
+  idle: Duration.millis(settings.model_idle_timeout_ms),
+  attempt: Duration.millis(settings.model_attempt_timeout_ms)
+})

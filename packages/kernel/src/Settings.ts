@@ -17,6 +17,8 @@ import * as Record from "effect/Record"
 import * as Schema from "effect/Schema"
 
 const Millis = Schema.Number.pipe(Schema.finite(), Schema.nonNegative())
+// A zero timeout would fail every call at once: a bound must leave room for the call.
+const PositiveMillis = Schema.Number.pipe(Schema.finite(), Schema.positive())
 const Count = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
 const PositiveCount = Schema.Number.pipe(Schema.int(), Schema.positive())
 
@@ -79,6 +81,10 @@ export const Settings = Schema.Struct({
   prices: withDefault(Schema.Record({ key: Schema.String, value: ModelPrice }), {}),
   max_context_reductions: withDefault(Count, 3),
   fallback_models: withDefault(Schema.Array(Schema.NonEmptyTrimmedString), []),
+  model_connect_timeout_ms: withDefault(PositiveMillis, 10_000),
+  model_first_byte_timeout_ms: withDefault(PositiveMillis, 600_000),
+  model_idle_timeout_ms: withDefault(PositiveMillis, 60_000),
+  model_attempt_timeout_ms: withDefault(PositiveMillis, 600_000),
   tool_timeout_ms: withDefault(Millis, 60_000),
   max_tool_result_bytes: withDefault(PositiveCount, 100_000),
   breaker_consecutive_failures: withDefault(PositiveCount, 3),
