@@ -128,7 +128,7 @@ const readStdin = Effect.async<string>((resume) => {
 
 /** The interactive prompt: one line a run, until end of input or "exit". The prompt goes to stderr under --json. */
 const interactive = (
-  session: Session.Session,
+  session: Session.Service,
   report: (outcome: RunOutcome.RunOutcome) => Effect.Effect<void>,
   json: boolean
 ) =>
@@ -228,11 +228,16 @@ const run = (parsed: Parsed) =>
               : yield* OpenAi.make()
         const bus = yield* EventBus.make([json ? Render.jsonLines(out) : Render.human(out, color)])
         const toolbox = yield* PluginToolbox.make({ providers: plugins.map(McpStdio.make), settings })
-        const session = yield* Session.make({
-          model,
-          settings,
-          ...Option.match(parsed.system, { onNone: () => ({}), onSome: (system) => ({ system }) })
-        }).pipe(
+        // One session per process, so its id is fixed: a run reads "session-1/run-N".
+        const session = yield* Session.Session.pipe(
+          Effect.provide(
+            Session.layer({
+              id: "session-1",
+              model,
+              settings,
+              ...Option.match(parsed.system, { onNone: () => ({}), onSome: (system) => ({ system }) })
+            })
+          ),
           Effect.provideService(ModelProvider.ModelProvider, provider),
           Effect.provideService(EventBus.EventBus, bus),
           Effect.provideService(Toolbox.Toolbox, toolbox)

@@ -75,6 +75,7 @@ export const Settings = Schema.Struct({
   jitter: withDefault(JitterKind, "proportional"),
   max_retry_wait_ms: withDefault(Millis, 60_000),
   max_session_retries: withDefault(Count, 20),
+  session_retries_refill: withDefault(Schema.Boolean, true),
   max_turns: withDefault(PositiveCount, 100),
   max_wall_clock_ms: Schema.optionalWith(Millis, { exact: true }),
   max_cost_usd: Schema.optionalWith(Schema.Number.pipe(Schema.finite(), Schema.nonNegative()), { exact: true }),

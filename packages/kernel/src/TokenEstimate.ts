@@ -68,10 +68,20 @@ export const messages = (history: Content.History): number => {
 }
 
 /**
+ * Estimated tokens of what a request carries besides its messages: the
+ * system prompt and the tool definitions.
+ *
+ * @since 0.2.0
+ * @category estimates
+ */
+export const requestOverhead = (req: Pick<ModelProvider.ModelRequest, "system" | "tools">): number =>
+  Math.ceil(((req.system?.length ?? 0) + jsonLength(req.tools)) / CHARS_PER_TOKEN)
+
+/**
  * Estimated tokens of a whole request: system prompt, messages and tool definitions.
  *
  * @since 0.1.0
  * @category estimates
  */
 export const request = (req: Pick<ModelProvider.ModelRequest, "system" | "messages" | "tools">): number =>
-  Math.ceil(((req.system?.length ?? 0) + jsonLength(req.tools)) / CHARS_PER_TOKEN) + messages(req.messages)
+  requestOverhead(req) + messages(req.messages)

@@ -20,6 +20,7 @@ describe("Settings", () => {
       jitter: "proportional",
       max_retry_wait_ms: 60_000,
       max_session_retries: 20,
+      session_retries_refill: true,
       max_turns: 100,
       prices: {},
       max_context_reductions: 3,

@@ -18,11 +18,9 @@
  */
 import { CircuitBreaker, Content, EventBus, type ModelProvider, Settings, Toolbox } from "@agent-kernel/kernel"
 import * as Cause from "effect/Cause"
-import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Gate from "./Gate.js"
@@ -62,7 +60,7 @@ export interface Options<R> {
  * @since 0.1.0
  * @category models
  */
-export interface PluginToolbox extends Context.Tag.Service<Toolbox.Toolbox> {
+export interface PluginToolbox extends Toolbox.Service {
   /** The breaker of each provider, by provider name. */
   readonly breakers: ReadonlyMap<string, CircuitBreaker.CircuitBreaker>
 }
@@ -88,7 +86,7 @@ type Permit = CircuitBreaker.Permit
 export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never, R | Scope.Scope> =>
   Effect.gen(function* () {
     const settings: ToolSettings = { ...Settings.defaults, ...options.settings }
-    const gate = Option.getOrElse(yield* Effect.serviceOption(Gate.Gate), () => Gate.allowAll)
+    const gate = yield* Gate.Gate
     const entries: Array<Entry> = []
     for (const acquire of options.providers) {
       const provider = yield* acquire

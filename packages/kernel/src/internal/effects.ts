@@ -1,0 +1,263 @@
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import * as Tracer from "effect/Tracer"
+import * as Content from "../Content.js"
+import * as ModelError from "../ModelError.js"
+import type * as ModelProvider from "../ModelProvider.js"
+import type * as Toolbox from "../Toolbox.js"
+
+/**
+ * The three kinds of effect the turn loop performs, and the only way it
+ * performs them: a model call, a tool call, and a retry's sleep. Everything
+ * else the loop does is pure (its decisions) or bookkeeping (its state and
+ * events). A durable runtime journals a session by wrapping this record;
+ * streaming replaces `model` alone.
+ *
+ * @internal
+ */
+export interface Effects {
+  /**
+   * One attempt of a model call. Never fails: a provider error is a `Left`,
+   * a provider defect a `Left` `Unknown` (a bug, never retried), and an
+   * attempt that outlives the attempt timeout a `Left` `Timeout` (transient).
+   */
+  readonly model: (
+    request: ModelProvider.ModelRequest,
+    attempt: AttemptInfo
+  ) => Effect.Effect<Either.Either<ModelProvider.ModelResponse, ModelError.ModelError>>
+  /** One tool call. Never fails: a toolbox that fails or dies gives an error result. */
+  readonly tool: (call: Content.ToolUseBlock, info: ToolInfo) => Effect.Effect<Content.ToolResultBlock>
+  /** The wait before a retry, on the Clock. */
+  readonly sleep: (delay: Duration.Duration) => Effect.Effect<void>
+}
+
+/** @internal */
+export interface AttemptInfo {
+  readonly turn: number
+  readonly attempt: number
+  /** The span the call's own span is a child of (the turn's). */
+  readonly parent: Tracer.AnySpan | undefined
+}
+
+/** @internal */
+export interface ToolInfo {
+  readonly turn: number
+  readonly parent: Tracer.AnySpan | undefined
+}
+
+/** @internal */
+export const describeDefect = (defect: unknown): string =>
+  defect instanceof Error ? defect.message || defect.name : typeof defect === "string" ? defect : String(defect)
+
+/**
+ * Spans of the loop, made straight from the tracer in context.
+ *
+ * `Effect.withSpan` sets the span as the parent of everything inside it by
+ * changing the fiber's context for the duration, which costs more than the
+ * whole rest of a step. The loop's spans are made here instead, with an
+ * explicit parent, and a call's span reaches the provider or toolbox through
+ * the context of the fiber that runs the call (see `runIn`). The run reads
+ * the tracer, its switches and the ambient annotations once; they do not
+ * change inside a run.
+ *
+ * @internal
+ */
+export interface Spans {
+  readonly start: (
+    name: string,
+    parent: Tracer.AnySpan | undefined,
+    attributes: Record<string, unknown>
+  ) => Tracer.Span | undefined
+  readonly end: (span: Tracer.Span | undefined, exit: Exit.Exit<unknown, unknown>) => void
+}
+
+const disabledSpans: Spans = { start: () => undefined, end: () => {} }
+
+/**
+ * The run's spans, from the fiber's tracer, switches and annotations.
+ *
+ * @internal
+ */
+export const spans: Effect.Effect<Spans> = Effect.withFiberRuntime((fiber) => {
+  if (!fiber.getFiberRef(FiberRef.currentTracerEnabled)) return Effect.succeed(disabledSpans)
+  const tracer = fiber.currentTracer
+  const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+  const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
+  const annotations = fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations)
+  const links = Chunk.toReadonlyArray(fiber.getFiberRef(FiberRef.currentTracerSpanLinks))
+  const now = () => (timing ? clock.unsafeCurrentTimeNanos() : BigInt(0))
+  const options: Tracer.SpanOptions = { captureStackTrace: false }
+  return Effect.succeed<Spans>({
+    start: (name, parent, attributes) => {
+      const span = tracer.span(
+        name,
+        parent === undefined || isDisabled(parent) ? Option.none() : Option.some(parent),
+        Context.empty(),
+        links,
+        now(),
+        "internal",
+        options
+      )
+      HashMap.forEach(annotations, (value, key) => span.attribute(key, value))
+      for (const key in attributes) span.attribute(key, attributes[key])
+      return span
+    },
+    end: (span, exit) => {
+      if (span !== undefined && span.status._tag === "Started") span.end(now(), exit)
+    }
+  })
+})
+
+const isDisabled = (span: Tracer.AnySpan): boolean => Context.get(span.context, Tracer.DisablePropagation)
+
+/**
+ * Runs `effect` on a fiber of its own, started at once on the current call
+ * stack, with `span` as the parent of the spans it makes. When it completes
+ * without suspending (an in-memory model, a tool that answers at once) its
+ * exit is ready before this returns and no timer is armed; only a call that
+ * suspends gets `onSuspend`, which waits for it (bounded by a timeout, for a
+ * model call). A timeout in Effect races two fibers; arming it only for the
+ * calls that need it keeps a step of a fast model cheap.
+ *
+ * @internal
+ */
+export const runIn = <A, E>(
+  runtime: Runtime.Runtime<never>,
+  span: Tracer.Span | undefined,
+  effect: Effect.Effect<A, E>,
+  onSuspend: (fiber: Fiber.RuntimeFiber<A, E>) => Effect.Effect<Exit.Exit<A, E>>
+): Effect.Effect<Exit.Exit<A, E>> =>
+  Effect.suspend(() => {
+    const scoped =
+      span === undefined
+        ? runtime
+        : Runtime.make({
+            context: Context.add(runtime.context, Tracer.ParentSpan, span),
+            fiberRefs: runtime.fiberRefs,
+            runtimeFlags: runtime.runtimeFlags
+          })
+    const fiber = Runtime.runFork(scoped, effect, { immediate: true })
+    const exit = fiber.unsafePoll()
+    if (exit !== null) return Effect.succeed(exit)
+    // The run may be interrupted, or the wait cut short: the call must not outlive it.
+    return Effect.ensuring(onSuspend(fiber), Fiber.interrupt(fiber))
+  })
+
+/** @internal */
+export interface Options {
+  readonly provider: ModelProvider.Service
+  readonly toolbox: Toolbox.Service
+  readonly attemptTimeout: Duration.Duration
+  readonly runtime: Runtime.Runtime<never>
+  readonly spans: Spans
+}
+
+/**
+ * The live effects of a run: the provider and the toolbox of the session,
+ * on the run's runtime (its Clock, tracer and services).
+ *
+ * @internal
+ */
+export const make = (options: Options): Effects => {
+  const { provider, toolbox, runtime, spans, attemptTimeout } = options
+  const timeoutMillis = Duration.toMillis(attemptTimeout)
+  return {
+    model: (request, info) => {
+      const span = spans.start("agent_kernel.model_call", info.parent, {
+        model: request.model,
+        attempt: info.attempt,
+        turn: info.turn
+      })
+      return Effect.flatMap(
+        runIn(
+          runtime,
+          span,
+          Effect.suspend(() => provider.generate(request)),
+          (fiber) =>
+            Fiber.await(fiber).pipe(
+              Effect.timeoutTo({
+                duration: attemptTimeout,
+                onSuccess: (exit) => exit,
+                onTimeout: () =>
+                  Exit.fail(
+                    new ModelError.Timeout({
+                      provider: provider.name,
+                      model: request.model,
+                      message: `the attempt took longer than model_attempt_timeout_ms (${timeoutMillis} ms)`
+                    })
+                  )
+              })
+            )
+        ),
+        (exit) => {
+          spans.end(span, exit)
+          return modelResult(exit, provider.name, request.model)
+        }
+      )
+    },
+    tool: (call, info) => {
+      const span = spans.start("agent_kernel.tool_call", info.parent, { tool: call.name, turn: info.turn })
+      return Effect.flatMap(
+        runIn(
+          runtime,
+          span,
+          Effect.suspend(() => toolbox.invoke(call)),
+          Fiber.await
+        ),
+        (exit) => {
+          spans.end(span, exit)
+          return toolResult(exit, call)
+        }
+      )
+    },
+    sleep: Effect.sleep
+  }
+}
+
+const modelResult = (
+  exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>,
+  provider: string,
+  model: string
+): Effect.Effect<Either.Either<ModelProvider.ModelResponse, ModelError.ModelError>> => {
+  if (Exit.isSuccess(exit)) return Effect.succeed(Either.right(exit.value))
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isSome(failure)) return Effect.succeed(Either.left(failure.value))
+  // The provider's fiber was interrupted from outside the loop: so is the run.
+  if (Cause.isInterruptedOnly(exit.cause)) return Effect.failCause(exit.cause as Cause.Cause<never>)
+  // A provider that throws or dies is a bug, not a transport error: typed, never retried.
+  return Effect.succeed(
+    Either.left(
+      new ModelError.Unknown({
+        provider,
+        model,
+        message: `the provider failed unexpectedly: ${describeDefect(Cause.squash(exit.cause))}`
+      })
+    )
+  )
+}
+
+const toolResult = (
+  exit: Exit.Exit<Content.ToolResultBlock, never>,
+  call: Content.ToolUseBlock
+): Effect.Effect<Content.ToolResultBlock> => {
+  if (Exit.isSuccess(exit)) {
+    const result = exit.value
+    return Effect.succeed(result.tool_use_id === call.id ? result : { ...result, tool_use_id: call.id })
+  }
+  if (Cause.isInterruptedOnly(exit.cause)) return Effect.failCause(exit.cause)
+  // The toolbox contract says invoke never fails; a broken toolbox still must not end the session.
+  return Effect.succeed(
+    Content.toolResult(call.id, `Tool "${call.name}" failed unexpectedly: ${Cause.pretty(exit.cause)}`, true)
+  )
+}
