@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import type * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -49,35 +50,46 @@ export interface Observer {
  * @category models
  */
 export interface Service {
-  /** Whether any observer is registered; publishers may skip building events when none is. */
+  /** Whether any `onEvent` observer is registered; publishers may skip building events when none is. */
   readonly observed: boolean
+  /** Whether any `onModelResponse` observer is registered. */
+  readonly responseObserved: boolean
   /** Stamps the event with the Clock's time and delivers it. */
   readonly publish: (event: KernelEvent.Unstamped) => Effect.Effect<void>
-  /** Delivers an event that is already stamped, in order, to every `onEvent` observer. */
-  readonly deliver: (event: KernelEvent.KernelEvent) => Effect.Effect<void>
+  /** Delivers events that are already stamped, in order, to every `onEvent` observer. */
+  readonly deliver: (events: ReadonlyArray<KernelEvent.KernelEvent>) => Effect.Effect<void>
   /** Delivers a model response to the post-model-response observers. */
   readonly modelResponded: (response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>
 }
 
-// Callers suspend the observer's call, so one that throws synchronously is caught too.
-const guard = (effect: Effect.Effect<void>): Effect.Effect<void> =>
-  Effect.catchAllCause(effect, (cause) => Effect.logWarning("agent-kernel observer failed", cause))
+const logFailure = (cause: Cause.Cause<unknown>) => Effect.logWarning("agent-kernel observer failed", cause)
 
-const callEach = <A extends ReadonlyArray<unknown>>(
-  fs: ReadonlyArray<(...args: A) => Effect.Effect<void>>,
-  ...args: A
-): Effect.Effect<void> => {
-  switch (fs.length) {
-    case 0:
-      return Effect.void
-    case 1: {
-      const f = fs[0]!
-      return guard(Effect.suspend(() => f(...args)))
-    }
-    default:
-      return Effect.forEach(fs, (f) => guard(Effect.suspend(() => f(...args))), { discard: true })
+/** Guards an observer's effect: a failure or a defect is logged and never reaches the caller. */
+const guard = (effect: Effect.Effect<void>): Effect.Effect<void> => Effect.catchAllCause(effect, logFailure)
+
+/** An observer's call, guarded; a synchronous throw becomes a defect of its effect. */
+const callEvent = (f: (event: KernelEvent.KernelEvent) => Effect.Effect<void>, event: KernelEvent.KernelEvent) => {
+  try {
+    return guard(f(event))
+  } catch (defect) {
+    return guard(Effect.die(defect))
   }
 }
+
+const callResponse = (
+  f: (response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>,
+  response: ModelProvider.ModelResponse,
+  info: ResponseInfo
+) => {
+  try {
+    return guard(f(response, info))
+  } catch (defect) {
+    return guard(Effect.die(defect))
+  }
+}
+
+const then = (first: Effect.Effect<void> | undefined, next: Effect.Effect<void>) =>
+  first === undefined ? next : Effect.flatMap(first, () => next)
 
 /**
  * A bus with the given observers.
@@ -88,15 +100,31 @@ const callEach = <A extends ReadonlyArray<unknown>>(
 export const of = (observers: ReadonlyArray<Observer>): Service => {
   const onEvent = observers.flatMap((observer) => (observer.onEvent ? [observer.onEvent] : []))
   const onResponse = observers.flatMap((observer) => (observer.onModelResponse ? [observer.onModelResponse] : []))
-  const deliver = (event: KernelEvent.KernelEvent) => callEach(onEvent, event)
+  // Observers are called when the delivery runs, each event to each observer in order.
+  const deliver = (events: ReadonlyArray<KernelEvent.KernelEvent>) =>
+    onEvent.length === 0
+      ? Effect.void
+      : Effect.suspend(() => {
+          let all: Effect.Effect<void> | undefined
+          for (const event of events) for (const f of onEvent) all = then(all, callEvent(f, event))
+          return all ?? Effect.void
+        })
   return {
     observed: onEvent.length > 0,
+    responseObserved: onResponse.length > 0,
     publish: (event) =>
       onEvent.length === 0
         ? Effect.void
-        : Effect.flatMap(Clock.currentTimeMillis, (at) => deliver({ ...event, at } as KernelEvent.KernelEvent)),
+        : Effect.flatMap(Clock.currentTimeMillis, (at) => deliver([{ ...event, at } as KernelEvent.KernelEvent])),
     deliver,
-    modelResponded: (response, info) => callEach(onResponse, response, info)
+    modelResponded: (response, info) =>
+      onResponse.length === 0
+        ? Effect.void
+        : Effect.suspend(() => {
+            let all: Effect.Effect<void> | undefined
+            for (const f of onResponse) all = then(all, callResponse(f, response, info))
+            return all ?? Effect.void
+          })
   }
 }
 

@@ -121,38 +121,46 @@ export const spans: Effect.Effect<Spans> = Effect.withFiberRuntime((fiber) => {
 
 const isDisabled = (span: Tracer.AnySpan): boolean => Context.get(span.context, Tracer.DisablePropagation)
 
+/** Calls `f`, turning a synchronous throw into a defect of the effect it should have returned. */
+const attempt = <A, E>(f: () => Effect.Effect<A, E>): Effect.Effect<A, E> => {
+  try {
+    return f()
+  } catch (defect) {
+    return Effect.die(defect)
+  }
+}
+
 /**
- * Runs `effect` on a fiber of its own, started at once on the current call
- * stack, with `span` as the parent of the spans it makes. When it completes
- * without suspending (an in-memory model, a tool that answers at once) its
- * exit is ready before this returns and no timer is armed; only a call that
- * suspends gets `onSuspend`, which waits for it (bounded by a timeout, for a
- * model call). A timeout in Effect races two fibers; arming it only for the
- * calls that need it keeps a step of a fast model cheap.
- *
- * @internal
+ * Starts `effect` on a fiber of its own, at once, on the current call stack,
+ * with `span` as the parent of the spans it makes. When it completes without
+ * suspending (an in-memory model, a tool that answers at once), its exit is
+ * ready when this returns, no timer is armed and nothing else is allocated;
+ * only a call that suspends needs `wait`. A timeout in Effect races two
+ * fibers; arming it only for the calls that need it keeps a step cheap.
  */
-export const runIn = <A, E>(
+const start = <A, E>(
   runtime: Runtime.Runtime<never>,
   span: Tracer.Span | undefined,
-  effect: Effect.Effect<A, E>,
-  onSuspend: (fiber: Fiber.RuntimeFiber<A, E>) => Effect.Effect<Exit.Exit<A, E>>
-): Effect.Effect<Exit.Exit<A, E>> =>
-  Effect.suspend(() => {
-    const scoped =
-      span === undefined
-        ? runtime
-        : Runtime.make({
-            context: Context.add(runtime.context, Tracer.ParentSpan, span),
-            fiberRefs: runtime.fiberRefs,
-            runtimeFlags: runtime.runtimeFlags
-          })
-    const fiber = Runtime.runFork(scoped, effect, { immediate: true })
-    const exit = fiber.unsafePoll()
-    if (exit !== null) return Effect.succeed(exit)
-    // The run may be interrupted, or the wait cut short: the call must not outlive it.
-    return Effect.ensuring(onSuspend(fiber), Fiber.interrupt(fiber))
-  })
+  effect: Effect.Effect<A, E>
+): Fiber.RuntimeFiber<A, E> =>
+  Runtime.runFork(
+    span === undefined
+      ? runtime
+      : Runtime.make({
+          context: Context.add(runtime.context, Tracer.ParentSpan, span),
+          fiberRefs: runtime.fiberRefs,
+          runtimeFlags: runtime.runtimeFlags
+        }),
+    effect,
+    { immediate: true }
+  )
+
+/** Waits for a call that suspended; the call never outlives the wait (an interrupted run, a timeout). */
+const settle = <A, E, B>(
+  fiber: Fiber.RuntimeFiber<A, E>,
+  wait: Effect.Effect<Exit.Exit<A, E>>,
+  done: (exit: Exit.Exit<A, E>) => Effect.Effect<B>
+): Effect.Effect<B> => Effect.flatMap(Effect.ensuring(wait, Fiber.interrupt(fiber)), done)
 
 /** @internal */
 export interface Options {
@@ -171,56 +179,58 @@ export interface Options {
  */
 export const make = (options: Options): Effects => {
   const { provider, toolbox, runtime, spans, attemptTimeout } = options
-  const timeoutMillis = Duration.toMillis(attemptTimeout)
-  return {
-    model: (request, info) => {
-      const span = spans.start("agent_kernel.model_call", info.parent, {
-        model: request.model,
-        attempt: info.attempt,
-        turn: info.turn
+  const timedOut = (model: string) =>
+    Exit.fail(
+      new ModelError.Timeout({
+        provider: provider.name,
+        model,
+        message: `the attempt took longer than model_attempt_timeout_ms (${Duration.toMillis(attemptTimeout)} ms)`
       })
-      return Effect.flatMap(
-        runIn(
+    )
+  return {
+    model: (request, info) =>
+      Effect.suspend(() => {
+        const span = spans.start("agent_kernel.model_call", info.parent, {
+          model: request.model,
+          attempt: info.attempt,
+          turn: info.turn
+        })
+        const fiber = start(
           runtime,
           span,
-          Effect.suspend(() => provider.generate(request)),
-          (fiber) =>
-            Fiber.await(fiber).pipe(
-              Effect.timeoutTo({
-                duration: attemptTimeout,
-                onSuccess: (exit) => exit,
-                onTimeout: () =>
-                  Exit.fail(
-                    new ModelError.Timeout({
-                      provider: provider.name,
-                      model: request.model,
-                      message: `the attempt took longer than model_attempt_timeout_ms (${timeoutMillis} ms)`
-                    })
-                  )
-              })
-            )
-        ),
-        (exit) => {
+          attempt(() => provider.generate(request))
+        )
+        const done = (exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>) => {
           spans.end(span, exit)
           return modelResult(exit, provider.name, request.model)
         }
-      )
-    },
-    tool: (call, info) => {
-      const span = spans.start("agent_kernel.tool_call", info.parent, { tool: call.name, turn: info.turn })
-      return Effect.flatMap(
-        runIn(
+        const exit = fiber.unsafePoll()
+        if (exit !== null) return done(exit)
+        return settle(
+          fiber,
+          Effect.timeoutTo(Fiber.await(fiber), {
+            duration: attemptTimeout,
+            onSuccess: (exit) => exit,
+            onTimeout: () => timedOut(request.model)
+          }),
+          done
+        )
+      }),
+    tool: (call, info) =>
+      Effect.suspend(() => {
+        const span = spans.start("agent_kernel.tool_call", info.parent, { tool: call.name, turn: info.turn })
+        const fiber = start(
           runtime,
           span,
-          Effect.suspend(() => toolbox.invoke(call)),
-          Fiber.await
-        ),
-        (exit) => {
+          attempt(() => toolbox.invoke(call))
+        )
+        const done = (exit: Exit.Exit<Content.ToolResultBlock>) => {
           spans.end(span, exit)
           return toolResult(exit, call)
         }
-      )
-    },
+        const exit = fiber.unsafePoll()
+        return exit !== null ? done(exit) : settle(fiber, Fiber.await(fiber), done)
+      }),
     sleep: Effect.sleep
   }
 }
@@ -233,8 +243,8 @@ const modelResult = (
   if (Exit.isSuccess(exit)) return Effect.succeed(Either.right(exit.value))
   const failure = Cause.failureOption(exit.cause)
   if (Option.isSome(failure)) return Effect.succeed(Either.left(failure.value))
-  // The provider's fiber was interrupted from outside the loop: so is the run.
-  if (Cause.isInterruptedOnly(exit.cause)) return Effect.failCause(exit.cause as Cause.Cause<never>)
+  // The call was interrupted from outside the loop: so is the run.
+  if (Cause.isInterruptedOnly(exit.cause)) return Effect.interrupt
   // A provider that throws or dies is a bug, not a transport error: typed, never retried.
   return Effect.succeed(
     Either.left(
@@ -248,14 +258,14 @@ const modelResult = (
 }
 
 const toolResult = (
-  exit: Exit.Exit<Content.ToolResultBlock, never>,
+  exit: Exit.Exit<Content.ToolResultBlock>,
   call: Content.ToolUseBlock
 ): Effect.Effect<Content.ToolResultBlock> => {
   if (Exit.isSuccess(exit)) {
     const result = exit.value
     return Effect.succeed(result.tool_use_id === call.id ? result : { ...result, tool_use_id: call.id })
   }
-  if (Cause.isInterruptedOnly(exit.cause)) return Effect.failCause(exit.cause)
+  if (Cause.isInterruptedOnly(exit.cause)) return Effect.interrupt
   // The toolbox contract says invoke never fails; a broken toolbox still must not end the session.
   return Effect.succeed(
     Content.toolResult(call.id, `Tool "${call.name}" failed unexpectedly: ${Cause.pretty(exit.cause)}`, true)
