@@ -553,8 +553,7 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
           })
         }
         yield* commit(env, cursor)
-        if (env.options.metrics ?? true)
-          yield* Metric.increment(Metric.tagged(Metrics.retries, "category", error.category))
+        if (env.options.metrics ?? true) yield* Metric.increment(Metrics.retriesOfCategory(error.category))
         // The charge belongs to the decision (the events show it); a retry interrupted in its sleep
         // never runs, so its charge is given back.
         yield* run.effects.sleep(decision.delay).pipe(

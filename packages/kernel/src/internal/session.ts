@@ -4,13 +4,13 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
 import * as Metric from "effect/Metric"
 import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import type * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
@@ -58,7 +58,7 @@ export const make = (
     return {
       id: env.id,
       settings,
-      run: (input) => semaphore.withPermits(1)(runOnce(env, provider, input)),
+      run: (input) => runOnce(env, semaphore, provider, input),
       get history() {
         return Effect.map(Ref.get(env.state), (state) => Log.toArray(state.history))
       },
@@ -107,93 +107,116 @@ const runBus = (env: Loop.Env): EventBus.Service => ({
   modelResponded: env.bus.modelResponded
 })
 
+/**
+ * One run, serialised with the session's other runs. Its services are set
+ * in the fiber's context for the run and restored after it, and its permit
+ * released, in one exit handler: `withPermits` and a provided context would
+ * each wrap the run in an acquire-use-release of its own, which cost a run
+ * more than a step.
+ */
 const runOnce = (
   env: Loop.Env,
+  semaphore: Effect.Semaphore,
   provider: ModelProvider.Service,
   input: string | Content.Message
 ): Effect.Effect<RunOutcome.RunOutcome> =>
-  Effect.gen(function* () {
-    const clock = yield* Effect.clock
-    const message = typeof input === "string" ? Content.userText(input) : input
-    const started = SessionState.startRun(yield* Ref.get(env.state), env.id, clock.unsafeCurrentTimeMillis(), message)
-    const spans = yield* Effects.spans
-    const runSpan = spans.start("agent_kernel.run", undefined, { session: env.id })
-    const cursor: Loop.Cursor = { state: started, events: [], turnSpan: undefined, tools: undefined }
-    const figures = SessionState.figures(started)
-    const run = (runtime: Runtime.Runtime<never>): Loop.Run => ({
-      env,
-      runId: figures.run_id,
-      runNumber: started.runs,
-      clock,
-      spans,
-      runSpan,
-      effects: Effects.make({
-        provider,
-        toolbox: env.toolbox,
-        attemptTimeout: Duration.millis(env.settings.model_attempt_timeout_ms),
-        runtime,
-        spans
-      })
-    })
-    // The run's services, provided once for the whole run: its span as the parent of every span in
-    // it, the bus that carries a plugin's events to the session's stream and observers, and the call
-    // timeouts of the session's settings.
-    const services = (context: Context.Context<never>) =>
-      Context.add(
-        Context.add(
-          runSpan === undefined ? context : Context.add(context, Tracer.ParentSpan, runSpan),
-          EventBus.EventBus,
-          runBus(env)
-        ),
-        ModelProvider.CurrentCallTimeouts,
-        ModelProvider.callTimeoutsFrom(env.settings)
-      )
-    return yield* Effect.gen(function* () {
-      const live = run(yield* Effect.runtime<never>())
-      if (Loop.listening(env))
-        cursor.events.push({
-          type: "run_started",
-          at: clock.unsafeCurrentTimeMillis(),
-          run_id: live.runId,
-          model: env.model,
-          input: Content.textOf(message)
-        })
-      yield* Loop.commit(env, cursor)
-      const ending = yield* Loop.turns(live, cursor).pipe(
-        Effect.catchAllCause((cause) => {
-          const ended = Cause.failureOption(cause)
-          if (Option.isSome(ended)) return Effect.succeed(ended.value.ending)
-          // An interrupted run is closed by `onInterrupt` below.
-          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-          // A defect in a plugged-in service (a toolbox's definitions, a context provider) still
-          // ends the run with a status, a run_ended event and a valid history.
-          return Effect.succeed(
-            Decision.End({
-              status: "failed",
-              error: new ModelError.Unknown({
-                provider: "agent-kernel",
-                model: env.model,
-                message: `the run failed unexpectedly: ${Effects.describeDefect(Cause.squash(cause))}`
-              })
-            })
-          )
-        })
-      )
-      return yield* finish(live, cursor, ending)
-    }).pipe(
-      Effect.onInterrupt(() =>
-        // An interrupted run still leaves a valid history: every tool_use gets a tool_result. The
-        // toolbox first releases what the run may have left running (plugin processes).
-        Effect.zipRight(
-          env.toolbox.onRunInterrupted ?? Effect.void,
-          Effect.flatMap(Effect.runtime<never>(), (runtime) =>
-            finish(run(runtime), cursor, Decision.End({ status: "interrupted" }))
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(restore(semaphore.take(1)), () => {
+      // Set once the run's services are in the fiber's context: the context to put back.
+      let outer: Context.Context<never> | undefined
+      let interrupted: Effect.Effect<unknown> = Effect.void
+      const run = Effect.gen(function* () {
+        const clock = yield* Effect.clock
+        const message = typeof input === "string" ? Content.userText(input) : input
+        const started = SessionState.startRun(
+          yield* Ref.get(env.state),
+          env.id,
+          clock.unsafeCurrentTimeMillis(),
+          message
+        )
+        const spans = yield* Effects.spans
+        const runSpan = spans.start("agent_kernel.run", undefined, { session: env.id })
+        const cursor: Loop.Cursor = { state: started, events: [], turnSpan: undefined, tools: undefined }
+        // The run's services: its span as the parent of every span in it, the bus that carries a
+        // plugin's events to the session's stream and observers, and the settings' call timeouts.
+        const context = yield* FiberRef.get(FiberRef.currentContext)
+        outer = context
+        yield* FiberRef.set(
+          FiberRef.currentContext,
+          Context.add(
+            Context.add(
+              runSpan === undefined ? context : Context.add(context, Tracer.ParentSpan, runSpan),
+              EventBus.EventBus,
+              runBus(env)
+            ),
+            ModelProvider.CurrentCallTimeouts,
+            ModelProvider.callTimeoutsFrom(env.settings)
           )
         )
-      ),
-      Effect.mapInputContext(services)
-    )
-  })
+        const live: Loop.Run = {
+          env,
+          runId: SessionState.figures(started).run_id,
+          runNumber: started.runs,
+          clock,
+          spans,
+          runSpan,
+          effects: Effects.make({
+            provider,
+            toolbox: env.toolbox,
+            attemptTimeout: Duration.millis(env.settings.model_attempt_timeout_ms),
+            // Read where the run is interruptible: the calls' fibers take the runtime's flags.
+            runtime: yield* restore(Effect.runtime<never>()),
+            spans
+          })
+        }
+        // An interrupted run still leaves a valid history: every tool_use gets a tool_result. The
+        // toolbox first releases what the run may have left running (plugin processes).
+        interrupted = Effect.flatMap(env.toolbox.onRunInterrupted ?? Effect.void, () =>
+          finish(live, cursor, Decision.End({ status: "interrupted" }))
+        )
+        if (Loop.listening(env))
+          cursor.events.push({
+            type: "run_started",
+            at: clock.unsafeCurrentTimeMillis(),
+            run_id: live.runId,
+            model: env.model,
+            input: Content.textOf(message)
+          })
+        yield* Loop.commit(env, cursor)
+        const ending = yield* restore(Loop.turns(live, cursor)).pipe(
+          Effect.catchAllCause((cause) => {
+            const ended = Cause.failureOption(cause)
+            if (Option.isSome(ended)) return Effect.succeed(ended.value.ending)
+            // An interrupted run is closed by the exit handler below.
+            if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+            // A defect in a plugged-in service (a toolbox's definitions, a context provider) still
+            // ends the run with a status, a run_ended event and a valid history.
+            return Effect.succeed(
+              Decision.End({
+                status: "failed",
+                error: new ModelError.Unknown({
+                  provider: "agent-kernel",
+                  model: env.model,
+                  message: `the run failed unexpectedly: ${Effects.describeDefect(Cause.squash(cause))}`
+                })
+              })
+            )
+          })
+        )
+        return yield* finish(live, cursor, ending)
+      })
+      return Effect.onExit(run, (exit) => {
+        const closed = Exit.isInterrupted(exit) ? interrupted : Effect.void
+        const released = semaphore.release(1)
+        const context = outer
+        return Effect.flatMap(closed, () =>
+          context === undefined
+            ? released
+            : Effect.flatMap(FiberRef.set(FiberRef.currentContext, context), () => released)
+        )
+      })
+    })
+  )
 
 /** Ends a run: answers pending tool calls, publishes run_ended, and builds the outcome. */
 const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effect.Effect<RunOutcome.RunOutcome> =>
@@ -234,7 +257,7 @@ const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effec
     if (env.options.metrics ?? true) {
       // Turns are counted once a run, not once a turn: the counter reads the same, for less work a step.
       yield* Metric.incrementBy(Metrics.turns, figures.turns)
-      yield* Metric.increment(Metric.tagged(Metrics.runs, "status", ending.status))
+      yield* Metric.increment(Metrics.runsWithStatus(ending.status))
     }
     const exit = ending.status === "interrupted" ? Exit.interrupt(FiberId.none) : Exit.succeed(outcome)
     run.spans.end(cursor.turnSpan, exit)

@@ -44,6 +44,8 @@ export const modelError = (options: ModelErrorOptions = {}): FastCheck.Arbitrary
     options.retryAfter === false
       ? FastCheck.constant(undefined)
       : FastCheck.oneof(
+          // Cross-shrinking towards the first arbitrary: a counterexample loses a hint it does not need.
+          { withCrossShrink: true },
           { arbitrary: FastCheck.constant(undefined), weight: 4 },
           { arbitrary: FastCheck.integer({ min: 0, max: Math.min(1_000, longest) }), weight: 4 },
           { arbitrary: FastCheck.integer({ min: 0, max: longest }), weight: 2 }
@@ -52,6 +54,7 @@ export const modelError = (options: ModelErrorOptions = {}): FastCheck.Arbitrary
     options.notRetryable === false
       ? FastCheck.constant(undefined)
       : FastCheck.oneof(
+          { withCrossShrink: true },
           { arbitrary: FastCheck.constant(undefined), weight: 9 },
           { arbitrary: FastCheck.constant(false), weight: 1 }
         )
@@ -59,6 +62,7 @@ export const modelError = (options: ModelErrorOptions = {}): FastCheck.Arbitrary
     options.midStream === false
       ? FastCheck.constant(undefined)
       : FastCheck.oneof(
+          { withCrossShrink: true },
           { arbitrary: FastCheck.constant(undefined), weight: 3 },
           { arbitrary: FastCheck.constant(true), weight: 1 }
         )
