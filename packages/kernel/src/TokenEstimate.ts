@@ -42,18 +42,10 @@ const jsonLength = (value: unknown): number => {
  * @category estimates
  */
 export const message = (msg: Content.Message): number => {
-  const cached = cache.get(msg)
-  if (cached !== undefined) return cached
   let chars = 0
   for (const block of msg.content) chars += blockChars(block)
-  const tokens = Math.ceil(chars / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD + BLOCK_OVERHEAD * msg.content.length
-  cache.set(msg, tokens)
-  return tokens
+  return Math.ceil(chars / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD + BLOCK_OVERHEAD * msg.content.length
 }
-
-// Messages are immutable values, so an estimate never goes stale; this keeps a
-// step's estimate at one addition per message instead of a rescan of every character.
-const cache = new WeakMap<Content.Message, number>()
 
 /**
  * Estimated tokens of a list of messages.

@@ -165,7 +165,7 @@ function* turn(run: Run, cursor: Cursor) {
   if (listening(env)) note(cursor, { type: "turn_started", at: now(run), turn })
   const { request, response } = yield* callModel(run, cursor, turn, span)
   // Ids are made unique before any tool runs, so history, events and the next request agree.
-  const content = ToolIds.unique(response.content, `${run.runNumber}.${turn}`)
+  const content = ToolIds.unique(response.content, run.runNumber, turn)
   const message: Content.Message = { role: "assistant", content }
   const text = Content.textOf(message)
   const spent = accounted(run, cursor, response.usage, request.model)
