@@ -62,11 +62,17 @@ describe("loop properties", () => {
       Effect.gen(function* () {
         const { outcome, events } = yield* runScript(script(faults), { settings, toolbox: echoToolbox, history })
         assert.isAtMost(outcome.retries.max_per_call, settings.max_retries)
-        assert.isAtMost(outcome.retries.session_total, settings.max_session_retries)
-        for (const retry of ofType(events, "retry_scheduled")) {
-          assert.isAtMost(retry.attempt, settings.max_retries)
-          assert.isAtMost(retry.session_retries_used, settings.max_session_retries)
+        // A fixed budget never grants more than max_session_retries; a refilling one (issue 10, item 9)
+        // at most one more for each successful call before.
+        let successes = 0
+        const ceiling = () => settings.max_session_retries + (settings.session_retries_refill ? successes : 0)
+        for (const event of events) {
+          if (event.type === "model_response") successes++
+          if (event.type !== "retry_scheduled") continue
+          assert.isAtMost(event.attempt, settings.max_retries)
+          assert.isAtMost(event.session_retries_used, ceiling())
         }
+        assert.isAtMost(outcome.retries.session_total, ceiling())
       }),
     runs
   )

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
@@ -155,12 +156,36 @@ const start = <A, E>(
     { immediate: true }
   )
 
-/** Waits for a call that suspended; the call never outlives the wait (an interrupted run, a timeout). */
-const settle = <A, E, B>(
-  fiber: Fiber.RuntimeFiber<A, E>,
-  wait: Effect.Effect<Exit.Exit<A, E>>,
-  done: (exit: Exit.Exit<A, E>) => Effect.Effect<B>
-): Effect.Effect<B> => Effect.flatMap(Effect.ensuring(wait, Fiber.interrupt(fiber)), done)
+/**
+ * Waits for a call that suspended, at most `timeout.after` when a timeout is
+ * given (its exit is then `timeout.exit()`); the call never outlives the wait
+ * (a timeout, or the run's interruption, ends it and waits for its
+ * finalizers). `ended` sees the call's own exit, however the wait ends. One
+ * fiber sleeps for the timeout, where `Effect.timeout` would race two.
+ */
+const settle = <A, E>(
+  runtime: Runtime.Runtime<never>,
+  call: Fiber.RuntimeFiber<A, E>,
+  ended: (exit: Exit.Exit<A, E>) => void,
+  timeout?: { readonly after: Duration.Duration; readonly exit: () => Exit.Exit<A, E> }
+): Effect.Effect<Exit.Exit<A, E>> =>
+  Effect.async<Exit.Exit<A, E>>((resume) => {
+    let expired = false
+    const timer =
+      timeout === undefined ? undefined : Runtime.runFork(runtime, Effect.sleep(timeout.after), { immediate: true })
+    timer?.addObserver((exit) => {
+      if (Exit.isSuccess(exit) && call.unsafePoll() === null) {
+        expired = true
+        call.unsafeInterruptAsFork(FiberId.none)
+      }
+    })
+    call.addObserver((exit) => {
+      timer?.unsafeInterruptAsFork(FiberId.none)
+      ended(exit)
+      resume(Effect.succeed(expired && timeout !== undefined ? timeout.exit() : exit))
+    })
+    return Effect.flatMap(Fiber.interrupt(call), () => (timer === undefined ? Effect.void : Fiber.interrupt(timer)))
+  })
 
 /** @internal */
 export interface Options {
@@ -200,20 +225,15 @@ export const make = (options: Options): Effects => {
           span,
           attempt(() => provider.generate(request))
         )
-        const done = (exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>) => {
-          spans.end(span, exit)
+        const ended = (exit: Exit.Exit<unknown, unknown>) => spans.end(span, exit)
+        const exit = fiber.unsafePoll()
+        if (exit !== null) {
+          ended(exit)
           return modelResult(exit, provider.name, request.model)
         }
-        const exit = fiber.unsafePoll()
-        if (exit !== null) return done(exit)
-        return settle(
-          fiber,
-          Effect.timeoutTo(Fiber.await(fiber), {
-            duration: attemptTimeout,
-            onSuccess: (exit) => exit,
-            onTimeout: () => timedOut(request.model)
-          }),
-          done
+        return Effect.flatMap(
+          settle(runtime, fiber, ended, { after: attemptTimeout, exit: () => timedOut(request.model) }),
+          (exit) => modelResult(exit, provider.name, request.model)
         )
       }),
     tool: (call, info) =>
@@ -224,12 +244,15 @@ export const make = (options: Options): Effects => {
           span,
           attempt(() => toolbox.invoke(call))
         )
-        const done = (exit: Exit.Exit<Content.ToolResultBlock>) => {
-          spans.end(span, exit)
+        const ended = (exit: Exit.Exit<unknown, unknown>) => spans.end(span, exit)
+        const exit = fiber.unsafePoll()
+        if (exit !== null) {
+          ended(exit)
           return toolResult(exit, call)
         }
-        const exit = fiber.unsafePoll()
-        return exit !== null ? done(exit) : settle(fiber, Fiber.await(fiber), done)
+        return Effect.flatMap(settle<Content.ToolResultBlock, never>(runtime, fiber, ended), (exit) =>
+          toolResult(exit, call)
+        )
       }),
     sleep: Effect.sleep
   }

@@ -56,6 +56,8 @@ export interface Env {
   readonly bus: EventBus.Service
   readonly budget: RetryBudget.Budget
   readonly state: Ref.Ref<SessionState.State>
+  /** The call timeouts of the settings, given to every call of every run. */
+  readonly callTimeouts: ModelProvider.CallTimeouts
   readonly hub: PubSub.PubSub<KernelEvent.KernelEvent>
   /** Live subscribers of `hub`: with none and no observer, the loop builds no event. */
   readonly subscribers: MutableRef.MutableRef<number>

@@ -50,6 +50,7 @@ export const make = (
       bus: yield* EventBus.EventBus,
       budget,
       state: yield* Ref.make(SessionState.initial(options, budget)),
+      callTimeouts: ModelProvider.callTimeoutsFrom(settings),
       hub: yield* PubSub.unbounded<KernelEvent.KernelEvent>(),
       subscribers: MutableRef.make(0)
     }
@@ -150,7 +151,7 @@ const runOnce = (
               runBus(env)
             ),
             ModelProvider.CurrentCallTimeouts,
-            ModelProvider.callTimeoutsFrom(env.settings)
+            env.callTimeouts
           )
         )
         const live: Loop.Run = {
@@ -226,6 +227,10 @@ const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effec
     const figures = SessionState.figures(state)
     const wall = run.clock.unsafeCurrentTimeMillis() - figures.started_at
     const retries = { max_per_call: figures.max_per_call, session_total: env.budget.snapshot(state.budget).used }
+    // The history as the run left it, made when read: the log is append-only, so a later run never
+    // changes what this one's outcome shows, and a session of many runs never copies its history
+    // once a run for an outcome nobody reads.
+    let history: Content.History | undefined
     const outcome: RunOutcome.RunOutcome = {
       run_id: figures.run_id,
       status: ending.status,
@@ -237,7 +242,10 @@ const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effec
       wall_ms: wall,
       context_reductions: figures.reductions,
       final_text: figures.final_text,
-      history: Log.toArray(state.history)
+      get history() {
+        if (history === undefined) history = Log.toArray(state.history)
+        return history
+      }
     }
     cursor.state = state
     if (Loop.listening(env))
