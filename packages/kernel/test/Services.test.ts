@@ -10,6 +10,7 @@ import {
   ModelProvider,
   RetryBudget,
   Session,
+  Settings,
   Toolbox
 } from "@agent-kernel/kernel"
 import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
@@ -18,6 +19,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 
 const provider = ModelProvider.make("p", () => Effect.succeed(ScriptedModel.text("hi")))
@@ -122,6 +124,40 @@ describe("defaults", () => {
       )
       assert.strictEqual(outcome.final_text, "hi")
       assert.deepStrictEqual(events.at(-1), "run_ended")
+    })
+  )
+})
+
+describe("the session's state", () => {
+  it.effect("is one plain value: it encodes to JSON, and a session resumed from it carries on", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.rateLimited(),
+        ScriptedModel.toolCalls({ id: "t1", name: "echo", input: { a: 1 } }),
+        ScriptedModel.text("first"),
+        ScriptedModel.text("second")
+      ])
+      const echo: Toolbox.Service = {
+        definitions: Effect.succeed([]),
+        invoke: (call) => Effect.succeed(Content.toolResult(call.id, JSON.stringify(call.input)))
+      }
+      const settings = { ...Settings.defaults, session_retries_refill: false }
+      const first = yield* Session.make({ model: "m", id: "s", settings }).pipe(
+        Effect.provide(model.layer),
+        Effect.provideService(Toolbox.Toolbox, echo)
+      )
+      yield* TestClockDriver.run(first.run("go"))
+      const json = JSON.parse(JSON.stringify(Schema.encodeSync(Session.State)(yield* first.state)))
+      const state = yield* Schema.decodeUnknown(Session.State)(json)
+      assert.deepStrictEqual(state.history, yield* first.history)
+      assert.deepStrictEqual(state.budget, { used: 1, tokens: 19 })
+      assert.deepInclude(state.run, { run_id: "s/run-1", turns: 2, max_per_call: 1 })
+      const resumed = yield* Session.make({ model: "m", id: "s", settings, state }).pipe(Effect.provide(model.layer))
+      const outcome = yield* resumed.run("again")
+      assert.strictEqual(outcome.run_id, "s/run-2")
+      assert.strictEqual(outcome.final_text, "second")
+      assert.deepStrictEqual(outcome.history.slice(0, state.history.length), state.history)
+      assert.deepStrictEqual(yield* resumed.retryBudget, { used: 1, remaining: 19 })
     })
   )
 })
