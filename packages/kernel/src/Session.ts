@@ -176,7 +176,8 @@ export class Session extends Context.Tag("@agent-kernel/kernel/Session")<Session
  * @since 0.1.0
  * @category constructors
  */
-export const make: (options: Options) => Effect.Effect<Service, never, ModelProvider.ModelProvider> = internal.make
+export const make = (options: Options): Effect.Effect<Service, never, ModelProvider.ModelProvider> =>
+  internal.make(options)
 
 /**
  * A layer that makes a session from the services in context.

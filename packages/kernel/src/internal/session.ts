@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
+import { identity } from "effect/Function"
 import * as Metric from "effect/Metric"
 import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
@@ -31,9 +32,15 @@ import * as Log from "./log.js"
 import * as Loop from "./loop.js"
 import * as SessionState from "./sessionState.js"
 
-/** @internal */
+/**
+ * Makes a session. `effects` may wrap the effects seam of every run: a
+ * durable runtime journals a session there, without touching the loop.
+ *
+ * @internal
+ */
 export const make = (
-  options: SessionApi.Options
+  options: SessionApi.Options,
+  effects: (live: Effects.Effects) => Effects.Effects = identity
 ): Effect.Effect<SessionApi.Service, never, ModelProvider.ModelProvider> =>
   Effect.gen(function* () {
     const settings = options.settings ?? Settings.defaults
@@ -59,7 +66,7 @@ export const make = (
     return {
       id: env.id,
       settings,
-      run: (input) => runOnce(env, semaphore, provider, input),
+      run: (input) => runOnce(env, semaphore, provider, effects, input),
       get history() {
         return Effect.map(Ref.get(env.state), (state) => Log.toArray(state.history))
       },
@@ -119,6 +126,7 @@ const runOnce = (
   env: Loop.Env,
   semaphore: Effect.Semaphore,
   provider: ModelProvider.Service,
+  wrap: (live: Effects.Effects) => Effects.Effects,
   input: string | Content.Message
 ): Effect.Effect<RunOutcome.RunOutcome> =>
   Effect.uninterruptibleMask((restore) =>
@@ -161,14 +169,16 @@ const runOnce = (
           clock,
           spans,
           runSpan,
-          effects: Effects.make({
-            provider,
-            toolbox: env.toolbox,
-            attemptTimeout: Duration.millis(env.settings.model_attempt_timeout_ms),
-            // Read where the run is interruptible: the calls' fibers take the runtime's flags.
-            runtime: yield* restore(Effect.runtime<never>()),
-            spans
-          })
+          effects: wrap(
+            Effects.make({
+              provider,
+              toolbox: env.toolbox,
+              attemptTimeout: Duration.millis(env.settings.model_attempt_timeout_ms),
+              // Read where the run is interruptible: the calls' fibers take the runtime's flags.
+              runtime: yield* restore(Effect.runtime<never>()),
+              spans
+            })
+          )
         }
         // An interrupted run still leaves a valid history: every tool_use gets a tool_result. The
         // toolbox first releases what the run may have left running (plugin processes).
