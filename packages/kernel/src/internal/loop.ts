@@ -50,7 +50,12 @@ export interface Env {
   readonly model: string
   readonly models: ReadonlyArray<string>
   readonly settings: Settings.Settings
-  readonly options: SessionApi.Options
+  readonly policy: RetryPolicy.RetryPolicy | undefined
+  readonly system: string | undefined
+  readonly maxOutputTokens: number | undefined
+  readonly toolConcurrency: number
+  /** Whether runs update the kernel's global metrics. */
+  readonly metrics: boolean
   readonly toolbox: Toolbox.Service
   readonly contextProvider: ContextProvider.Service
   readonly bus: EventBus.Service
@@ -131,7 +136,7 @@ const defaultPolicy = RetryPolicy.fromSettings(Settings.defaults)
 
 /** The session's policy; the settings' own is built when a call first needs it (an idle session holds none). */
 const policyOf = (env: Env): RetryPolicy.RetryPolicy =>
-  env.options.policy ?? (env.settings === Settings.defaults ? defaultPolicy : RetryPolicy.fromSettings(env.settings))
+  env.policy ?? (env.settings === Settings.defaults ? defaultPolicy : RetryPolicy.fromSettings(env.settings))
 
 const PREVIEW_CHARS = 2_000
 
@@ -246,7 +251,7 @@ function* runTools(
   const { env } = run
   // Each result sits at its call's index: two calls never share a slot, whatever their ids.
   const results: Array<Content.ToolResultBlock | undefined> = []
-  const concurrency = env.options.toolConcurrency ?? 1
+  const concurrency = env.toolConcurrency
   const finished =
     concurrency === 1 && env.settings.max_wall_clock_ms === undefined
       ? Option.some(yield* toolsInOrder(run, cursor, turn, span, calls, results))
@@ -368,7 +373,7 @@ const requestOf = (
   context: Log.Log<Content.Message>,
   assembled: Content.History | undefined,
   tools: ReadonlyArray<ModelProvider.ToolDefinition>,
-  options: SessionApi.Options
+  env: Pick<Env, "system" | "maxOutputTokens">
 ): ModelProvider.ModelRequest => {
   let messages = assembled
   const request = {
@@ -379,8 +384,8 @@ const requestOf = (
       return messages
     }
   }
-  if (options.system !== undefined) Object.assign(request, { system: options.system })
-  if (options.maxOutputTokens !== undefined) Object.assign(request, { max_output_tokens: options.maxOutputTokens })
+  if (env.system !== undefined) Object.assign(request, { system: env.system })
+  if (env.maxOutputTokens !== undefined) Object.assign(request, { max_output_tokens: env.maxOutputTokens })
   return request
 }
 
@@ -422,7 +427,7 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
         ? undefined
         : yield* env.contextProvider.assemble(Log.toArray(cursor.state.context))
     const tools = yield* env.toolbox.definitions
-    const request = requestOf(model, cursor.state.context, assembled, tools, env.options)
+    const request = requestOf(model, cursor.state.context, assembled, tools, env)
     const attempt = figures.attempt + 1
     cursor.state = SessionState.withRun(cursor.state, { attempt })
     if (listening(env))
@@ -555,7 +560,7 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
           })
         }
         yield* commit(env, cursor)
-        if (env.options.metrics ?? true) yield* Metric.increment(Metrics.retriesOfCategory(error.category))
+        if (env.metrics) yield* Metric.increment(Metrics.retriesOfCategory(error.category))
         // The charge belongs to the decision (the events show it); a retry interrupted in its sleep
         // never runs, so its charge is given back.
         yield* run.effects.sleep(decision.delay).pipe(

@@ -51,7 +51,11 @@ export const make = (
       model: options.model,
       models: [options.model, ...settings.fallback_models.filter((model) => model !== options.model)],
       settings,
-      options,
+      policy: options.policy,
+      system: options.system,
+      maxOutputTokens: options.maxOutputTokens,
+      toolConcurrency: options.toolConcurrency ?? 1,
+      metrics: options.metrics ?? true,
       toolbox: yield* Toolbox.Toolbox,
       contextProvider: yield* ContextProvider.ContextProvider,
       bus: yield* EventBus.EventBus,
@@ -272,7 +276,7 @@ const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effec
         error: ending.error === undefined ? null : KernelEvent.summarize(ending.error)
       })
     yield* Loop.commit(env, cursor)
-    if (env.options.metrics ?? true) {
+    if (env.metrics) {
       // Turns are counted once a run, not once a turn: the counter reads the same, for less work a step.
       yield* Metric.incrementBy(Metrics.turns, figures.turns)
       yield* Metric.increment(Metrics.runsWithStatus(ending.status))
