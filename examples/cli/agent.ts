@@ -4,7 +4,9 @@
  */
 import { Content, EventBus, ModelProvider, type RunOutcome, Session, Toolbox } from "@agent-kernel/kernel"
 import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
-import { Anthropic, FakeProvider, FaultPlan, OpenAi, Transport } from "@agent-kernel/providers"
+import { Anthropic, OpenAi } from "@agent-kernel/providers"
+import { NodeTransport } from "@agent-kernel/providers/node"
+import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -246,7 +248,7 @@ const run = (parsed: Parsed) =>
             : yield* interactive(session, report, json)
         return outcome === undefined ? 0 : exitCodes[outcome.status]
       })
-    ).pipe(Effect.provide(Transport.layer()))
+    ).pipe(Effect.provide(NodeTransport.layer()))
   }).pipe(
     Effect.catchTag("ConfigError", (error) => new UsageError({ message: error.message })),
     Effect.tapError((error) => Effect.sync(() => process.stderr.write(`agent: ${error.message}\n`)))

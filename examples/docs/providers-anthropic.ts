@@ -1,10 +1,11 @@
 import { Session } from "@agent-kernel/kernel"
-import { Anthropic, Transport } from "@agent-kernel/providers"
+import { Anthropic } from "@agent-kernel/providers"
+import { NodeTransport } from "@agent-kernel/providers/node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
 const ModelLive = Anthropic.layer({ timeouts: { connect: "10 seconds", idle: "60 seconds" } }).pipe(
-  Layer.provide(Transport.layer())
+  Layer.provide(NodeTransport.layer())
 )
 
 export const program = Effect.gen(function* () {

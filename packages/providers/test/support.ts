@@ -11,6 +11,7 @@ import type * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import type * as Duration from "effect/Duration"
 import { Anthropic, FakeProvider, type FaultPlan, OpenAi, type Timeouts, Transport } from "../src/index.js"
+import { NodeTransport } from "../src/node/index.js"
 
 export const KEY = "sk-test-Sup3rSecretKey-0123456789abcdef"
 
@@ -27,7 +28,7 @@ export interface SetupOptions {
   readonly stream?: boolean
   readonly timeouts?: Timeouts.Options
   readonly maxBodyBytes?: number
-  readonly transport?: Transport.Options
+  readonly transport?: NodeTransport.Options
   readonly baseUrl?: string
 }
 
@@ -38,7 +39,7 @@ export const providerAt = (
   options?: SetupOptions
 ): Effect.Effect<ModelProvider.ModelProvider["Type"], never, Scope.Scope> =>
   Effect.gen(function* () {
-    const transport = yield* Transport.make(options?.transport)
+    const transport = yield* NodeTransport.make(options?.transport)
     const common = {
       apiKey: Redacted.make(KEY),
       stream: options?.stream ?? true,
