@@ -3,14 +3,16 @@
  * The consumer check: what an Effect app gets when it installs agent-kernel
  * from tarballs with plain npm.
  *
- * 1. Packs the three packages with pnpm (their `prepack` builds dist/) and
- *    checks each tarball: no test, bench or fixture file, every `exports`
+ * 1. Packs the three packages with pnpm (each `prepack` builds its dist/)
+ *    and checks each tarball: no test, bench or fixture file, every `exports`
  *    target present, no `workspace:` or `catalog:` range left.
  * 2. For each version set, `lowest` and `newest`: resolves every `effect` and
  *    `@effect/*` package in reach of the packages' peer ranges (their own peers
  *    and dependencies included) to the lowest or newest version that fits
- *    every range, installs the tarballs with them into a fresh app with npm,
- *    and checks that
+ *    every range. Into a fresh app it runs the README's `npm install` of the
+ *    tarballs and the peers (by range for newest; pinned, with `overrides`
+ *    for what is in reach, for lowest), and checks that
+ *    - the installed effect packages are that set's versions,
  *    - `npm ls effect` shows exactly one copy,
  *    - `tsc --noEmit` passes on the app (strict, exactOptionalPropertyTypes,
  *      noPropertyAccessFromIndexSignature, erasableSyntaxOnly, skipLibCheck
@@ -27,6 +29,7 @@ import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import semver from "semver"
 
 const root = path.resolve(import.meta.dirname, "..")
 const fixture = path.join(root, "scripts/consumer")
@@ -94,15 +97,6 @@ const run = (command, argv, options = {}) =>
     })
   })
 
-/** @param {string} version */
-const parts = (version) => version.split(/[.+-]/).slice(0, 3).map(Number)
-/** @param {string} a @param {string} b */
-const compareVersions = (a, b) => {
-  const [x, y] = [parts(a), parts(b)]
-  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0)
-  return 0
-}
-
 /** The pnpm catalog's range for a package (zod, @types/node: what the workspace itself uses). @param {string} name */
 const catalogRange = (name) => {
   const text = fs.readFileSync(path.join(root, "pnpm-workspace.yaml"), "utf8")
@@ -121,27 +115,19 @@ const seconds = (started) => `${((Date.now() - started) / 1000).toFixed(1)} s`
  * @typedef {{ readonly name: string, readonly tarball: string, readonly manifest: Record<string, any> }} Packed
  */
 
-/** Builds dist/ once, packs the three packages, and checks each tarball. @param {string} packs */
+/**
+ * Packs the three packages as the README's "Install in your app" does (each
+ * package's prepack builds its dist/ first), and checks each tarball.
+ * @param {string} packs
+ */
 const pack = async (packs) => {
   const log = makeLog()
   /** @type {Array<Packed>} */
   const packed = []
   const started = Date.now()
-  const build = await run(tsc, ["-b", "tsconfig.build.json"])
-  if (!log.record("build: tsc -b tsconfig.build.json", build.ok, build.ok ? undefined : build.output)) {
-    log.flush()
-    return packed
-  }
-  const filter = ["-r", "--filter", "./packages/**", "--workspace-concurrency=1"]
-  const result = await run("npx", [
-    "-y",
-    "pnpm@12.4.2",
-    ...filter,
-    "pack",
-    "--ignore-scripts",
-    "--pack-destination",
-    packs
-  ])
+  const command = ["-y", "pnpm@12.4.2", "-r", "--filter", "./packages/**", "pack", "--pack-destination", packs]
+  log.line(`$ npx ${command.join(" ")}`)
+  const result = await run("npx", command)
   if (!log.record("pnpm pack of the three packages", result.ok, result.ok ? undefined : result.output)) {
     log.flush()
     return packed
@@ -200,20 +186,30 @@ const isEffect = (/** @type {string} */ name) => name === "effect" || name.start
  * @typedef {{ version: string, dependencies?: Record<string, string>, peerDependencies?: Record<string, string>, peerDependenciesMeta?: Record<string, { optional?: boolean }> }} Published
  */
 
+/** The registry npm is configured with. */
+const registry = run("npm", ["config", "get", "registry"]).then((result) =>
+  `${(result.ok && result.stdout.trim()) || "https://registry.npmjs.org"}`.replace(/\/?$/, "/")
+)
+
 /** @type {Map<string, Promise<ReadonlyArray<Published>>>} */
-const registryCache = new Map()
-/** Every published version of `name` in `range`, with its dependencies. @param {string} name @param {string} range */
-const versionsIn = (name, range) => {
-  const key = `${name}@${range}`
-  const cached = registryCache.get(key)
+const packuments = new Map()
+/**
+ * Every published version of `name` with its dependencies, from the registry's
+ * abbreviated metadata: one request a package, where `npm view` would start npm
+ * once per range.
+ * @param {string} name
+ */
+const published = (name) => {
+  const cached = packuments.get(name)
   if (cached !== undefined) return cached
-  const fields = ["version", "dependencies", "peerDependencies", "peerDependenciesMeta"]
-  const request = run("npm", ["view", key, ...fields, "--json"]).then((result) => {
-    if (!result.ok) throw new Error(`npm view ${key} failed:\n${result.output}`)
-    const parsed = JSON.parse(result.stdout || "[]")
-    return (Array.isArray(parsed) ? parsed : [parsed]).filter((entry) => typeof entry?.version === "string")
+  const request = registry.then(async (base) => {
+    const url = `${base}${name.replace("/", "%2f")}`
+    const response = await fetch(url, { headers: { accept: "application/vnd.npm.install-v1+json" } })
+    if (!response.ok) throw new Error(`GET ${url}: ${response.status}`)
+    const document = /** @type {{ versions?: Record<string, Published> }} */ (await response.json())
+    return Object.values(document.versions ?? {})
   })
-  registryCache.set(key, request)
+  packuments.set(name, request)
   return request
 }
 
@@ -230,7 +226,9 @@ const resolveSet = async (set, rootRanges) => {
   for (let round = 0; round < 10; round++) {
     /** @type {Map<string, Set<string>>} */
     const ranges = new Map([...rootRanges].map(([name, range]) => [name, new Set([range])]))
-    const pinned = await Promise.all([...pins].map(async ([name, version]) => (await versionsIn(name, version))[0]))
+    const pinned = await Promise.all(
+      [...pins].map(async ([name, version]) => (await published(name)).find((entry) => entry.version === version))
+    )
     for (const entry of pinned) {
       const optional = entry?.peerDependenciesMeta ?? {}
       for (const [dep, range] of [
@@ -242,11 +240,10 @@ const resolveSet = async (set, rootRanges) => {
     }
     const chosen = await Promise.all(
       [...ranges].map(async ([name, asked]) => {
-        const lists = await Promise.all(
-          [...asked].map(async (range) => (await versionsIn(name, range)).map((e) => e.version))
-        )
-        const fitting = (lists[0] ?? []).filter((version) => lists.every((list) => list.includes(version)))
-        fitting.sort(compareVersions)
+        const fitting = (await published(name))
+          .map((entry) => entry.version)
+          .filter((version) => [...asked].every((range) => semver.satisfies(version, range)))
+          .sort(semver.compare)
         const version = set === "lowest" ? fitting[0] : fitting.at(-1)
         if (version === undefined) throw new Error(`no version of ${name} satisfies ${[...asked].join(" and ")}`)
         return /** @type {[string, string]} */ ([name, version])
@@ -285,7 +282,6 @@ const checkSet = async (set, packed, work, rootRanges) => {
   const app = path.join(work, `app-${set}`)
   fs.cpSync(fixture, app, { recursive: true })
   fs.copyFileSync(path.join(root, "examples/plugins/workspace.mjs"), path.join(app, "workspace.mjs"))
-  const effectPins = Object.fromEntries(sorted)
   const sdkRange = packed.find((p) => p.name === "@agent-kernel/plugins")?.manifest["dependencies"]?.[
     "@modelcontextprotocol/sdk"
   ]
@@ -293,35 +289,54 @@ const checkSet = async (set, packed, work, rootRanges) => {
     name: `agent-kernel-consumer-${set}`,
     private: true,
     type: "module",
-    dependencies: {
-      ...Object.fromEntries(packed.map(({ name, tarball }) => [name, `file:${tarball}`])),
-      ...effectPins,
-      // The bundled plugin (workspace.mjs) is an MCP server on the SDK and zod.
-      "@modelcontextprotocol/sdk": sdkRange,
-      zod: catalogRange("zod")
-    },
+    // The app's own: the bundled plugin (workspace.mjs) is an MCP server on the SDK and zod.
+    dependencies: { "@modelcontextprotocol/sdk": sdkRange, zod: catalogRange("zod") },
     devDependencies: { "@types/node": catalogRange("@types/node") },
-    // The chosen version of every effect package, also where another package depends on it.
-    overrides: effectPins
+    // The lowest set pins every effect package in reach, also where another package depends on it.
+    ...(set === "lowest" ? { overrides: Object.fromEntries(sorted) } : {})
   }
   fs.writeFileSync(path.join(app, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`)
 
-  const npmInstall = ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"]
+  // The README's command: the tarballs and our peers, by range (newest) or at the pinned version (lowest).
+  const peers = [...rootRanges].map(([name, range]) => `${name}@${set === "newest" ? range : pins.get(name)}`)
+  const install = [
+    "install",
+    ...packed.map(({ tarball }) => tarball),
+    ...peers,
+    ...(set === "lowest" ? ["--save-exact"] : []),
+    "--no-audit",
+    "--no-fund",
+    "--prefer-offline",
+    "--loglevel=error"
+  ]
+  log.line(`$ npm ${install.join(" ")}`)
   const installStarted = Date.now()
-  const install = await run("npm", npmInstall, { cwd: app })
+  const installed = await run("npm", install, { cwd: app })
   log.line(`(npm install took ${seconds(installStarted)})`)
-  if (!log.record(`${set}: npm install of the tarballs`, install.ok, install.ok ? undefined : install.output))
+  if (!log.record(`${set}: npm install of the tarballs`, installed.ok, installed.ok ? undefined : installed.output))
     return log
+  const versions = sorted.map(([name, version]) => {
+    const file = path.join(app, "node_modules", name, "package.json")
+    const actual = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8"))["version"] : "missing"
+    return { name, version, actual }
+  })
+  const wrong = versions.filter(({ version, actual }) => version !== actual)
+  log.record(
+    `${set}: the installed effect packages are the ${set} versions`,
+    wrong.length === 0,
+    wrong.map(({ name, version, actual }) => `${name}: expected ${version}, installed ${actual}`).join("\n") ||
+      undefined
+  )
 
-  const [tree, parseable, typecheck, emit] = await Promise.all([
+  const [tree, typecheck, emit] = await Promise.all([
     run("npm", ["ls", "effect", "--all"], { cwd: app }),
-    run("npm", ["ls", "effect", "--all", "--parseable"], { cwd: app }),
     run(tsc, ["-p", app, "--noEmit"]),
     run(tsc, ["-p", app, "--noCheck"])
   ])
-  const copies = new Set(parseable.stdout.split("\n").filter((line) => line.trim() !== ""))
+  // Every line naming effect@VERSION is an installed copy, unless npm marks it deduped.
+  const copies = tree.stdout.split("\n").filter((line) => /\beffect@\S+/.test(line) && !line.includes(" deduped"))
   log.line(`$ npm ls effect --all\n${tree.output.trim()}`)
-  log.record(`${set}: npm ls effect shows exactly one copy`, tree.ok && copies.size === 1, [...copies].join("\n"))
+  log.record(`${set}: npm ls effect shows exactly one copy`, tree.ok && copies.length === 1, copies.join("\n"))
   log.record(
     `${set}: tsc --noEmit of the consumer (strict, exactOptionalPropertyTypes, noPropertyAccessFromIndexSignature, erasableSyntaxOnly, skipLibCheck false)`,
     typecheck.ok,
