@@ -2,7 +2,9 @@
 /**
  * The agent command's start, bundle against tsx: wall time of whole commands,
  * interleaved (one run of each per round, in turn), medians and the ratio to
- * the tsx baseline measured in the same run.
+ * the tsx baseline measured in the same run. Also the CPU time (user + system,
+ * the command's children included, from /usr/bin/time), which a loaded
+ * machine stretches far less than the wall time.
  *
  *   - `--version`: start, parse, exit; nothing else.
  *   - `--scenario happy`: the fake provider, one plugin process, two model calls.
@@ -35,11 +37,21 @@ for (let round = 0; round < rounds; round++) {
   for (const { name, args } of cases) {
     for (const variant of variants) {
       const started = process.hrtime.bigint()
-      const result = spawnSync(process.execPath, [...variant.argv, ...args], { cwd: root, env, encoding: "utf8" })
+      const result = spawnSync("/usr/bin/time", ["-f", "cpu %U %S", process.execPath, ...variant.argv, ...args], {
+        cwd: root,
+        env,
+        encoding: "utf8"
+      })
       const ms = Number(process.hrtime.bigint() - started) / 1e6
       if (result.status !== 0) throw new Error(`${variant.name} ${name} exited ${result.status}: ${result.stderr}`)
-      const key = `${name}|${variant.name}`
-      samples.set(key, [...(samples.get(key) ?? []), ms])
+      const [user, system] = (/cpu (\S+) (\S+)\s*$/.exec(result.stderr) ?? []).slice(1).map(Number)
+      for (const [metric, value] of [
+        ["wall", ms],
+        ["cpu", ((user ?? Number.NaN) + (system ?? Number.NaN)) * 1000]
+      ]) {
+        const key = `${name}|${variant.name}|${metric}`
+        samples.set(key, [...(samples.get(key) ?? []), Number(value)])
+      }
     }
   }
 }
@@ -56,14 +68,16 @@ const load = os
   .map((l) => l.toFixed(1))
   .join(" ")
 console.log(`node ${process.version}, ${rounds} interleaved rounds, load average ${load} on ${os.cpus().length} cores`)
-for (const { name } of cases) {
-  const baseline = median(samples.get(`${name}|${variants[0]?.name}`) ?? [])
-  for (const variant of variants) {
-    const values = samples.get(`${name}|${variant.name}`) ?? []
-    const m = median(values)
-    const range = `${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}`
-    console.log(
-      `${name.padEnd(18)} ${variant.name.padEnd(15)} median ${m.toFixed(0).padStart(6)} ms (range ${range}), ${(m / baseline).toFixed(2)}x the baseline`
-    )
+for (const metric of ["wall", "cpu"]) {
+  for (const { name } of cases) {
+    const baseline = median(samples.get(`${name}|${variants[0]?.name}|${metric}`) ?? [])
+    for (const variant of variants) {
+      const values = samples.get(`${name}|${variant.name}|${metric}`) ?? []
+      const m = median(values)
+      const range = `${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}`
+      console.log(
+        `${metric.padEnd(4)} ${name.padEnd(18)} ${variant.name.padEnd(15)} median ${m.toFixed(0).padStart(6)} ms (range ${range}), ${(m / baseline).toFixed(2)}x the baseline`
+      )
+    }
   }
 }
