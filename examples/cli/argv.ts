@@ -10,7 +10,7 @@
 import * as AutoCorrect from "@effect/cli/AutoCorrect"
 import * as BuiltInOptions from "@effect/cli/BuiltInOptions"
 import * as CliConfig from "@effect/cli/CliConfig"
-import type * as Command from "@effect/cli/Command"
+import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as Usage from "@effect/cli/Usage"
@@ -54,14 +54,25 @@ export const specsOf = (usage: Usage.Usage): ReadonlyArray<OptionSpec> => {
   }
 }
 
-/** The options of a command, with @effect/cli's built-in ones (`--help`, `--version`, ...). */
-export const specsOfCommand = <Name extends string, R, E, A>(
+/** A command as the check sees it: its options and its subcommands. */
+export interface CommandSpec {
+  readonly name: string
+  readonly options: ReadonlyArray<OptionSpec>
+  readonly subcommands: ReadonlyArray<CommandSpec>
+}
+
+/** A command's options, with @effect/cli's built-in ones (`--help`, `--version`, ...). */
+export const specOfCommand = <Name extends string, R, E, A>(
   command: Command.Command<Name, R, E, A>,
-  usage: Usage.Usage
-): ReadonlyArray<OptionSpec> => [
-  ...specsOf(usage),
-  ...specsOf(Options.getUsage(BuiltInOptions.builtInOptions(command.descriptor, Usage.empty, HelpDoc.empty)))
-]
+  subcommands: ReadonlyArray<CommandSpec> = []
+): CommandSpec => ({
+  name: [...Command.getNames(command)][0] ?? "",
+  options: [
+    ...specsOf(Command.getUsage(command)),
+    ...specsOf(Options.getUsage(BuiltInOptions.builtInOptions(command.descriptor, Usage.empty, HelpDoc.empty)))
+  ],
+  subcommands
+})
 
 const nearest = (name: string, specs: ReadonlyArray<OptionSpec>): string | undefined => {
   const limit = CliConfig.defaultConfig.autoCorrectLimit
@@ -74,19 +85,25 @@ const nearest = (name: string, specs: ReadonlyArray<OptionSpec>): string | undef
 }
 
 /**
- * The first problem with `args` (the command line after the command and any
- * subcommand name), or `undefined` when every option is known, has its value,
- * and every choice is one of its values.
+ * The first problem with `args` (the command line after the command's name),
+ * or `undefined` when every option is known to the command it follows, has
+ * its value, and every choice is one of its values. Options after a
+ * subcommand's name are the subcommand's.
  */
 export const check = (
   args: ReadonlyArray<string>,
-  specs: ReadonlyArray<OptionSpec>,
-  command: string
+  command: CommandSpec,
+  path: string = command.name
 ): string | undefined => {
+  const specs = command.options
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     if (arg === "--") return undefined
-    if (!arg.startsWith("-") || arg === "-") continue
+    if (!arg.startsWith("-") || arg === "-") {
+      const subcommand = command.subcommands.find((candidate) => candidate.name === arg)
+      if (subcommand !== undefined) return check(args.slice(i + 1), subcommand, `${path} ${arg}`)
+      continue
+    }
     const eq = arg.indexOf("=")
     const name = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg
     const spec = specs.find((candidate) => candidate.names.includes(name))
@@ -94,7 +111,7 @@ export const check = (
       const suggestion = nearest(name, specs)
       return suggestion !== undefined
         ? `unknown option ${name}; did you mean ${suggestion}?`
-        : `unknown option ${name} (see ${command} --help)`
+        : `unknown option ${name} (see ${path} --help)`
     }
     if (!spec.takesValue) continue
     const value = name !== arg ? arg.slice(eq + 1) : args[++i]

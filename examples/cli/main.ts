@@ -10,7 +10,6 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import type * as Runtime from "@effect/platform/Runtime"
 import * as Effect from "effect/Effect"
-import * as HashSet from "effect/HashSet"
 import { command } from "./agent.js"
 import * as Argv from "./argv.js"
 import * as CliConsole from "./cliConsole.js"
@@ -40,12 +39,11 @@ const main = () => {
   }
 
   // Option names and choices are checked first, so that a typo gets a suggestion (see argv.ts).
-  const args = process.argv.slice(2)
-  const subcommand = subcommands.find((sub) => args[0] !== undefined && HashSet.has(Command.getNames(sub), args[0]))
-  const problem =
-    subcommand === undefined
-      ? Argv.check(args, Argv.specsOfCommand(command, Command.getUsage(command)), "agent")
-      : Argv.check(args.slice(1), Argv.specsOfCommand(subcommand, Command.getUsage(subcommand)), `agent ${args[0]}`)
+  const spec = Argv.specOfCommand(
+    command,
+    subcommands.map((subcommand) => Argv.specOfCommand(subcommand))
+  )
+  const problem = Argv.check(process.argv.slice(2), spec)
 
   const color = {
     stdout: CliConsole.colorEnabled(process.stdout, process.env),
