@@ -4,7 +4,9 @@
  * esbuild: one ES module each, run by plain node, so a command starts in a
  * fraction of a second instead of loading tsx and compiling on every call.
  * The workspace packages are bundled from their sources, like every
- * dependency.
+ * dependency. Each file is written whole and renamed into place, so a
+ * command (or a test) starting during a build runs the old bundle or the new
+ * one, never half of one.
  *
  * Usage: node scripts/build-cli.mjs [--if-stale]
  *   --if-stale  do nothing when no input changed since the last build (the
@@ -49,7 +51,16 @@ const result = await esbuild.build({
   sourcesContent: false,
   metafile: true,
   logLevel: "warning",
-  banner: { js: "#!/usr/bin/env node" }
+  banner: { js: "#!/usr/bin/env node" },
+  write: false
 })
-fs.writeFileSync(metafile, JSON.stringify(result.metafile))
-for (const file of Object.keys(entryPoints)) fs.chmodSync(path.join(outdir, `${file}.mjs`), 0o755)
+
+/** Writes `contents` to `file` through a temporary file and a rename. @param {string} file @param {Uint8Array | string} contents */
+const replace = (file, contents) => {
+  const temporary = `${file}.${process.pid}.tmp`
+  fs.writeFileSync(temporary, contents, { mode: file.endsWith(".mjs") ? 0o755 : 0o644 })
+  fs.renameSync(temporary, file)
+}
+fs.mkdirSync(outdir, { recursive: true })
+for (const output of result.outputFiles) replace(output.path, output.contents)
+replace(metafile, JSON.stringify(result.metafile))

@@ -2,9 +2,14 @@
  * End-to-end: the agent CLI as a subprocess, against the fake provider over
  * HTTP and real MCP plugin processes. Assertions read its JSON events, its
  * stderr and its exit code, never its timing.
+ *
+ * The command runs as users run it: node on the bundle of these sources,
+ * which `scripts/build-cli.mjs --if-stale` rebuilds first when a source
+ * changed. Through tsx each start cost seconds of CPU (it loads a thousand
+ * modules through its hooks); on a shared machine that starved the runner.
  */
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { execFileSync, spawn } from "node:child_process"
@@ -14,7 +19,11 @@ import * as path from "node:path"
 import { outcomeOf } from "./exitCodes.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
-const entry = path.join(root, "examples/cli/main.ts")
+const entry = path.join(root, "examples/dist/agent.mjs")
+
+beforeAll(() => {
+  execFileSync(process.execPath, [path.join(root, "scripts/build-cli.mjs"), "--if-stale"], { cwd: root })
+})
 
 interface Result {
   readonly code: number | null
@@ -35,7 +44,7 @@ const cli = (args: ReadonlyArray<string>, options: CliOptions = {}) =>
     const env: Record<string, string | undefined> = { ...process.env, ...options.env }
     for (const key of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"])
       if (options.env?.[key] === undefined) delete env[key]
-    const argv = [process.execPath, "--import", "tsx", entry, ...args]
+    const argv = [process.execPath, entry, ...args]
     const child =
       options.shell === undefined
         ? spawn(argv[0]!, argv.slice(1), { cwd: root, env })
@@ -277,7 +286,7 @@ describe("agent CLI: interactive", () => {
     const plan = path.join(dir, "happy.json")
     fs.writeFileSync(plan, JSON.stringify({ steps: [] }))
     // util-linux `script` gives the CLI a real pseudo-terminal on stdin and stdout.
-    const command = [process.execPath, "--import", "tsx", entry, "--scenario", plan].map((arg) => `'${arg}'`).join(" ")
+    const command = [process.execPath, entry, "--scenario", plan].map((arg) => `'${arg}'`).join(" ")
     const child = spawn("script", ["-qfec", command, "/dev/null"], {
       cwd: root,
       env: { ...process.env, NO_COLOR: "1", ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" }
@@ -328,7 +337,7 @@ describe("agent CLI: Ctrl-C", () => {
   it("SIGINT during a tool call: run_ended interrupted, exit 130, and no plugin process left", async () => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", entry, "--scenario", "hung-tool", "--set", "tool_timeout_ms=60000", "--json"],
+      [entry, "--scenario", "hung-tool", "--set", "tool_timeout_ms=60000", "--json"],
       { cwd: root, env: { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" } }
     )
     let stdout = ""
@@ -351,7 +360,7 @@ describe("agent CLI: Ctrl-C", () => {
 /** Runs `command` on a pseudo-terminal (util-linux `script`), so that stdout is a TTY; resolves its output. */
 const onTerminal = (args: ReadonlyArray<string>, env: Record<string, string | undefined>) =>
   new Promise<string>((resolve, reject) => {
-    const command = [process.execPath, "--import", "tsx", entry, ...args].map((arg) => `'${arg}'`).join(" ")
+    const command = [process.execPath, entry, ...args].map((arg) => `'${arg}'`).join(" ")
     const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd: root, env })
     let output = ""
     child.stdout.on("data", (chunk) => (output += chunk))
@@ -508,7 +517,7 @@ describe("agent CLI: every non-zero exit says why", () => {
   it("SIGTERM ends the run as Ctrl-C does: run_ended interrupted, no plugin process left, exit 143", async () => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", entry, "--scenario", "hung-tool", "--set", "tool_timeout_ms=60000", "--json"],
+      [entry, "--scenario", "hung-tool", "--set", "tool_timeout_ms=60000", "--json"],
       { cwd: root, env: { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" } }
     )
     let stdout = ""
