@@ -5,7 +5,8 @@ import * as Effect from "effect/Effect"
 import * as NodeFs from "node:fs"
 import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
-import { Classification, FaultPlan } from "../src/index.js"
+import { Classification } from "../src/index.js"
+import { FaultPlan } from "../src/testing/index.js"
 import { type Api, failure, providerAt, request, setup } from "./support.js"
 
 /** One row's test: the step the fake server plays, and what must come out. */

@@ -6,7 +6,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Content, type ModelProvider } from "@agent-kernel/kernel"
 import * as Effect from "effect/Effect"
-import { FaultPlan, OpenAi } from "../src/index.js"
+import { OpenAi } from "../src/index.js"
+import { FaultPlan } from "../src/testing/index.js"
 import { type Api, request, setup, tool } from "./support.js"
 
 type Body = Record<string, unknown> & { messages: Array<Record<string, unknown>> }

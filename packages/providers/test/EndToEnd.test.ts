@@ -22,7 +22,7 @@ import {
 } from "@agent-kernel/kernel"
 import { TestClockDriver } from "@agent-kernel/kernel/testing"
 import * as Effect from "effect/Effect"
-import { ChaosPlans, type FakeProvider, FaultPlan } from "../src/index.js"
+import { ChaosPlans, type FakeProvider, FaultPlan } from "../src/testing/index.js"
 import { type Api, apis, setup, tool } from "./support.js"
 
 const farTimeouts = { connect: "1 day", firstByte: "1 day", idle: "1 day" } as const

@@ -8,7 +8,7 @@ import * as TestClock from "effect/TestClock"
 import * as ChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { ChaosPlans, FakeProvider, FaultPlan } from "../src/index.js"
+import { ChaosPlans, FakeProvider, FaultPlan } from "../src/testing/index.js"
 import { failure, providerAt, request, setup, tool } from "./support.js"
 
 const root = NodePath.join(import.meta.dirname, "..", "..", "..")

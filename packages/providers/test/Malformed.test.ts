@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as NodeNet from "node:net"
 import type * as Scope from "effect/Scope"
-import { FaultPlan } from "../src/index.js"
+import { FaultPlan } from "../src/testing/index.js"
 import { apis, failure, providerAt, setup } from "./support.js"
 
 const rejections: Array<unknown> = []

@@ -7,7 +7,8 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
-import { FaultPlan, RetryAfter } from "../src/index.js"
+import { RetryAfter } from "../src/index.js"
+import { FaultPlan } from "../src/testing/index.js"
 import { apis, failure, setup } from "./support.js"
 
 const NOW = Date.parse("2026-11-30T06:00:00Z")

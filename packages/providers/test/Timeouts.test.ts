@@ -16,7 +16,8 @@ import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import * as NodeNet from "node:net"
 import * as Redacted from "effect/Redacted"
-import { Anthropic, FakeProvider, FaultPlan, Transport } from "../src/index.js"
+import { Anthropic, Transport } from "../src/index.js"
+import { FakeProvider, FaultPlan } from "../src/testing/index.js"
 import { adjustUntilDone, apis, failure, ioTick, KEY, providerAt, request, setup } from "./support.js"
 
 const timeouts = { connect: "1 second", firstByte: "2 seconds", idle: "3 seconds" } as const

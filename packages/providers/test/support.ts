@@ -10,7 +10,8 @@ import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import type * as Duration from "effect/Duration"
-import { Anthropic, FakeProvider, type FaultPlan, OpenAi, type Timeouts, Transport } from "../src/index.js"
+import { Anthropic, OpenAi, type Timeouts, Transport } from "../src/index.js"
+import { FakeProvider, type FaultPlan } from "../src/testing/index.js"
 
 export const KEY = "sk-test-Sup3rSecretKey-0123456789abcdef"
 

@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * import { FaultPlan } from "@agent-kernel/providers"
+ * import { FaultPlan } from "@agent-kernel/providers/testing"
  *
  * const plan = FaultPlan.make([
  *   { kind: "error", status: 429, error_type: "rate_limit_error", message: "slow down", headers: { "retry-after": "2" } },

@@ -1,0 +1,400 @@
+/**
+ * A fake model provider: a real HTTP server on 127.0.0.1 that speaks the
+ * Anthropic Messages (`/v1/messages`) and OpenAI Chat Completions
+ * (`/v1/chat/completions`) wire formats, streaming and not, and follows a
+ * `FaultPlan` one request at a time. It records every request.
+ *
+ * The server runs on the runtime it was made in, so step delays use that
+ * runtime's `Clock`: under `TestClock` a "delay 5 s" step waits for
+ * `TestClock.adjust`, not for wall time.
+ *
+ * @example
+ * ```ts
+ * import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.scoped(
+ *   Effect.gen(function* () {
+ *     const server = yield* FakeProvider.make(FaultPlan.happy)
+ *     console.log(server.url) // http://127.0.0.1:PORT
+ *   })
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as FiberId from "effect/FiberId"
+import * as FiberSet from "effect/FiberSet"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as NodeHttp from "node:http"
+import * as FaultPlan from "./FaultPlan.js"
+import * as Dialect from "./internal/dialect.js"
+import type { Answer, Incoming } from "./internal/dialect.js"
+
+/**
+ * One request the server received.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RecordedRequest {
+  /** Position in arrival order, from 0; also the plan step it got. */
+  readonly index: number
+  /** Arrival time in epoch milliseconds on the server runtime's `Clock`. */
+  readonly time: number
+  readonly api: "anthropic" | "openai" | "unknown"
+  readonly path: string
+  readonly model: string | undefined
+  readonly stream: boolean
+  /** The parsed JSON body (or the raw text if it was not JSON). Headers are not kept. */
+  readonly body: unknown
+}
+
+/**
+ * A running fake provider.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FakeProvider {
+  /** `http://127.0.0.1:PORT`: use it as `ANTHROPIC_BASE_URL`. */
+  readonly url: string
+  /** `url + "/v1"`: use it as `OPENAI_BASE_URL`. */
+  readonly openAiBaseUrl: string
+  readonly port: number
+  readonly requests: Effect.Effect<ReadonlyArray<RecordedRequest>>
+  /** Waits until at least `count` requests have arrived. */
+  readonly awaitRequests: (count: number) => Effect.Effect<ReadonlyArray<RecordedRequest>>
+}
+
+/**
+ * The server could not start.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class FakeProviderError extends Data.TaggedError("FakeProviderError")<{
+  readonly message: string
+}> {}
+
+/**
+ * Options of the server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Default: 0 (a random free port). */
+  readonly port?: number | undefined
+  /** Default: `127.0.0.1`. */
+  readonly host?: string | undefined
+}
+
+/**
+ * A plausible input for a JSON Schema: required (or all) properties filled
+ * with a value of their type.
+ *
+ * @since 0.1.0
+ * @category happy mode
+ */
+export const sampleInput = (schema: unknown): unknown => {
+  if (typeof schema !== "object" || schema === null) return {}
+  const { enum: values, type, properties: declared, required: listed }: Record<string, unknown> = { ...schema }
+  if (Array.isArray(values) && values.length > 0) return values[0]
+  switch (type) {
+    case "string":
+      return "example"
+    case "number":
+    case "integer":
+      return 1
+    case "boolean":
+      return true
+    case "array":
+      return []
+    case "object":
+    case undefined: {
+      const properties: Record<string, unknown> =
+        typeof declared === "object" && declared !== null ? { ...declared } : {}
+      const required = Array.isArray(listed)
+        ? listed.filter((name): name is string => typeof name === "string")
+        : Object.keys(properties)
+      const out: Record<string, unknown> = {}
+      for (const name of required) out[name] = sampleInput(properties[name])
+      return out
+    }
+    default:
+      return null
+  }
+}
+
+const happyAnswer = (incoming: Incoming, index: number): Answer => {
+  const tool = incoming.tools[0]
+  if (tool !== undefined && !incoming.afterTools) {
+    return {
+      text: `I'll use the ${tool.name} tool.`,
+      toolCalls: [{ id: `toolu_fake_${index}`, name: tool.name, input: sampleInput(tool.schema) }],
+      stop: "tool_use",
+      usage: { input_tokens: incoming.inputTokens, output_tokens: 12 }
+    }
+  }
+  const text = incoming.afterTools
+    ? `Done. The tool returned: ${incoming.lastToolResult.slice(0, 200)}`
+    : `Hello from the fake provider. You said: ${incoming.lastUserText.slice(0, 200)}`
+  return { text, toolCalls: [], stop: "end_turn", usage: { input_tokens: incoming.inputTokens, output_tokens: 8 } }
+}
+
+const replyAnswer = (step: typeof FaultPlan.Reply.Type, incoming: Incoming, index: number): Answer => {
+  const toolCalls = (step.tool_calls ?? []).map((call, i) => ({
+    id: call.id ?? `toolu_fake_${index}_${i}`,
+    name: call.name,
+    input: call.input
+  }))
+  const text = step.text ?? (toolCalls.length === 0 ? "ok" : "")
+  return {
+    text,
+    toolCalls,
+    stop: step.stop ?? (toolCalls.length > 0 ? "tool_use" : "end_turn"),
+    usage: step.usage ?? { input_tokens: incoming.inputTokens, output_tokens: Math.max(1, Math.ceil(text.length / 4)) }
+  }
+}
+
+const jsonHeaders = { "content-type": "application/json" }
+const sseHeaders = { "content-type": "text/event-stream", "cache-control": "no-cache" }
+
+const keyOf = (req: NodeHttp.IncomingMessage): string => {
+  const apiKey = req.headers["x-api-key"]
+  if (typeof apiKey === "string") return apiKey
+  const auth = req.headers.authorization
+  return typeof auth === "string" ? auth.replace(/^Bearer\s+/i, "") : ""
+}
+
+/**
+ * Starts the server; it stops (closing every open connection) when the scope
+ * closes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  plan: FaultPlan.FaultPlan,
+  options?: Options
+): Effect.Effect<FakeProvider, FakeProviderError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const recorded = yield* SubscriptionRef.make<ReadonlyArray<RecordedRequest>>([])
+    const arrivals = yield* Ref.make(0)
+
+    const record = (entry: RecordedRequest) => SubscriptionRef.update(recorded, (all) => [...all, entry])
+
+    const respond = (req: NodeHttp.IncomingMessage, res: NodeHttp.ServerResponse, raw: string): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        const index = yield* Ref.getAndUpdate(arrivals, (n) => n + 1)
+        const time = yield* Clock.currentTimeMillis
+        const path = (req.url ?? "/").split("?")[0] ?? "/"
+        const json = Either.try(() => JSON.parse(raw) as unknown)
+        const body = Either.getOrElse(json, () => raw)
+        const dialect = Dialect.forPath(path)
+        if (Option.isNone(dialect)) {
+          yield* record({ index, time, api: "unknown", path, model: undefined, stream: false, body })
+          res.writeHead(404, jsonHeaders).end(JSON.stringify({ error: { message: `no route ${path}` } }))
+          return
+        }
+        const incoming = dialect.value.view(body, raw, keyOf(req))
+        yield* record({
+          index,
+          time,
+          api: dialect.value.api,
+          path,
+          model: incoming.model,
+          stream: incoming.stream,
+          body
+        })
+        if (Either.isLeft(json)) {
+          const error = dialect.value.errorBody("invalid_request_error", "request body is not JSON", undefined)
+          res.writeHead(400, jsonHeaders).end(JSON.stringify(error))
+          return
+        }
+        const step = FaultPlan.stepAt(plan, index)
+        if (step.delay_ms !== undefined && step.delay_ms > 0) yield* Effect.sleep(step.delay_ms)
+        yield* render(step, dialect.value, incoming, index, req, res)
+      })
+
+    const server = yield* Effect.acquireRelease(
+      Effect.async<NodeHttp.Server, FakeProviderError>((resume) => {
+        const server = NodeHttp.createServer()
+        const onError = (error: Error) => resume(Effect.fail(new FakeProviderError({ message: error.message })))
+        server.once("error", onError)
+        server.listen(options?.port ?? 0, options?.host ?? "127.0.0.1", () => {
+          server.off("error", onError)
+          resume(Effect.succeed(server))
+        })
+      }),
+      (server) =>
+        Effect.async<void>((resume) => {
+          server.close(() => resume(Effect.void))
+          server.closeAllConnections()
+        })
+    )
+    // Made after the server, so closing the scope interrupts every request
+    // first, then closes the connections and the port.
+    const run = yield* FiberSet.makeRuntime<never, void, never>()
+    server.on("request", (req: NodeHttp.IncomingMessage, res: NodeHttp.ServerResponse) => {
+      const parts: Array<Buffer> = []
+      req.on("data", (part: Buffer) => parts.push(part))
+      req.on("end", () => {
+        const fiber = run(
+          respond(req, res, Buffer.concat(parts).toString("utf8")).pipe(
+            Effect.catchAllDefect((defect) =>
+              Effect.sync(() => {
+                if (!res.headersSent) res.writeHead(500, jsonHeaders)
+                res.end(JSON.stringify({ error: { message: `fake provider defect: ${String(defect)}` } }))
+              })
+            )
+          )
+        )
+        // A client that goes away ends the work for its request (a stall or an endless stream).
+        res.once("close", () => fiber.unsafeInterruptAsFork(FiberId.none))
+      })
+    })
+
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    const host = options?.host ?? "127.0.0.1"
+    const url = `http://${host}:${port}`
+    return {
+      url,
+      openAiBaseUrl: `${url}/v1`,
+      port,
+      requests: SubscriptionRef.get(recorded),
+      awaitRequests: (count: number) =>
+        recorded.changes.pipe(
+          Stream.filter((all) => all.length >= count),
+          Stream.take(1),
+          Stream.runHead,
+          Effect.map(Option.getOrElse((): ReadonlyArray<RecordedRequest> => []))
+        )
+    }
+  })
+
+const answerOf = (step: FaultPlan.Step & { readonly kind: "happy" | "reply" }, incoming: Incoming, index: number) =>
+  step.kind === "happy" ? happyAnswer(incoming, index) : replyAnswer(step, incoming, index)
+
+const writeJson = (res: NodeHttp.ServerResponse, reply: Dialect.JsonReply, headers?: Record<string, string>) =>
+  Effect.sync(() => {
+    res.writeHead(reply.status, { ...jsonHeaders, ...headers }).end(JSON.stringify(reply.body))
+  })
+
+const writeEvents = (res: NodeHttp.ServerResponse, events: ReadonlyArray<string>) =>
+  Effect.sync(() => {
+    for (const event of events) res.write(event)
+  })
+
+const openStream = (res: NodeHttp.ServerResponse, headers?: Record<string, string>) =>
+  Effect.sync(() => {
+    res.writeHead(200, { ...sseHeaders, ...headers })
+  })
+
+const end = (res: NodeHttp.ServerResponse) =>
+  Effect.sync(() => {
+    res.end()
+  })
+
+/** Plays one step of the plan as the response to one request, in the request's wire format. */
+const render = (
+  step: FaultPlan.Step,
+  dialect: Dialect.Dialect,
+  incoming: Incoming,
+  index: number,
+  req: NodeHttp.IncomingMessage,
+  res: NodeHttp.ServerResponse
+): Effect.Effect<void> => {
+  switch (step.kind) {
+    case "happy":
+    case "reply": {
+      const answer = answerOf(step, incoming, index)
+      const headers = step.kind === "reply" ? step.headers : undefined
+      const rejected = dialect.rejects(answer, incoming)
+      if (Option.isSome(rejected)) return writeJson(res, rejected.value)
+      if (!incoming.stream) return writeJson(res, dialect.json(answer, incoming, index), headers)
+      return Effect.all([
+        openStream(res, headers),
+        writeEvents(res, dialect.streamHead(incoming, index, answer.text)),
+        writeEvents(res, dialect.streamTail(answer, incoming, index)),
+        end(res)
+      ])
+    }
+    case "error": {
+      const message = `${step.message ?? step.error_type}${step.echo_key === true ? ` (key: ${incoming.key})` : ""}`
+      return writeJson(
+        res,
+        { status: step.status, body: dialect.errorBody(step.error_type, message, step.code) },
+        step.headers
+      )
+    }
+    case "raw":
+      return Effect.sync(() => {
+        res.writeHead(step.status, { ...step.headers }).end(step.body)
+      })
+    case "stream_error": {
+      const message = step.message ?? step.error_type
+      if (!incoming.stream) {
+        return writeJson(res, { status: 500, body: dialect.errorBody(step.error_type, message, step.code) })
+      }
+      return Effect.all([
+        openStream(res),
+        writeEvents(res, dialect.streamHead(incoming, index, step.text ?? "")),
+        writeEvents(res, [dialect.streamError(step.error_type, message, step.code)]),
+        end(res)
+      ])
+    }
+    case "truncate": {
+      if (!incoming.stream) {
+        const answer = replyAnswer({ kind: "reply", text: step.text ?? "partial" }, incoming, index)
+        const json = JSON.stringify(dialect.json(answer, incoming, index).body)
+        return Effect.sync(() => {
+          res.writeHead(200, jsonHeaders).end(json.slice(0, Math.floor(json.length / 2)))
+        })
+      }
+      return Effect.all([
+        openStream(res),
+        writeEvents(res, dialect.streamHead(incoming, index, step.text ?? "")),
+        end(res)
+      ])
+    }
+    case "stall":
+      return Effect.zipRight(
+        incoming.stream
+          ? Effect.zipRight(openStream(res), writeEvents(res, dialect.streamHead(incoming, index, step.text ?? "")))
+          : Effect.sync(() => {
+              res.writeHead(200, jsonHeaders)
+              res.write('{"id": "msg_fake", ')
+            }),
+        Effect.never
+      )
+    case "hang":
+      return Effect.never
+    case "reset":
+      return Effect.sync(() => {
+        if (step.text !== undefined && incoming.stream) {
+          res.writeHead(200, sseHeaders)
+          for (const event of dialect.streamHead(incoming, index, step.text)) res.write(event)
+          // Let the partial stream reach the client before the RST.
+          setTimeout(() => req.socket.resetAndDestroy(), 20)
+        } else {
+          req.socket.resetAndDestroy()
+        }
+      })
+    case "oversize":
+      return Effect.sync(() => {
+        res.writeHead(200, jsonHeaders)
+        res.end(`{"pad":"${"x".repeat(Math.max(0, step.bytes - 10))}"}`)
+      })
+  }
+}
