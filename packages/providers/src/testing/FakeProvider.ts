@@ -99,40 +99,78 @@ export interface Options {
 }
 
 /**
- * A plausible input for a JSON Schema: required (or all) properties filled
- * with a value of their type.
+ * A valid input for a JSON Schema, as a careful model would write it: only
+ * the required properties of an object (an optional one is left out, never
+ * made up), each with a value the schema accepts: its `const`, `default`,
+ * first `enum` value or first example, else a value of its type within its
+ * bounds (`minimum`, `exclusiveMinimum`, `maximum`, `minLength`, `maxLength`,
+ * `minItems`, a known `format`). `anyOf` / `oneOf` take their first branch.
  *
  * @since 0.1.0
  * @category happy mode
  */
 export const sampleInput = (schema: unknown): unknown => {
   if (typeof schema !== "object" || schema === null) return {}
-  const { enum: values, type, properties: declared, required: listed }: Record<string, unknown> = { ...schema }
-  if (Array.isArray(values) && values.length > 0) return values[0]
+  const view: Record<string, unknown> = { ...schema }
+  if ("const" in view) return view["const"]
+  if ("default" in view) return view["default"]
+  const firstOf = (key: string): Option.Option<unknown> => {
+    const list = view[key]
+    return Array.isArray(list) && list.length > 0 ? Option.some(list[0]) : Option.none()
+  }
+  const listed = Option.orElse(firstOf("enum"), () => firstOf("examples"))
+  if (Option.isSome(listed)) return listed.value
+  const branch = Option.orElse(firstOf("anyOf"), () => firstOf("oneOf"))
+  if (Option.isSome(branch)) return sampleInput(branch.value)
+  const declared = view["type"]
+  const type = Array.isArray(declared) ? (declared.find((t) => t !== "null") ?? declared[0]) : declared
+  const numberAt = (key: string): number | undefined => {
+    const value = view[key]
+    return typeof value === "number" && Number.isFinite(value) ? value : undefined
+  }
   switch (type) {
-    case "string":
-      return "example"
+    case "string": {
+      const format = view["format"]
+      const base = typeof format === "string" ? (formatSamples[format] ?? "example") : "example"
+      const min = numberAt("minLength") ?? 0
+      const max = numberAt("maxLength") ?? Number.POSITIVE_INFINITY
+      return base.padEnd(min, "x").slice(0, max)
+    }
     case "number":
-    case "integer":
-      return 1
+    case "integer": {
+      const step = type === "integer" ? 1 : 0.5
+      const exclusive = numberAt("exclusiveMinimum")
+      const lower = exclusive !== undefined ? exclusive + step : numberAt("minimum")
+      const value = lower ?? 1
+      const upper = numberAt("maximum")
+      const bounded = upper !== undefined && value > upper ? upper : value
+      return type === "integer" ? Math.ceil(bounded) : bounded
+    }
     case "boolean":
       return true
-    case "array":
-      return []
-    case "object":
-    case undefined: {
-      const properties: Record<string, unknown> =
-        typeof declared === "object" && declared !== null ? { ...declared } : {}
-      const required = Array.isArray(listed)
-        ? listed.filter((name): name is string => typeof name === "string")
-        : Object.keys(properties)
-      const out: Record<string, unknown> = {}
-      for (const name of required) out[name] = sampleInput(properties[name])
-      return out
-    }
-    default:
+    case "null":
       return null
+    case "array":
+      return Array.from({ length: numberAt("minItems") ?? 0 }, () => sampleInput(view["items"]))
+    default: {
+      const properties = view["properties"]
+      const byName: Record<string, unknown> =
+        typeof properties === "object" && properties !== null ? { ...properties } : {}
+      const required = view["required"]
+      const names = Array.isArray(required) ? required.filter((name): name is string => typeof name === "string") : []
+      return Object.fromEntries(names.map((name) => [name, sampleInput(byName[name])]))
+    }
   }
+}
+
+const formatSamples: Readonly<Record<string, string>> = {
+  "date-time": "2026-01-01T00:00:00Z",
+  date: "2026-01-01",
+  time: "00:00:00Z",
+  email: "someone@example.com",
+  uri: "https://example.com/",
+  url: "https://example.com/",
+  uuid: "00000000-0000-4000-8000-000000000000"
 }
 
 const happyAnswer = (incoming: Incoming, index: number): Answer => {
