@@ -20,7 +20,6 @@ import * as Stream from "effect/Stream"
 import * as Classification from "./Classification.js"
 import * as Wire from "./internal/anthropicWire.js"
 import * as Http from "./internal/http.js"
-import type * as RetryAfter from "./RetryAfter.js"
 import type * as Timeouts from "./Timeouts.js"
 import type { Transport } from "./Transport.js"
 
@@ -46,7 +45,6 @@ export interface Options {
   readonly version?: string | undefined
   /** The provider name in errors and events. Default: `anthropic`. */
   readonly name?: string | undefined
-  readonly retryAfter?: RetryAfter.Options | undefined
   /** Extra request headers (for example `anthropic-beta`). */
   readonly headers?: Readonly<Record<string, string>> | undefined
 }

@@ -27,7 +27,6 @@ import * as Stream from "effect/Stream"
 import * as Classification from "./Classification.js"
 import * as Http from "./internal/http.js"
 import * as Wire from "./internal/openAiWire.js"
-import type * as RetryAfter from "./RetryAfter.js"
 import type * as Timeouts from "./Timeouts.js"
 import type { Transport } from "./Transport.js"
 
@@ -59,7 +58,6 @@ export interface Options {
   readonly streamUsage?: boolean | undefined
   /** The provider name in errors and events. Default: `openai`. */
   readonly name?: string | undefined
-  readonly retryAfter?: RetryAfter.Options | undefined
   /** Extra request headers (for example `OpenAI-Organization`). */
   readonly headers?: Readonly<Record<string, string>> | undefined
 }

@@ -21,6 +21,7 @@ import {
   Toolbox
 } from "@agent-kernel/kernel"
 import { TestClockDriver } from "@agent-kernel/kernel/testing"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { ChaosPlans, type FakeProvider, FaultPlan } from "../src/testing/index.js"
 import { type Api, apis, setup, tool } from "./support.js"
@@ -93,6 +94,22 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
       expect(ofType(events, "tool_result").map((e) => e.name)).toEqual(["lookup"])
       expect(outcome.final_text).toContain("definition of")
       expect(outcome.retries.session_total).toBe(1)
+    })
+  )
+
+  it.scoped("a retry-after above 24 h ends the call at once: the kernel never retries sooner than asked", () =>
+    Effect.gen(function* () {
+      const { outcome, events, server } = yield* run(
+        api,
+        FaultPlan.make([
+          { kind: "error", status: 429, error_type: "rate_limit_error", headers: { "retry-after": "90000" } },
+          { kind: "happy" }
+        ])
+      )
+      expect(outcome.status).toBe("retries_exhausted")
+      expect(outcome.error?.retryAfter && Duration.toMillis(outcome.error.retryAfter)).toBe(90_000_000)
+      expect(ofType(events, "retry_scheduled")).toHaveLength(0)
+      expect(yield* server.requests).toHaveLength(1)
     })
   )
 

@@ -35,7 +35,6 @@ export interface Call {
   readonly timeouts: Timeouts.Timeouts
   readonly maxBodyBytes: number
   readonly maxErrorBodyBytes: number
-  readonly retryAfter?: RetryAfter.Options | undefined
 }
 
 const REDACTED = "<redacted>"
@@ -295,7 +294,7 @@ export const classify = (
   Effect.gen(function* () {
     const classified = Classification.classify(call.table, facts)
     const headers = context.headers ?? {}
-    const retryAfter = yield* RetryAfter.parse(headers, call.retryAfter)
+    const retryAfter = yield* RetryAfter.parse(headers)
     const shouldRetry = headers["x-should-retry"]
     const label = facts.type ?? facts.code ?? (facts.status !== undefined ? `HTTP ${facts.status}` : "error")
     const details: Record<string, unknown> = {
@@ -425,7 +424,6 @@ export interface CommonOptions {
   readonly timeouts?: Timeouts.Options | undefined
   readonly maxBodyBytes?: number | undefined
   readonly name?: string | undefined
-  readonly retryAfter?: RetryAfter.Options | undefined
 }
 
 /**
@@ -457,8 +455,7 @@ export const configure = (
       secret: apiKey,
       table: provider.table,
       timeouts: Timeouts.resolve(options?.timeouts),
-      maxBodyBytes: options?.maxBodyBytes ?? 32 * 1024 * 1024,
-      retryAfter: options?.retryAfter
+      maxBodyBytes: options?.maxBodyBytes ?? 32 * 1024 * 1024
     })
     return { transport, apiKey, baseUrl, name, stream: options?.stream ?? true, callOf }
   })
