@@ -108,6 +108,9 @@ export const cases: ReadonlyArray<Case> = [
   stream("anthropic.stream.auth", "anthropic", "permission_error", "auth_error"),
   stream("anthropic.stream.billing_error", "anthropic", "billing_error", "quota_exceeded"),
   stream("anthropic.stream.invalid_request", "anthropic", "not_found_error", "invalid_request"),
+  // Anthropic, a 200 whose body is an error object: classified by its type, like an error event
+  http("anthropic.stream.overloaded_error", "anthropic", 200, "overloaded_error", "overloaded"),
+  http("anthropic.stream.invalid_request", "anthropic", 200, "invalid_request_error", "invalid_request"),
   // OpenAI, by status
   http("openai.429.insufficient_quota", "openai", 429, "insufficient_quota", "quota_exceeded", {
     code: "insufficient_quota"
@@ -142,6 +145,9 @@ export const cases: ReadonlyArray<Case> = [
   http("openai.400_404_422", "openai", 404, "invalid_request_error", "invalid_request", { code: "model_not_found" }),
   http("openai.400_404_422", "openai", 422, "invalid_request_error", "invalid_request"),
   http("openai.4xx", "openai", 405, "invalid_request_error", "invalid_request"),
+  // OpenAI, a 200 whose body is an error object, alike
+  http("openai.stream.overloaded", "openai", 200, "overloaded_error", "overloaded"),
+  http("openai.stream.invalid_request", "openai", 200, "invalid_request_error", "invalid_request"),
   // OpenAI, error chunk inside a 200 stream
   stream("openai.stream.insufficient_quota", "openai", "insufficient_quota", "quota_exceeded", {
     code: "insufficient_quota"

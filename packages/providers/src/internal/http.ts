@@ -5,12 +5,11 @@
  *
  * @internal
  */
-import * as Sse from "@effect/experimental/Sse"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { ModelError, type ModelProvider } from "@agent-kernel/kernel"
+import { ModelError } from "@agent-kernel/kernel"
 import * as Config from "effect/Config"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -207,7 +206,8 @@ export const open = (
     )
   })
 
-const tooLarge = (call: Call, status: number, limit: number, midStream: boolean): ModelError.ModelError =>
+/** A body (or one SSE event) over its size limit: `unknown`, or `server_error` for a 5xx. */
+export const tooLarge = (call: Call, status: number, limit: number, midStream: boolean): ModelError.ModelError =>
   makeError(call, status >= 500 ? "server_error" : "unknown", {
     message: `response body exceeded the ${limit} byte limit`,
     status,
@@ -215,57 +215,33 @@ const tooLarge = (call: Call, status: number, limit: number, midStream: boolean)
     details: { limit_bytes: limit }
   })
 
-/** The body's bytes under the idle timeout and a size limit. */
-const boundedBytes = (
-  response: HttpClientResponse.HttpClientResponse,
+/** A body's bytes under the idle timeout and a size limit, with transport failures classified. */
+export const boundedBytes = (
+  bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
   call: Call,
+  status: number,
   limit: number,
   midStream: boolean
 ): Stream.Stream<Uint8Array, ModelError.ModelError> =>
-  response.stream.pipe(
+  bytes.pipe(
     Stream.mapError((error) => fromClientError(call, error, midStream)),
     Stream.timeoutFail(() => timeoutError(call, "idle", midStream), call.timeouts.idle),
     Stream.mapAccumEffect(0, (total, chunk: Uint8Array) => {
       const next = total + chunk.length
       return next > limit
-        ? Effect.fail(tooLarge(call, response.status, limit, midStream))
+        ? Effect.fail(tooLarge(call, status, limit, midStream))
         : Effect.succeed([next, chunk] as const)
     })
   )
 
-/** Reads the whole body as text, bounded by size and the idle timeout. */
+/** Reads a whole body as text, bounded by size and the idle timeout. */
 export const readText = (
-  response: HttpClientResponse.HttpClientResponse,
+  bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
   call: Call,
+  status: number,
   limit = call.maxBodyBytes
 ): Effect.Effect<string, ModelError.ModelError> =>
-  boundedBytes(response, call, limit, false).pipe(Stream.decodeText(), Stream.mkString)
-
-/** Decodes the body as server-sent events. */
-export const sseEvents = (
-  response: HttpClientResponse.HttpClientResponse,
-  call: Call
-): Stream.Stream<Sse.Event, ModelError.ModelError> =>
-  Stream.suspend(() => {
-    let pending: Array<Sse.Event> = []
-    const parser = Sse.makeParser(
-      (event) => {
-        if (event._tag === "Event") pending.push(event)
-      },
-      { maxEventSize: call.maxBodyBytes }
-    )
-    return boundedBytes(response, call, call.maxBodyBytes, true).pipe(
-      Stream.decodeText(),
-      Stream.mapEffect((text) => {
-        if (parser.feed(text) !== undefined)
-          return Effect.fail(tooLarge(call, response.status, call.maxBodyBytes, true))
-        const out = pending
-        pending = []
-        return Effect.succeed(out)
-      }),
-      Stream.flattenIterables
-    )
-  })
+  boundedBytes(bytes, call, status, limit, false).pipe(Stream.decodeText(), Stream.mkString)
 
 /** Parses JSON without throwing. */
 export const parseJson = (text: string): Option.Option<unknown> => {
@@ -325,7 +301,7 @@ export const fromErrorResponse = (
   extract: (body: unknown) => Option.Option<Omit<Classification.Facts, "status">>
 ): Effect.Effect<ModelError.ModelError> =>
   Effect.gen(function* () {
-    const read = yield* Effect.either(readText(response, call, call.maxErrorBodyBytes))
+    const read = yield* Effect.either(readText(response.stream, call, response.status, call.maxErrorBodyBytes))
     const text = read._tag === "Right" ? read.right : undefined
     const json = text === undefined ? Option.none() : parseJson(text)
     const facts = Option.flatMap(json, extract)
@@ -368,53 +344,6 @@ export const malformed = (
 export const callFor =
   (fixed: Omit<Call, "model" | "maxErrorBodyBytes">) =>
   (model: string): Call => ({ ...fixed, model, maxErrorBodyBytes: Math.min(fixed.maxBodyBytes, 1024 * 1024) })
-
-/** How one provider reads its wire format. */
-export interface Wire {
-  readonly errorFacts: (body: unknown) => Option.Option<Omit<Classification.Facts, "status">>
-  readonly fromJsonBody: (
-    response: HttpClientResponse.HttpClientResponse,
-    call: Call
-  ) => Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError>
-  readonly fromStream: (
-    response: HttpClientResponse.HttpClientResponse,
-    call: Call
-  ) => Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError>
-}
-
-/**
- * One request and its response, the same for every provider: encode the
- * body, open with the phased timeouts, classify a non-2xx, and read a JSON
- * body or an SSE stream by its content type.
- * @internal
- */
-export const exchange = (
-  transport: Transport.Transport["Type"],
-  call: Call,
-  wire: Wire,
-  request: { readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly body: unknown }
-): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> =>
-  Effect.gen(function* () {
-    const httpRequest = yield* HttpClientRequest.post(request.url).pipe(
-      HttpClientRequest.setHeaders(request.headers),
-      HttpClientRequest.bodyJson(request.body),
-      Effect.mapError((error) =>
-        makeError(call, "invalid_request", { message: `cannot encode the request body: ${error.reason._tag}` })
-      )
-    )
-    return yield* Effect.scoped(
-      Effect.gen(function* () {
-        const response = yield* open(transport, httpRequest, call)
-        if (response.status < 200 || response.status >= 300) {
-          return yield* Effect.flip(fromErrorResponse(response, call, wire.errorFacts))
-        }
-        const contentType = response.headers["content-type"] ?? ""
-        return yield* contentType.includes("text/event-stream")
-          ? wire.fromStream(response, call)
-          : wire.fromJsonBody(response, call)
-      })
-    )
-  })
 
 /** The options every provider shares. */
 export interface CommonOptions {

@@ -1,0 +1,239 @@
+/**
+ * Decoding a response body, the same for every provider: a thin effectful
+ * shell (bounded reads, SSE framing, classification) around each provider's
+ * pure decoder, which says what every event means and what the response is.
+ *
+ * A provider's decoder never fails with a `ModelError` itself: it returns a
+ * `Failure`, a plain description of what went wrong, which the shell turns
+ * into a classified, secret-free error.
+ *
+ * @internal
+ */
+import * as Sse from "@effect/experimental/Sse"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import type { ModelError, ModelProvider } from "@agent-kernel/kernel"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
+import type * as Classification from "../Classification.js"
+import * as Http from "./http.js"
+
+/** The error facts of an error object, without the status (the shell adds it). */
+export type ErrorFacts = Omit<Classification.Facts, "status">
+
+/** Why a body did not decode to a response: a plain description, classified by the shell. */
+export type Failure =
+  /** Not JSON, or not the expected shape. */
+  | { readonly _tag: "Malformed"; readonly reason: string; readonly body?: string | undefined }
+  /** The provider's error object where a response (or an event) was expected. */
+  | { readonly _tag: "ErrorObject"; readonly facts: ErrorFacts; readonly body: unknown }
+  /** The stream ended before the message was complete. */
+  | { readonly _tag: "Truncated"; readonly reason: string }
+  /** A complete response that still fails (Anthropic `model_context_window_exceeded`). */
+  | {
+      readonly _tag: "Rejected"
+      readonly category: ModelError.Category
+      readonly message: string
+      readonly details: Record<string, unknown>
+      readonly promptTokens?: number | undefined
+    }
+
+/** One SSE event handed to a provider's decoder, its data parsed when it is JSON. */
+export interface Event {
+  readonly name: string
+  readonly data: string
+  readonly json: Option.Option<unknown>
+}
+
+/** The decoder's answer to one event. */
+export interface Stepped<S> {
+  readonly state: S
+  /** The event carried content (text, a tool call, a stop reason, usage...): it restarts the idle timer. */
+  readonly content: boolean
+  /** The terminal event: stop reading. */
+  readonly done: boolean
+}
+
+/** A provider's pure stream decoder: a fold over events, then the response. */
+export interface StreamDecoder<S> {
+  readonly initial: (model: string) => S
+  readonly step: (state: S, event: Event) => Either.Either<Stepped<S>, Failure>
+  /** At the end of the stream: the response, or why there is none. */
+  readonly finish: (state: S) => Either.Either<ModelProvider.ModelResponse, Failure>
+  /** The usage the stream reported so far, if any. */
+  readonly usage: (state: S) => Option.Option<ModelProvider.Usage>
+}
+
+/** How one provider reads its wire format. */
+export interface Decoder<S> {
+  /** The facts of the provider's error object, when a JSON value is one. */
+  readonly errorFacts: (json: unknown) => Option.Option<ErrorFacts>
+  /** A complete non-streaming body. */
+  readonly message: (json: unknown, model: string) => Either.Either<ModelProvider.ModelResponse, Failure>
+  readonly stream: StreamDecoder<S>
+}
+
+/** What decoding needs of the response besides its body. */
+export interface Head {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/** Steps a decoder by one continuing event: a keep-alive, an error event, or the decoder's own step. */
+export const stepEvent = <S>(decoder: Decoder<S>, state: S, event: Sse.Event): Either.Either<Stepped<S>, Failure> => {
+  // An event with empty data (`data:` alone) is a keep-alive: it carries nothing.
+  if (event.data.trim().length === 0) return Either.right({ state, content: false, done: false })
+  const json = Http.parseJson(event.data)
+  const facts = Option.flatMap(json, decoder.errorFacts)
+  if (Option.isSome(facts)) {
+    return Either.left({ _tag: "ErrorObject", facts: facts.value, body: Option.getOrElse(json, () => event.data) })
+  }
+  if (event.event === "error") {
+    return Either.left({
+      _tag: "ErrorObject",
+      facts: { message: event.data },
+      body: Option.getOrElse(json, () => event.data)
+    })
+  }
+  return decoder.stream.step(state, { name: event.event, data: event.data, json })
+}
+
+/** Decodes a complete JSON body: not JSON, an error object, or the provider's message. */
+export const decodeJson = <S>(
+  decoder: Decoder<S>,
+  text: string,
+  model: string
+): Either.Either<ModelProvider.ModelResponse, Failure> => {
+  const json = Http.parseJson(text)
+  if (Option.isNone(json)) return Either.left({ _tag: "Malformed", reason: "not JSON", body: text })
+  // Some servers answer 200 with an error object: classified like any error, by its type and code.
+  const facts = decoder.errorFacts(json.value)
+  if (Option.isSome(facts)) return Either.left({ _tag: "ErrorObject", facts: facts.value, body: json.value })
+  return Either.mapLeft(decoder.message(json.value, model), (failure) =>
+    failure._tag === "Malformed" && failure.body === undefined ? { ...failure, body: text } : failure
+  )
+}
+
+/** Turns a decoding failure into a classified error. */
+const toError = (
+  call: Http.Call,
+  head: Head,
+  failure: Failure,
+  midStream: boolean
+): Effect.Effect<ModelError.ModelError> => {
+  switch (failure._tag) {
+    case "Malformed":
+      return Effect.succeed(
+        Http.malformed(call, head.status, failure.reason, {
+          midStream,
+          ...(failure.body !== undefined ? { body: failure.body } : {})
+        })
+      )
+    case "ErrorObject":
+      // Inside a stream the error has no status of its own: the 200 belongs to the stream.
+      return Http.classify(call, midStream ? failure.facts : { status: head.status, ...failure.facts }, {
+        headers: head.headers,
+        body: failure.body,
+        midStream
+      })
+    case "Truncated":
+      return Effect.succeed(Http.malformed(call, head.status, `${failure.reason} (truncated)`, { midStream: true }))
+    case "Rejected":
+      return Effect.succeed(
+        Http.makeError(call, failure.category, {
+          message: failure.message,
+          details: failure.details,
+          promptTokens: failure.promptTokens
+        })
+      )
+  }
+}
+
+const orFail = <A>(
+  call: Http.Call,
+  head: Head,
+  decoded: Either.Either<A, Failure>,
+  midStream: boolean
+): Effect.Effect<A, ModelError.ModelError> =>
+  Either.match(decoded, {
+    onLeft: (failure) => Effect.flatMap(toError(call, head, failure, midStream), Effect.fail),
+    onRight: Effect.succeed
+  })
+
+/** Frames text as server-sent events, failing when one event outgrows the body limit. */
+const sseEvents = (
+  call: Http.Call,
+  head: Head,
+  text: Stream.Stream<string, ModelError.ModelError>
+): Stream.Stream<Sse.Event, ModelError.ModelError> =>
+  Stream.suspend(() => {
+    let pending: Array<Sse.Event> = []
+    const parser = Sse.makeParser(
+      (event) => {
+        if (event._tag === "Event") pending.push(event)
+      },
+      { maxEventSize: call.maxBodyBytes }
+    )
+    return text.pipe(
+      Stream.mapEffect((piece) => {
+        if (parser.feed(piece) !== undefined) {
+          return Effect.fail(Http.tooLarge(call, head.status, call.maxBodyBytes, true))
+        }
+        const out = pending
+        pending = []
+        return Effect.succeed(out)
+      }),
+      Stream.flattenIterables
+    )
+  })
+
+const fromJson = <S>(
+  call: Http.Call,
+  head: Head,
+  bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
+  decoder: Decoder<S>
+): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> =>
+  Effect.flatMap(Http.readText(bytes, call, head.status), (text) =>
+    orFail(call, head, decodeJson(decoder, text, call.model), false)
+  )
+
+const fromStream = <S>(
+  call: Http.Call,
+  head: Head,
+  bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
+  decoder: Decoder<S>
+): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> =>
+  Effect.gen(function* () {
+    const state = yield* Ref.make(decoder.stream.initial(call.model))
+    const handle = (event: Sse.Event) =>
+      Effect.flatMap(
+        Ref.modify(state, (current) => {
+          const stepped = stepEvent(decoder, current, event)
+          return [stepped, Either.isRight(stepped) ? stepped.right.state : current] as const
+        }),
+        (stepped) => orFail(call, head, stepped, true)
+      )
+    const text = Http.boundedBytes(bytes, call, head.status, call.maxBodyBytes, true).pipe(Stream.decodeText())
+    yield* sseEvents(call, head, text).pipe(
+      Stream.mapEffect(handle),
+      Stream.takeUntil((stepped) => stepped.done),
+      Stream.runDrain
+    )
+    return yield* orFail(call, head, decoder.stream.finish(yield* Ref.get(state)), true)
+  })
+
+/**
+ * Decodes a 2xx body by its content type: server-sent events, or one JSON
+ * document.
+ */
+export const body = <S>(
+  call: Http.Call,
+  head: Head,
+  bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
+  decoder: Decoder<S>
+): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> =>
+  (head.headers["content-type"] ?? "").includes("text/event-stream")
+    ? fromStream(call, head, bytes, decoder)
+    : fromJson(call, head, bytes, decoder)
