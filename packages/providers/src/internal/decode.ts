@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as Classification from "../Classification.js"
 import * as Http from "./http.js"
@@ -81,6 +82,15 @@ export interface Head {
   readonly headers: Readonly<Record<string, string>>
 }
 
+/** An error event that is not the provider's error object: the fields at the top level. */
+const FlatError = Schema.Struct({
+  type: Schema.String,
+  message: Schema.optional(Schema.String),
+  code: Schema.optional(Schema.Union(Schema.String, Schema.Number))
+})
+
+const decodeFlatError = Schema.decodeUnknownOption(FlatError)
+
 /** Steps a decoder by one continuing event: a keep-alive, an error event, or the decoder's own step. */
 export const stepEvent = <S>(decoder: Decoder<S>, state: S, event: Sse.Event): Either.Either<Stepped<S>, Failure> => {
   // An event with empty data (`data:` alone) is a keep-alive: it carries nothing.
@@ -91,9 +101,18 @@ export const stepEvent = <S>(decoder: Decoder<S>, state: S, event: Sse.Event): E
     return Either.left({ _tag: "ErrorObject", facts: facts.value, body: Option.getOrElse(json, () => event.data) })
   }
   if (event.event === "error") {
+    // A flat `event: error` ({"type": "overloaded_error", "message": ...}) carries its type at the top.
+    const flat = Option.flatMap(json, decodeFlatError)
     return Either.left({
       _tag: "ErrorObject",
-      facts: { message: event.data },
+      facts: Option.match(flat, {
+        onNone: () => ({ message: event.data }),
+        onSome: (error) => ({
+          type: error.type,
+          message: error.message,
+          code: error.code === undefined ? undefined : String(error.code)
+        })
+      }),
       body: Option.getOrElse(json, () => event.data)
     })
   }

@@ -254,9 +254,17 @@ export const parseJson = (text: string): Option.Option<unknown> => {
 
 const truncate = (text: string, max = 2_000): string => (text.length > max ? `${text.slice(0, max)}…` : text)
 
+/** The `x-should-retry` header as a boolean, when it is `true` or `false`. */
+const shouldRetryOf = (value: string | undefined): boolean | undefined => {
+  const normalized = value?.trim().toLowerCase()
+  return normalized === "true" ? true : normalized === "false" ? false : undefined
+}
+
 /**
  * Classifies an error from its facts, reading the retry hint and
- * `x-should-retry` from the headers when there are any.
+ * `x-should-retry` from the headers when there are any: `true` lets the
+ * table's last row make an otherwise unmatched failure transient, `false`
+ * makes a transient one final for this call.
  */
 export const classify = (
   call: Call,
@@ -268,10 +276,10 @@ export const classify = (
   }
 ): Effect.Effect<ModelError.ModelError> =>
   Effect.gen(function* () {
-    const classified = Classification.classify(call.table, facts)
     const headers = context.headers ?? {}
+    const shouldRetry = shouldRetryOf(headers["x-should-retry"])
+    const classified = Classification.classify(call.table, { ...facts, shouldRetry })
     const retryAfter = yield* RetryAfter.parse(headers)
-    const shouldRetry = headers["x-should-retry"]
     const label = facts.type ?? facts.code ?? (facts.status !== undefined ? `HTTP ${facts.status}` : "error")
     const details: Record<string, unknown> = {
       rule: classified.rule?.id ?? "fallback.unknown",
@@ -282,7 +290,7 @@ export const classify = (
       message: `${label}: ${facts.message ?? "no message"}`,
       status: facts.status,
       retryAfter: Option.getOrUndefined(retryAfter),
-      retryable: shouldRetry?.trim().toLowerCase() === "false" ? false : undefined,
+      retryable: shouldRetry === false ? false : undefined,
       midStream: context.midStream === true ? true : undefined,
       details,
       promptTokens: classified.promptTokens,

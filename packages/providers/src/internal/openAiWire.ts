@@ -73,7 +73,9 @@ export const ErrorBody = Schema.Struct({
   error: Schema.Struct({
     message: OptionalString,
     type: OptionalString,
-    code: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Number)))
+    code: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Number))),
+    /** Azure OpenAI: the content filter's verdict (`ResponsibleAIPolicyViolation`). */
+    innererror: Schema.optional(Schema.NullOr(Schema.Struct({ code: OptionalString })))
   })
 })
 
@@ -84,11 +86,12 @@ const decodeErrorBody = Schema.decodeUnknownOption(ErrorBody)
 const decodeCompletion = Schema.decodeUnknownEither(Completion)
 const decodeChunk = Schema.decodeUnknownEither(Chunk)
 
-/** The facts of an error object (`{error: {message, type, code}}`). */
+/** The facts of an error object (`{error: {message, type, code, innererror?: {code}}}`). */
 export const errorFacts = (body: unknown): Option.Option<Decode.ErrorFacts> =>
   Option.map(decodeErrorBody(body), ({ error }) => ({
     type: error.type ?? undefined,
     code: error.code === null || error.code === undefined ? undefined : String(error.code),
+    innerCode: error.innererror?.code ?? undefined,
     message: error.message ?? undefined
   }))
 

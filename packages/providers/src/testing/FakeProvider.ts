@@ -388,7 +388,15 @@ const render = (
       return Effect.all([
         openStream(res),
         writeEvents(res, dialect.streamHead(incoming, index, step.text ?? "")),
-        writeEvents(res, [dialect.streamError(step.error_type, message, step.code)]),
+        writeEvents(res, [
+          step.flat === true
+            ? Dialect.sse("error", {
+                type: step.error_type,
+                message,
+                ...(step.code !== undefined ? { code: step.code } : {})
+              })
+            : dialect.streamError(step.error_type, message, step.code)
+        ]),
         end(res)
       ])
     }

@@ -110,7 +110,9 @@ export const Raw = Schema.Struct({
 
 /**
  * A 200 stream that sends `text`, then an error event (Anthropic `event:
- * error`; OpenAI a `data: {"error": ...}` chunk).
+ * error`; OpenAI a `data: {"error": ...}` chunk). With `flat`, the error is a
+ * flat `event: error` whose data has `type`, `message` (and `code`) at the
+ * top level, as some servers send it, in both formats.
  *
  * @since 0.1.0
  * @category schemas
@@ -121,7 +123,8 @@ export const StreamError = Schema.Struct({
   text: Schema.optional(Schema.String),
   error_type: Schema.String,
   message: Schema.optional(Schema.String),
-  code: Schema.optional(Schema.String)
+  code: Schema.optional(Schema.String),
+  flat: Schema.optional(Schema.Boolean)
 })
 
 /**
