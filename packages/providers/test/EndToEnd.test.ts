@@ -263,6 +263,25 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
     })
   )
 
+  it.scoped("a stream that ends without its terminal event is restarted like any mid-stream failure", () =>
+    Effect.gen(function* () {
+      const { outcome, events } = yield* run(
+        api,
+        FaultPlan.make([
+          { kind: "truncate", text: "Once upon", done: true },
+          { kind: "truncate", text: "Once upon a" },
+          { kind: "reply", text: "Once upon a time." }
+        ])
+      )
+      expect(outcome.status).toBe("completed")
+      expect(ofType(events, "stream_restarted").map((e) => e.category)).toEqual([
+        "connection_error",
+        "connection_error"
+      ])
+      expect(assistantTexts(outcome.history)).toEqual(["Once upon a time."])
+    })
+  )
+
   it.scoped("the overload-storm chaos plan: retries, a stream restart, then completion", () =>
     Effect.gen(function* () {
       const { outcome, events } = yield* run(api, ChaosPlans.overloadStorm)

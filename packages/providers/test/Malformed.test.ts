@@ -3,6 +3,7 @@
  * never an unhandled rejection.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { ModelError } from "@agent-kernel/kernel"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as NodeNet from "node:net"
@@ -107,13 +108,24 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
-  it.scoped("a stream that ends before it finishes (truncated) -> unknown, midStream", () =>
+  it.scoped("a stream that ends cleanly before it finishes (truncated) -> connection_error, midStream", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, FaultPlan.make([{ kind: "truncate", text: "half an ans" }]))
       const error = yield* failure(provider)
-      expect(error._tag).toBe("Unknown")
+      expect(error._tag).toBe("ConnectionError")
       expect(error.midStream).toBe(true)
-      expect(error.message).toContain("truncated")
+      expect(error.details?.["reason"]).toBe("truncated")
+      expect(ModelError.isRetryable(error)).toBe(true)
+    })
+  )
+
+  it.scoped("[DONE] without a finish_reason (OpenAI), or message_stop never sent (Anthropic) -> connection_error", () =>
+    Effect.gen(function* () {
+      const { provider } = yield* setup(api, FaultPlan.make([{ kind: "truncate", text: "half an ans", done: true }]))
+      const error = yield* failure(provider)
+      expect(error._tag).toBe("ConnectionError")
+      expect(error.midStream).toBe(true)
+      expect(error.message).toContain(api === "openai" ? "[DONE] without a finish_reason" : "before message_stop")
     })
   )
 

@@ -30,7 +30,7 @@ export type Failure =
   | { readonly _tag: "Malformed"; readonly reason: string; readonly body?: string | undefined }
   /** The provider's error object where a response (or an event) was expected. */
   | { readonly _tag: "ErrorObject"; readonly facts: ErrorFacts; readonly body: unknown }
-  /** The stream ended before the message was complete. */
+  /** The stream ended before the message was complete (no terminal event, or a terminal event without a stop reason). */
   | { readonly _tag: "Truncated"; readonly reason: string }
   /** A complete response that still fails (Anthropic `model_context_window_exceeded`). */
   | {
@@ -158,7 +158,15 @@ const toError = (
         midStream
       })
     case "Truncated":
-      return Effect.succeed(Http.malformed(call, head.status, `${failure.reason} (truncated)`, { midStream: true }))
+      // The connection ended cleanly but the message did not: to the caller that is a cut
+      // connection, transient like a reset, and the whole request is sent again.
+      return Effect.succeed(
+        Http.makeError(call, "connection_error", {
+          message: `stream cut short: ${failure.reason}`,
+          midStream: true,
+          details: { reason: "truncated" }
+        })
+      )
     case "Rejected":
       return Effect.succeed(
         Http.makeError(call, failure.category, {

@@ -248,9 +248,13 @@ const stepStream = (
 
 const finishStream = (state: StreamState): Either.Either<ModelProvider.ModelResponse, Decode.Failure> => {
   // Without `[DONE]` (some compatible servers omit it) a finish reason still
-  // marks a complete answer; neither means the stream was cut short.
-  if (!state.done && state.finish == null) {
-    return Either.left({ _tag: "Truncated", reason: "stream ended before a finish_reason" })
+  // marks a complete answer. No finish reason means the answer was cut short,
+  // even when `[DONE]` came (the official SDK treats that as an error too).
+  if (state.finish == null) {
+    return Either.left({
+      _tag: "Truncated",
+      reason: state.done ? "[DONE] without a finish_reason" : "stream ended before a finish_reason"
+    })
   }
   const calls = [...state.tools.entries()].sort(([a], [b]) => a - b).map(([, value]) => value)
   return Either.right(assemble(state.model, state.text, state.refusal, calls, state.finish, state.usage))

@@ -411,6 +411,7 @@ const render = (
       return Effect.all([
         openStream(res),
         writeEvents(res, dialect.streamHead(incoming, index, step.text ?? "")),
+        writeEvents(res, step.done === true ? Option.toArray(dialect.doneMarker) : []),
         end(res)
       ])
     }

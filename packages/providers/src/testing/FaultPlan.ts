@@ -129,7 +129,9 @@ export const StreamError = Schema.Struct({
 
 /**
  * A 200 stream that sends `text` and then ends cleanly without finishing
- * the message.
+ * the message: no Anthropic `message_stop`, no OpenAI `finish_reason`. With
+ * `done` (OpenAI only), it still ends with `data: [DONE]`. Not streaming: half
+ * a JSON body.
  *
  * @since 0.1.0
  * @category schemas
@@ -137,7 +139,8 @@ export const StreamError = Schema.Struct({
 export const Truncate = Schema.Struct({
   kind: Schema.Literal("truncate"),
   ...common,
-  text: Schema.optional(Schema.String)
+  text: Schema.optional(Schema.String),
+  done: Schema.optional(Schema.Boolean)
 })
 
 /**
