@@ -189,7 +189,8 @@ const finish = (
       category: "context_length_exceeded",
       message: "stop_reason model_context_window_exceeded: the model ran out of context window",
       details: { rule: "anthropic.stop_reason.model_context_window_exceeded", usage },
-      promptTokens: usage.input_tokens
+      promptTokens: usage.input_tokens,
+      usage
     })
   }
   return Either.right({ model, content, stop_reason: stop, usage })

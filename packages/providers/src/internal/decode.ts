@@ -39,6 +39,7 @@ export type Failure =
       readonly message: string
       readonly details: Record<string, unknown>
       readonly promptTokens?: number | undefined
+      readonly usage: ModelProvider.Usage
     }
 
 /** One SSE event handed to a provider's decoder, its data parsed when it is JSON. */
@@ -172,7 +173,8 @@ const toError = (
         Http.makeError(call, failure.category, {
           message: failure.message,
           details: failure.details,
-          promptTokens: failure.promptTokens
+          promptTokens: failure.promptTokens,
+          usage: failure.usage
         })
       )
   }
@@ -232,8 +234,30 @@ const fromStream = <S>(
   bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
   decoder: Decoder<S>
 ): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> =>
+  Effect.flatMap(Ref.make(decoder.stream.initial(call.model)), (state) =>
+    readStream(call, head, bytes, decoder, state).pipe(
+      // A failed stream still cost the tokens it reported: the error carries them.
+      Effect.catchAll((error) =>
+        Effect.flatMap(Ref.get(state), (reached) =>
+          Effect.fail(
+            Option.match(decoder.stream.usage(reached), {
+              onNone: () => error,
+              onSome: (usage) => Http.withUsage(call, error, usage)
+            })
+          )
+        )
+      )
+    )
+  )
+
+const readStream = <S>(
+  call: Http.Call,
+  head: Head,
+  bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
+  decoder: Decoder<S>,
+  state: Ref.Ref<S>
+): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> =>
   Effect.gen(function* () {
-    const state = yield* Ref.make(decoder.stream.initial(call.model))
     const handle = (event: Sse.Event) =>
       Effect.flatMap(
         Ref.modify(state, (current) => {

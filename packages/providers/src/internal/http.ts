@@ -9,7 +9,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { ModelError } from "@agent-kernel/kernel"
+import { ModelError, type ModelProvider } from "@agent-kernel/kernel"
 import * as Config from "effect/Config"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -83,6 +83,7 @@ interface ErrorFields {
   readonly details?: Record<string, unknown> | undefined
   readonly promptTokens?: number | undefined
   readonly maxTokens?: number | undefined
+  readonly usage?: ModelProvider.Usage | undefined
 }
 
 /** Builds a model error of a category, with the key scrubbed from message and details. */
@@ -95,7 +96,8 @@ export const makeError = (call: Call, category: ModelError.Category, fields: Err
     retryAfter: fields.retryAfter,
     retryable: fields.retryable,
     midStream: fields.midStream,
-    details: fields.details === undefined ? undefined : scrubRecord(call, fields.details)
+    details: fields.details === undefined ? undefined : scrubRecord(call, fields.details),
+    usage: fields.usage
   }
   if (category === "context_length_exceeded") {
     return new ModelError.ContextLengthExceeded({
@@ -107,12 +109,38 @@ export const makeError = (call: Call, category: ModelError.Category, fields: Err
       ...(common.retryable !== undefined ? { retryable: common.retryable } : {}),
       ...(common.midStream !== undefined ? { midStream: common.midStream } : {}),
       ...(common.details !== undefined ? { details: common.details } : {}),
+      ...(common.usage !== undefined ? { usage: common.usage } : {}),
       ...(fields.promptTokens !== undefined ? { promptTokens: fields.promptTokens } : {}),
       ...(fields.maxTokens !== undefined ? { maxTokens: fields.maxTokens } : {})
     })
   }
   return ModelError.make(category, common)
 }
+
+/**
+ * The same error, carrying the usage a stream reported before it failed, so
+ * that the kernel counts the tokens of failed attempts too. An error that
+ * already carries usage keeps its own.
+ */
+export const withUsage = (
+  call: Call,
+  error: ModelError.ModelError,
+  usage: ModelProvider.Usage
+): ModelError.ModelError =>
+  error.usage !== undefined
+    ? error
+    : makeError(call, error.category, {
+        message: error.message,
+        status: error.status,
+        retryAfter: error.retryAfter,
+        retryable: error.retryable,
+        midStream: error.midStream,
+        details: error.details,
+        usage,
+        ...(error._tag === "ContextLengthExceeded"
+          ? { promptTokens: error.promptTokens, maxTokens: error.maxTokens }
+          : {})
+      })
 
 const scrubRecord = (call: Call, record: Record<string, unknown>): Record<string, unknown> => {
   const out: Record<string, unknown> = {}
