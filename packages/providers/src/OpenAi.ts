@@ -190,7 +190,7 @@ export const make = (
 
     const generate = Effect.fn("OpenAi.generate")(function* (request: ModelProvider.ModelRequest) {
       yield* Effect.annotateCurrentSpan({ provider: name, model: request.model, stream })
-      const call = callOf(request.model)
+      const call = yield* callOf(request.model)
       return yield* Exchange.exchange(transport, call, Wire.decoder, {
         url,
         headers: {

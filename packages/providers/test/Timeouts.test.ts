@@ -5,6 +5,8 @@
  * moves the clock.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { ModelError, ModelProvider } from "@agent-kernel/kernel"
+import * as Duration from "effect/Duration"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -111,6 +113,142 @@ describe.each(apis)("timeouts (%s)", (api) => {
       expect(error._tag).toBe("Timeout")
       expect(error.details?.["phase"]).toBe("idle")
       expect(error.midStream).toBe(true)
+    })
+  )
+
+  it.scoped.each(["ping", "comment", "empty"] as const)(
+    "idle: keep-alives (%s) forever never restart the idle timer: a Timeout at the bound, mid-stream",
+    (style) =>
+      Effect.gen(function* () {
+        const { server, provider } = yield* setup(
+          api,
+          FaultPlan.make([{ kind: "keepalive", text: "partial text", every_ms: 1000, style }]),
+          { timeouts }
+        )
+        const fiber = yield* Effect.fork(failure(provider))
+        yield* server.awaitRequests(1)
+        yield* settle
+        // Two keep-alives reach the client; the timer started with the headers keeps running.
+        for (let i = 0; i < 2; i++) {
+          yield* TestClock.adjust("1 second")
+          yield* settle
+        }
+        yield* TestClock.adjust("999 millis")
+        yield* stillRunning(fiber)
+        yield* TestClock.adjust("1 millis")
+        const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
+        const error = yield* exit
+        expect(error._tag).toBe("Timeout")
+        expect(error.details?.["phase"]).toBe("idle")
+        expect(error.midStream).toBe(true)
+        expect(ModelError.isRetryable(error)).toBe(true)
+      })
+  )
+
+  it.scoped("idle: content keeps a slow stream alive; only its silence counts", () =>
+    Effect.gen(function* () {
+      // An event every 1.4 s, a ping among them: never 3 s without content, though the stream takes far longer.
+      const text = "a slow answer, eight characters per delta, over many events"
+      const { provider } = yield* setup(api, FaultPlan.make([{ kind: "reply", text, event_delay_ms: 1400 }]), {
+        timeouts
+      })
+      const fiber = yield* Effect.fork(provider.generate(request()))
+      const { exit, steps } = yield* adjustUntilDone(fiber, "700 millis", 60)
+      expect((yield* exit).content).toEqual([{ type: "text", text }])
+      expect(steps * 700).toBeGreaterThan(3 * 3000)
+    })
+  )
+
+  it.scoped("idle: headers, then not one byte of body -> Timeout at the bound, mid-stream", () =>
+    Effect.gen(function* () {
+      const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "headers_only" }]), { timeouts })
+      const fiber = yield* Effect.fork(failure(provider))
+      yield* server.awaitRequests(1)
+      yield* settle
+      yield* TestClock.adjust("2999 millis")
+      yield* stillRunning(fiber)
+      yield* TestClock.adjust("1 millis")
+      const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
+      const error = yield* exit
+      expect(error._tag).toBe("Timeout")
+      expect(error.details?.["phase"]).toBe("idle")
+      expect(error.midStream).toBe(true)
+    })
+  )
+
+  it.scoped("idle: a JSON body padded with whitespace forever times out at the bound", () =>
+    Effect.gen(function* () {
+      const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "keepalive", every_ms: 1000 }]), {
+        timeouts,
+        stream: false
+      })
+      const fiber = yield* Effect.fork(failure(provider))
+      yield* server.awaitRequests(1)
+      yield* settle
+      for (let i = 0; i < 2; i++) {
+        yield* TestClock.adjust("1 second")
+        yield* settle
+      }
+      yield* TestClock.adjust("999 millis")
+      yield* stillRunning(fiber)
+      yield* TestClock.adjust("1 millis")
+      const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
+      const error = yield* exit
+      expect(error._tag).toBe("Timeout")
+      expect(error.details?.["phase"]).toBe("idle")
+      expect(error.midStream).toBeUndefined()
+    })
+  )
+
+  it.scoped("the session's call timeouts apply when the provider sets none", () =>
+    Effect.gen(function* () {
+      const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "hang" }, { kind: "stall", text: "x" }]))
+      const session = {
+        connect: Duration.seconds(1),
+        firstByte: Duration.seconds(2),
+        idle: Duration.seconds(3),
+        attempt: Duration.minutes(10)
+      }
+      const fiber = yield* Effect.fork(
+        failure(provider).pipe(Effect.provideService(ModelProvider.CurrentCallTimeouts, session))
+      )
+      yield* server.awaitRequests(1)
+      yield* TestClock.adjust("1999 millis")
+      yield* stillRunning(fiber)
+      yield* TestClock.adjust("1 millis")
+      const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
+      const error = yield* exit
+      expect(error.details).toMatchObject({ phase: "first_byte", timeout_ms: 2000 })
+      const idle = yield* Effect.fork(
+        failure(provider).pipe(Effect.provideService(ModelProvider.CurrentCallTimeouts, session))
+      )
+      yield* server.awaitRequests(2)
+      yield* settle
+      const done = yield* adjustUntilDone(idle, "1 second", 5)
+      expect(yield* done.exit).toMatchObject({ details: { phase: "idle", timeout_ms: 3000 } })
+    })
+  )
+
+  it.scoped("a provider's own timeouts option wins over the session's, field by field", () =>
+    Effect.gen(function* () {
+      const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "hang" }]), {
+        timeouts: { firstByte: "5 seconds" }
+      })
+      const session = {
+        connect: Duration.seconds(1),
+        firstByte: Duration.seconds(2),
+        idle: Duration.seconds(3),
+        attempt: Duration.minutes(10)
+      }
+      const fiber = yield* Effect.fork(
+        failure(provider).pipe(Effect.provideService(ModelProvider.CurrentCallTimeouts, session))
+      )
+      yield* server.awaitRequests(1)
+      yield* TestClock.adjust("4999 millis")
+      yield* stillRunning(fiber)
+      yield* TestClock.adjust("1 millis")
+      const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
+      expect((yield* exit).details).toMatchObject({ phase: "first_byte", timeout_ms: 5000 })
     })
   )
 

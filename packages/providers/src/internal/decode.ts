@@ -267,11 +267,12 @@ const readStream = <S>(
         (stepped) => orFail(call, head, stepped, true)
       )
     const text = Http.boundedBytes(bytes, call, head.status, call.maxBodyBytes, true).pipe(Stream.decodeText())
-    yield* sseEvents(call, head, text).pipe(
-      Stream.mapEffect(handle),
-      Stream.takeUntil((stepped) => stepped.done),
-      Stream.runDrain
-    )
+    // Only content-bearing events restart the idle timer: a server that sends pings forever is cut at the bound.
+    yield* Http.drainWithinIdle(sseEvents(call, head, text).pipe(Stream.mapEffect(handle)), call, {
+      carries: (stepped) => stepped.content,
+      isLast: (stepped) => stepped.done,
+      midStream: true
+    })
     return yield* orFail(call, head, decoder.stream.finish(yield* Ref.get(state)), true)
   })
 

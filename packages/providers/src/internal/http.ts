@@ -9,17 +9,19 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { ModelError, type ModelProvider } from "@agent-kernel/kernel"
+import { ModelError, ModelProvider } from "@agent-kernel/kernel"
 import * as Config from "effect/Config"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Chunk from "effect/Chunk"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as NodeCrypto from "node:crypto"
 import * as Classification from "../Classification.js"
 import * as RetryAfter from "../RetryAfter.js"
 import * as Timeouts from "../Timeouts.js"
@@ -195,8 +197,6 @@ export const fromClientError = (
   })
 }
 
-let callCounter = 0
-
 /**
  * Sends a request and waits for its status and headers under the connect and
  * first-byte timeouts. The request is aborted when the scope closes.
@@ -214,7 +214,7 @@ export const open = (
         Effect.timeoutFail({ duration: call.timeouts.firstByte, onTimeout: () => timeoutError(call, "first_byte") })
       )
     }
-    const id = `${process.pid}-${++callCounter}`
+    const id = NodeCrypto.randomUUID()
     const connected = yield* Deferred.make<void>()
     yield* Effect.acquireRelease(
       Effect.sync(() => transport.watch(id, () => Deferred.unsafeDone(connected, Exit.void))),
@@ -243,7 +243,7 @@ export const tooLarge = (call: Call, status: number, limit: number, midStream: b
     details: { limit_bytes: limit }
   })
 
-/** A body's bytes under the idle timeout and a size limit, with transport failures classified. */
+/** A body's bytes under a size limit, with transport failures classified. */
 export const boundedBytes = (
   bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
   call: Call,
@@ -253,7 +253,6 @@ export const boundedBytes = (
 ): Stream.Stream<Uint8Array, ModelError.ModelError> =>
   bytes.pipe(
     Stream.mapError((error) => fromClientError(call, error, midStream)),
-    Stream.timeoutFail(() => timeoutError(call, "idle", midStream), call.timeouts.idle),
     Stream.mapAccumEffect(0, (total, chunk: Uint8Array) => {
       const next = total + chunk.length
       return next > limit
@@ -262,14 +261,84 @@ export const boundedBytes = (
     })
   )
 
-/** Reads a whole body as text, bounded by size and the idle timeout. */
+/**
+ * Runs a stream to its end (or to an element `isLast` accepts) under the
+ * idle timeout: `idle` may pass between two elements that `carries` accepts,
+ * and no more. Elements that carry nothing (pings, SSE comments, empty
+ * events, whitespace) are consumed but never restart the timer, so a server
+ * that only keeps the connection alive is cut at the bound. The timer starts
+ * at the first pull, when the response headers have arrived.
+ */
+export const drainWithinIdle = <A>(
+  self: Stream.Stream<A, ModelError.ModelError>,
+  call: Call,
+  options: {
+    readonly carries: (element: A) => boolean
+    readonly isLast: (element: A) => boolean
+    readonly midStream: boolean
+  }
+): Effect.Effect<void, ModelError.ModelError> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const pull = yield* Stream.toPull(self)
+      // The next chunk, or none at the end of the stream.
+      const next: Effect.Effect<Option.Option<Chunk.Chunk<A>>, ModelError.ModelError> = pull.pipe(
+        Effect.map(Option.some),
+        Effect.catchAll(
+          Option.match({
+            onNone: () => Effect.succeed(Option.none<Chunk.Chunk<A>>()),
+            onSome: (error) => Effect.fail(error)
+          })
+        )
+      )
+      // Pulls until an element carries something ("content"), the last element arrives, or the stream ends.
+      const untilContent: Effect.Effect<"content" | "over", ModelError.ModelError> = Effect.flatMap(
+        next,
+        Option.match({
+          onNone: () => Effect.succeed("over" as const),
+          onSome: (chunk) =>
+            Chunk.some(chunk, options.isLast)
+              ? Effect.succeed("over" as const)
+              : Chunk.some(chunk, options.carries)
+                ? Effect.succeed("content" as const)
+                : Effect.suspend(() => untilContent)
+        })
+      )
+      const withinIdle = untilContent.pipe(
+        Effect.timeoutFail({
+          duration: call.timeouts.idle,
+          onTimeout: () => timeoutError(call, "idle", options.midStream)
+        })
+      )
+      yield* Effect.iterate("content" as "content" | "over", {
+        while: (step) => step === "content",
+        body: () => withinIdle
+      })
+    })
+  )
+
+/**
+ * Reads a whole body as text, bounded by size and by the idle timeout, which
+ * only text other than whitespace restarts (a server can pad a JSON body
+ * with whitespace to keep the connection alive, forever).
+ */
 export const readText = (
   bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
   call: Call,
   status: number,
   limit = call.maxBodyBytes
 ): Effect.Effect<string, ModelError.ModelError> =>
-  boundedBytes(bytes, call, status, limit, false).pipe(Stream.decodeText(), Stream.mkString)
+  Effect.suspend(() => {
+    const pieces: Array<string> = []
+    return drainWithinIdle(
+      boundedBytes(bytes, call, status, limit, false).pipe(
+        Stream.decodeText(),
+        Stream.tap((piece) => Effect.sync(() => pieces.push(piece)))
+      ),
+      call,
+      { carries: (piece) => /\S/.test(piece), isLast: () => false, midStream: false }
+    ).pipe(Effect.map(() => pieces.join("")))
+  })
 
 /** Parses JSON without throwing. */
 export const parseJson = (text: string): Option.Option<unknown> => {
@@ -373,13 +442,21 @@ export const malformed = (
   })
 
 /**
- * The per-request `Call` of a provider: everything but the model is fixed
- * when the provider is built.
+ * The per-request `Call` of a provider: the model and the timeouts are read
+ * at call time (the timeouts from the session's `CurrentCallTimeouts`, under
+ * the provider's own `timeouts` option); the rest is fixed when the provider
+ * is built.
  * @internal
  */
 export const callFor =
-  (fixed: Omit<Call, "model" | "maxErrorBodyBytes">) =>
-  (model: string): Call => ({ ...fixed, model, maxErrorBodyBytes: Math.min(fixed.maxBodyBytes, 1024 * 1024) })
+  (fixed: Omit<Call, "model" | "maxErrorBodyBytes" | "timeouts">, timeouts: Timeouts.Options | undefined) =>
+  (model: string): Effect.Effect<Call> =>
+    Effect.map(ModelProvider.CurrentCallTimeouts, (current) => ({
+      ...fixed,
+      model,
+      timeouts: Timeouts.resolve(timeouts, current),
+      maxErrorBodyBytes: Math.min(fixed.maxBodyBytes, 1024 * 1024)
+    }))
 
 /** The options every provider shares. */
 export interface CommonOptions {
@@ -415,12 +492,14 @@ export const configure = (
       (yield* Config.string(provider.baseUrlVariable).pipe(Config.withDefault(provider.defaultBaseUrl)))
     ).replace(/\/+$/, "")
     const name = options?.name ?? provider.name
-    const callOf = callFor({
-      provider: name,
-      secret: apiKey,
-      table: provider.table,
-      timeouts: Timeouts.resolve(options?.timeouts),
-      maxBodyBytes: options?.maxBodyBytes ?? 32 * 1024 * 1024
-    })
+    const callOf = callFor(
+      {
+        provider: name,
+        secret: apiKey,
+        table: provider.table,
+        maxBodyBytes: options?.maxBodyBytes ?? 32 * 1024 * 1024
+      },
+      options?.timeouts
+    )
     return { transport, apiKey, baseUrl, name, stream: options?.stream ?? true, callOf }
   })

@@ -361,10 +361,18 @@ const render = (
       const rejected = dialect.rejects(answer, incoming)
       if (Option.isSome(rejected)) return writeJson(res, rejected.value)
       if (!incoming.stream) return writeJson(res, dialect.json(answer, incoming, index), headers)
+      const events = [
+        ...dialect.streamHead(incoming, index, answer.text),
+        ...dialect.streamTail(answer, incoming, index)
+      ]
+      const pause = step.kind === "reply" ? (step.event_delay_ms ?? 0) : 0
       return Effect.all([
         openStream(res, headers),
-        writeEvents(res, dialect.streamHead(incoming, index, answer.text)),
-        writeEvents(res, dialect.streamTail(answer, incoming, index)),
+        pause > 0
+          ? Effect.forEach(events, (event) => Effect.zipRight(Effect.sleep(pause), writeEvents(res, [event])), {
+              discard: true
+            })
+          : writeEvents(res, events),
         end(res)
       ])
     }
@@ -423,6 +431,30 @@ const render = (
               res.writeHead(200, jsonHeaders)
               res.write('{"id": "msg_fake", ')
             }),
+        Effect.never
+      )
+    case "keepalive": {
+      const beat = !incoming.stream
+        ? " "
+        : step.style === "comment"
+          ? ": keep-alive\n\n"
+          : step.style === "empty"
+            ? "data:\n\n"
+            : dialect.ping(incoming, index)
+      return Effect.zipRight(
+        incoming.stream
+          ? Effect.zipRight(openStream(res), writeEvents(res, dialect.streamHead(incoming, index, step.text ?? "")))
+          : Effect.sync(() => {
+              res.writeHead(200, jsonHeaders).flushHeaders()
+            }),
+        Effect.forever(Effect.zipRight(Effect.sleep(step.every_ms ?? 1000), writeEvents(res, [beat])))
+      )
+    }
+    case "headers_only":
+      return Effect.zipRight(
+        Effect.sync(() => {
+          res.writeHead(200, incoming.stream ? sseHeaders : jsonHeaders).flushHeaders()
+        }),
         Effect.never
       )
     case "hang":

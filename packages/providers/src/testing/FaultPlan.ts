@@ -61,7 +61,9 @@ export const Reply = Schema.Struct({
       cache_read_tokens: Schema.optional(Schema.Number)
     })
   ),
-  headers: Schema.optional(Headers)
+  headers: Schema.optional(Headers),
+  /** In a stream: the wait before each event after the headers (on the server's `Clock`), to play a slow model. */
+  event_delay_ms: Schema.optional(Schema.Number.pipe(Schema.nonNegative()))
 })
 
 /**
@@ -152,6 +154,33 @@ export const Truncate = Schema.Struct({
 export const Stall = Schema.Struct({ kind: Schema.Literal("stall"), ...common, text: Schema.optional(Schema.String) })
 
 /**
+ * A 200 that keeps the connection alive and never answers: `text`, then a
+ * keep-alive every `every_ms` (default 1000, on the server runtime's
+ * `Clock`) forever. In a stream, `style` picks the keep-alive: `ping`
+ * (default: Anthropic `event: ping`, an OpenAI chunk with an empty delta),
+ * `comment` (an SSE comment line) or `empty` (an event with empty data). Not
+ * streaming: a space, before a JSON body that never comes.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const KeepAlive = Schema.Struct({
+  kind: Schema.Literal("keepalive"),
+  ...common,
+  text: Schema.optional(Schema.String),
+  every_ms: Schema.optional(Schema.Number.pipe(Schema.positive())),
+  style: Schema.optional(Schema.Literal("ping", "comment", "empty"))
+})
+
+/**
+ * A 200 status line and headers, then silence: not one byte of body.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const HeadersOnly = Schema.Struct({ kind: Schema.Literal("headers_only"), ...common })
+
+/**
  * Accept the request and never answer.
  *
  * @since 0.1.0
@@ -186,7 +215,20 @@ export const Oversize = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const Step = Schema.Union(Reply, Happy, ErrorStep, Raw, StreamError, Truncate, Stall, Hang, Reset, Oversize)
+export const Step = Schema.Union(
+  Reply,
+  Happy,
+  ErrorStep,
+  Raw,
+  StreamError,
+  Truncate,
+  Stall,
+  KeepAlive,
+  HeadersOnly,
+  Hang,
+  Reset,
+  Oversize
+)
 
 /**
  * @since 0.1.0
