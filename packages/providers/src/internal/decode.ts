@@ -191,7 +191,40 @@ const orFail = <A>(
     onRight: Effect.succeed
   })
 
-/** Frames text as server-sent events, failing when one event outgrows the body limit. */
+/** Where line splitting stands between two chunks of text. */
+export interface Lines {
+  /** The incomplete last line so far. */
+  readonly partial: string
+  /** The previous chunk ended with a CR, so a LF opening the next one belongs to that CRLF. */
+  readonly afterCr: boolean
+}
+
+/** Before the first chunk. */
+export const noLines: Lines = { partial: "", afterCr: false }
+
+/**
+ * Splits the next chunk of text into complete lines, whatever their ending
+ * (LF, CRLF or a lone CR, all legal in SSE), a CRLF split across two chunks
+ * included. The incomplete last line is carried over.
+ */
+export const splitLines = (lines: Lines, piece: string): readonly [Lines, ReadonlyArray<string>] => {
+  const text = lines.partial + (lines.afterCr && piece.startsWith("\n") ? piece.slice(1) : piece)
+  const complete = text.replace(/\r\n?/g, "\n").split("\n")
+  const partial = complete.pop() ?? ""
+  return [{ partial, afterCr: piece.length > 0 ? piece.endsWith("\r") : lines.afterCr }, complete]
+}
+
+/**
+ * Frames text as server-sent events, failing when one event (or one line)
+ * outgrows the body limit.
+ *
+ * The parser is fed one LF-terminated line at a time. Given a whole chunk, it
+ * rescans the chunk from its start for every line: a CR anywhere earlier in
+ * the chunk then marks the next LF as the end of a CRLF and swallows the blank
+ * line that ends an event, so framing would depend on where the chunks were
+ * cut (the fuzz test found it), and the rescans cost time quadratic in the
+ * chunk's lines.
+ */
 const sseEvents = (
   call: Http.Call,
   head: Head,
@@ -205,14 +238,17 @@ const sseEvents = (
       },
       { maxEventSize: call.maxBodyBytes }
     )
+    const tooLarge = Effect.fail(Http.tooLarge(call, head.status, call.maxBodyBytes, true))
     return text.pipe(
-      Stream.mapEffect((piece) => {
-        if (parser.feed(piece) !== undefined) {
-          return Effect.fail(Http.tooLarge(call, head.status, call.maxBodyBytes, true))
+      Stream.mapAccumEffect(noLines, (lines, piece) => {
+        const [next, complete] = splitLines(lines, piece)
+        if (next.partial.length > call.maxBodyBytes) return tooLarge
+        for (const line of complete) {
+          if (parser.feed(`${line}\n`) !== undefined) return tooLarge
         }
         const out = pending
         pending = []
-        return Effect.succeed(out)
+        return Effect.succeed([next, out] as const)
       }),
       Stream.flattenIterables
     )
