@@ -62,7 +62,7 @@ const stream = (
   api: Api,
   errorType: string,
   category: ModelError.Category,
-  extra?: { message?: string; code?: string; promptTokens?: number; maxTokens?: number }
+  extra?: { message?: string; code?: string; promptTokens?: number; maxTokens?: number; flat?: boolean }
 ): Case => ({
   rule,
   api,
@@ -71,8 +71,10 @@ const stream = (
     text: "partial answer that must be discarded",
     error_type: errorType,
     ...(extra?.message !== undefined ? { message: extra.message } : {}),
-    ...(extra?.code !== undefined ? { code: extra.code } : {})
+    ...(extra?.code !== undefined ? { code: extra.code } : {}),
+    ...(extra?.flat === true ? { flat: true } : {})
   },
+  ...(extra?.flat === true ? { label: "flat event: error" } : {}),
   category,
   midStream: true,
   ...(extra?.promptTokens !== undefined ? { promptTokens: extra.promptTokens } : {}),
@@ -80,20 +82,8 @@ const stream = (
 })
 
 /** A flat `event: error` (type and message at the top of its data) inside a 200 stream. */
-const flat = (rule: string, api: Api, errorType: string, category: ModelError.Category, message?: string): Case => ({
-  rule,
-  api,
-  step: {
-    kind: "stream_error",
-    text: "partial answer that must be discarded",
-    error_type: errorType,
-    flat: true,
-    ...(message !== undefined ? { message } : {})
-  },
-  category,
-  midStream: true,
-  label: "flat event: error"
-})
+const flat = (rule: string, api: Api, errorType: string, category: ModelError.Category, message: string): Case =>
+  stream(rule, api, errorType, category, { message, flat: true })
 
 /** An exact JSON error body, as a real server (Azure) sends it. */
 const rawJson = (

@@ -15,7 +15,7 @@
  * The last test reports how often each outcome was reached and fails if the
  * generators stop reaching the interesting cases.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { ModelError, ModelProvider } from "@agent-kernel/kernel"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
@@ -31,21 +31,14 @@ import * as Decode from "../src/internal/decode.js"
 import type * as Http from "../src/internal/http.js"
 import * as OpenAiWire from "../src/internal/openAiWire.js"
 import * as Dialect from "../src/testing/internal/dialect.js"
+import { failOnUnhandledRejections } from "./support.js"
 
 const KEY = "sk-fuzz-Sup3rSecretKey-0123456789"
 const LIMIT = 8 * 1024
 const SEED = 20261130
 const RUNS = 400
 
-const rejections: Array<unknown> = []
-const onRejection = (reason: unknown) => rejections.push(reason)
-beforeAll(() => {
-  process.on("unhandledRejection", onRejection)
-})
-afterAll(() => {
-  process.off("unhandledRejection", onRejection)
-  expect(rejections).toEqual([])
-})
+failOnUnhandledRejections()
 
 type Api = "anthropic" | "openai"
 

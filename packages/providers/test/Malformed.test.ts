@@ -2,24 +2,16 @@
  * Input that cannot be understood becomes a typed ModelError: never a defect,
  * never an unhandled rejection.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { ModelError } from "@agent-kernel/kernel"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as NodeNet from "node:net"
 import type * as Scope from "effect/Scope"
 import { FaultPlan } from "../src/testing/index.js"
-import { apis, failure, providerAt, setup } from "./support.js"
+import { apis, failOnUnhandledRejections, failure, providerAt, setup } from "./support.js"
 
-const rejections: Array<unknown> = []
-const onRejection = (reason: unknown) => rejections.push(reason)
-beforeAll(() => {
-  process.on("unhandledRejection", onRejection)
-})
-afterAll(() => {
-  process.off("unhandledRejection", onRejection)
-  expect(rejections).toEqual([])
-})
+failOnUnhandledRejections()
 
 const sse = (...events: ReadonlyArray<readonly [string, string]>) =>
   events.map(([event, data]) => `event: ${event}\ndata: ${data}\n\n`).join("")

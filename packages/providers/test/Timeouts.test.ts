@@ -32,6 +32,47 @@ const stillRunning = <A, E>(fiber: Fiber.RuntimeFiber<A, E>) =>
     expect(Option.isNone(yield* fiber.poll)).toBe(true)
   })
 
+/** Moves the clock `millis` on: the call must still run 1 ms before, and end then; returns how it ended. */
+const endsAfter = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, millis: number) =>
+  Effect.gen(function* () {
+    yield* TestClock.adjust(Duration.millis(millis - 1))
+    yield* stillRunning(fiber)
+    yield* TestClock.adjust("1 millis")
+    const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
+    return yield* exit
+  })
+
+/**
+ * Starts a call, lets `beats` one-second keep-alives reach it, and checks that
+ * it ends exactly at the 3 s idle bound counted from the headers.
+ */
+const cutAtIdleBound = (
+  server: FakeProvider.FakeProvider,
+  provider: ModelProvider.ModelProvider["Type"],
+  beats: number
+) =>
+  Effect.gen(function* () {
+    const fiber = yield* Effect.fork(failure(provider))
+    yield* server.awaitRequests(1)
+    yield* settle
+    for (let i = 0; i < beats; i++) {
+      yield* TestClock.adjust("1 second")
+      yield* settle
+    }
+    const error = yield* endsAfter(fiber, 3000 - 1000 * beats)
+    expect(error._tag).toBe("Timeout")
+    expect(error.details?.["phase"]).toBe("idle")
+    return error
+  })
+
+/** The session's call timeouts, as a session provides them from its settings. */
+const sessionTimeouts: ModelProvider.CallTimeouts = {
+  connect: Duration.seconds(1),
+  firstByte: Duration.seconds(2),
+  idle: Duration.seconds(3),
+  attempt: Duration.minutes(10)
+}
+
 describe.each(apis)("timeouts (%s)", (api) => {
   it.scoped("connect: fires at exactly the connect timeout while DNS never answers", () =>
     Effect.gen(function* () {
@@ -125,21 +166,8 @@ describe.each(apis)("timeouts (%s)", (api) => {
           FaultPlan.make([{ kind: "keepalive", text: "partial text", every_ms: 1000, style }]),
           { timeouts }
         )
-        const fiber = yield* Effect.fork(failure(provider))
-        yield* server.awaitRequests(1)
-        yield* settle
         // Two keep-alives reach the client; the timer started with the headers keeps running.
-        for (let i = 0; i < 2; i++) {
-          yield* TestClock.adjust("1 second")
-          yield* settle
-        }
-        yield* TestClock.adjust("999 millis")
-        yield* stillRunning(fiber)
-        yield* TestClock.adjust("1 millis")
-        const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
-        const error = yield* exit
-        expect(error._tag).toBe("Timeout")
-        expect(error.details?.["phase"]).toBe("idle")
+        const error = yield* cutAtIdleBound(server, provider, 2)
         expect(error.midStream).toBe(true)
         expect(ModelError.isRetryable(error)).toBe(true)
       })
@@ -162,16 +190,7 @@ describe.each(apis)("timeouts (%s)", (api) => {
   it.scoped("idle: headers, then not one byte of body -> Timeout at the bound, mid-stream", () =>
     Effect.gen(function* () {
       const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "headers_only" }]), { timeouts })
-      const fiber = yield* Effect.fork(failure(provider))
-      yield* server.awaitRequests(1)
-      yield* settle
-      yield* TestClock.adjust("2999 millis")
-      yield* stillRunning(fiber)
-      yield* TestClock.adjust("1 millis")
-      const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
-      const error = yield* exit
-      expect(error._tag).toBe("Timeout")
-      expect(error.details?.["phase"]).toBe("idle")
+      const error = yield* cutAtIdleBound(server, provider, 0)
       expect(error.midStream).toBe(true)
     })
   )
@@ -182,20 +201,7 @@ describe.each(apis)("timeouts (%s)", (api) => {
         timeouts,
         stream: false
       })
-      const fiber = yield* Effect.fork(failure(provider))
-      yield* server.awaitRequests(1)
-      yield* settle
-      for (let i = 0; i < 2; i++) {
-        yield* TestClock.adjust("1 second")
-        yield* settle
-      }
-      yield* TestClock.adjust("999 millis")
-      yield* stillRunning(fiber)
-      yield* TestClock.adjust("1 millis")
-      const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
-      const error = yield* exit
-      expect(error._tag).toBe("Timeout")
-      expect(error.details?.["phase"]).toBe("idle")
+      const error = yield* cutAtIdleBound(server, provider, 2)
       expect(error.midStream).toBeUndefined()
     })
   )
@@ -203,24 +209,13 @@ describe.each(apis)("timeouts (%s)", (api) => {
   it.scoped("the session's call timeouts apply when the provider sets none", () =>
     Effect.gen(function* () {
       const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "hang" }, { kind: "stall", text: "x" }]))
-      const session = {
-        connect: Duration.seconds(1),
-        firstByte: Duration.seconds(2),
-        idle: Duration.seconds(3),
-        attempt: Duration.minutes(10)
-      }
       const fiber = yield* Effect.fork(
-        failure(provider).pipe(Effect.provideService(ModelProvider.CurrentCallTimeouts, session))
+        failure(provider).pipe(Effect.provideService(ModelProvider.CurrentCallTimeouts, sessionTimeouts))
       )
       yield* server.awaitRequests(1)
-      yield* TestClock.adjust("1999 millis")
-      yield* stillRunning(fiber)
-      yield* TestClock.adjust("1 millis")
-      const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
-      const error = yield* exit
-      expect(error.details).toMatchObject({ phase: "first_byte", timeout_ms: 2000 })
+      expect((yield* endsAfter(fiber, 2000)).details).toMatchObject({ phase: "first_byte", timeout_ms: 2000 })
       const idle = yield* Effect.fork(
-        failure(provider).pipe(Effect.provideService(ModelProvider.CurrentCallTimeouts, session))
+        failure(provider).pipe(Effect.provideService(ModelProvider.CurrentCallTimeouts, sessionTimeouts))
       )
       yield* server.awaitRequests(2)
       yield* settle
@@ -234,21 +229,11 @@ describe.each(apis)("timeouts (%s)", (api) => {
       const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "hang" }]), {
         timeouts: { firstByte: "5 seconds" }
       })
-      const session = {
-        connect: Duration.seconds(1),
-        firstByte: Duration.seconds(2),
-        idle: Duration.seconds(3),
-        attempt: Duration.minutes(10)
-      }
       const fiber = yield* Effect.fork(
-        failure(provider).pipe(Effect.provideService(ModelProvider.CurrentCallTimeouts, session))
+        failure(provider).pipe(Effect.provideService(ModelProvider.CurrentCallTimeouts, sessionTimeouts))
       )
       yield* server.awaitRequests(1)
-      yield* TestClock.adjust("4999 millis")
-      yield* stillRunning(fiber)
-      yield* TestClock.adjust("1 millis")
-      const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
-      expect((yield* exit).details).toMatchObject({ phase: "first_byte", timeout_ms: 5000 })
+      expect((yield* endsAfter(fiber, 5000)).details).toMatchObject({ phase: "first_byte", timeout_ms: 5000 })
     })
   )
 

@@ -3,6 +3,7 @@
  * over real sockets, and a way to step `TestClock` while I/O is in flight.
  */
 import { Content, type ModelError, type ModelProvider } from "@agent-kernel/kernel"
+import { afterAll, beforeAll, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
@@ -108,3 +109,16 @@ export const adjustUntilDone = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, step: Dur
     }
     return yield* Effect.dieMessage(`fiber still running after ${maxSteps} clock steps`)
   })
+
+/** Fails the test file if any promise rejection went unhandled while it ran. */
+export const failOnUnhandledRejections = (): void => {
+  const rejections: Array<unknown> = []
+  const onRejection = (reason: unknown) => rejections.push(reason)
+  beforeAll(() => {
+    process.on("unhandledRejection", onRejection)
+  })
+  afterAll(() => {
+    process.off("unhandledRejection", onRejection)
+    expect(rejections).toEqual([])
+  })
+}
