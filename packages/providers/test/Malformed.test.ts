@@ -168,6 +168,44 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
+  it.scoped("keep-alives between events (pings, comments, empty events, an OpenAI `{}` chunk) are skipped", () =>
+    Effect.gen(function* () {
+      const body =
+        api === "anthropic"
+          ? [
+              sse(["message_start", '{"type":"message_start","message":{"model":"m","usage":{"input_tokens":3}}}']),
+              ": keep-alive\n\n",
+              sse(["ping", '{"type":"ping"}']),
+              sse([
+                "content_block_start",
+                '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}'
+              ]),
+              "data:\n\n",
+              sse([
+                "content_block_delta",
+                '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}'
+              ]),
+              sse([
+                "message_delta",
+                '{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}'
+              ]),
+              sse(["message_stop", '{"type":"message_stop"}'])
+            ].join("")
+          : [
+              'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}\n\n',
+              "data: {}\n\n",
+              ": keep-alive\n\n",
+              "data:\n\n",
+              'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n',
+              "data: [DONE]\n\n"
+            ].join("")
+      const { provider } = yield* setup(api, FaultPlan.make([{ kind: "raw", status: 200, headers: eventStream, body }]))
+      const response = yield* provider.generate({ model: "m", messages: [], tools: [] })
+      expect(response.content).toEqual([{ type: "text", text: "hi" }])
+      expect(response.stop_reason).toBe("end_turn")
+    })
+  )
+
   it.scoped("an SSE event that is not JSON -> unknown, midStream", () =>
     Effect.gen(function* () {
       const body = api === "anthropic" ? sse(["message_start", "{not json"]) : "data: {not json\n\n"

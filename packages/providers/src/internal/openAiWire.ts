@@ -51,19 +51,23 @@ export const DeltaToolCall = Schema.Struct({
 
 export const Chunk = Schema.Struct({
   model: Schema.optional(Schema.String),
-  choices: Schema.Array(
-    Schema.Struct({
-      delta: Schema.optional(
-        Schema.NullOr(
-          Schema.Struct({
-            content: OptionalString,
-            refusal: OptionalString,
-            tool_calls: Schema.optional(Schema.NullOr(Schema.Array(DeltaToolCall)))
-          })
-        )
-      ),
-      finish_reason: OptionalString
-    })
+  // Absent in the keep-alive chunks (`data: {}`) some compatible servers send: such a chunk carries nothing.
+  choices: Schema.optionalWith(
+    Schema.Array(
+      Schema.Struct({
+        delta: Schema.optional(
+          Schema.NullOr(
+            Schema.Struct({
+              content: OptionalString,
+              refusal: OptionalString,
+              tool_calls: Schema.optional(Schema.NullOr(Schema.Array(DeltaToolCall)))
+            })
+          )
+        ),
+        finish_reason: OptionalString
+      })
+    ),
+    { default: () => [] }
   ),
   usage: Schema.optional(Schema.NullOr(Usage))
 })
