@@ -4,7 +4,8 @@
  */
 import { Content, EventBus, ModelProvider, type RunOutcome, Session, Toolbox } from "@agent-kernel/kernel"
 import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
-import { Anthropic, FakeProvider, FaultPlan, OpenAi, Transport } from "@agent-kernel/providers"
+import { Anthropic, OpenAi, Transport } from "@agent-kernel/providers"
+import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"

@@ -2,7 +2,7 @@
  * The bundled chaos scenarios: a fault plan for the fake provider, the real
  * MCP plugins to start, and the settings that make the recovery path show.
  */
-import { ChaosPlans, type FaultPlan } from "@agent-kernel/providers"
+import { ChaosPlans, type FaultPlan } from "@agent-kernel/providers/testing"
 import * as path from "node:path"
 
 /** A bundled example plugin. */
