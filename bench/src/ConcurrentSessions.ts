@@ -114,7 +114,12 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
   )
   return [
     Goal.judge(
-      Goal.make(`${sessions} sessions x ${turns} turns: wall ÷ plain loop's`, "at most", 5, "x"),
+      Goal.make(
+        `${sessions.toLocaleString("en-US")} sessions x ${turns} turns: wall ÷ plain loop's`,
+        "at most",
+        5,
+        "x"
+      ),
       Goal.ratio(kernelFigures?.wall, plainFigures?.wall)
     )
   ]

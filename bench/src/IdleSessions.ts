@@ -32,38 +32,37 @@ const toolSteps = 9 // ten turns: nine tool steps, then the answer
 
 const range = (count: number) => Array.from({ length: count }, (_, index) => index)
 
-/** Kilobytes per item that `make` leaves reachable. */
-const retainedPerItem = async (make: () => Promise<ReadonlyArray<unknown>>): Promise<number> => {
+/** The bytes that what `make` returns keeps reachable. */
+const retained = async (make: () => Promise<ReadonlyArray<unknown>>): Promise<number> => {
   const before = Measure.retainedHeap()
   const held = await make()
   const after = Measure.retainedHeap()
-  return (after - before) / 1_024 / held.length
+  return held.length === 0 ? Number.NaN : after - before
 }
 
 interface Case {
   readonly name: string
-  readonly measure: () => Promise<number>
+  readonly count: number
+  readonly make: () => Promise<ReadonlyArray<unknown>>
 }
 
 const idle = (count: number): Case => ({
-  name: `agent-kernel, ${count.toLocaleString("en-US")} idle sessions`,
-  measure: () =>
-    retainedPerItem(() =>
-      Effect.runPromise(Effect.forEach(range(count), () => KernelLoop.idle(toolSteps, { observed: false })))
-    )
+  name: "agent-kernel, idle sessions",
+  count,
+  make: () => Effect.runPromise(Effect.forEach(range(count), () => KernelLoop.idle(toolSteps, { observed: false })))
 })
 const idle1k = idle(1_000)
 const idle10k = idle(10_000)
 const withHistory: Case = {
-  name: "agent-kernel, 1,000 sessions holding a 10-turn history",
-  measure: () =>
-    retainedPerItem(() =>
-      Effect.runPromise(Effect.forEach(range(1_000), () => KernelLoop.runEffect(toolSteps, { observed: false })))
-    )
+  name: "agent-kernel, sessions holding a 10-turn history",
+  count: 1_000,
+  make: () =>
+    Effect.runPromise(Effect.forEach(range(1_000), () => KernelLoop.runEffect(toolSteps, { observed: false })))
 }
 const plainHistory: Case = {
-  name: "the same 10-turn history as plain objects, x 1,000",
-  measure: () => retainedPerItem(() => Promise.all(range(1_000).map(() => PlainLoop.run(toolSteps))))
+  name: "the same 10-turn history as plain objects",
+  count: 1_000,
+  make: () => Promise.all(range(1_000).map(() => PlainLoop.run(toolSteps)))
 }
 
 /**
@@ -75,23 +74,29 @@ const plainHistory: Case = {
 export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
   const cases = [idle1k, idle10k, withHistory, plainHistory]
   const samples = await Measure.interleave(
-    cases.map((each) => ({ name: each.name, samples: plan.rounds, measure: each.measure })),
+    cases.map((each) => ({ name: each.name, samples: plan.rounds, measure: () => retained(each.make) })),
     plan.rounds
   )
-  const kilobytes = new Map(cases.map((each, index) => [each, Measure.median(samples[index] ?? [])]))
-  console.log(`\nRetained heap per session, after full collections (median of ${plan.rounds} interleaved rounds)`)
+  const bytes = new Map(cases.map((each, index) => [each, Measure.median(samples[index] ?? [])]))
+  const perSession = (each: Case) => (bytes.get(each) ?? Number.NaN) / 1_024 / each.count
+  console.log(`\nRetained heap, after full collections (median of ${plan.rounds} interleaved rounds)`)
   console.log(
     Report.table(
-      ["case", "KB/session"],
-      cases.map((each) => [each.name, Report.figure(kilobytes.get(each))])
+      ["case", "sessions", "retained MB", "KB/session"],
+      cases.map((each) => [
+        each.name,
+        each.count.toLocaleString("en-US"),
+        Report.figure((bytes.get(each) ?? Number.NaN) / 1_024 / 1_024),
+        Report.figure(perSession(each))
+      ])
     )
   )
   return [
-    Goal.judge(Goal.make("idle session, 1,000 sessions", "less than", 8, "KB"), kilobytes.get(idle1k)),
-    Goal.judge(Goal.make("idle session, 10,000 sessions", "less than", 8, "KB"), kilobytes.get(idle10k)),
+    Goal.judge(Goal.make("idle session, 1,000 sessions", "less than", 8, "KB"), perSession(idle1k)),
+    Goal.judge(Goal.make("idle session, 10,000 sessions", "less than", 8, "KB"), perSession(idle10k)),
     Goal.judge(
       Goal.make("idle session flat: 10,000 ÷ 1,000", "at most", 1.2, "x"),
-      Goal.ratio(kilobytes.get(idle10k), kilobytes.get(idle1k))
+      Goal.ratio(perSession(idle10k), perSession(idle1k))
     )
   ]
 }

@@ -197,33 +197,34 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
   const kernelShort = short.get(observed)
   const kernelLong = long.get(observed)
   const label = "agent-kernel (observer + spans)"
+  const [shortName, longName] = [shortSteps, longSteps].map((steps) => steps.toLocaleString("en-US"))
   return [
-    Goal.judge(Goal.make(`${label} µs/step, ${shortSteps} steps`, "at most", 30, "µs"), kernelShort?.micros),
-    Goal.judge(Goal.make(`${label} µs/step, ${longSteps} steps`, "at most", 30, "µs"), kernelLong?.micros),
-    Goal.judge(Goal.make(`${label} KB/step, ${shortSteps} steps`, "at most", 20, "KB"), kernelShort?.kilobytes),
-    Goal.judge(Goal.make(`${label} KB/step, ${longSteps} steps`, "at most", 20, "KB"), kernelLong?.kilobytes),
+    Goal.judge(Goal.make(`${label} µs/step, ${shortName} steps`, "at most", 30, "µs"), kernelShort?.micros),
+    Goal.judge(Goal.make(`${label} µs/step, ${longName} steps`, "at most", 30, "µs"), kernelLong?.micros),
+    Goal.judge(Goal.make(`${label} KB/step, ${shortName} steps`, "at most", 20, "KB"), kernelShort?.kilobytes),
+    Goal.judge(Goal.make(`${label} KB/step, ${longName} steps`, "at most", 20, "KB"), kernelLong?.kilobytes),
     Goal.judge(
-      Goal.make(`flat: ${longSteps}-step ÷ ${shortSteps}-step time`, "at most", 1.2, "x"),
+      Goal.make(`flat: ${longName}-step ÷ ${shortName}-step time`, "at most", 1.2, "x"),
       Goal.ratio(kernelLong?.micros, kernelShort?.micros)
     ),
     Goal.judge(
-      Goal.make(`flat: ${longSteps}-step ÷ ${shortSteps}-step allocation`, "at most", 1.2, "x"),
+      Goal.make(`flat: ${longName}-step ÷ ${shortName}-step allocation`, "at most", 1.2, "x"),
       Goal.ratio(kernelLong?.kilobytes, kernelShort?.kilobytes)
     ),
     Goal.judge(
-      Goal.make(`AI SDK time ÷ agent-kernel's, ${shortSteps} steps`, "at least", 5, "x"),
+      Goal.make(`AI SDK time ÷ agent-kernel's, ${shortName} steps`, "at least", 5, "x"),
       Goal.ratio(short.get(aiSdk)?.micros, kernelShort?.micros)
     ),
     Goal.judge(
-      Goal.make(`AI SDK time ÷ agent-kernel's, ${longSteps} steps`, "at least", 50, "x"),
+      Goal.make(`AI SDK time ÷ agent-kernel's, ${longName} steps`, "at least", 50, "x"),
       Goal.ratio(long.get(aiSdk)?.micros, kernelLong?.micros)
     ),
     Goal.judge(
-      Goal.make(`@effect/ai time ÷ agent-kernel's, ${shortSteps} steps`, "more than", 1, "x"),
+      Goal.make(`@effect/ai time ÷ agent-kernel's, ${shortName} steps`, "more than", 1, "x"),
       Goal.ratio(short.get(effectAi)?.micros, kernelShort?.micros)
     ),
     Goal.judge(
-      Goal.make(`@effect/ai time ÷ agent-kernel's, ${longSteps} steps`, "more than", 1, "x"),
+      Goal.make(`@effect/ai time ÷ agent-kernel's, ${longName} steps`, "more than", 1, "x"),
       Goal.ratio(long.get(effectAi)?.micros, kernelLong?.micros)
     )
   ]
