@@ -3,9 +3,9 @@
  * Vercel AI SDK 6 and @effect/ai 0.37, side by side in one process, with the
  * goals printed beside the figures and judged from them.
  *
- * Run: `npx -y pnpm@12.4.2 bench` (about 3 minutes on a 2-core machine), or
- * `npx -y pnpm@12.4.2 bench --quick` (under a minute: fewer rounds, and no
- * 2,000-step run of the AI SDK or @effect/ai).
+ * Run: `npx -y pnpm@12.4.2 bench` (about 2 minutes on a 2-core machine at
+ * load 6, nearly 4 at load 12), or `npx -y pnpm@12.4.2 bench --quick` (under
+ * a minute: fewer rounds, and no 2,000-step run of the AI SDK or @effect/ai).
  *
  * What every loop does (`Script.ts`): a zero-latency model asks for one call
  * of one tool per response, `steps` times, then answers with text; the tool
