@@ -34,8 +34,9 @@
  * - @effect/ai has no agent loop; the loop is `generateText` with a Toolkit
  *   (the library runs the tool), the response parts appended to the Prompt.
  *   It builds its response Schema anew and decodes with it on every call,
- *   which is most of its cost; that is the library as shipped. Its 2,000-step
- *   run is also sampled once.
+ *   which is most of its cost; that is the library as shipped. Its spans go
+ *   to the same default tracer as the kernel's. Its 2,000-step run is also
+ *   sampled once.
  * - agent-kernel runs through its public API with its defaults (metrics on,
  *   spans on Effect's default tracer), one `Session.make` and `run` per run.
  *
