@@ -29,6 +29,7 @@ import * as AiError from "@effect/ai/AiError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
 import * as Errors from "./internal/errors.js"
 
 /**
@@ -185,6 +186,17 @@ export const fromFailure = (
 const describe = (error: { readonly description?: string | undefined }, fallback: string): string =>
   error.description ?? fallback
 
+/** The cause an `AiError` kept (a parse error's issues, a thrown error's message), shortened for `details`. */
+const causeOf = (cause: unknown): { readonly cause?: string } => {
+  if (cause === undefined) return {}
+  const text = ParseResult.isParseError(cause)
+    ? ParseResult.TreeFormatter.formatErrorSync(cause)
+    : cause instanceof Error
+      ? cause.message
+      : String(cause)
+  return { cause: text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text }
+}
+
 /**
  * The `ModelError` for an `AiError`. See the module's table.
  *
@@ -243,6 +255,7 @@ export const toModelError = (error: AiError.AiError, options: Options): Effect.E
           details: {
             rule: "effect_ai.malformed_input",
             ...source,
+            ...causeOf(error.cause),
             note: "raised before sending: the same input would fail the same way"
           }
         })
@@ -254,6 +267,7 @@ export const toModelError = (error: AiError.AiError, options: Options): Effect.E
           details: {
             rule: "effect_ai.malformed_output",
             ...source,
+            ...causeOf(error.cause),
             note: "@effect/ai keeps no HTTP status, headers or body for an undecodable response, so it cannot be classified; not retried"
           }
         })
@@ -265,6 +279,7 @@ export const toModelError = (error: AiError.AiError, options: Options): Effect.E
           details: {
             rule: "effect_ai.unknown",
             ...source,
+            ...causeOf(error.cause),
             note: "UnknownError carries no status or body to classify; not retried"
           }
         })
