@@ -5,13 +5,12 @@
  */
 import type { Content, ModelProvider } from "@agent-kernel/kernel"
 import type * as Response from "@effect/ai/Response"
-import type * as Tool from "@effect/ai/Tool"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
-/** The parts of a `generateText` answer whose tools the kernel described. */
-export type Parts = ReadonlyArray<Response.Part<Record<string, Tool.Any>>>
+/** The parts of a `generateText` answer. */
+export type Parts = ReadonlyArray<Response.AnyPart>
 
 /** A finish reason the kernel cannot continue from. */
 export interface Unusable {
