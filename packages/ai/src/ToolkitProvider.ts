@@ -34,9 +34,12 @@ const render = (value: unknown): string => {
   return JSON.stringify(value) ?? String(value)
 }
 
-/** A failure as the model reads it: an error's message, or the value as JSON (a tagged error's fields). */
+/**
+ * A failure as the model reads it: a tagged error as JSON (its tag and
+ * fields), another error's message, any other value as JSON.
+ */
 const describe = (error: unknown): string =>
-  error instanceof Error && error.message !== "" ? error.message : render(error)
+  error instanceof Error && error.message !== "" && !("_tag" in error) ? error.message : render(error)
 
 const issuesOf = (error: AiError.AiError): string => {
   const cause = "cause" in error ? error.cause : undefined
