@@ -30,6 +30,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
+import * as Redacted from "effect/Redacted"
 import * as Errors from "./internal/errors.js"
 
 /**
@@ -59,6 +60,8 @@ export interface Options {
   readonly dialect?: Dialect | undefined
   /** Retry hints above this are ignored (default: `RetryAfter.defaultMax`). */
   readonly retryAfter?: RetryAfter.Options | undefined
+  /** Secrets (API keys) to replace with `<redacted>` wherever a server echoed them into the error. */
+  readonly redact?: ReadonlyArray<Redacted.Redacted<string>> | undefined
 }
 
 /**
@@ -131,21 +134,24 @@ interface Fields {
 }
 
 const build = (category: ModelError.Category, options: Options, fields: Fields): ModelError.ModelError => {
+  const secrets = (options.redact ?? []).map(Redacted.value)
+  const details: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(fields.details)) details[key] = Errors.scrubDeep(secrets, value)
   const common: ModelError.ModelErrorFields = {
     provider: options.provider,
     model: options.model,
-    message: fields.message,
+    message: Errors.scrub(secrets, fields.message),
     status: fields.status,
     retryAfter: fields.retryAfter,
     retryable: fields.retryable,
-    details: fields.details
+    details
   }
   if (category !== "context_length_exceeded") return ModelError.make(category, common)
   return new ModelError.ContextLengthExceeded({
     provider: common.provider,
     model: common.model,
     message: common.message,
-    details: fields.details,
+    details,
     ...(fields.status !== undefined ? { status: fields.status } : {}),
     ...(fields.retryAfter !== undefined ? { retryAfter: fields.retryAfter } : {}),
     ...(fields.retryable !== undefined ? { retryable: fields.retryable } : {}),

@@ -33,6 +33,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as AiErrors from "./AiErrors.js"
 import * as Prompt from "./internal/prompt.js"
@@ -62,6 +63,11 @@ export interface Options {
   /** Applies the request's model and `max_output_tokens`; see the module docs. */
   readonly configure?: Configure | undefined
   readonly retryAfter?: RetryAfter.Options | undefined
+  /**
+   * Secrets to redact from errors. The credentials a request carried are
+   * redacted anyway when the client is built on `SingleRequest.layer`.
+   */
+  readonly redact?: ReadonlyArray<Redacted.Redacted<string>> | undefined
 }
 
 const blockedNote =
@@ -80,12 +86,17 @@ export const fromLanguageModel = (
   const name = options.name ?? "effect-ai"
   return ModelProvider.make(name, (request) =>
     Effect.gen(function* () {
-      const errorOptions: AiErrors.Options = {
-        provider: name,
-        model: request.model,
-        dialect: options.dialect,
-        retryAfter: options.retryAfter
-      }
+      const attempt = yield* SingleRequest.makeAttempt
+      const errorOptions = Effect.map(
+        Ref.get(attempt.credentials),
+        (credentials): AiErrors.Options => ({
+          provider: name,
+          model: request.model,
+          dialect: options.dialect,
+          retryAfter: options.retryAfter,
+          redact: [...(options.redact ?? []), ...credentials]
+        })
+      )
       const refuse = (message: string, details: Record<string, unknown>) =>
         Effect.fail(ModelError.make("invalid_request", { provider: name, model: request.model, message, details }))
       if (options.configure === undefined && request.max_output_tokens !== undefined) {
@@ -101,7 +112,6 @@ export const fromLanguageModel = (
         })
       }
       const configure = options.configure?.(request) ?? (<A, E, R>(self: Effect.Effect<A, E, R>) => self)
-      const attempt = yield* SingleRequest.makeAttempt
       const answer = yield* model
         .generateText({
           prompt: converted.right.prompt,
@@ -111,9 +121,16 @@ export const fromLanguageModel = (
         .pipe(
           configure,
           Effect.provideService(SingleRequest.CurrentAttempt, attempt),
-          Effect.catchAll((error) => Effect.flatMap(AiErrors.toModelError(error, errorOptions), Effect.fail)),
+          Effect.catchAll((error) =>
+            errorOptions.pipe(
+              Effect.flatMap((mapping) => AiErrors.toModelError(error, mapping)),
+              Effect.flatMap(Effect.fail)
+            )
+          ),
           Effect.catchSomeDefect((defect) =>
-            SingleRequest.isResendBlocked(defect) ? Option.some(blocked(attempt, errorOptions)) : Option.none()
+            SingleRequest.isResendBlocked(defect)
+              ? Option.some(Effect.flatMap(errorOptions, (mapping) => blocked(attempt, mapping)))
+              : Option.none()
           )
         )
       const response = Response.toResponse(answer.content, request.model)

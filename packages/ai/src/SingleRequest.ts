@@ -26,6 +26,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import type * as AiErrors from "./AiErrors.js"
 import * as Errors from "./internal/errors.js"
@@ -40,6 +41,8 @@ import * as Errors from "./internal/errors.js"
 export interface Attempt {
   readonly sent: Ref.Ref<number>
   readonly firstFailure: Ref.Ref<Option.Option<AiErrors.Failure>>
+  /** The credentials the request carried, so that an error echoing them can be redacted. */
+  readonly credentials: Ref.Ref<ReadonlyArray<Redacted.Redacted<string>>>
 }
 
 /**
@@ -86,8 +89,12 @@ export const isResendBlocked = (u: unknown): u is ResendBlocked => u instanceof 
  * @category constructors
  */
 export const makeAttempt: Effect.Effect<Attempt> = Effect.map(
-  Effect.all([Ref.make(0), Ref.make(Option.none<AiErrors.Failure>())]),
-  ([sent, firstFailure]) => ({ sent, firstFailure })
+  Effect.all([
+    Ref.make(0),
+    Ref.make(Option.none<AiErrors.Failure>()),
+    Ref.make<ReadonlyArray<Redacted.Redacted<string>>>([])
+  ]),
+  ([sent, firstFailure, credentials]) => ({ sent, firstFailure, credentials })
 )
 
 const recordResponse = (attempt: Attempt, response: HttpClientResponse.HttpClientResponse) =>
@@ -118,9 +125,9 @@ const recordError = (attempt: Attempt, error: HttpClientError.HttpClientError) =
 
 /**
  * Wraps a client: within an attempt, the first request goes out (its
- * failure is recorded; an error body is read once, and the platform's
- * responses cache it for the client above), and any further one dies with
- * `ResendBlocked`.
+ * credentials and its failure are recorded; an error body is read once,
+ * and the platform's responses cache it for the client above), and any
+ * further one dies with `ResendBlocked`.
  *
  * @since 0.1.0
  * @category combinators
@@ -134,7 +141,8 @@ export const guard = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
         (sent) =>
           sent > 0
             ? Effect.die(new ResendBlocked({ method: request.method, url: request.url }))
-            : effect.pipe(
+            : Ref.set(attempt.credentials, Errors.credentialsOf(request.headers).map(Redacted.make)).pipe(
+                Effect.zipRight(effect),
                 Effect.tapError((error) => recordError(attempt, error)),
                 Effect.tap((response) =>
                   response.status >= 200 && response.status < 300 ? Effect.void : recordResponse(attempt, response)

@@ -11,7 +11,7 @@ import { Content } from "@agent-kernel/kernel"
 import { ChaosPlans, FaultPlan } from "@agent-kernel/providers"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { apis, ofType, run } from "./support.js"
+import { apis, KEY, ofType, run } from "./support.js"
 
 const assistantTexts = (history: Content.History) =>
   history.filter((message) => message.role === "assistant").map(Content.textOf)
@@ -86,6 +86,20 @@ describe.each(apis)("kernel + adapter + @effect/ai %s client + fake server", (ap
       expect(outcome.status).toBe("quota_exceeded")
       expect(ofType(events, "fallback")).toHaveLength(0)
       expect(yield* server.requests).toHaveLength(1)
+    })
+  )
+
+  it.scoped("an API key the server echoes into its error never reaches the kernel's error or events", () =>
+    Effect.gen(function* () {
+      const { outcome, events } = yield* run(
+        api,
+        FaultPlan.make([{ kind: "error", status: 401, error_type: "authentication_error", echo_key: true }])
+      )
+      expect(outcome.status).toBe("auth_error")
+      expect(outcome.error?.message).toContain("<redacted>")
+      const everything = JSON.stringify({ error: outcome.error, events })
+      expect(everything).not.toContain(KEY)
+      expect(everything).not.toContain(KEY.slice(8))
     })
   )
 

@@ -160,11 +160,11 @@ const toResponse = (completion: typeof ChatCompletion.Type) => {
 
 const passedHeaders = ["content-type", "retry-after", "retry-after-ms", "x-should-retry"]
 
-const forward = async (target: string, raw: string, res: NodeHttp.ServerResponse) => {
+const forward = async (target: string, raw: string, authorization: string, res: NodeHttp.ServerResponse) => {
   const request = Schema.decodeUnknownSync(ResponsesRequest)(JSON.parse(raw))
   const upstream = await fetch(`${target}/chat/completions`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", authorization },
     body: JSON.stringify(toChat(request))
   })
   const text = await upstream.text()
@@ -189,10 +189,12 @@ export const make = (target: string): Effect.Effect<string, never, Scope.Scope> 
         const parts: Array<Buffer> = []
         req.on("data", (part: Buffer) => parts.push(part))
         req.on("end", () => {
-          forward(target, Buffer.concat(parts).toString("utf8"), res).catch((error: unknown) => {
-            if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" })
-            res.end(JSON.stringify({ error: { message: `responses front: ${String(error)}`, type: "front_error" } }))
-          })
+          forward(target, Buffer.concat(parts).toString("utf8"), req.headers.authorization ?? "", res).catch(
+            (error: unknown) => {
+              if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" })
+              res.end(JSON.stringify({ error: { message: `responses front: ${String(error)}`, type: "front_error" } }))
+            }
+          )
         })
       })
       server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))

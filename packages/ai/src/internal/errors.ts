@@ -147,3 +147,32 @@ export const unreadableCategory = (status: number): ModelError.Category =>
 /** `x-should-retry: false` forbids retrying, as the official SDKs read it. */
 export const retryableOf = (headers: Readonly<Record<string, string>>): false | undefined =>
   headers["x-should-retry"]?.trim().toLowerCase() === "false" ? false : undefined
+
+const REDACTED = "<redacted>"
+
+/** Replaces every occurrence of each secret (of four characters or more) in a string. */
+export const scrub = (secrets: ReadonlyArray<string>, text: string): string =>
+  secrets.reduce((out, secret) => (secret.length >= 4 ? out.split(secret).join(REDACTED) : out), text)
+
+/** Replaces the secrets everywhere inside a JSON-like value, keys included. */
+export const scrubDeep = (secrets: ReadonlyArray<string>, value: unknown): unknown => {
+  if (secrets.length === 0) return value
+  if (typeof value === "string") return scrub(secrets, value)
+  if (Array.isArray(value)) return value.map((item) => scrubDeep(secrets, item))
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {}
+    for (const [key, item] of Object.entries(value)) out[scrub(secrets, key)] = scrubDeep(secrets, item)
+    return out
+  }
+  return value
+}
+
+const credentialHeaders = new Set(["authorization", "x-api-key", "api-key", "proxy-authorization"])
+
+/** The credentials a request carries in its headers (a bearer token without its scheme too). */
+export const credentialsOf = (headers: Readonly<Record<string, string>>): ReadonlyArray<string> =>
+  Object.entries(headers).flatMap(([name, value]) => {
+    if (!credentialHeaders.has(name.toLowerCase())) return []
+    const token = /^\s*(?:bearer|basic)\s+(.+)$/i.exec(value)?.[1]
+    return token === undefined ? [value] : [value, token]
+  })
