@@ -203,6 +203,28 @@ const causeOf = (cause: unknown): { readonly cause?: string } => {
   return { cause: text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text }
 }
 
+/** The variants that carry no response: their category, and why it is the one. */
+const withoutResponse = {
+  MalformedInput: {
+    category: "invalid_request",
+    rule: "effect_ai.malformed_input",
+    fallback: "the request could not be expressed for this provider",
+    note: "raised before sending: the same input would fail the same way"
+  },
+  MalformedOutput: {
+    category: "unknown",
+    rule: "effect_ai.malformed_output",
+    fallback: "the response did not decode",
+    note: "@effect/ai keeps no HTTP status, headers or body for an undecodable response, so it cannot be classified; not retried"
+  },
+  UnknownError: {
+    category: "unknown",
+    rule: "effect_ai.unknown",
+    fallback: "an error occurred",
+    note: "UnknownError carries no status or body to classify; not retried"
+  }
+} as const satisfies Record<string, { readonly category: ModelError.Category } & Record<string, string>>
+
 /**
  * The `ModelError` for an `AiError`. See the module's table.
  *
@@ -255,41 +277,16 @@ export const toModelError = (error: AiError.AiError, options: Options): Effect.E
         )
       )
     case "MalformedInput":
-      return Effect.succeed(
-        build("invalid_request", options, {
-          message: `MalformedInput: ${describe(error, "the request could not be expressed for this provider")}`,
-          details: {
-            rule: "effect_ai.malformed_input",
-            ...source,
-            ...causeOf(error.cause),
-            note: "raised before sending: the same input would fail the same way"
-          }
-        })
-      )
     case "MalformedOutput":
+    case "UnknownError": {
+      const { category, rule, fallback, note } = withoutResponse[error._tag]
       return Effect.succeed(
-        build("unknown", options, {
-          message: `MalformedOutput: ${describe(error, "the response did not decode")}`,
-          details: {
-            rule: "effect_ai.malformed_output",
-            ...source,
-            ...causeOf(error.cause),
-            note: "@effect/ai keeps no HTTP status, headers or body for an undecodable response, so it cannot be classified; not retried"
-          }
+        build(category, options, {
+          message: `${error._tag}: ${describe(error, fallback)}`,
+          details: { rule, ...source, ...causeOf(error.cause), note }
         })
       )
-    case "UnknownError":
-      return Effect.succeed(
-        build("unknown", options, {
-          message: `UnknownError: ${describe(error, "an error occurred")}`,
-          details: {
-            rule: "effect_ai.unknown",
-            ...source,
-            ...causeOf(error.cause),
-            note: "UnknownError carries no status or body to classify; not retried"
-          }
-        })
-      )
+    }
   }
 }
 

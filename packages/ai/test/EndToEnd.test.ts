@@ -13,20 +13,20 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { apis, KEY, ofType, run } from "./support.js"
 
+/** A 429 asking for 3 s (a status retryTransient re-sends at once), then a tool round trip. */
+const rateLimitedThenHappy = FaultPlan.make([
+  { kind: "error", status: 429, error_type: "rate_limit_error", headers: { "retry-after": "3" } },
+  { kind: "happy" },
+  { kind: "happy" }
+])
+
 const assistantTexts = (history: Content.History) =>
   history.filter((message) => message.role === "assistant").map(Content.textOf)
 
 describe.each(apis)("kernel + adapter + @effect/ai %s client + fake server", (api) => {
   it.scoped("retry-after is the floor: one request per attempt, the retry no sooner than the server asked", () =>
     Effect.gen(function* () {
-      const { outcome, events, server } = yield* run(
-        api,
-        FaultPlan.make([
-          { kind: "error", status: 429, error_type: "rate_limit_error", headers: { "retry-after": "3" } },
-          { kind: "happy" },
-          { kind: "happy" }
-        ])
-      )
+      const { outcome, events, server } = yield* run(api, rateLimitedThenHappy)
       expect(outcome.status).toBe("completed")
       const retries = ofType(events, "retry_scheduled")
       expect(retries.map((e) => [e.category, e.retry_after_ms, e.delay_ms, e.source])).toEqual([
@@ -185,15 +185,7 @@ describe.each(apis)("kernel + adapter + @effect/ai %s client + fake server", (ap
 describe.each(apis)("the hazard SingleRequest removes (%s)", (api) => {
   it.scoped("without the guard, the client's retryTransient re-sends a 429 at once and the kernel never sees it", () =>
     Effect.gen(function* () {
-      const { outcome, events, server } = yield* run(
-        api,
-        FaultPlan.make([
-          { kind: "error", status: 429, error_type: "rate_limit_error", headers: { "retry-after": "3" } },
-          { kind: "happy" },
-          { kind: "happy" }
-        ]),
-        { guarded: false }
-      )
+      const { outcome, events, server } = yield* run(api, rateLimitedThenHappy, { guarded: false })
       expect(outcome.status).toBe("completed")
       expect(ofType(events, "retry_scheduled")).toHaveLength(0)
       const requests = yield* server.requests
