@@ -189,12 +189,10 @@ export const make = (target: string): Effect.Effect<string, never, Scope.Scope> 
         const parts: Array<Buffer> = []
         req.on("data", (part: Buffer) => parts.push(part))
         req.on("end", () => {
-          forward(target, Buffer.concat(parts).toString("utf8"), req.headers.authorization ?? "", res).catch(
-            (error: unknown) => {
-              if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" })
-              res.end(JSON.stringify({ error: { message: `responses front: ${String(error)}`, type: "front_error" } }))
-            }
-          )
+          forward(target, Buffer.concat(parts).toString("utf8"), req.headers.authorization ?? "", res).catch(() => {
+            // The fake server reset the connection (or answered nonsense): pass the reset on.
+            req.socket.destroy()
+          })
         })
       })
       server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
