@@ -3,7 +3,7 @@
  * The consumer check: what an Effect app gets when it installs agent-kernel
  * from tarballs with plain npm.
  *
- * 1. Packs the three packages with pnpm (each `prepack` builds its dist/)
+ * 1. Packs every package under packages/ with pnpm (each `prepack` builds its dist/)
  *    and checks each tarball: no test, bench or fixture file, every `exports`
  *    target present, no `workspace:` or `catalog:` range left.
  * 2. For each version set, `lowest` and `newest`: resolves every `effect` and
@@ -116,7 +116,7 @@ const seconds = (started) => `${((Date.now() - started) / 1000).toFixed(1)} s`
  */
 
 /**
- * Packs the three packages as the README's "Install in your app" does (each
+ * Packs every package as the README's "Install in your app" does (each
  * package's prepack builds its dist/ first), and checks each tarball.
  * @param {string} packs
  */
@@ -128,7 +128,7 @@ const pack = async (packs) => {
   const command = ["-y", "pnpm@12.4.2", "-r", "--filter", "./packages/**", "pack", "--pack-destination", packs]
   log.line(`$ npx ${command.join(" ")}`)
   const result = await run("npx", command)
-  if (!log.record("pnpm pack of the three packages", result.ok, result.ok ? undefined : result.output)) {
+  if (!log.record("pnpm pack of every package", result.ok, result.ok ? undefined : result.output)) {
     log.flush()
     return packed
   }
@@ -362,7 +362,7 @@ const main = async () => {
   fs.mkdirSync(packs)
   try {
     const packed = await pack(packs)
-    if (packed.length === 3) {
+    if (packed.length === fs.readdirSync(path.join(root, "packages")).length) {
       /** The ranges our packages ask of `effect` and `@effect/*`. */
       const rootRanges = new Map()
       const log = makeLog()

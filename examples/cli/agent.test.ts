@@ -3,27 +3,22 @@
  * HTTP and real MCP plugin processes. Assertions read its JSON events, its
  * stderr and its exit code, never its timing.
  *
- * The command runs as users run it: node on the bundle of these sources,
- * which `scripts/build-cli.mjs --if-stale` rebuilds first when a source
- * changed. Through tsx each start cost seconds of CPU (it loads a thousand
- * modules through its hooks); on a shared machine that starved the runner.
+ * The command runs as users run it: node on the bundle of these sources (see
+ * testBundle.ts).
  */
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { execFileSync, spawn } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { outcomeOf } from "./exitCodes.js"
+import { ensureBundle, entry } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
-const entry = path.join(root, "examples/dist/agent.mjs")
-
-beforeAll(() => {
-  execFileSync(process.execPath, [path.join(root, "scripts/build-cli.mjs"), "--if-stale"], { cwd: root })
-})
+beforeAll(ensureBundle)
 
 interface Result {
   readonly code: number | null
@@ -455,7 +450,9 @@ describe("agent CLI: bounded input", () => {
 
   it("--settings on a FIFO with no writer ends with exit 2 at its time bound", async () => {
     const fifo = path.join(dir, "settings.fifo")
-    execFileSync("mkfifo", [fifo])
+    await new Promise((resolve, reject) =>
+      execFile("mkfifo", [fifo], (error) => (error === null ? resolve(undefined) : reject(error)))
+    )
     const result = await cli(["--settings", fifo, "--prompt", "hi"])
     assert.strictEqual(result.code, 2)
     assert.match(result.stderr, /^agent: cannot read settings file .*settings\.fifo: .*no end of file after 5s.*\n$/)

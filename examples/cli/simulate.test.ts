@@ -3,19 +3,16 @@
  * runs it, plus the pure pieces of its report.
  */
 import { assert, beforeAll, describe, it } from "@effect/vitest"
-import { execFile, execFileSync } from "node:child_process"
+import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { asciiHistogram, histogram, percentile } from "./simulate.js"
+import { ensureBundle, entry } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
-// node on the bundle of these sources, rebuilt first when a source changed (see agent.test.ts).
-const entry = path.join(root, "examples/dist/agent.mjs")
-
-beforeAll(() => {
-  execFileSync(process.execPath, [path.join(root, "scripts/build-cli.mjs"), "--if-stale"], { cwd: root })
-})
+// node on the bundle of these sources (see testBundle.ts).
+beforeAll(ensureBundle)
 
 interface Result {
   readonly code: number
