@@ -19,6 +19,7 @@ export interface Scenario {
   readonly expected: string
 }
 
+// examples/cli/ for the sources, examples/dist/ for the bundle (scripts/build-cli.mjs): one level below either way.
 const examples = path.resolve(import.meta.dirname, "..")
 
 /** How to start a bundled plugin: plain node (the plugins are type-checked JavaScript, so no loader slows a respawn). */

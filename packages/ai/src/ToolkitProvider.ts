@@ -18,15 +18,17 @@
  *
  * @since 0.1.0
  */
-import type { ModelProvider } from "@agent-kernel/kernel"
+import type { ModelProvider, Toolbox } from "@agent-kernel/kernel"
 import { PluginError, PluginToolbox, type ToolProvider } from "@agent-kernel/plugins"
 import * as AiError from "@effect/ai/AiError"
 import * as Tool from "@effect/ai/Tool"
 import type * as Toolkit from "@effect/ai/Toolkit"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
+import type * as Scope from "effect/Scope"
 
 const render = (value: unknown): string => {
   if (typeof value === "string") return value
@@ -149,4 +151,8 @@ export const layerToolbox = <Tools extends Record<string, Tool.Any>>(
   name: string,
   toolkit: Toolkit.Toolkit<Tools>,
   settings?: Partial<PluginToolbox.ToolSettings>
-) => PluginToolbox.layer({ providers: [make(name, toolkit)], settings })
+): Layer.Layer<
+  Toolbox.Toolbox,
+  never,
+  Exclude<Tool.HandlersFor<Tools> | Tool.Requirements<Tools[keyof Tools]>, Scope.Scope>
+> => PluginToolbox.layer({ providers: [make(name, toolkit)], settings })

@@ -5,6 +5,7 @@
  */
 import { ModelError, type ModelProvider } from "@agent-kernel/kernel"
 import { Anthropic, OpenAi, Transport } from "@agent-kernel/providers"
+import { NodeTransport } from "@agent-kernel/providers/node"
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { AiError } from "@effect/ai"
 import { describe, expect, it } from "@effect/vitest"
@@ -283,7 +284,7 @@ describe("AiErrors.toAiError", () => {
 
   it.scoped("an error the kernel's own providers classify comes back to the same category, hint and counts", () =>
     Effect.gen(function* () {
-      const transport = yield* Transport.make()
+      const transport = yield* NodeTransport.make()
       for (const { api, step } of cases) {
         const server = yield* Effect.orDie(FakeProvider.make(FaultPlan.make([step])))
         const common = { apiKey: Redacted.make(KEY), stream: false }

@@ -123,11 +123,12 @@ export const errorFacts: (body: unknown) => Option.Option<Omit<Classification.Fa
  *
  * @example
  * ```ts
- * import { Anthropic, Transport } from "@agent-kernel/providers"
+ * import { Anthropic } from "@agent-kernel/providers"
+ * import { NodeTransport } from "@agent-kernel/providers/node"
  * import { Effect, Layer } from "effect"
  *
  * const ModelLive = Anthropic.layer({ stream: true, timeouts: { idle: "30 seconds" } }).pipe(
- *   Layer.provide(Transport.layer())
+ *   Layer.provide(NodeTransport.layer())
  * )
  * ```
  *
@@ -167,7 +168,8 @@ export const make = (
   })
 
 /**
- * The provider as a layer. Requires a `Transport` (usually `Transport.layer()`).
+ * The provider as a layer. Requires a `Transport`: `NodeTransport.layer()` on Node, or
+ * `Transport.layerHttpClient` over any `HttpClient`.
  *
  * @since 0.1.0
  * @category layers

@@ -162,12 +162,13 @@ export const errorFacts: (body: unknown) => Option.Option<Omit<Classification.Fa
  *
  * @example
  * ```ts
- * import { OpenAi, Transport } from "@agent-kernel/providers"
+ * import { OpenAi } from "@agent-kernel/providers"
+ * import { NodeTransport } from "@agent-kernel/providers/node"
  * import { Layer } from "effect"
  *
  * // An OpenAI-compatible server (vLLM, Ollama...) through its base URL.
  * const ModelLive = OpenAi.layer({ baseUrl: "http://localhost:11434/v1", maxTokensField: "max_tokens" }).pipe(
- *   Layer.provide(Transport.layer())
+ *   Layer.provide(NodeTransport.layer())
  * )
  * ```
  *
@@ -206,7 +207,8 @@ export const make = (
   })
 
 /**
- * The provider as a layer. Requires a `Transport` (usually `Transport.layer()`).
+ * The provider as a layer. Requires a `Transport`: `NodeTransport.layer()` on Node, or
+ * `Transport.layerHttpClient` over any `HttpClient`.
  *
  * @since 0.1.0
  * @category layers

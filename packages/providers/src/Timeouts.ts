@@ -3,7 +3,7 @@
  * `Timeout` error (transient):
  *
  * - `connect`: from sending until the socket is connected (TCP, plus TLS for
- *   https). Only observable with `Transport.layer`.
+ *   https). Only observable with `NodeTransport.layer`.
  * - `firstByte`: from connected until the response status and headers arrive.
  *   For a non-streaming call the server generates the whole answer first, so
  *   this one is long by default.

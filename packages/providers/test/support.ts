@@ -13,6 +13,7 @@ import * as TestClock from "effect/TestClock"
 import type * as Duration from "effect/Duration"
 import { Anthropic, OpenAi, type Timeouts, Transport } from "../src/index.js"
 import { FakeProvider, type FaultPlan } from "../src/testing/index.js"
+import { NodeTransport } from "../src/node/index.js"
 
 export const KEY = "sk-test-Sup3rSecretKey-0123456789abcdef"
 
@@ -29,7 +30,7 @@ export interface SetupOptions {
   readonly stream?: boolean
   readonly timeouts?: Timeouts.Options
   readonly maxBodyBytes?: number
-  readonly transport?: Transport.Options
+  readonly transport?: NodeTransport.Options
   readonly baseUrl?: string
 }
 
@@ -40,7 +41,7 @@ export const providerAt = (
   options?: SetupOptions
 ): Effect.Effect<ModelProvider.ModelProvider["Type"], never, Scope.Scope> =>
   Effect.gen(function* () {
-    const transport = yield* Transport.make(options?.transport)
+    const transport = yield* NodeTransport.make(options?.transport)
     const common = {
       apiKey: Redacted.make(KEY),
       stream: options?.stream ?? true,
