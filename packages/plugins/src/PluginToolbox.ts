@@ -21,6 +21,7 @@ import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
@@ -140,9 +141,16 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
             })
           )
         )
-        return Effect.raceFirst(
+        return Effect.raceWith(
           Effect.locally(effect, ToolProvider.CancelReason, () => reason),
-          timer
+          timer,
+          {
+            // The answer does not wait for the timer to be torn down: on a crash that wait was the
+            // largest part of the time from the process's death to the error result.
+            onSelfDone: (exit, timerFiber) => Effect.zipRight(Fiber.interruptFork(timerFiber), exit),
+            // A timed-out call is interrupted, and so cancelled (the server is told why), before the answer.
+            onOtherDone: (exit, callFiber) => Effect.zipRight(Fiber.interrupt(callFiber), exit)
+          }
         ).pipe(
           // Only an interruption from outside reaches here (a timeout is a failure): the run was
           // stopped, and so is whatever the provider was doing for it. The next call respawns.
