@@ -30,8 +30,8 @@ describe("McpStdio against the fixture server", () => {
       expect((yield* provider.stats).spawns).toBe(0)
       expect(yield* provider.ping).toBe(false)
       const tools = yield* box.definitions
-      // 19 tools come in pages of 4.
-      expect(tools).toHaveLength(19)
+      // 22 tools come in pages of 4.
+      expect(tools).toHaveLength(22)
       expect(tools.map((t) => t.name)).toContain("extra-4")
       expect(tools.find((t) => t.name === "echo")?.input_schema).toMatchObject({ required: ["text"] })
       const stats = yield* provider.stats
@@ -53,7 +53,7 @@ describe("McpStdio against the fixture server", () => {
       yield* eventually(() => Effect.runSync(provider.changed), "the list_changed notification")
       const names = (yield* box.definitions).map((t) => t.name)
       expect(names).toContain("brand-new")
-      expect(names).toHaveLength(20)
+      expect(names).toHaveLength(23)
       expect(yield* provider.changed).toBe(false)
       expect((yield* box.invoke(use("brand-new"))).content).toContain("not found")
       expect((yield* provider.stats).spawns).toBe(1)
