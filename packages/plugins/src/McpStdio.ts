@@ -302,20 +302,21 @@ export const make = (
       run: (signal: AbortSignal) => Promise<A>
     ): Effect.Effect<A, PluginError.PluginError> =>
       Effect.flatMap(FiberRef.get(ToolProvider.CancelReason), (reason) =>
-        Effect.async<A, PluginError.PluginError>((resume) => {
+        Effect.async<A, unknown>((resume) => {
           const controller = new AbortController()
           run(controller.signal).then(
             (value) => resume(Effect.succeed(value)),
-            (error) => resume(Effect.fail(fromRequestError(provider, tool, error)))
+            (error: unknown) => resume(Effect.fail(error))
           )
           return Effect.sync(() => controller.abort(reason()))
         })
       ).pipe(
+        // Decided only now, so a call failed by a crash builds one error, the crash's.
         Effect.catchAll((error) =>
           Effect.flatMap(Deferred.poll(conn.proc.ended), (end) =>
             end._tag === "Some"
               ? Effect.flatMap(end.value, (how) => Effect.fail(endError(conn.proc, how, during)))
-              : Effect.fail(error)
+              : Effect.fail(fromRequestError(provider, tool, error))
           )
         )
       )

@@ -28,7 +28,7 @@ import type * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as PluginError from "../PluginError.js"
 import * as Procfs from "./procfs.js"
@@ -163,27 +163,41 @@ export const spawn = (
 
     const end = (how: End) =>
       Effect.gen(function* () {
-        if (yield* Deferred.isDone(ended)) return false
-        // What it wrote just before dying is the most useful part of a crash report.
-        if (how._tag === "Exited" && !(yield* Deferred.isDone(stderrDone))) {
-          yield* Effect.raceFirst(Deferred.await(stderrDone), Procfs.wallSleep(50))
-        }
         if (!(yield* Deferred.succeed(ended, how))) return false
         yield* options.onEnd(how)
         return true
       })
 
-    // A crashed plugin's processes get no grace: a grandchild may be holding the pipes. The
-    // signals wait for the next turn of the event loop, so the calls failed by `onEnd` answer
-    // first: a kill is a system call (and an exception when the group is gone already).
+    // A crashed plugin's processes get no grace. What it wrote just before dying is the most useful
+    // part of a crash report: when stderr is still open (a launcher or a grandchild may hold it),
+    // the group is killed first and the end waits, briefly, for the last bytes. Otherwise the end
+    // comes first and the signals wait for the next turn of the event loop, so the calls failed by
+    // `onEnd` answer first: a kill is a system call, and an exception when the group is gone.
+    // The first sign of death names the end: a later one (the group's launcher dying of the kill) is its echo.
+    const dying = yield* Ref.make(false)
     const died = (how: End) =>
-      Effect.flatMap(end(how), (first) =>
-        first ? Effect.zipRight(Procfs.nextTurn, signalAll("SIGKILL")) : Effect.void
-      )
+      Effect.gen(function* () {
+        if ((yield* Ref.getAndSet(dying, true)) || (yield* Deferred.isDone(ended))) return
+        if (!(yield* Deferred.isDone(stderrDone))) {
+          yield* signalAll("SIGKILL")
+          yield* Effect.raceFirst(Deferred.await(stderrDone), Procfs.wallSleep(50))
+          yield* end(how)
+        } else if (yield* end(how)) {
+          yield* Procfs.nextTurn
+          yield* signalAll("SIGKILL")
+        }
+      })
 
-    // End of file on a pipe: it is dying, or it closed the pipe and lives on.
+    // End of file on a pipe: it is dying, or it closed the pipe and lives on. Both pipes close at
+    // once when it dies: one look at /proc serves both.
+    const pipes = yield* Ref.make({ closed: new Set<"stdout" | "stderr">(), confirming: false })
     const pipeClosed = (pipe: "stdout" | "stderr") =>
       Effect.gen(function* () {
+        const busy = yield* Ref.modify(pipes, (state) => [
+          state.confirming,
+          { closed: new Set([...state.closed, pipe]), confirming: true }
+        ])
+        if (busy) return
         for (const wait of confirmationSteps) {
           if (wait > 0) yield* Procfs.wallSleep(wait)
           if (yield* Deferred.isDone(ended)) return
@@ -194,8 +208,12 @@ export const spawn = (
             return yield* died({ _tag: "Exited", pid, ...Procfs.decodeWaitStatus(stat.waitStatus) })
           }
         }
-        // stderr may be closed on purpose; with stdout gone no answer can ever arrive.
-        if (pipe === "stdout") {
+        // It lives on. stderr may be closed on purpose; with stdout gone no answer can ever arrive.
+        const stdoutClosed = yield* Ref.modify(pipes, (state) => [
+          state.closed.has("stdout"),
+          { ...state, confirming: false }
+        ])
+        if (stdoutClosed) {
           yield* died({
             _tag: "Exited",
             pid,
@@ -314,10 +332,16 @@ export const spawn = (
       yield* track
       const launched = [...(yield* Ref.get(tracked)).values()].filter((stat) => stat.pgrp === pid)
       if (launched.length === 0) return
+      // Files kept open: each check is one read, not an open, a read and a close.
+      const readers = yield* Effect.forEach(launched, (member) =>
+        Effect.map(Scope.extend(procfs.statReader(member.pid), scope), (read) => ({ member, read }))
+      )
+      const gone = (member: Procfs.ProcStat, now: Procfs.ProcStat | undefined) =>
+        now === undefined || now.startTime !== member.startTime || Procfs.isDead(now)
       const poll: Effect.Effect<void> = Effect.gen(function* () {
         if (yield* Deferred.isDone(ended)) return
-        for (const member of launched) {
-          if (!(yield* alive(member))) {
+        for (const { member, read } of readers) {
+          if (gone(member, yield* read)) {
             return yield* died({
               _tag: "Exited",
               pid: member.pid,
