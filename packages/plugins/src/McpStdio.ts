@@ -19,29 +19,22 @@
  *
  * @since 0.1.0
  */
-import type { ModelProvider } from "@agent-kernel/kernel"
 import { EventBus } from "@agent-kernel/kernel"
 import * as Command from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as FileSystem from "@effect/platform/FileSystem"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
-import type * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
-import * as FiberRef from "effect/FiberRef"
 import * as Exit from "effect/Exit"
 import * as MutableRef from "effect/MutableRef"
-import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as content from "./internal/content.js"
-import * as PluginProcess from "./internal/pluginProcess.js"
-import { StdioTransport } from "./internal/stdioTransport.js"
+import * as McpConnection from "./internal/mcpConnection.js"
 import * as PluginError from "./PluginError.js"
-import * as ToolProvider from "./ToolProvider.js"
+import type * as ToolProvider from "./ToolProvider.js"
 
 /**
  * How to run one MCP server.
@@ -143,22 +136,9 @@ export const environment = (
   return { ...result, ...config.env }
 }
 
-// The SDK's own request timer runs on the wall clock; ours runs on Effect's Clock (see PluginToolbox).
-const NO_SDK_TIMEOUT = 2_147_483_647
-const MAX_PAGES = 1000
-
 const Arguments = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 const highestBit = (n: number): number => 31 - Math.clz32(n)
-
-const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-
-interface Connection {
-  readonly proc: PluginProcess.Proc
-  readonly scope: Scope.CloseableScope
-  readonly client: Client
-  readonly transport: StdioTransport
-}
 
 /**
  * Declares an MCP stdio server. Nothing is started until the first `list`
@@ -188,101 +168,51 @@ export const make = (
     const services = yield* Effect.context<CommandExecutor.CommandExecutor | FileSystem.FileSystem>()
     const sessionScope = yield* Effect.scope
     const lock = yield* Effect.makeSemaphore(1)
-    const current = yield* Ref.make<Connection | undefined>(undefined)
+    const current = yield* Ref.make<McpConnection.Connection | undefined>(undefined)
     const counters = yield* Ref.make({ spawns: 0, crashes: 0, junkLines: 0 })
     // Set from the SDK's notification callback, outside any fiber.
     const toolsChanged = MutableRef.make(false)
     const provider = config.name
-    const maxMessageBytes = config.maxMessageBytes ?? 64 * 1024 * 1024
-    const command = Command.make(config.command, ...(config.args ?? [])).pipe(
-      Command.env(environment(config), { extendEnv: false }),
-      (c) => (config.cwd === undefined ? c : Command.workingDirectory(c, config.cwd))
-    )
-
-    const endError = (proc: PluginProcess.Proc, end: PluginProcess.End, during: "startup" | "call") =>
-      end._tag === "Stopped"
-        ? new PluginError.Stopped({ provider, reason: end.reason })
-        : new PluginError.ProcessCrashed({
-            provider,
-            pid: end.pid,
-            exitCode: end.exitCode,
-            signal: end.signal,
-            stderrTail: proc.stderrTail(),
-            during,
-            ...(end.detail === undefined ? {} : { detail: end.detail })
-          })
-
-    // Bad lines are reported, never fatal; warn on the 1st, 2nd, 4th, 8th... so a chatty server cannot flood.
-    const read = (transport: StdioTransport) => (chunks: Chunk.Chunk<Uint8Array>) =>
-      Effect.suspend(() => {
-        const before = transport.badLines
-        for (const chunk of chunks) transport.feed(chunk)
-        const after = transport.badLines
-        if (after === before) return Effect.void
-        return Effect.zipRight(
-          Ref.update(counters, (c) => ({ ...c, junkLines: c.junkLines + after - before })),
-          highestBit(after) > highestBit(before)
+    const options: McpConnection.Options = {
+      provider,
+      command: Command.make(config.command, ...(config.args ?? [])).pipe(
+        Command.env(environment(config), { extendEnv: false }),
+        (c) => (config.cwd === undefined ? c : Command.workingDirectory(c, config.cwd))
+      ),
+      maxMessageBytes: config.maxMessageBytes ?? 64 * 1024 * 1024,
+      stderrTailBytes: config.stderrTailBytes ?? 4096,
+      shutdownGraceMillis: config.shutdownGraceMillis ?? 1000,
+      watchGroup: config.watchGroup ?? true,
+      groupPollMillis: config.groupPollMillis ?? 10,
+      descendantPollMillis: (config.trackDescendants ?? true) ? (config.descendantPollMillis ?? 100) : 0,
+      onStarted: Ref.update(counters, (c) => ({ ...c, spawns: c.spawns + 1 })),
+      onCrashed: Ref.update(counters, (c) => ({ ...c, crashes: c.crashes + 1 })),
+      // Reported, never fatal; warned about on the 1st, 2nd, 4th, 8th... so a chatty server cannot flood.
+      onBadLines: (added, total, last) =>
+        Effect.zipRight(
+          Ref.update(counters, (c) => ({ ...c, junkLines: c.junkLines + added })),
+          highestBit(total) > highestBit(total - added)
             ? EventBus.publish({
                 type: "warning",
-                message: `plugin "${provider}" wrote a bad line on stdout (${after} so far), which was skipped: ${transport.lastBadLine}`
+                message: `plugin "${provider}" wrote a bad line on stdout (${total} so far), which was skipped: ${last}`
               })
             : Effect.void
-        )
-      })
+        ),
+      onToolsChanged: () => MutableRef.set(toolsChanged, true)
+    }
 
-    const start = (scope: Scope.CloseableScope) =>
-      Effect.gen(function* () {
-        const stdin = yield* Queue.unbounded<Uint8Array>()
-        const transport = new StdioTransport({ write: (bytes) => Queue.unsafeOffer(stdin, bytes), maxMessageBytes })
-        const proc = yield* PluginProcess.spawn({
-          provider,
-          command,
-          stderrTailBytes: config.stderrTailBytes ?? 4096,
-          shutdownGraceMillis: config.shutdownGraceMillis ?? 1000,
-          groupPollMillis: config.groupPollMillis ?? 10,
-          descendantPollMillis: (config.trackDescendants ?? true) ? (config.descendantPollMillis ?? 100) : 0,
-          stdin,
-          onStdout: read(transport),
-          onStarted: Ref.update(counters, (c) => ({ ...c, spawns: c.spawns + 1 })),
-          // The transport's close makes the SDK fail every pending request at once; each maps it to the end.
-          onEnd: (end) =>
-            Effect.zipRight(
-              end._tag === "Exited" ? Ref.update(counters, (c) => ({ ...c, crashes: c.crashes + 1 })) : Effect.void,
-              Effect.sync(() => transport.shutdown())
-            )
-        }).pipe(Scope.extend(scope), Effect.provide(services))
-        const client = new Client(
-          { name: "agent-kernel", version: "0.1.0" },
-          {
-            capabilities: {},
-            // Only mark the list stale: it is fetched again, with every page, when the toolbox next asks.
-            listChanged: {
-              tools: { autoRefresh: false, debounceMs: 0, onChanged: () => MutableRef.set(toolsChanged, true) }
-            }
-          }
-        )
-        // Bad lines and stray responses are reported by the transport; call failures surface on the call.
-        client.onerror = () => {}
-        const conn: Connection = { proc, scope, client, transport }
-        yield* request(conn, "startup", "initialize", () => client.connect(transport, { timeout: NO_SDK_TIMEOUT }))
-        if (config.watchGroup ?? true) yield* proc.watchGroup
-        return conn
-      })
-
-    // A crashed or stopped connection's processes are killed at once; a clean close asks them to exit.
-    const close = (conn: Connection, exit: Exit.Exit<unknown, unknown>) => Scope.close(conn.scope, exit)
-
-    const connection: Effect.Effect<Connection, PluginError.PluginError> = lock.withPermits(1)(
+    // A crashed, stopped or broken connection's processes are killed at once (see internal/pluginProcess).
+    const connection: Effect.Effect<McpConnection.Connection, PluginError.PluginError> = lock.withPermits(1)(
       Effect.gen(function* () {
         const existing = yield* Ref.get(current)
         if (existing !== undefined) {
           if (!(yield* Deferred.isDone(existing.proc.ended))) return existing
           yield* Ref.set(current, undefined)
-          yield* close(existing, Exit.fail("ended"))
+          yield* Scope.close(existing.scope, Exit.fail("ended"))
         }
         const scope = yield* Scope.fork(sessionScope, ExecutionStrategy.sequential)
-        const conn = yield* start(scope).pipe(
-          // A server that failed to start is broken: it gets no grace.
+        const conn = yield* McpConnection.open(options, scope).pipe(
+          Effect.provide(services),
           Effect.onExit((exit) =>
             Exit.isSuccess(exit) ? Effect.void : Scope.close(scope, Exit.fail("startup failed"))
           )
@@ -292,66 +222,13 @@ export const make = (
       })
     )
 
-    // Interruption aborts the request: the SDK then sends notifications/cancelled with our reason and
-    // drops any late answer. Whatever the request was doing, once the process is gone its outcome is
-    // the process's end.
-    const request = <A>(
-      conn: Connection,
-      during: "startup" | "call",
-      tool: string,
-      run: (signal: AbortSignal) => Promise<A>
-    ): Effect.Effect<A, PluginError.PluginError> =>
-      Effect.flatMap(FiberRef.get(ToolProvider.CancelReason), (reason) =>
-        Effect.async<A, unknown>((resume) => {
-          const controller = new AbortController()
-          run(controller.signal).then(
-            (value) => resume(Effect.succeed(value)),
-            (error: unknown) => resume(Effect.fail(error))
-          )
-          return Effect.sync(() => controller.abort(reason()))
-        })
-      ).pipe(
-        // Decided only now, so a call failed by a crash builds one error, the crash's.
-        Effect.catchAll((error) =>
-          Effect.flatMap(Deferred.poll(conn.proc.ended), (end) =>
-            end._tag === "Some"
-              ? Effect.flatMap(end.value, (how) => Effect.fail(endError(conn.proc, how, during)))
-              : Effect.fail(fromRequestError(provider, tool, error))
-          )
-        )
-      )
-
+    // Cleared before asking, so a change announced while the pages come in is not lost.
     const list = Effect.flatMap(connection, (conn) =>
-      // Cleared before asking, so a change announced while the pages come in is not lost.
       Effect.zipRight(
         Effect.sync(() => MutableRef.set(toolsChanged, false)),
-        listFrom(conn)
+        McpConnection.listTools(conn)
       )
     )
-
-    const listFrom = (conn: Connection) =>
-      Effect.gen(function* () {
-        const tools: Array<ModelProvider.ToolDefinition> = []
-        const seen = new Set<string>()
-        let cursor: string | undefined
-        for (let page = 0; page < MAX_PAGES; page++) {
-          const result = yield* request(conn, "call", "tools/list", (signal) =>
-            conn.client.listTools(cursor === undefined ? undefined : { cursor }, { signal, timeout: NO_SDK_TIMEOUT })
-          )
-          for (const tool of result.tools) {
-            tools.push({
-              name: tool.name,
-              description: tool.description ?? tool.title ?? "",
-              input_schema: tool.inputSchema
-            })
-          }
-          cursor = result.nextCursor
-          // A server that repeats a cursor would page forever.
-          if (cursor === undefined || seen.has(cursor)) break
-          seen.add(cursor)
-        }
-        return tools
-      })
 
     // No stack trace on the span: a failed call is routine (the tool failed, the server crashed), and
     // formatting a stack for each one costs more than the failure itself.
@@ -361,10 +238,7 @@ export const make = (
           () => new PluginError.InvalidInput({ provider, tool, issues: "the arguments must be a JSON object" })
         )
       )
-      const conn = yield* connection
-      const result = yield* request(conn, "call", tool, (signal) =>
-        conn.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_SDK_TIMEOUT })
-      )
+      const result = yield* McpConnection.callTool(yield* connection, tool, args)
       const text = content.renderCallResult(result)
       if (content.isErrorResult(result)) return yield* new PluginError.ToolFailed({ provider, tool, text })
       return text
@@ -374,9 +248,7 @@ export const make = (
     const ping = Effect.gen(function* () {
       const conn = yield* Ref.get(current)
       if (conn === undefined || (yield* Deferred.isDone(conn.proc.ended))) return false
-      return yield* request(conn, "call", "ping", (signal) =>
-        conn.client.ping({ signal, timeout: NO_SDK_TIMEOUT })
-      ).pipe(
+      return yield* McpConnection.ping(conn).pipe(
         Effect.as(true),
         Effect.orElseSucceed(() => false)
       )
@@ -388,7 +260,7 @@ export const make = (
           const conn = yield* Ref.getAndSet(current, undefined)
           if (conn === undefined) return
           yield* conn.proc.stop(reason)
-          yield* close(conn, Exit.fail(reason))
+          yield* Scope.close(conn.scope, Exit.fail(reason))
         })
       )
 
@@ -408,14 +280,3 @@ export const make = (
 
     return { name: provider, list, changed, call, reset, stats, ping }
   })
-
-const fromRequestError = (provider: string, tool: string, error: unknown): PluginError.PluginError => {
-  if (error instanceof McpError) {
-    // Invalid params is the model's to fix (an unknown tool, a bad argument); any other error is the server's.
-    if (error.code === ErrorCode.InvalidParams) {
-      return new PluginError.InvalidInput({ provider, tool, issues: error.message })
-    }
-    return new PluginError.ProtocolError({ provider, code: error.code, reason: error.message })
-  }
-  return new PluginError.ProtocolError({ provider, reason: describeError(error) })
-}
