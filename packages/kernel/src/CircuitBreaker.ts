@@ -270,11 +270,16 @@ const describeError = (error: unknown): string =>
  * import { CircuitBreaker } from "@agent-kernel/kernel"
  * import { Effect } from "effect"
  *
+ * interface ToolError {
+ *   readonly fixable: boolean
+ *   readonly message: string
+ * }
  * declare const breaker: CircuitBreaker.CircuitBreaker
- * declare const callTool: Effect.Effect<string, { readonly fixable: boolean; readonly message: string }>
+ * declare const callTool: Effect.Effect<string, ToolError>
  *
- * // A failure the caller can fix itself says nothing against the tool.
- * const guarded = CircuitBreaker.protect(breaker, { isFailure: (error) => !error.fixable })(callTool)
+ * // A failure the caller can fix itself says nothing against the tool. The options come first,
+ * // so `isFailure` names the error type it judges.
+ * const guarded = CircuitBreaker.protect(breaker, { isFailure: (error: ToolError) => !error.fixable })(callTool)
  * ```
  *
  * @since 0.1.0
