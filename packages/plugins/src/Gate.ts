@@ -42,15 +42,14 @@ export const allow: Decision = { _tag: "Allow" }
 export const deny = (reason: string): Decision => ({ _tag: "Deny", reason })
 
 /**
- * The gate service. `PluginToolbox` uses the one in context, or allows all.
+ * What a gate does: decide one request.
  *
  * @since 0.1.0
- * @category tags
+ * @category models
  */
-export class Gate extends Context.Tag("@agent-kernel/plugins/Gate")<
-  Gate,
-  { readonly decide: (request: Request) => Effect.Effect<Decision> }
->() {}
+export interface Service {
+  readonly decide: (request: Request) => Effect.Effect<Decision>
+}
 
 /**
  * Allows every call.
@@ -58,7 +57,18 @@ export class Gate extends Context.Tag("@agent-kernel/plugins/Gate")<
  * @since 0.1.0
  * @category constructors
  */
-export const allowAll: Gate["Type"] = { decide: () => Effect.succeed(allow) }
+export const allowAll: Service = { decide: () => Effect.succeed(allow) }
+
+/**
+ * The gate service. `PluginToolbox` uses the one in context; without one,
+ * every call is allowed.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Gate extends Context.Reference<Gate>()("@agent-kernel/plugins/Gate", {
+  defaultValue: (): Service => allowAll
+}) {}
 
 /**
  * @since 0.1.0
@@ -162,7 +172,7 @@ const describeRule = (rule: Rule): string => {
  * @since 0.1.0
  * @category constructors
  */
-export const rules = (rules: Rules): Gate["Type"] => ({
+export const rules = (rules: Rules): Service => ({
   decide: (request) =>
     Effect.sync(() => {
       const denied = rules.deny?.find((rule) => matches(rule, request))

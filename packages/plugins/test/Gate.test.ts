@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { Gate } from "../src/index.js"
 
-const ask = (gate: Gate.Gate["Type"], tool: string, input: unknown = {}, provider = "files") =>
+const ask = (gate: Gate.Service, tool: string, input: unknown = {}, provider = "files") =>
   gate.decide({ provider, tool, input })
 
 describe("Gate", () => {

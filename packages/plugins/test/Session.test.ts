@@ -16,7 +16,7 @@ const settings: Settings.Settings = {
 }
 
 /** A session over the fixture server, with a scripted model; processes are real, time is the TestClock's. */
-const session = (script: ReadonlyArray<ScriptedModel.Step>, gate: Gate.Gate["Type"] = Gate.allowAll) =>
+const session = (script: ReadonlyArray<ScriptedModel.Step>, gate: Gate.Service = Gate.allowAll) =>
   Effect.gen(function* () {
     const events: Array<KernelEvent.KernelEvent> = []
     const bus = yield* EventBus.make([{ onEvent: (event) => Effect.sync(() => events.push(event)) }])
