@@ -18,9 +18,9 @@ const tour = Effect.gen(function* () {
   for (const scenario of scenarios.filter((s) => s.name !== "happy")) {
     console.log(bold(`\n━━ ${scenario.name}: ${scenario.description}`))
     console.log(`   npx -y pnpm@12.4.2 --silent agent --scenario ${scenario.name}\n`)
-    const code = yield* runScenario(scenario.name)
-    const expected = exitCodes[scenario.expected as keyof typeof exitCodes]
-    results.push({ name: scenario.name, ok: code === expected, code })
+    const status = yield* runScenario(scenario.name)
+    const code = status === undefined ? 0 : exitCodes[status]
+    results.push({ name: scenario.name, ok: status === scenario.expected, code })
   }
   console.log(bold("\n━━ summary"))
   for (const result of results) console.log(`${result.ok ? "✓" : "✗"} ${result.name.padEnd(18)} exit ${result.code}`)

@@ -2,15 +2,23 @@
  * End-to-end: the agent CLI as a subprocess, against the fake provider over
  * HTTP and real MCP plugin processes. Assertions read its JSON events, its
  * stderr and its exit code, never its timing.
+ *
+ * The command runs as users run it: node on the bundle of these sources (see
+ * testBundle.ts).
  */
-import { assert, describe, it } from "@effect/vitest"
-import { spawn } from "node:child_process"
+import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
+import { assert, beforeAll, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import { execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { outcomeOf } from "./exitCodes.js"
+import { ensureBundle, entry } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
-const entry = path.join(root, "examples/cli/main.ts")
+beforeAll(ensureBundle)
 
 interface Result {
   readonly code: number | null
@@ -19,12 +27,23 @@ interface Result {
   readonly events: ReadonlyArray<Record<string, unknown> & { readonly type: string }>
 }
 
-const cli = (args: ReadonlyArray<string>, options: { input?: string; env?: Record<string, string> } = {}) =>
+interface CliOptions {
+  readonly input?: string | Buffer
+  readonly env?: Record<string, string>
+  /** Run through `bash -c` with this text in place of the arguments (for `<(...)`). */
+  readonly shell?: string
+}
+
+const cli = (args: ReadonlyArray<string>, options: CliOptions = {}) =>
   new Promise<Result>((resolve, reject) => {
     const env: Record<string, string | undefined> = { ...process.env, ...options.env }
     for (const key of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"])
       if (options.env?.[key] === undefined) delete env[key]
-    const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], { cwd: root, env })
+    const argv = [process.execPath, entry, ...args]
+    const child =
+      options.shell === undefined
+        ? spawn(argv[0]!, argv.slice(1), { cwd: root, env })
+        : spawn("bash", ["-c", `exec ${argv.map((arg) => `'${arg}'`).join(" ")} ${options.shell}`], { cwd: root, env })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk) => (stdout += chunk))
@@ -37,6 +56,8 @@ const cli = (args: ReadonlyArray<string>, options: { input?: string; env?: Recor
         .map((line) => JSON.parse(line) as Result["events"][number])
       resolve({ code, stdout, stderr, events })
     })
+    // The CLI may stop reading stdin early (over its cap): the rest is not written, not an error.
+    child.stdin.on("error", () => {})
     child.stdin.end(options.input ?? "")
   })
 
@@ -173,7 +194,7 @@ describe("agent CLI: input, output and usage", () => {
     assert.strictEqual(ofType(result, "run_started")[0]!["input"], "hello from stdin\n")
   })
 
-  it("--mcp starts a plugin from a command line split without a shell; a missing binary is a warning, not a crash", async () => {
+  it("--mcp starts a plugin from a command line split without a shell", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-"))
     const plan = path.join(dir, "plan.json")
     fs.writeFileSync(
@@ -190,14 +211,11 @@ describe("agent CLI: input, output and usage", () => {
       plan,
       "--mcp",
       `${process.execPath} 'examples/plugins/workspace.mjs'`,
-      "--mcp",
-      "/nonexistent/binary --flag",
       "--prompt",
       "list the files",
       "--json"
     ])
     assert.strictEqual(result.code, 0, result.stderr)
-    assert.match(ofType(result, "warning")[0]!["message"] as string, /could not be started.*ENOENT/)
     const listed = ofType(result, "tool_result")[0]!
     assert.strictEqual(listed["is_error"], false)
     assert.include(listed["preview"] as string, "packages/")
@@ -263,7 +281,7 @@ describe("agent CLI: interactive", () => {
     const plan = path.join(dir, "happy.json")
     fs.writeFileSync(plan, JSON.stringify({ steps: [] }))
     // util-linux `script` gives the CLI a real pseudo-terminal on stdin and stdout.
-    const command = [process.execPath, "--import", "tsx", entry, "--scenario", plan].map((arg) => `'${arg}'`).join(" ")
+    const command = [process.execPath, entry, "--scenario", plan].map((arg) => `'${arg}'`).join(" ")
     const child = spawn("script", ["-qfec", command, "/dev/null"], {
       cwd: root,
       env: { ...process.env, NO_COLOR: "1", ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" }
@@ -314,7 +332,7 @@ describe("agent CLI: Ctrl-C", () => {
   it("SIGINT during a tool call: run_ended interrupted, exit 130, and no plugin process left", async () => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", entry, "--scenario", "hung-tool", "--set", "tool_timeout_ms=60000", "--json"],
+      [entry, "--scenario", "hung-tool", "--set", "tool_timeout_ms=60000", "--json"],
       { cwd: root, env: { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" } }
     )
     let stdout = ""
@@ -330,6 +348,191 @@ describe("agent CLI: Ctrl-C", () => {
     assert.strictEqual(await exited, 130)
     const lastLine = stdout.trim().split("\n").at(-1)!
     assert.deepInclude(JSON.parse(lastLine), { type: "run_ended", status: "interrupted" })
+    assert.deepStrictEqual(processesRunning(plugin), [])
+  })
+})
+
+/** Runs `command` on a pseudo-terminal (util-linux `script`), so that stdout is a TTY; resolves its output. */
+const onTerminal = (args: ReadonlyArray<string>, env: Record<string, string | undefined>) =>
+  new Promise<string>((resolve, reject) => {
+    const command = [process.execPath, entry, ...args].map((arg) => `'${arg}'`).join(" ")
+    const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd: root, env })
+    let output = ""
+    child.stdout.on("data", (chunk) => (output += chunk))
+    child.on("error", reject)
+    child.on("close", () => resolve(output))
+  })
+
+const options = [
+  "--provider",
+  "--model",
+  "--prompt",
+  "--system",
+  "--mcp",
+  "--settings",
+  "--set",
+  "--scenario",
+  "--json"
+]
+
+describe("agent CLI: help and usage errors", () => {
+  it("--help gives every option its own description, never the generic 'A user-defined piece of text'", async () => {
+    const result = await cli(["--help"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.notInclude(result.stdout, "A user-defined piece of text")
+    assert.notInclude(result.stdout, "A true or false value")
+    const blocks = result.stdout.split(/\n(?=--)/)
+    for (const option of options) {
+      const block = blocks.find((text) => text.startsWith(`${option} `) || text.startsWith(`${option}\n`))
+      assert.isDefined(block, `${option} is in --help`)
+      // The line after the option's heading is its own description.
+      const description = block!.split("\n").filter((line) => line.trim() !== "")[1] ?? ""
+      assert.isAbove(description.trim().length, 10, `${option}: "${description}"`)
+      assert.notMatch(description, /^\s*This (setting|option)/, `${option} has a description of its own`)
+    }
+  })
+
+  it("--help writes no colour codes when stdout is not a TTY", async () => {
+    const result = await cli(["--help"])
+    assert.include(result.stdout, "--prompt TEXT")
+    assert.notInclude(result.stdout, "\x1b[")
+  })
+
+  it("--help on a terminal is coloured, and not with NO_COLOR set", async () => {
+    const env = { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" }
+    const coloured = await onTerminal(["--help"], { ...env, NO_COLOR: undefined })
+    assert.include(coloured, "--prompt TEXT")
+    assert.include(coloured, "\x1b[")
+    const plain = await onTerminal(["--help"], { ...env, NO_COLOR: "1" })
+    assert.include(plain, "--prompt TEXT")
+    assert.notInclude(plain, "\x1b[")
+  })
+
+  it("a misspelt option suggests the right one (--promt -> --prompt), in the subcommand too", async () => {
+    const root = await cli(["--promt", "hi"])
+    assert.strictEqual(root.code, 2)
+    assert.strictEqual(root.stderr, "agent: unknown option --promt; did you mean --prompt?\n")
+    const sub = await cli(["simulate", "--faults", "429", "--runz", "3"])
+    assert.strictEqual(sub.code, 2)
+    assert.include(sub.stderr, "did you mean --runs?")
+  })
+
+  it("an invalid choice names its option (--provider nope)", async () => {
+    const result = await cli(["--provider", "nope", "--prompt", "hi"])
+    assert.strictEqual(result.code, 2)
+    assert.strictEqual(result.stderr, 'agent: --provider must be one of fake, anthropic, openai, not "nope"\n')
+  })
+
+  it.scoped("an --mcp plugin that cannot start ends the command with exit 2, before any model request", () =>
+    Effect.gen(function* () {
+      const server = yield* FakeProvider.make(FaultPlan.happy)
+      const result = yield* Effect.promise(() =>
+        cli(["--provider", "anthropic", "--mcp", "/nonexistent/binary --flag", "--prompt", "hi", "--json"], {
+          env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url }
+        })
+      )
+      assert.strictEqual(result.code, 2)
+      assert.match(result.stderr, /^agent: --mcp "\/nonexistent\/binary --flag" could not be started: .*ENOENT/)
+      assert.lengthOf(result.events, 0)
+      assert.lengthOf(yield* server.requests, 0)
+    })
+  )
+})
+
+describe("agent CLI: bounded input", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-bounded-"))
+
+  it("--settings /dev/zero ends with exit 2 and one line", async () => {
+    const result = await cli(["--settings", "/dev/zero", "--prompt", "hi"])
+    assert.strictEqual(result.code, 2)
+    assert.match(result.stderr, /^agent: cannot read settings file \/dev\/zero: .*larger than 1 MiB.*\n$/)
+  })
+
+  it("--settings on a FIFO with no writer ends with exit 2 at its time bound", async () => {
+    const fifo = path.join(dir, "settings.fifo")
+    await new Promise((resolve, reject) =>
+      execFile("mkfifo", [fifo], (error) => (error === null ? resolve(undefined) : reject(error)))
+    )
+    const result = await cli(["--settings", fifo, "--prompt", "hi"])
+    assert.strictEqual(result.code, 2)
+    assert.match(result.stderr, /^agent: cannot read settings file .*settings\.fifo: .*no end of file after 5s.*\n$/)
+  })
+
+  it("--settings <(echo ...) still works: a pipe is read to its end", async () => {
+    const valid = await cli([], { shell: `--settings <(echo '{"max_retries": 1}') --prompt hi --json` })
+    assert.strictEqual(valid.code, 0, valid.stderr)
+    assert.deepInclude(last(valid), { type: "run_ended", status: "completed" })
+    const typo = await cli([], { shell: `--settings <(echo '{"max_retrys": 1}') --prompt hi --json` })
+    assert.strictEqual(typo.code, 2)
+    assert.include(typo.stderr, 'max_retrys: unknown key (did you mean "max_retries"?)')
+  })
+
+  it("--scenario /dev/zero ends with exit 2", async () => {
+    const result = await cli(["--scenario", "/dev/zero"])
+    assert.strictEqual(result.code, 2)
+    assert.match(result.stderr, /^agent: cannot read the fault plan \/dev\/zero: larger than 1 MiB/)
+  })
+
+  it("stdin over 4 MiB ends with exit 2, no model request made", async () => {
+    const result = await cli(["--json"], { input: Buffer.alloc(5 * 1024 * 1024, "a") })
+    assert.strictEqual(result.code, 2)
+    assert.strictEqual(result.stderr, "agent: stdin is larger than 4 MiB, more than any model takes as input\n")
+    assert.lengthOf(result.events, 0)
+  })
+})
+
+describe("agent CLI: every non-zero exit says why", () => {
+  it('--prompt "" is rejected as empty stdin is', async () => {
+    const empty = await cli(["--prompt", "", "--json"])
+    assert.strictEqual(empty.code, 2)
+    assert.strictEqual(empty.stderr, "agent: --prompt is empty: pass the text to send, or text on stdin\n")
+    assert.lengthOf(empty.events, 0)
+    const blank = await cli(["--prompt", "  \n", "--json"])
+    assert.strictEqual(blank.code, 2)
+  })
+
+  it("a --set value nested 3,000 deep is a usage error in one line, not a silent exit 1", async () => {
+    const deep = `${"[".repeat(3_000)}${"]".repeat(3_000)}`
+    const result = await cli(["--set", `max_retries=${deep}`, "--prompt", "hi"])
+    assert.strictEqual(result.code, 2)
+    assert.strictEqual(result.stderr, "agent: invalid settings in --set: max_retries nests deeper than 32 levels\n")
+  })
+
+  it("a run that ends in a non-zero status says which on stderr", async () => {
+    const result = await cli(["--scenario", "auth-error", "--json"])
+    assert.strictEqual(result.code, 5)
+    assert.strictEqual(result.stderr, "agent: the run ended auth_error\n")
+  })
+
+  it("a defect is exit 1 with one line, never a silent exit", () => {
+    const defect = outcomeOf(Exit.die(new RangeError("Maximum call stack size exceeded\n    at format")), "SIGINT")
+    assert.deepStrictEqual(defect, { code: 1, message: "internal error: Maximum call stack size exceeded" })
+    const failure = outcomeOf(Exit.fail({ _tag: "FakeProviderError", message: "listen EADDRINUSE" }), "SIGINT")
+    assert.deepStrictEqual(failure, { code: 1, message: "listen EADDRINUSE" })
+  })
+
+  it("SIGTERM ends the run as Ctrl-C does: run_ended interrupted, no plugin process left, exit 143", async () => {
+    const child = spawn(
+      process.execPath,
+      [entry, "--scenario", "hung-tool", "--set", "tool_timeout_ms=60000", "--json"],
+      { cwd: root, env: { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" } }
+    )
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    await new Promise<void>((resolve) => {
+      const check = () => (stdout.includes('"tool_call_started"') ? resolve() : setTimeout(check, 20))
+      check()
+    })
+    const plugin = path.join(root, "examples/plugins/chaos.mjs")
+    assert.isAbove(processesRunning(plugin).length, 0)
+    child.kill("SIGTERM")
+    assert.strictEqual(await exited, 143)
+    const lastLine = stdout.trim().split("\n").at(-1)!
+    assert.deepInclude(JSON.parse(lastLine), { type: "run_ended", status: "interrupted" })
+    assert.strictEqual(stderr, "agent: interrupted by SIGTERM\n")
     assert.deepStrictEqual(processesRunning(plugin), [])
   })
 })

@@ -4,10 +4,11 @@
  */
 import { Content, EventBus, ModelProvider, type RunOutcome, Session, Toolbox } from "@agent-kernel/kernel"
 import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
-import { Anthropic, FakeProvider, FaultPlan, OpenAi, Transport } from "@agent-kernel/providers"
+import { Anthropic, OpenAi } from "@agent-kernel/providers"
+import { NodeTransport } from "@agent-kernel/providers/node"
+import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -15,7 +16,8 @@ import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as path from "node:path"
 import * as readline from "node:readline"
-import { exitCodes } from "./exitCodes.js"
+import { readStdin, readTextFile } from "./boundedRead.js"
+import * as CliConsole from "./cliConsole.js"
 import * as Render from "./render.js"
 import * as Scenarios from "./scenarios.js"
 import { loadSettings, settingsOptions } from "./settingsOptions.js"
@@ -28,24 +30,39 @@ const options = {
     ),
     Options.optional
   ),
-  model: Options.text("model").pipe(Options.withDescription("The model to call"), Options.optional),
+  model: Options.text("model").pipe(
+    Options.withPseudoName("NAME"),
+    Options.withDescription("The model to call (default: fake-model, claude-sonnet-4-5 or gpt-4o-mini)"),
+    Options.optional
+  ),
   prompt: Options.text("prompt").pipe(
+    Options.withPseudoName("TEXT"),
     Options.withDescription("One run with this input. Without it: interactive on a TTY, else one run reading stdin"),
     Options.optional
   ),
-  system: Options.text("system").pipe(Options.withDescription("The system prompt"), Options.optional),
+  system: Options.text("system").pipe(
+    Options.withPseudoName("TEXT"),
+    Options.withDescription("The system prompt"),
+    Options.optional
+  ),
   mcp: Options.text("mcp").pipe(
-    Options.withDescription('An MCP stdio plugin, "COMMAND ARGS" (split without a shell); repeatable'),
+    Options.withPseudoName('"COMMAND ARGS"'),
+    Options.withDescription(
+      "An MCP stdio plugin, split into argv without a shell; repeatable. One that cannot start ends the command (exit 2)"
+    ),
     Options.repeated
   ),
   ...settingsOptions,
   scenario: Options.text("scenario").pipe(
+    Options.withPseudoName("NAME|FILE"),
     Options.withDescription(
       `For the fake provider: ${Scenarios.scenarios.map((s) => s.name).join(", ")}, or a fault-plan file`
     ),
     Options.optional
   ),
-  json: Options.boolean("json").pipe(Options.withDescription("JSON Lines on stdout: one kernel event a line"))
+  json: Options.boolean("json").pipe(
+    Options.withDescription("JSON Lines on stdout: one kernel event a line, the last one run_ended")
+  )
 }
 
 type Parsed = Command.Command.ParseConfig<typeof options>
@@ -98,14 +115,16 @@ const resolveScenario = (name: string) =>
   Effect.gen(function* () {
     const bundled = Scenarios.byName(name)
     if (bundled !== undefined) return { scenario: bundled, plan: bundled.plan }
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(name).pipe(
+    const text = yield* readTextFile(name).pipe(
       Effect.mapError(
-        () =>
+        (error) =>
           new UsageError({
-            message: `--scenario "${name}" is neither a bundled scenario (${Scenarios.scenarios
-              .map((s) => s.name)
-              .join(", ")}) nor a readable fault-plan file`
+            message:
+              error.reason === "NotFound"
+                ? `--scenario "${name}" is neither a bundled scenario (${Scenarios.scenarios
+                    .map((s) => s.name)
+                    .join(", ")}) nor a fault-plan file`
+                : `cannot read the fault plan ${name}: ${error.description ?? error.reason}`
           })
       )
     )
@@ -119,12 +138,6 @@ const resolveScenario = (name: string) =>
     )
     return { scenario: undefined, plan }
   })
-
-const readStdin = Effect.async<string>((resume) => {
-  const chunks: Array<Buffer> = []
-  process.stdin.on("data", (chunk: Buffer) => chunks.push(chunk))
-  process.stdin.on("end", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
-})
 
 /** The interactive prompt: one line a run, until end of input or "exit". The prompt goes to stderr under --json. */
 const interactive = (
@@ -197,21 +210,30 @@ const run = (parsed: Parsed) =>
     })
     const settings = yield* loadSettings(parsed.settings, parsed.set, chosen.scenario?.settings)
     const taken = new Set<string>()
-    const plugins: Array<McpStdio.Config> = []
+    // `spec` is the --mcp text of a plugin the user named: it must start (see below).
+    const plugins: Array<{ readonly config: McpStdio.Config; readonly spec?: string }> = []
     for (const spec of parsed.mcp) {
       const argv = yield* Either.mapLeft(splitCommandLine(spec), (message) => new UsageError({ message }))
-      plugins.push({ name: pluginName(argv, taken), command: argv[0]!, args: argv.slice(1) })
+      plugins.push({ config: { name: pluginName(argv, taken), command: argv[0]!, args: argv.slice(1) }, spec })
     }
     for (const bundled of chosen.scenario?.plugins ?? []) {
       const [command, ...args] = Scenarios.pluginCommand(bundled)
-      plugins.push({ name: pluginName([bundled], taken), command: command!, args, cwd: Scenarios.repositoryRoot })
+      plugins.push({
+        config: { name: pluginName([bundled], taken), command: command!, args, cwd: Scenarios.repositoryRoot }
+      })
     }
     const model = Option.getOrElse(parsed.model, () => defaultModels[providerName])
     const json = parsed.json
     const out = Render.stdout
-    const color = out.tty && !json && env["NO_COLOR"] === undefined
+    const color = !json && CliConsole.colorEnabled(process.stdout, env)
+    if (Option.isSome(parsed.prompt) && parsed.prompt.value.trim() === "") {
+      return yield* new UsageError({ message: "--prompt is empty: pass the text to send, or text on stdin" })
+    }
     const input = Option.getOrUndefined(parsed.prompt) ?? chosen.scenario?.prompt
-    const stdinInput = input === undefined && process.stdin.isTTY !== true ? yield* readStdin : undefined
+    const stdinInput =
+      input === undefined && process.stdin.isTTY !== true
+        ? yield* Effect.mapError(readStdin(process.stdin), (message) => new UsageError({ message }))
+        : undefined
     if (stdinInput !== undefined && stdinInput.trim() === "") {
       return yield* new UsageError({ message: "no input: pass --prompt, or text on stdin" })
     }
@@ -227,7 +249,19 @@ const run = (parsed: Parsed) =>
               ? yield* Anthropic.make()
               : yield* OpenAi.make()
         const bus = yield* EventBus.make([json ? Render.jsonLines(out) : Render.human(out, color)])
-        const toolbox = yield* PluginToolbox.make({ providers: plugins.map(McpStdio.make), settings })
+        const providers = yield* Effect.forEach(plugins, ({ config }) => McpStdio.make(config))
+        // A plugin the user named is started now: one that cannot start ends the command before
+        // any model request, instead of a run without its tools.
+        yield* Effect.forEach(
+          plugins.flatMap(({ spec }, i) => (spec === undefined ? [] : [{ spec, provider: providers[i]! }])),
+          ({ spec, provider }) =>
+            Effect.mapError(
+              provider.list,
+              (error) => new UsageError({ message: `--mcp "${spec}" could not be started: ${error.message}` })
+            ),
+          { concurrency: "unbounded", discard: true }
+        )
+        const toolbox = yield* PluginToolbox.make({ providers: providers.map(Effect.succeed), settings })
         // One session per process, so its id is fixed: a run reads "session-1/run-N".
         const session = yield* Session.Session.pipe(
           Effect.provide(
@@ -249,13 +283,11 @@ const run = (parsed: Parsed) =>
           text !== undefined
             ? yield* Effect.tap(session.run(Content.userText(text)), report)
             : yield* interactive(session, report, json)
-        return outcome === undefined ? 0 : exitCodes[outcome.status]
+        // The status of the last run (none if an interactive session ran nothing): main.ts maps it to the exit code.
+        return outcome?.status
       })
-    ).pipe(Effect.provide(Transport.layer()))
-  }).pipe(
-    Effect.catchTag("ConfigError", (error) => new UsageError({ message: error.message })),
-    Effect.tapError((error) => Effect.sync(() => process.stderr.write(`agent: ${error.message}\n`)))
-  )
+    ).pipe(Effect.provide(NodeTransport.layer()))
+  }).pipe(Effect.catchTag("ConfigError", (error) => new UsageError({ message: error.message })))
 
 /** Runs one bundled scenario as `agent --scenario NAME` would, returning its exit code. */
 export const runScenario = (name: string, output: { readonly json?: boolean } = {}) =>

@@ -1,20 +1,21 @@
 /**
  * The `agent` command line: `agent [options]` runs the kernel (see agent.ts),
  * and subcommands live in their own modules; add one to `subcommands`.
+ *
+ * This is the entry point: `npx -y pnpm@12.4.2 build:cli` bundles it into
+ * examples/dist/agent.mjs, the `agent` bin, which runs on plain node.
  */
 import * as Command from "@effect/cli/Command"
-import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import type * as Runtime from "@effect/platform/Runtime"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
-import * as Predicate from "effect/Predicate"
 import { command } from "./agent.js"
+import * as Argv from "./argv.js"
+import * as CliConsole from "./cliConsole.js"
+import { outcomeOf } from "./exitCodes.js"
 import { simulate } from "./simulate.js"
-import { usageExitCode } from "./usage.js"
+import { UsageError } from "./usage.js"
 
 /** Every subcommand of `agent`. */
 export const subcommands = [simulate] as const
@@ -22,26 +23,37 @@ export const subcommands = [simulate] as const
 /** The root command. */
 export const root = command.pipe(Command.withSubcommands(subcommands))
 
-/**
- * A run's own exit code when it returns one (see exitCodes.ts), 130 when
- * interrupted, 2 for bad usage (already reported on stderr: @effect/cli's
- * validation errors and any error tagged `UsageError`), 1 for any other failure.
- */
-export const teardown: Runtime.Teardown = (exit, onExit) => {
-  if (Exit.isSuccess(exit)) return onExit(typeof exit.value === "number" ? exit.value : 0)
-  if (Cause.isInterruptedOnly(exit.cause)) return onExit(130)
-  const failure = Cause.failureOption(exit.cause)
-  const usage =
-    Option.isSome(failure) &&
-    (Predicate.isTagged(failure.value, "UsageError") || ValidationError.isValidationError(failure.value))
-  onExit(usage ? usageExitCode : 1)
-}
-
 const cli = Command.run(root, { name: "agent", version: "0.1.0" })
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  cli(process.argv).pipe(
+const main = () => {
+  // Which signal interrupted the run, for its exit code; NodeRuntime handles both alike.
+  let signal: NodeJS.Signals = "SIGINT"
+  process.once("SIGTERM", () => {
+    signal = "SIGTERM"
+  })
+
+  const teardown: Runtime.Teardown = (exit, onExit) => {
+    const { code, message } = outcomeOf(exit, signal)
+    if (message !== undefined) process.stderr.write(`agent: ${message}\n`)
+    onExit(code)
+  }
+
+  // Option names and choices are checked first, so that a typo gets a suggestion (see argv.ts).
+  const spec = Argv.specOfCommand(
+    command,
+    subcommands.map((subcommand) => Argv.specOfCommand(subcommand))
+  )
+  const problem = Argv.check(process.argv.slice(2), spec)
+
+  const color = {
+    stdout: CliConsole.colorEnabled(process.stdout, process.env),
+    stderr: CliConsole.colorEnabled(process.stderr, process.env)
+  }
+  const program = problem === undefined ? cli(process.argv) : Effect.fail(new UsageError({ message: problem }))
+  Effect.flatMap(Effect.console, (base) => Effect.withConsole(program, CliConsole.make(base, color))).pipe(
     Effect.provide(NodeContext.layer),
     NodeRuntime.runMain({ disableErrorReporting: true, teardown })
   )
 }
+
+main()

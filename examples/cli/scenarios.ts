@@ -2,7 +2,7 @@
  * The bundled chaos scenarios: a fault plan for the fake provider, the real
  * MCP plugins to start, and the settings that make the recovery path show.
  */
-import { ChaosPlans, type FaultPlan } from "@agent-kernel/providers"
+import { ChaosPlans, type FaultPlan } from "@agent-kernel/providers/testing"
 import * as path from "node:path"
 
 /** A bundled example plugin. */
@@ -19,6 +19,7 @@ export interface Scenario {
   readonly expected: string
 }
 
+// examples/cli/ for the sources, examples/dist/ for the bundle (scripts/build-cli.mjs): one level below either way.
 const examples = path.resolve(import.meta.dirname, "..")
 
 /** How to start a bundled plugin: plain node (the plugins are type-checked JavaScript, so no loader slows a respawn). */

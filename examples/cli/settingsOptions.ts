@@ -4,20 +4,40 @@
  */
 import { Settings } from "@agent-kernel/kernel"
 import * as Options from "@effect/cli/Options"
-import type * as FileSystem from "@effect/platform/FileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { boundedFileSystem } from "./boundedRead.js"
 import { UsageError } from "./usage.js"
 
 export const settingsOptions = {
   settings: Options.text("settings").pipe(
-    Options.withDescription("A JSON object with the kernel's snake_case settings keys"),
+    Options.withPseudoName("FILE"),
+    Options.withDescription("A JSON object with the kernel's snake_case settings keys (at most 1 MiB)"),
     Options.optional
   ),
   set: Options.text("set").pipe(
-    Options.withDescription("key=value: overrides one setting, e.g. --set base_delay_ms=1000; repeatable"),
+    Options.withPseudoName("KEY=VALUE"),
+    Options.withDescription(
+      "Overrides one setting, e.g. --set base_delay_ms=1000 (values read as JSON when they parse)"
+    ),
     Options.repeated
   )
+}
+
+/** No setting nests deeper than a few levels (prices: model, then field). */
+const maxDepth = 32
+
+/** The first key whose value nests deeper than `maxDepth`, found without recursion. */
+export const tooDeep = (input: Readonly<Record<string, unknown>>): string | undefined => {
+  for (const [key, value] of Object.entries(input)) {
+    let level: ReadonlyArray<unknown> = [value]
+    for (let depth = 1; level.length > 0; depth++) {
+      if (depth > maxDepth) return key
+      level = level.flatMap((node) => (typeof node === "object" && node !== null ? Object.values(node) : []))
+    }
+  }
+  return undefined
 }
 
 /**
@@ -30,8 +50,22 @@ export const loadSettings = (
   under: Readonly<Record<string, unknown>> = {}
 ): Effect.Effect<Settings.Settings, UsageError, FileSystem.FileSystem> =>
   Effect.gen(function* () {
-    const fromFile = yield* Option.match(file, { onNone: () => Effect.succeed({}), onSome: Settings.readFile })
+    // Read through a bounded FileSystem: /dev/zero or a FIFO with no writer end the command.
+    const fromFile = yield* Option.match(file, {
+      onNone: () => Effect.succeed({}),
+      onSome: (path) => Effect.updateService(Settings.readFile(path), FileSystem.FileSystem, boundedFileSystem)
+    })
     const overrides = yield* Settings.parseAssignments(assignments)
     const source = Option.match(file, { onNone: () => "--set", onSome: (path) => `${path} and --set` })
-    return yield* Settings.decode({ ...under, ...fromFile, ...overrides }, source)
-  }).pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
+    const merged = { ...under, ...fromFile, ...overrides }
+    // Decoding (and reporting) a value nested thousands deep would overflow the stack.
+    const deep = tooDeep(merged)
+    if (deep !== undefined) {
+      return yield* new UsageError({
+        message: `invalid settings in ${source}: ${deep} nests deeper than ${maxDepth} levels`
+      })
+    }
+    return yield* Settings.decode(merged, source)
+  }).pipe(
+    Effect.mapError((error) => (error instanceof UsageError ? error : new UsageError({ message: error.message })))
+  )

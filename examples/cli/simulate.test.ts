@@ -2,15 +2,17 @@
  * End-to-end tests of `agent simulate`, run as a subprocess exactly as a user
  * runs it, plus the pure pieces of its report.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { asciiHistogram, histogram, percentile } from "./simulate.js"
+import { ensureBundle, entry } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
-const tsx = path.join(root, "node_modules/.bin/tsx")
+// node on the bundle of these sources (see testBundle.ts).
+beforeAll(ensureBundle)
 
 interface Result {
   readonly code: number
@@ -21,8 +23,8 @@ interface Result {
 const agent = (...args: ReadonlyArray<string>): Promise<Result> =>
   new Promise((resolve) => {
     execFile(
-      tsx,
-      ["examples/cli/main.ts", ...args],
+      process.execPath,
+      [entry, ...args],
       { cwd: root, env: { ...process.env, NO_COLOR: "1" } },
       (error, stdout, stderr) =>
         resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })

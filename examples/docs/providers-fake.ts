@@ -1,4 +1,4 @@
-import { FakeProvider, FaultPlan } from "@agent-kernel/providers"
+import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 
 // { url, openAiBaseUrl, requests, awaitRequests }, closed with the scope.
 export const server = FakeProvider.make(

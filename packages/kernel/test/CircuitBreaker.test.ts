@@ -1,25 +1,48 @@
 import { CircuitBreaker, EventBus, type KernelEvent } from "@agent-kernel/kernel"
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
+import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
 
-const withEvents = Effect.gen(function* () {
-  const events: Array<KernelEvent.EventOf<"breaker_changed">> = []
-  const bus = yield* EventBus.make([
-    { onEvent: (event) => Effect.sync(() => event.type === "breaker_changed" && events.push(event)) }
-  ])
-  const breaker = yield* CircuitBreaker.make({ subject: "files", cooldown: "30 seconds" }).pipe(
-    Effect.provideService(EventBus.EventBus, bus)
-  )
-  const transitions = () => events.map((event) => `${event.from}->${event.to}`)
-  return { breaker, transitions, withBus: <A>(e: Effect.Effect<A>) => Effect.provideService(e, EventBus.EventBus, bus) }
-})
+const withEvents = (strategy?: CircuitBreaker.Strategy) =>
+  Effect.gen(function* () {
+    const events: Array<KernelEvent.EventOf<"breaker_changed">> = []
+    const bus = yield* EventBus.make([
+      { onEvent: (event) => Effect.sync(() => event.type === "breaker_changed" && events.push(event)) }
+    ])
+    const breaker = yield* CircuitBreaker.make({ subject: "files", cooldown: "30 seconds", strategy }).pipe(
+      Effect.provideService(EventBus.EventBus, bus)
+    )
+    const transitions = () => events.map((event) => `${event.from}->${event.to}`)
+    return {
+      breaker,
+      events,
+      transitions,
+      withBus: <A, E>(e: Effect.Effect<A, E>) => Effect.provideService(e, EventBus.EventBus, bus)
+    }
+  })
+
+class Crash {
+  readonly _tag = "Crash"
+  readonly message = "process exited with code 1"
+}
+class BadArguments {
+  readonly _tag = "BadArguments"
+}
+
+const crash: Effect.Effect<void, Crash | BadArguments> = Effect.fail(new Crash())
+const badArguments: Effect.Effect<void, Crash | BadArguments> = Effect.fail(new BadArguments())
+// Only a crash counts: bad arguments are the caller's to fix.
+const guard = (breaker: CircuitBreaker.CircuitBreaker) =>
+  CircuitBreaker.protect(breaker, { isFailure: (error: Crash | BadArguments) => error._tag === "Crash" })
 
 describe("CircuitBreaker", () => {
   it.effect("opens after 3 consecutive failures and rejects calls while open", () =>
     Effect.gen(function* () {
-      const { breaker, transitions, withBus } = yield* withEvents
+      const { breaker, transitions, withBus } = yield* withEvents()
       for (let i = 0; i < 2; i++) yield* withBus(breaker.recordFailure("crash"))
       assert.strictEqual((yield* withBus(breaker.acquire))._tag, "Allowed")
       yield* withBus(breaker.recordFailure("crash"))
@@ -30,9 +53,10 @@ describe("CircuitBreaker", () => {
     })
   )
 
-  it.effect("a success resets the consecutive count but not the session total, which opens it at 20", () =>
+  it.effect("a lifetime total (refund 0) still opens at 20 failures however many successes came between", () =>
     Effect.gen(function* () {
-      const { breaker, withBus } = yield* withEvents
+      const lifetime = CircuitBreaker.either(CircuitBreaker.consecutive(3), CircuitBreaker.total(20, { refund: 0 }))
+      const { breaker, withBus } = yield* withEvents(lifetime)
       for (let i = 0; i < 19; i++) {
         yield* withBus(breaker.recordFailure("crash"))
         if (i % 2 === 1) yield* withBus(breaker.recordSuccess)
@@ -44,9 +68,55 @@ describe("CircuitBreaker", () => {
     })
   )
 
+  it.effect("issue 10 #14: the total decays on success, so 20 lifetime failures among successes never open it", () =>
+    Effect.gen(function* () {
+      const { breaker, transitions, withBus } = yield* withEvents()
+      // 200 calls, a failure every other one: 100 lifetime failures, never two in a row.
+      for (let i = 0; i < 100; i++) {
+        yield* withBus(breaker.recordFailure("crash"))
+        yield* withBus(breaker.recordSuccess)
+      }
+      assert.strictEqual(yield* breaker.status, "closed")
+      assert.deepStrictEqual(yield* breaker.counts, { consecutive: 0, total: 0 })
+      // And a single failure after all that does not reopen it.
+      yield* withBus(breaker.recordFailure("crash"))
+      assert.strictEqual(yield* breaker.status, "closed")
+      assert.deepStrictEqual(transitions(), [])
+    })
+  )
+
+  it.effect("the total still trips a provider that fails more often than it succeeds, without 3 in a row", () =>
+    Effect.gen(function* () {
+      const { breaker, withBus } = yield* withEvents()
+      let calls = 0
+      // Fail, fail, succeed: +1 net every three calls; 20 net after 56 calls.
+      while ((yield* breaker.status) === "closed") {
+        calls++
+        yield* withBus(calls % 3 === 0 ? breaker.recordSuccess : breaker.recordFailure("crash"))
+      }
+      assert.strictEqual(calls, 56)
+      const permit = yield* breaker.acquire
+      assert.isTrue(permit._tag === "Rejected" && permit.reason === "20 failures not offset by successes")
+    })
+  )
+
+  it.effect("closing after a probe starts the tally afresh: the next failure does not reopen it", () =>
+    Effect.gen(function* () {
+      const { breaker, withBus } = yield* withEvents(CircuitBreaker.total(5, { refund: 0 }))
+      for (let i = 0; i < 5; i++) yield* withBus(breaker.recordFailure("crash"))
+      assert.strictEqual(yield* breaker.status, "open")
+      yield* TestClock.adjust("30 seconds")
+      assert.strictEqual((yield* withBus(breaker.acquire))._tag, "Probe")
+      yield* withBus(breaker.recordSuccess)
+      assert.deepStrictEqual(yield* breaker.counts, { total: 0 })
+      yield* withBus(breaker.recordFailure("crash"))
+      assert.strictEqual(yield* breaker.status, "closed")
+    })
+  )
+
   it.effect("half-open after the cooldown (TestClock): one probe only; its success closes the breaker", () =>
     Effect.gen(function* () {
-      const { breaker, transitions, withBus } = yield* withEvents
+      const { breaker, transitions, withBus } = yield* withEvents()
       for (let i = 0; i < 3; i++) yield* withBus(breaker.recordFailure("crash"))
       yield* TestClock.adjust("29999 millis")
       assert.strictEqual((yield* withBus(breaker.acquire))._tag, "Rejected")
@@ -61,7 +131,7 @@ describe("CircuitBreaker", () => {
 
   it.effect("a failed probe reopens the breaker for another full cooldown", () =>
     Effect.gen(function* () {
-      const { breaker, transitions, withBus } = yield* withEvents
+      const { breaker, transitions, withBus } = yield* withEvents()
       for (let i = 0; i < 3; i++) yield* withBus(breaker.recordFailure("crash"))
       yield* TestClock.adjust("30 seconds")
       assert.strictEqual((yield* withBus(breaker.acquire))._tag, "Probe")
@@ -74,7 +144,7 @@ describe("CircuitBreaker", () => {
 
   it.effect("a straggler's success while open does not close the breaker", () =>
     Effect.gen(function* () {
-      const { breaker, withBus } = yield* withEvents
+      const { breaker, withBus } = yield* withEvents()
       for (let i = 0; i < 3; i++) yield* withBus(breaker.recordFailure("crash"))
       yield* withBus(breaker.recordSuccess)
       assert.strictEqual(yield* breaker.status, "open")
@@ -83,20 +153,161 @@ describe("CircuitBreaker", () => {
 
   it.effect.prop(
     "for any sequence of outcomes, calls are never allowed while open and transitions are legal",
-    [FastCheck.array(FastCheck.constantFrom("fail", "ok", "wait"), { maxLength: 60 })],
+    [FastCheck.array(FastCheck.constantFrom("fail", "ok", "excused", "wait"), { maxLength: 60 })],
     ([ops]) =>
       Effect.gen(function* () {
-        const { breaker, transitions, withBus } = yield* withEvents
+        const { breaker, transitions, withBus } = yield* withEvents()
         for (const op of ops) {
           const before = yield* withBus(breaker.status)
-          const permit = yield* withBus(breaker.acquire)
-          if (before === "open") assert.strictEqual(permit._tag, "Rejected")
-          if (op === "wait") yield* TestClock.adjust("10 seconds")
-          else if (permit._tag !== "Rejected")
-            yield* withBus(op === "fail" ? breaker.recordFailure("x") : breaker.recordSuccess)
+          if (op === "wait") {
+            yield* TestClock.adjust("10 seconds")
+            continue
+          }
+          const outcome = yield* withBus(
+            Effect.exit(guard(breaker)(op === "fail" ? crash : op === "excused" ? badArguments : Effect.void))
+          )
+          if (before === "open") assert.isTrue(Exit.isFailure(outcome) && outcome.cause._tag === "Fail")
         }
         const legal = new Set(["closed->open", "open->half_open", "half_open->closed", "half_open->open"])
         for (const t of transitions()) assert.isTrue(legal.has(t), t)
       })
+  )
+})
+
+describe("CircuitBreaker.protect", () => {
+  it.effect("records a success, a counted failure, and leaves an excused failure uncounted", () =>
+    Effect.gen(function* () {
+      const { breaker, withBus } = yield* withEvents()
+      const protect = guard(breaker)
+      assert.strictEqual(yield* protect(Effect.succeed(42)), 42)
+      yield* Effect.flip(withBus(protect(crash)))
+      assert.deepStrictEqual(yield* breaker.counts, { consecutive: 1, total: 1 })
+      yield* Effect.flip(withBus(protect(badArguments)))
+      assert.deepStrictEqual(yield* breaker.counts, { consecutive: 1, total: 1 })
+      yield* Effect.flip(withBus(protect(crash)))
+      assert.deepStrictEqual(yield* breaker.counts, { consecutive: 2, total: 2 })
+      yield* protect(Effect.void)
+      assert.deepStrictEqual(yield* breaker.counts, { consecutive: 0, total: 1 })
+    })
+  )
+
+  it.effect("a defect counts as a failure, with its message as the reason", () =>
+    Effect.gen(function* () {
+      const { breaker, events, withBus } = yield* withEvents(CircuitBreaker.consecutive(1))
+      yield* Effect.exit(withBus(CircuitBreaker.protect(breaker)(Effect.die(new Error("boom")))))
+      assert.strictEqual(yield* breaker.status, "open")
+      assert.strictEqual(events[0]?.reason, "1 consecutive failures (last: defect: boom)")
+    })
+  )
+
+  it.effect("rejection is a typed BreakerRejected error, and nothing runs", () =>
+    Effect.gen(function* () {
+      const { breaker, withBus } = yield* withEvents()
+      for (let i = 0; i < 3; i++) yield* Effect.flip(withBus(guard(breaker)(crash)))
+      let ran = false
+      const error = yield* Effect.flip(
+        guard(breaker)(
+          Effect.sync(() => {
+            ran = true
+          })
+        )
+      )
+      assert.isFalse(ran)
+      assert.instanceOf(error, CircuitBreaker.Rejected)
+      assert.deepStrictEqual(error._tag === "BreakerRejected" && [error.subject, error.reason, error.retryInMillis], [
+        "files",
+        "3 consecutive failures",
+        30_000
+      ])
+    })
+  )
+
+  it.effect("the probe's excused failure shows the provider alive and closes the breaker", () =>
+    Effect.gen(function* () {
+      const { breaker, withBus } = yield* withEvents()
+      for (let i = 0; i < 3; i++) yield* Effect.flip(withBus(guard(breaker)(crash)))
+      yield* TestClock.adjust("30 seconds")
+      yield* Effect.flip(withBus(guard(breaker)(badArguments)))
+      assert.strictEqual(yield* breaker.status, "closed")
+    })
+  )
+
+  it.effect("an interrupted half-open probe is abandoned: not a failure, and the next call probes", () =>
+    Effect.gen(function* () {
+      const { breaker, transitions, withBus } = yield* withEvents()
+      for (let i = 0; i < 3; i++) yield* Effect.flip(withBus(guard(breaker)(crash)))
+      yield* TestClock.adjust("30 seconds")
+      const started = yield* Deferred.make<void>()
+      const probe = yield* Effect.fork(
+        withBus(guard(breaker)(Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)))
+      )
+      yield* Deferred.await(started)
+      // While the probe is out, every other call is refused.
+      const refused = yield* Effect.flip(guard(breaker)(Effect.void))
+      assert.strictEqual(refused._tag === "BreakerRejected" && refused.reason, "a recovery probe is in flight")
+      yield* Fiber.interrupt(probe)
+      assert.strictEqual(yield* breaker.status, "half_open")
+      assert.deepStrictEqual(yield* breaker.counts, { consecutive: 3, total: 3 })
+      // No second cooldown: the very next call is the probe, and its success closes the breaker.
+      assert.strictEqual(yield* withBus(guard(breaker)(Effect.succeed("ok"))), "ok")
+      assert.strictEqual(yield* breaker.status, "closed")
+      assert.deepStrictEqual(transitions(), ["closed->open", "open->half_open", "half_open->closed"])
+    })
+  )
+
+  it.effect("an interrupted ordinary call counts for nothing", () =>
+    Effect.gen(function* () {
+      const { breaker } = yield* withEvents()
+      yield* Effect.flip(guard(breaker)(crash))
+      const fiber = yield* Effect.fork(guard(breaker)(Effect.never))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(fiber)
+      assert.deepStrictEqual(yield* breaker.counts, { consecutive: 1, total: 1 })
+    })
+  )
+
+  it.effect("a straggler that fails after the breaker opened is not counted; only the probe decides", () =>
+    Effect.gen(function* () {
+      const { breaker, withBus } = yield* withEvents()
+      const release = yield* Deferred.make<void>()
+      const straggler = yield* Effect.fork(withBus(guard(breaker)(Effect.zipRight(Deferred.await(release), crash))))
+      yield* Effect.yieldNow()
+      for (let i = 0; i < 3; i++) yield* Effect.flip(withBus(guard(breaker)(crash)))
+      yield* TestClock.adjust("30 seconds")
+      assert.strictEqual(yield* breaker.status, "half_open")
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.await(straggler)
+      assert.strictEqual(yield* breaker.status, "half_open")
+      assert.deepStrictEqual(yield* breaker.counts, { consecutive: 3, total: 3 })
+    })
+  )
+})
+
+describe("CircuitBreaker strategies", () => {
+  const run = (strategy: CircuitBreaker.Strategy, outcomes: ReadonlyArray<boolean>) =>
+    outcomes.reduce((tally, ok) => (ok ? tally.success() : tally.failure()), strategy)
+
+  it.prop(
+    "total(n) trips exactly when failures minus refunded successes reach n",
+    [FastCheck.array(FastCheck.boolean(), { maxLength: 200 }), FastCheck.integer({ min: 1, max: 10 })],
+    ([outcomes, threshold]) => {
+      let expected = 0
+      for (const ok of outcomes) expected = ok ? Math.max(0, expected - 1) : expected + 1
+      const tally = run(CircuitBreaker.total(threshold), outcomes)
+      assert.strictEqual(tally.counts["total"], expected)
+      assert.strictEqual(tally.tripped !== undefined, expected >= threshold)
+    }
+  )
+
+  it.prop(
+    "either trips exactly when one of its strategies would",
+    [FastCheck.array(FastCheck.boolean(), { maxLength: 60 })],
+    ([outcomes]) => {
+      const a = run(CircuitBreaker.consecutive(3), outcomes)
+      const b = run(CircuitBreaker.total(5), outcomes)
+      const both = run(CircuitBreaker.either(CircuitBreaker.consecutive(3), CircuitBreaker.total(5)), outcomes)
+      assert.strictEqual(both.tripped, a.tripped ?? b.tripped)
+      assert.deepStrictEqual(both.counts, { ...a.counts, ...b.counts })
+    }
   )
 })

@@ -9,14 +9,20 @@
  * client sees no pipe close in the second case and waits for its request
  * timeout, capped here at CAP_MS.
  *
- * Run: ./node_modules/.bin/tsx packages/plugins/bench/crash-latency.ts  (RUNS=30 by default)
+ * Run: npx -y pnpm@12.4.2 bench:crash  (RUNS=30 by default)
+ *
+ * Robust under load: a setup call that fails (a respawn slower than its timeout, say) is retried
+ * and counted, never taken for a pid, and a run that goes wrong is reported as failed rather than
+ * ending the benchmark.
  */
 import { Content } from "@agent-kernel/kernel"
 import { NodeContext } from "@effect/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
+import * as Schema from "effect/Schema"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -24,7 +30,11 @@ import { McpStdio, PluginToolbox } from "../src/index.js"
 
 const RUNS = Number(process.env["RUNS"] ?? "30")
 const WARMUP = 2
+/** How long the stock client may wait for a call its server will never answer (its own default is 60 s). */
 const CAP_MS = 5_000
+/** Our tool timeout: only a safety net, a crash ends the call long before; generous for respawns under load. */
+const OUR_TIMEOUT_MS = 30_000
+const SETUP_ATTEMPTS = 5
 const server = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..", "test", "fixtures", "server.mjs")
 const node = process.execPath
 const wrapperScript = `'${node}' '${server}'; sleep 30`
@@ -40,12 +50,13 @@ const textOf = (result: unknown): string => {
     ? first.text
     : ""
 }
-const pidIn = (text: string): number => {
-  const parsed: unknown = JSON.parse(text)
-  if (typeof parsed === "object" && parsed !== null && "pid" in parsed && typeof parsed.pid === "number")
-    return parsed.pid
-  throw new Error(`no pid in ${text}`)
-}
+
+const PidAnswer = Schema.parseJson(Schema.Struct({ pid: Schema.Number }))
+const decodePid = Schema.decodeUnknownEither(PidAnswer)
+
+/** The pid in a `pid` tool answer, or why there is none (an error result is text, not JSON). */
+const pidIn = (text: string): Either.Either<number, string> =>
+  Either.mapBoth(decodePid(text), { onLeft: () => `not a pid answer: ${text.slice(0, 120)}`, onRight: (a) => a.pid })
 
 /** Children of a process, from /proc: the stock client leaves a launcher's children behind. */
 const descendants = (pid: number): Array<number> => {
@@ -74,6 +85,13 @@ interface Sample {
   readonly capped: boolean
 }
 
+/** A run that could not be measured, and why. */
+interface Failed {
+  readonly failed: string
+}
+
+type Outcome = Sample | Failed
+
 // ---- agent-kernel ----------------------------------------------------------------
 
 /** One provider for all runs: each run kills the server, and the next call respawns it. */
@@ -82,30 +100,44 @@ const oursSampler = (config: McpStdio.Config) =>
     const provider = yield* McpStdio.make(config)
     const box = yield* PluginToolbox.make({
       providers: [Effect.succeed(provider)],
-      settings: { tool_timeout_ms: CAP_MS, breaker_consecutive_failures: 1_000, breaker_total_failures: 1_000 }
+      settings: { tool_timeout_ms: OUR_TIMEOUT_MS, breaker_consecutive_failures: 1_000, breaker_total_failures: 1_000 }
     })
     const invoke = (name: string, input: unknown = {}) => box.invoke(Content.toolUse(`b${now()}`, name, input))
+    // Under load a respawn can fail or time out: ask again, a bounded number of times.
+    const pid = Effect.gen(function* () {
+      let last = ""
+      for (let attempt = 0; attempt < SETUP_ATTEMPTS; attempt++) {
+        const answer = pidIn((yield* invoke("pid")).content)
+        if (Either.isRight(answer)) return Either.right(answer.right)
+        last = answer.left
+      }
+      return Either.left(`no pid after ${SETUP_ATTEMPTS} attempts (${last})`)
+    })
     return Effect.gen(function* () {
-      const pid = pidIn((yield* invoke("pid")).content)
+      const server = yield* pid
+      if (Either.isLeft(server)) return { failed: server.left } satisfies Failed
       const call = yield* Effect.fork(Effect.map(invoke("hang"), (result) => ({ result, at: now() })))
       while (Number((yield* invoke("inflight")).content) < 1) yield* Effect.promise(() => pause(1))
       const killedAt = now()
-      process.kill(pid, "SIGKILL")
+      process.kill(server.right, "SIGKILL")
       const { result, at } = yield* Fiber.join(call)
       const capped = result.content.includes("timed out")
-      if (!capped && !result.content.includes("process_crashed")) throw new Error(`unexpected: ${result.content}`)
+      if (!capped && !result.content.includes("process_crashed")) {
+        return { failed: `unexpected result: ${result.content.slice(0, 120)}` } satisfies Failed
+      }
       return { ms: at - killedAt, capped } satisfies Sample
     })
   })
 
 // ---- stock SDK client ------------------------------------------------------------
 
-const stockOnce = async (command: string, args: Array<string>): Promise<Sample> => {
+const stockOnce = async (command: string, args: Array<string>): Promise<Outcome> => {
   const transport = new StdioClientTransport({ command, args, stderr: "ignore" })
   const client = new Client({ name: "bench", version: "1.0.0" })
-  await client.connect(transport)
   try {
+    await client.connect(transport)
     const pid = pidIn(textOf(await client.callTool({ name: "pid", arguments: {} })))
+    if (Either.isLeft(pid)) return { failed: pid.left }
     let doneAt = 0
     const pending = client.callTool({ name: "hang", arguments: {} }, undefined, { timeout: CAP_MS }).then(
       () => ({ timedOut: false }),
@@ -117,18 +149,20 @@ const stockOnce = async (command: string, args: Array<string>): Promise<Sample> 
     })
     while (Number(textOf(await client.callTool({ name: "inflight", arguments: {} }))) < 1) await pause(1)
     const killedAt = now()
-    process.kill(pid, "SIGKILL")
+    process.kill(pid.right, "SIGKILL")
     const outcome = await settled
     return { ms: doneAt - killedAt, capped: outcome.timedOut }
+  } catch (error) {
+    return { failed: error instanceof Error ? error.message : String(error) }
   } finally {
     if (transport.pid !== null) killTree(transport.pid)
     await client.close().catch(() => {})
   }
 }
 
-const stockCase = async (command: string, args: Array<string>, concurrency: number): Promise<Array<Sample>> => {
+const stockCase = async (command: string, args: Array<string>, concurrency: number): Promise<Array<Outcome>> => {
   for (let i = 0; i < WARMUP; i++) await stockOnce(command, args)
-  const samples: Array<Sample> = []
+  const samples: Array<Outcome> = []
   while (samples.length < RUNS) {
     const batch = Math.min(concurrency, RUNS - samples.length)
     samples.push(...(await Promise.all(Array.from({ length: batch }, () => stockOnce(command, args)))))
@@ -138,17 +172,38 @@ const stockCase = async (command: string, args: Array<string>, concurrency: numb
 
 // ---- report ----------------------------------------------------------------------
 
-const summary = (samples: ReadonlyArray<Sample>): string => {
-  const sorted = samples.map((s) => s.ms).sort((a, b) => a - b)
-  const median =
-    sorted.length % 2 === 1
-      ? sorted[(sorted.length - 1) / 2]!
-      : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2
-  const worst = sorted[sorted.length - 1]!
-  const capped = samples.filter((s) => s.capped).length
-  const cap = capped > 0 ? ` (hit the ${CAP_MS} ms cap ${capped}/${samples.length})` : ""
-  return `median ${median.toFixed(1)} ms, worst ${worst.toFixed(1)} ms${cap}`
+const isSample = (outcome: Outcome): outcome is Sample => "ms" in outcome
+
+const quantile = (sorted: ReadonlyArray<number>, q: number): number => {
+  // Nearest rank: the smallest value with at least q of the samples at or below it.
+  const rank = Math.max(1, Math.ceil(q * sorted.length))
+  return sorted[rank - 1]!
 }
+
+const median = (sorted: ReadonlyArray<number>): number =>
+  sorted.length % 2 === 1
+    ? sorted[(sorted.length - 1) / 2]!
+    : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2
+
+const sortedMs = (outcomes: ReadonlyArray<Outcome>): Array<number> =>
+  outcomes
+    .filter(isSample)
+    .map((s) => s.ms)
+    .sort((a, b) => a - b)
+
+const summary = (outcomes: ReadonlyArray<Outcome>): string => {
+  const samples = outcomes.filter(isSample)
+  const failed = outcomes.length - samples.length
+  const failures = failed > 0 ? ` [${failed} failed runs]` : ""
+  if (samples.length === 0) return `no samples${failures}`
+  const sorted = sortedMs(samples)
+  const capped = samples.filter((s) => s.capped).length
+  const cap = capped > 0 ? ` (hit the cap ${capped}/${samples.length})` : ""
+  return `median ${median(sorted).toFixed(1)} ms, p95 ${quantile(sorted, 0.95).toFixed(1)} ms, worst ${sorted[sorted.length - 1]!.toFixed(1)} ms${cap}${failures}`
+}
+
+const firstFailures = (outcomes: ReadonlyArray<Outcome>): Array<string> =>
+  outcomes.flatMap((o) => ("failed" in o ? [o.failed] : [])).slice(0, 3)
 
 const main = Effect.gen(function* () {
   console.log(`crash-to-error-result latency, SIGKILL of the server mid-call, ${RUNS} runs each (+${WARMUP} warm-up)`)
@@ -159,7 +214,11 @@ const main = Effect.gen(function* () {
   const wrapper = ["-c", wrapperScript]
   const ourDirect = yield* oursSampler({ name: "direct", command: node, args: [server], shutdownGraceMillis: 300 })
   const ourWrapper = yield* oursSampler({ name: "wrapper", command: "bash", args: wrapper, shutdownGraceMillis: 300 })
-  const samples = { ourDirect: [] as Array<Sample>, stockDirect: [] as Array<Sample>, ourWrapper: [] as Array<Sample> }
+  const samples = {
+    ourDirect: [] as Array<Outcome>,
+    stockDirect: [] as Array<Outcome>,
+    ourWrapper: [] as Array<Outcome>
+  }
   for (let i = 0; i < RUNS + WARMUP; i++) {
     const a = yield* ourDirect
     const b = yield* Effect.promise(() => stockOnce(node, [server]))
@@ -179,6 +238,16 @@ const main = Effect.gen(function* () {
   ]
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((row) => row[col]!.length)))
   for (const row of rows) console.log(row.map((cell, col) => cell.padEnd(widths[col]!)).join(" | "))
+  const ours = sortedMs(samples.ourDirect)
+  const stock = sortedMs(samples.stockDirect)
+  if (ours.length > 0 && stock.length > 0) {
+    console.log(
+      `\ndirect case, agent-kernel / stock: median ${(median(ours) / median(stock)).toFixed(2)}x, p95 ${(quantile(ours, 0.95) / quantile(stock, 0.95)).toFixed(2)}x (below 1 is faster)`
+    )
+  }
+  for (const [name, outcomes] of Object.entries({ ...samples, stockWrapper })) {
+    for (const failure of firstFailures(outcomes)) console.log(`failed run (${name}): ${failure}`)
+  }
 }).pipe(Effect.scoped, Effect.provide(NodeContext.layer))
 
 Effect.runPromise(main).then(

@@ -42,9 +42,9 @@ export const allow: Decision = { _tag: "Allow" }
 export const deny = (reason: string): Decision => ({ _tag: "Deny", reason })
 
 /**
- * What a gate does.
+ * What a gate does: decide one request.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface Service {
@@ -60,7 +60,8 @@ export interface Service {
 export const allowAll: Service = { decide: () => Effect.succeed(allow) }
 
 /**
- * The gate service. `PluginToolbox` uses the one in context. Default: `allowAll`.
+ * The gate service. `PluginToolbox` uses the one in context; without one,
+ * every call is allowed.
  *
  * @since 0.1.0
  * @category tags

@@ -20,6 +20,7 @@ import { CircuitBreaker, Content, EventBus, type ModelProvider, Settings, Toolbo
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
@@ -73,12 +74,24 @@ interface Entry {
   readonly listError: Ref.Ref<PluginError.PluginError | undefined>
 }
 
-type Permit = CircuitBreaker.Permit
+/**
+ * The breaker rule the settings describe: `breaker_consecutive_failures` in
+ * a row, or `breaker_total_failures` net of successes (each success takes
+ * one off, so failures long past are forgiven).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const strategy = (settings: ToolSettings): CircuitBreaker.Strategy =>
+  CircuitBreaker.either(
+    CircuitBreaker.consecutive(settings.breaker_consecutive_failures),
+    CircuitBreaker.total(settings.breaker_total_failures)
+  )
 
 /**
  * Builds the toolbox in the current scope; the providers' resources
- * (subprocesses) live until it closes. Uses the `Gate` in context, or allows
- * every call.
+ * (subprocesses) live until it closes. Uses the `Gate` in context, which
+ * allows every call unless one is provided.
  *
  * @since 0.1.0
  * @category constructors
@@ -92,9 +105,14 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
       const provider = yield* acquire
       const breaker = yield* CircuitBreaker.make({
         subject: provider.name,
-        consecutiveFailures: settings.breaker_consecutive_failures,
-        totalFailures: settings.breaker_total_failures,
-        cooldown: settings.breaker_cooldown_ms
+        strategy: strategy(settings),
+        cooldown: settings.breaker_cooldown_ms,
+        onTransition: (transition) =>
+          Effect.zipRight(
+            CircuitBreaker.publishTransition(provider.name)(transition),
+            // The probe after the cooldown starts from a fresh process.
+            transition.to === "open" ? provider.reset("its circuit breaker opened") : Effect.void
+          )
       })
       entries.push({
         provider,
@@ -122,9 +140,16 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
             })
           )
         )
-        return Effect.raceFirst(
+        return Effect.raceWith(
           Effect.locally(effect, ToolProvider.CancelReason, () => reason),
-          timer
+          timer,
+          {
+            // The answer does not wait for the timer to be torn down: on a crash that wait was the
+            // largest part of the time from the process's death to the error result.
+            onSelfDone: (exit, timerFiber) => Effect.zipRight(Fiber.interruptFork(timerFiber), exit),
+            // A timed-out call is interrupted, and so cancelled (the server is told why), before the answer.
+            onOtherDone: (exit, callFiber) => Effect.zipRight(Fiber.interrupt(callFiber), exit)
+          }
         ).pipe(
           // Only an interruption from outside reaches here (a timeout is a failure): the run was
           // stopped, and so is whatever the provider was doing for it. The next call respawns.
@@ -143,53 +168,49 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
         )
       )
 
-    // Records an outcome; returns a note for the model when the breaker opened because of it.
-    const settle = (
-      entry: Entry,
-      permit: Permit,
-      outcome: Either.Either<unknown, PluginError.PluginError>
-    ): Effect.Effect<string> =>
-      Effect.gen(function* () {
-        if (Either.isRight(outcome) || !outcome.left.countsTowardBreaker) {
-          // A model-fixable failure says nothing against the provider, but a probe must be resolved.
-          if (Either.isRight(outcome) || permit._tag === "Probe") yield* entry.breaker.recordSuccess
-          return ""
-        }
-        const before = yield* entry.breaker.status
-        yield* entry.breaker.recordFailure(brief(outcome.left))
-        if (before === "open" || (yield* entry.breaker.status) !== "open") {
-          return outcome.left._tag === "ProcessCrashed" ? "\nThe plugin will be restarted on the next call." : ""
-        }
-        // The probe after the cooldown starts from a fresh process.
-        yield* entry.provider.reset("its circuit breaker opened")
-        return `\nPlugin "${entry.provider.name}" has failed too often: its circuit breaker is now open and its tools are withdrawn for ${Math.ceil(settings.breaker_cooldown_ms / 1000)} s.`
-      })
+    // The breaker hears every outcome; what the model can fix itself says nothing against the provider.
+    const guarded = <A>(entry: Entry, tool: string, effect: Effect.Effect<A, PluginError.PluginError>) =>
+      CircuitBreaker.protect(entry.breaker, {
+        isFailure: (error: PluginError.PluginError) => error.countsTowardBreaker,
+        describe: brief
+      })(effect).pipe(
+        Effect.catchTag("BreakerRejected", (rejected) =>
+          Effect.fail(
+            new PluginError.BreakerOpen({
+              provider: entry.provider.name,
+              tool,
+              reason: rejected.reason,
+              retryInMillis: rejected.retryInMillis
+            })
+          )
+        )
+      )
 
-    // An interrupted probe would stay "in flight" forever and the breaker would never let another
-    // through; counting it as failed reopens the breaker for one more cooldown instead.
-    const probing = <A, E>(entry: Entry, permit: Permit, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-      permit._tag === "Probe"
-        ? Effect.onInterrupt(effect, () => entry.breaker.recordFailure("the recovery probe was interrupted"))
-        : effect
+    // A note for the model on what happens next to the provider.
+    const aftermath = (entry: Entry, error: PluginError.PluginError): Effect.Effect<string> =>
+      Effect.gen(function* () {
+        if (!error.countsTowardBreaker) return ""
+        if ((yield* entry.breaker.status) === "open") {
+          return `\nPlugin "${entry.provider.name}" has failed too often: its circuit breaker is now open and its tools are withdrawn for ${Math.ceil(settings.breaker_cooldown_ms / 1000)} s.`
+        }
+        return error._tag === "ProcessCrashed" ? "\nThe plugin will be restarted on the next call." : ""
+      })
 
     const listOf = (entry: Entry): Effect.Effect<ReadonlyArray<ModelProvider.ToolDefinition>> =>
       Effect.gen(function* () {
         if ((yield* entry.breaker.status) === "open") return []
         const cached = yield* Ref.get(entry.listed)
         if (cached !== undefined && !(yield* entry.provider.changed)) return cached
-        const permit = yield* entry.breaker.acquire
-        if (permit._tag === "Rejected") return cached ?? []
-        const outcome = yield* probing(
-          entry,
-          permit,
-          Effect.either(withTimeout(entry, "tools/list", entry.provider.list))
+        const outcome = yield* Effect.either(
+          guarded(entry, "tools/list", withTimeout(entry, "tools/list", entry.provider.list))
         )
-        yield* settle(entry, permit, outcome)
         if (Either.isRight(outcome)) {
           yield* Ref.set(entry.listed, outcome.right)
           yield* Ref.set(entry.listError, undefined)
           return outcome.right
         }
+        // Refused by the breaker (a probe is out): nothing was asked, nothing to report.
+        if (outcome.left._tag === "BreakerOpen") return cached ?? []
         yield* Ref.set(entry.listError, outcome.left)
         yield* EventBus.publish({
           type: "warning",
@@ -238,29 +259,17 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
         return errorResult(call, `${new PluginError.UnknownTool({ tool: call.name, available }).message}${why}`)
       }
       const provider = entry.provider.name
-      const permit = yield* entry.breaker.acquire
-      if (permit._tag === "Rejected") {
-        const error = new PluginError.BreakerOpen({
-          provider,
-          tool: call.name,
-          reason: permit.reason,
-          retryInMillis: permit.retryInMillis
-        })
-        return errorResult(call, error.message)
-      }
-      const decision = yield* gate.decide({ provider, tool: call.name, input: call.input })
-      const outcome: Either.Either<string, PluginError.PluginError> =
+      // The gate runs behind the breaker: a denial counts, and an open breaker asks nobody.
+      const gated = Effect.flatMap(gate.decide({ provider, tool: call.name, input: call.input }), (decision) =>
         decision._tag === "Deny"
-          ? Either.left(new PluginError.Denied({ provider, tool: call.name, reason: decision.reason }))
-          : yield* probing(
-              entry,
-              permit,
-              Effect.either(withTimeout(entry, call.name, entry.provider.call(call.name, call.input)))
-            )
-      const note = yield* settle(entry, permit, outcome)
-      return Either.isRight(outcome)
-        ? Content.toolResult(call.id, truncate(outcome.right, settings.max_tool_result_bytes), false)
-        : errorResult(call, `${outcome.left.message}${note}`)
+          ? Effect.fail(new PluginError.Denied({ provider, tool: call.name, reason: decision.reason }))
+          : withTimeout(entry, call.name, entry.provider.call(call.name, call.input))
+      )
+      const outcome = yield* Effect.either(guarded(entry, call.name, gated))
+      if (Either.isRight(outcome)) {
+        return Content.toolResult(call.id, truncate(outcome.right, settings.max_tool_result_bytes), false)
+      }
+      return errorResult(call, `${outcome.left.message}${yield* aftermath(entry, outcome.left)}`)
     })
 
     return {

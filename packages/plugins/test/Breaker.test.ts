@@ -160,26 +160,30 @@ describe("timeouts and the circuit breaker, on the TestClock", () => {
     }).pipe(Effect.provide(NodeContext.layer))
   )
 
-  it.scoped("an interrupted probe reopens the breaker instead of wedging it half-open", () =>
-    Effect.gen(function* () {
-      const { box, breaker, provider } = yield* toolbox(fixture("fx"))
-      for (let i = 0; i < 3; i++) yield* box.invoke(use("crash"))
-      yield* TestClock.adjust("30 seconds")
-      const probe = yield* Effect.fork(box.invoke(use("hang")))
-      // Behind the toolbox every other call is refused while the probe is out: ask the provider itself.
-      for (;;) {
-        if (Number(yield* provider.call("inflight", {})) >= 1) break
-        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
-      }
-      yield* Fiber.interrupt(probe)
-      expect(yield* breaker.status).toBe("open")
-      yield* TestClock.adjust("30 seconds")
-      expect(yield* box.invoke(use("echo", { text: "next probe" }))).toMatchObject({
-        content: "next probe",
-        is_error: false
-      })
-      expect(yield* breaker.status).toBe("closed")
-    }).pipe(Effect.provide(NodeContext.layer))
+  it.scoped(
+    "an interrupted probe is abandoned, not counted: the breaker stays half-open and the next call probes",
+    () =>
+      Effect.gen(function* () {
+        const { box, breaker, provider } = yield* toolbox(fixture("fx"))
+        for (let i = 0; i < 3; i++) yield* box.invoke(use("crash"))
+        yield* TestClock.adjust("30 seconds")
+        const probe = yield* Effect.fork(box.invoke(use("hang")))
+        // Behind the toolbox every other call is refused while the probe is out: ask the provider itself.
+        for (;;) {
+          if (Number(yield* provider.call("inflight", {})) >= 1) break
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+        }
+        expect((yield* box.invoke(use("echo", { text: "x" }))).content).toContain("a recovery probe is in flight")
+        yield* Fiber.interrupt(probe)
+        expect(yield* breaker.status).toBe("half_open")
+        expect(yield* breaker.counts).toEqual({ consecutive: 3, total: 3 })
+        // No second cooldown: the next call is the probe.
+        expect(yield* box.invoke(use("echo", { text: "next probe" }))).toMatchObject({
+          content: "next probe",
+          is_error: false
+        })
+        expect(yield* breaker.status).toBe("closed")
+      }).pipe(Effect.provide(NodeContext.layer))
   )
 
   it.scoped("a server that never answers the handshake times out, is killed, and its tools stay unoffered", () =>

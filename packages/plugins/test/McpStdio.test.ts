@@ -1,9 +1,11 @@
 import type { Toolbox } from "@agent-kernel/kernel"
-import { NodeContext } from "@effect/platform-node"
+import * as FileSystem from "@effect/platform/FileSystem"
+import { NodeCommandExecutor, NodeContext, NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -30,8 +32,8 @@ describe("McpStdio against the fixture server", () => {
       expect((yield* provider.stats).spawns).toBe(0)
       expect(yield* provider.ping).toBe(false)
       const tools = yield* box.definitions
-      // 19 tools come in pages of 4.
-      expect(tools).toHaveLength(19)
+      // 22 tools come in pages of 4.
+      expect(tools).toHaveLength(22)
       expect(tools.map((t) => t.name)).toContain("extra-4")
       expect(tools.find((t) => t.name === "echo")?.input_schema).toMatchObject({ required: ["text"] })
       const stats = yield* provider.stats
@@ -53,7 +55,7 @@ describe("McpStdio against the fixture server", () => {
       yield* eventually(() => Effect.runSync(provider.changed), "the list_changed notification")
       const names = (yield* box.definitions).map((t) => t.name)
       expect(names).toContain("brand-new")
-      expect(names).toHaveLength(20)
+      expect(names).toHaveLength(23)
       expect(yield* provider.changed).toBe(false)
       expect((yield* box.invoke(use("brand-new"))).content).toContain("not found")
       expect((yield* provider.stats).spawns).toBe(1)
@@ -303,5 +305,33 @@ describe("McpStdio against the fixture server", () => {
       const allowed = new Set([...McpStdio.baseEnvironment, "FIXTURE_TOKEN", "FIXTURE_MODE"])
       expect(Object.keys(env).filter((key) => !allowed.has(key) && !key.startsWith("LC_"))).toEqual([])
     }).pipe(Effect.provide(NodeContext.layer))
+  )
+
+  it.scopedLive(
+    "takes the CommandExecutor and the FileSystem from context: /proc is read through the one provided",
+    () =>
+      Effect.gen(function* () {
+        const paths: Array<string> = []
+        const Spy = Layer.effect(
+          FileSystem.FileSystem,
+          Effect.map(FileSystem.FileSystem, (fs) => ({
+            ...fs,
+            readFileString: (path: string, encoding?: string) => {
+              paths.push(path)
+              return fs.readFileString(path, encoding)
+            },
+            open: (path: string, options?: FileSystem.OpenFileOptions) => {
+              paths.push(path)
+              return fs.open(path, options)
+            }
+          }))
+        ).pipe(Layer.provide(NodeFileSystem.layer))
+        const services = Layer.merge(NodeCommandExecutor.layer.pipe(Layer.provide(NodeFileSystem.layer)), Spy)
+        const { box, provider } = yield* Effect.provide(toolbox(fixture("fx")), services)
+        const pid = yield* pidOf(box)
+        expect((yield* provider.stats).pid).toBe(pid)
+        expect(paths).toContain(`/proc/${pid}/stat`)
+        expect(paths.some((path) => path.startsWith(`/proc/${pid}/task/`))).toBe(true)
+      })
   )
 })

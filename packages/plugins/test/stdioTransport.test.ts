@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { decodeWaitStatus } from "../src/internal/processGroup.js"
+import { decodeWaitStatus } from "../src/internal/procfs.js"
 import { StdioTransport } from "../src/internal/stdioTransport.js"
 
 const make = (maxMessageBytes = 1024) => {
@@ -33,15 +33,14 @@ describe("StdioTransport", () => {
   })
 
   it("counts junk lines and reports them without closing", () => {
-    const { transport, messages, errors } = make()
+    const { transport, messages } = make()
     let closed = false
     transport.onclose = () => {
       closed = true
     }
     transport.feed(bytes('Server starting...\n{"not":"jsonrpc"}\n\n{"jsonrpc":"2.0","id":1,"result":{}}\n'))
-    expect(transport.junkLines).toBe(2)
-    expect(transport.lastJunk).toBe('{"not":"jsonrpc"}')
-    expect(errors).toHaveLength(2)
+    expect(transport.badLines).toBe(2)
+    expect(transport.lastBadLine).toBe('a line that is not JSON-RPC: {"not":"jsonrpc"}')
     expect(messages).toHaveLength(1)
     expect(closed).toBe(false)
   })

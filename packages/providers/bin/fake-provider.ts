@@ -16,7 +16,7 @@ import * as Console from "effect/Console"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { ChaosPlans, FakeProvider, FaultPlan } from "../src/index.js"
+import { ChaosPlans, FakeProvider, FaultPlan } from "../src/testing/index.js"
 
 class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
 

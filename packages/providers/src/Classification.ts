@@ -4,9 +4,9 @@
  * documented in the package README and tested row by row.
  *
  * A row matches on the HTTP status (absent for a mid-stream SSE error), the
- * error `type`, the OpenAI error `code`, and a pattern over the message.
- * Statuses that a row lists must match; criteria a row leaves out match
- * anything.
+ * error `type`, the OpenAI error `code` (and Azure's `innererror.code`), a
+ * pattern over the message, and the `x-should-retry` header. Statuses that a
+ * row lists must match; criteria a row leaves out match anything.
  *
  * @since 0.1.0
  */
@@ -25,7 +25,11 @@ export interface Facts {
   readonly type?: string | undefined
   /** OpenAI `error.code`. */
   readonly code?: string | undefined
+  /** Azure OpenAI `error.innererror.code` (for example `ResponsibleAIPolicyViolation`). */
+  readonly innerCode?: string | undefined
   readonly message?: string | undefined
+  /** The `x-should-retry` response header, when it says `true` or `false`. */
+  readonly shouldRetry?: boolean | undefined
 }
 
 /**
@@ -48,7 +52,10 @@ export interface Rule {
   readonly status?: StatusMatch | undefined
   readonly type?: ReadonlyArray<string> | undefined
   readonly code?: ReadonlyArray<string> | undefined
+  readonly innerCode?: ReadonlyArray<string> | undefined
   readonly message?: RegExp | undefined
+  /** Matches only when the server sent `x-should-retry` with this value. */
+  readonly shouldRetry?: boolean | undefined
   readonly category: ModelError.Category
   /** Pulls token counts out of a context-length message. */
   readonly tokens?: ((message: string) => TokenCounts) | undefined
@@ -110,6 +117,19 @@ export const openAiTokens = (message: string): TokenCounts => {
 }
 
 /**
+ * The last row of both tables: a failure no other row made transient, sent
+ * with `x-should-retry: true`, is retried, as the official SDKs do. Being
+ * last, it can never override a row the spec forbids retrying (auth_error,
+ * invalid_request, quota_exceeded), nor a context overflow or a filter.
+ */
+const shouldRetryRow = (provider: string): Rule => ({
+  id: `${provider}.should_retry`,
+  shouldRetry: true,
+  category: "server_error",
+  note: "x-should-retry: true on a failure no other row matched (an odd status, an unknown error type): transient"
+})
+
+/**
  * The Anthropic Messages API table.
  *
  * @since 0.1.0
@@ -136,6 +156,12 @@ export const anthropic: ReadonlyArray<Rule> = [
   { id: "anthropic.403", status: [403], category: "auth_error", note: "403 permission_error" },
   { id: "anthropic.402", status: [402], category: "quota_exceeded", note: "402 billing_error" },
   { id: "anthropic.408", status: [408], category: "timeout", note: "408 request timeout" },
+  {
+    id: "anthropic.409",
+    status: [409],
+    category: "server_error",
+    note: "409 conflict (a lock or concurrent update on the server side): transient, retried as the official SDKs do"
+  },
   {
     id: "anthropic.overloaded_type",
     status: "5xx",
@@ -178,9 +204,9 @@ export const anthropic: ReadonlyArray<Rule> = [
   },
   {
     id: "anthropic.stream.api_error",
-    type: ["api_error", "timeout_error"],
+    type: ["api_error", "timeout_error", "server_error"],
     category: "server_error",
-    note: "mid-stream api_error / timeout_error"
+    note: "mid-stream api_error / timeout_error, or a flat `event: error` of type server_error"
   },
   {
     id: "anthropic.stream.request_too_large",
@@ -205,7 +231,8 @@ export const anthropic: ReadonlyArray<Rule> = [
     type: ["invalid_request_error", "not_found_error"],
     category: "invalid_request",
     note: "mid-stream invalid_request_error / not_found_error"
-  }
+  },
+  shouldRetryRow("anthropic")
 ]
 
 /**
@@ -215,6 +242,18 @@ export const anthropic: ReadonlyArray<Rule> = [
  * @category tables
  */
 export const openAi: ReadonlyArray<Rule> = [
+  {
+    id: "openai.content_filter",
+    code: ["content_filter"],
+    category: "content_filtered",
+    note: "Azure and compatible servers: a prompt or answer rejected by the content filter (400 code content_filter)"
+  },
+  {
+    id: "openai.content_filter.innererror",
+    innerCode: ["ResponsibleAIPolicyViolation"],
+    category: "content_filtered",
+    note: "Azure: innererror.code ResponsibleAIPolicyViolation, whatever the outer code"
+  },
   {
     id: "openai.429.insufficient_quota",
     status: [429],
@@ -250,6 +289,12 @@ export const openAi: ReadonlyArray<Rule> = [
   { id: "openai.402", status: [402], category: "quota_exceeded", note: "402 (compatible servers: out of credits)" },
   { id: "openai.408", status: [408], category: "timeout", note: "408 request timeout" },
   {
+    id: "openai.409",
+    status: [409],
+    category: "server_error",
+    note: "409 conflict (a lock or concurrent update on the server side): transient, retried as the official SDKs do"
+  },
+  {
     id: "openai.503.overloaded",
     status: [503, 529],
     message: /overload/i,
@@ -283,6 +328,12 @@ export const openAi: ReadonlyArray<Rule> = [
     note: "mid-stream rate_limit_exceeded"
   },
   {
+    id: "openai.stream.overloaded_error",
+    type: ["overloaded_error"],
+    category: "overloaded",
+    note: "mid-stream error (a flat `event: error` too) of type overloaded_error"
+  },
+  {
     id: "openai.stream.overloaded",
     message: /overload/i,
     category: "overloaded",
@@ -299,7 +350,8 @@ export const openAi: ReadonlyArray<Rule> = [
     type: ["invalid_request_error"],
     category: "invalid_request",
     note: "mid-stream invalid_request_error"
-  }
+  },
+  shouldRetryRow("openai")
 ]
 
 const statusMatches = (match: StatusMatch | undefined, status: number | undefined): boolean => {
@@ -323,6 +375,8 @@ export const matches = (rule: Rule, facts: Facts): boolean =>
   statusMatches(rule.status, facts.status) &&
   oneOf(rule.type, facts.type) &&
   oneOf(rule.code, facts.code) &&
+  oneOf(rule.innerCode, facts.innerCode) &&
+  (rule.shouldRetry === undefined || rule.shouldRetry === facts.shouldRetry) &&
   (rule.message === undefined || (facts.message !== undefined && rule.message.test(facts.message)))
 
 /**

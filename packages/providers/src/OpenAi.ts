@@ -13,21 +13,17 @@
  *
  * @since 0.1.0
  */
-import type * as Sse from "@effect/experimental/Sse"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import type { Content, ModelError } from "@agent-kernel/kernel"
+import type { Content } from "@agent-kernel/kernel"
 import { ModelProvider } from "@agent-kernel/kernel"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
+import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
 import * as Classification from "./Classification.js"
+import * as Exchange from "./internal/exchange.js"
 import * as Http from "./internal/http.js"
 import * as Wire from "./internal/openAiWire.js"
-import type * as RetryAfter from "./RetryAfter.js"
 import type * as Timeouts from "./Timeouts.js"
 import type { Transport } from "./Transport.js"
 
@@ -59,7 +55,6 @@ export interface Options {
   readonly streamUsage?: boolean | undefined
   /** The provider name in errors and events. Default: `openai`. */
   readonly name?: string | undefined
-  readonly retryAfter?: RetryAfter.Options | undefined
   /** Extra request headers (for example `OpenAI-Organization`). */
   readonly headers?: Readonly<Record<string, string>> | undefined
 }
@@ -160,197 +155,20 @@ export const toWire = (
  * @since 0.1.0
  * @category wire
  */
-export const errorFacts = (body: unknown): Option.Option<Omit<Classification.Facts, "status">> =>
-  Option.map(Schema.decodeUnknownOption(Wire.ErrorBody)(body), ({ error }) => ({
-    type: error.type ?? undefined,
-    code: error.code === null || error.code === undefined ? undefined : String(error.code),
-    message: error.message ?? undefined
-  }))
-
-const usageOf = (usage: Wire.Usage | null | undefined): ModelProvider.Usage => {
-  if (usage == null) return { input_tokens: 0, output_tokens: 0 }
-  const cached = usage.prompt_tokens_details?.cached_tokens ?? 0
-  return {
-    input_tokens: Math.max(0, usage.prompt_tokens - cached),
-    output_tokens: usage.completion_tokens,
-    ...(cached > 0 ? { cache_read_tokens: cached } : {})
-  }
-}
-
-const parseArguments = (json: string): unknown => {
-  if (json.trim().length === 0) return {}
-  // Invalid JSON from the model goes to the toolbox as the raw string, so it
-  // becomes an error tool_result the model can see and fix.
-  return Option.getOrElse(Http.parseJson(json), () => json)
-}
-
-const stopOf = (finish: string | null | undefined, hasToolCalls: boolean): ModelProvider.StopReason => {
-  switch (finish) {
-    case "stop":
-      return "end_turn"
-    case "length":
-      return "max_tokens"
-    case "tool_calls":
-    case "function_call":
-      return "tool_use"
-    case "content_filter":
-      return "content_filtered"
-    default:
-      return hasToolCalls ? "tool_use" : "end_turn"
-  }
-}
-
-const assemble = (
-  model: string,
-  text: string,
-  refusal: string,
-  toolCalls: ReadonlyArray<{ readonly id: string; readonly name: string; readonly args: string }>,
-  finish: string | null | undefined,
-  usage: Wire.Usage | null | undefined
-): ModelProvider.ModelResponse => {
-  const content: Array<Content.ContentBlock> = []
-  if (text.length > 0) content.push({ type: "text", text })
-  if (refusal.length > 0) content.push({ type: "text", text: refusal })
-  for (const call of toolCalls) {
-    content.push({ type: "tool_use", id: call.id, name: call.name, input: parseArguments(call.args) })
-  }
-  const stop = refusal.length > 0 ? "content_filtered" : stopOf(finish, toolCalls.length > 0)
-  return { model, content, stop_reason: stop, usage: usageOf(usage) }
-}
-
-const decodeCompletion = Schema.decodeUnknownEither(Wire.Completion)
-
-const fromJsonBody = (
-  response: HttpClientResponse.HttpClientResponse,
-  call: Http.Call
-): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> =>
-  Effect.gen(function* () {
-    const text = yield* Http.readText(response, call)
-    const json = Http.parseJson(text)
-    if (Option.isNone(json))
-      return yield* Effect.fail(Http.malformed(call, response.status, "not JSON", { body: text }))
-    const facts = errorFacts(json.value)
-    if (Option.isSome(facts)) {
-      // Some compatible servers answer 200 with an error body.
-      return yield* Effect.flip(Http.classify(call, facts.value, { headers: response.headers, body: json.value }))
-    }
-    const decoded = decodeCompletion(json.value)
-    if (decoded._tag === "Left")
-      return yield* Effect.fail(
-        Http.malformed(call, response.status, `unexpected shape: ${decoded.left.message}`, { body: text })
-      )
-    const completion = decoded.right
-    const choice = completion.choices[0]
-    return assemble(
-      completion.model ?? call.model,
-      choice.message.content ?? "",
-      choice.message.refusal ?? "",
-      (choice.message.tool_calls ?? []).map((tool) => ({
-        id: tool.id,
-        name: tool.function.name,
-        args: tool.function.arguments
-      })),
-      choice.finish_reason,
-      completion.usage
-    )
-  })
-
-const decodeChunk = Schema.decodeUnknownEither(Wire.Chunk)
-
-const fromStream = (
-  response: HttpClientResponse.HttpClientResponse,
-  call: Http.Call
-): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> =>
-  Effect.gen(function* () {
-    let model = call.model
-    let text = ""
-    let refusal = ""
-    const tools = new Map<number, { id: string; name: string; args: string }>()
-    let finish: string | null | undefined
-    let usage: Wire.Usage | null | undefined
-    let done = false
-
-    const handle = (event: Sse.Event): Effect.Effect<void, ModelError.ModelError> => {
-      if (event.data.trim() === "[DONE]") {
-        done = true
-        return Effect.void
-      }
-      const json = Http.parseJson(event.data)
-      if (Option.isNone(json)) {
-        return Effect.fail(
-          Http.malformed(call, response.status, "stream chunk is not JSON", { midStream: true, body: event.data })
-        )
-      }
-      const facts = errorFacts(json.value)
-      if (Option.isSome(facts) || event.event === "error") {
-        return Effect.flatMap(
-          Http.classify(
-            call,
-            Option.getOrElse(facts, () => ({ message: event.data })),
-            {
-              headers: response.headers,
-              body: json.value,
-              midStream: true
-            }
-          ),
-          Effect.fail
-        )
-      }
-      const decoded = decodeChunk(json.value)
-      if (decoded._tag === "Left") {
-        return Effect.fail(
-          Http.malformed(call, response.status, `unexpected chunk: ${decoded.left.message}`, {
-            midStream: true,
-            body: event.data
-          })
-        )
-      }
-      const value = decoded.right
-      model = value.model ?? model
-      if (value.usage != null) usage = value.usage
-      for (const choice of value.choices) {
-        if (choice.finish_reason != null) finish = choice.finish_reason
-        const delta = choice.delta
-        if (delta == null) continue
-        if (delta.content != null) text += delta.content
-        if (delta.refusal != null) refusal += delta.refusal
-        for (const part of delta.tool_calls ?? []) {
-          const current = tools.get(part.index) ?? { id: "", name: "", args: "" }
-          if (part.id != null && part.id.length > 0) current.id = part.id
-          if (part.function?.name != null) current.name += part.function.name
-          if (part.function?.arguments != null) current.args += part.function.arguments
-          tools.set(part.index, current)
-        }
-      }
-      return Effect.void
-    }
-
-    yield* Stream.runForEach(
-      Stream.takeUntil(Http.sseEvents(response, call), () => done),
-      handle
-    )
-    // Without `[DONE]` (some compatible servers omit it) a finish reason still
-    // marks a complete answer; neither means the stream was cut short.
-    if (!done && finish == null) {
-      return yield* Effect.fail(
-        Http.malformed(call, response.status, "stream ended before a finish_reason (truncated)", { midStream: true })
-      )
-    }
-    const calls = [...tools.entries()].sort(([a], [b]) => a - b).map(([, value]) => value)
-    return assemble(model, text, refusal, calls, finish, usage)
-  })
+export const errorFacts: (body: unknown) => Option.Option<Omit<Classification.Facts, "status">> = Wire.errorFacts
 
 /**
  * Builds the provider from options and `Config`.
  *
  * @example
  * ```ts
- * import { OpenAi, Transport } from "@agent-kernel/providers"
+ * import { OpenAi } from "@agent-kernel/providers"
+ * import { NodeTransport } from "@agent-kernel/providers/node"
  * import { Layer } from "effect"
  *
  * // An OpenAI-compatible server (vLLM, Ollama...) through its base URL.
  * const ModelLive = OpenAi.layer({ baseUrl: "http://localhost:11434/v1", maxTokensField: "max_tokens" }).pipe(
- *   Layer.provide(Transport.layer())
+ *   Layer.provide(NodeTransport.layer())
  * )
  * ```
  *
@@ -371,8 +189,8 @@ export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Co
 
     const generate = Effect.fn("OpenAi.generate")(function* (request: ModelProvider.ModelRequest) {
       yield* Effect.annotateCurrentSpan({ provider: name, model: request.model, stream })
-      const call = callOf(request.model)
-      return yield* Http.exchange(transport, call, wire, {
+      const call = yield* callOf(request.model)
+      return yield* Exchange.exchange(transport, call, Wire.decoder, {
         url,
         headers: {
           ...options?.headers,
@@ -387,7 +205,8 @@ export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Co
   })
 
 /**
- * The provider as a layer. Requires a `Transport` (usually `Transport.layer()`).
+ * The provider as a layer. Requires a `Transport`: `NodeTransport.layer()` on Node, or
+ * `Transport.layerHttpClient` over any `HttpClient`.
  *
  * @since 0.1.0
  * @category layers
@@ -396,5 +215,3 @@ export const layer = (
   options?: Options
 ): Layer.Layer<ModelProvider.ModelProvider, ConfigError.ConfigError, Transport> =>
   Layer.effect(ModelProvider.ModelProvider, make(options))
-
-const wire: Http.Wire = { errorFacts, fromJsonBody, fromStream }

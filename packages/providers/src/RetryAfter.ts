@@ -5,9 +5,12 @@
  * `retry-after` as whole or fractional seconds, or as an HTTP date measured
  * against Effect's `Clock` (so tests can pin "now" with `TestClock`).
  *
- * A value that is garbage, negative or absurdly large is ignored with a debug
- * log line. It never fails and never throws: a bad hint must not turn a
- * retryable error into a crash.
+ * A value that is garbage or negative is ignored with a debug log line. It
+ * never fails and never throws: a bad hint must not turn a retryable error
+ * into a crash. A long hint is kept however long it is (a day, a week): the
+ * kernel compares it with `max_retry_wait_ms` and ends the call or falls back,
+ * where dropping it would let the kernel retry after its own short backoff,
+ * far sooner than the server asked.
  *
  * @since 0.1.0
  */
@@ -15,17 +18,6 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-
-/**
- * Options for reading a retry hint.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Options {
-  /** Hints above this are ignored as absurd. Default: 24 hours. */
-  readonly max?: Duration.DurationInput | undefined
-}
 
 /**
  * The outcome of reading the headers: the hint, if any, and why any header
@@ -39,14 +31,6 @@ export interface Parsed {
   /** Human-readable notes about headers that were present but ignored. */
   readonly ignored: ReadonlyArray<string>
 }
-
-/**
- * The default ceiling above which a hint is considered absurd.
- *
- * @since 0.1.0
- * @category constants
- */
-export const defaultMax: Duration.Duration = Duration.hours(24)
 
 const decimal = /^\s*(\d+(?:\.\d+)?)\s*$/
 const httpDate = /^\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?\s/i
@@ -74,20 +58,11 @@ const headerOf = (headers: Readonly<Record<string, string | undefined>>, name: s
  * @since 0.1.0
  * @category parsing
  */
-export const parseAt = (
-  headers: Readonly<Record<string, string | undefined>>,
-  nowMillis: number,
-  options?: Options
-): Parsed => {
-  const maxMillis = Duration.toMillis(options?.max ?? defaultMax)
+export const parseAt = (headers: Readonly<Record<string, string | undefined>>, nowMillis: number): Parsed => {
   const ignored: Array<string> = []
   const accept = (name: string, raw: string, millis: number): Option.Option<Duration.Duration> => {
     if (!Number.isFinite(millis) || millis < 0) {
       ignored.push(`${name}: ${JSON.stringify(raw)} is negative or not finite`)
-      return Option.none()
-    }
-    if (millis > maxMillis) {
-      ignored.push(`${name}: ${JSON.stringify(raw)} exceeds the ${maxMillis} ms ceiling`)
       return Option.none()
     }
     return Option.some(Duration.millis(millis))
@@ -130,11 +105,10 @@ export const parseAt = (
  * @category parsing
  */
 export const parse = (
-  headers: Readonly<Record<string, string | undefined>>,
-  options?: Options
+  headers: Readonly<Record<string, string | undefined>>
 ): Effect.Effect<Option.Option<Duration.Duration>> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
-    const parsed = parseAt(headers, now, options)
+    const parsed = parseAt(headers, now)
     return parsed.ignored.length === 0
       ? Effect.succeed(parsed.retryAfter)
       : Effect.as(

@@ -1,33 +1,48 @@
 /**
- * The three timeouts of one model call, each mapped to a `Timeout` error:
+ * The three timeouts a provider enforces on one model call, each mapped to a
+ * `Timeout` error (transient):
  *
  * - `connect`: from sending until the socket is connected (TCP, plus TLS for
- *   https). Only observable with `Transport.layer`.
+ *   https). Only observable with `NodeTransport.layer`.
  * - `firstByte`: from connected until the response status and headers arrive.
  *   For a non-streaming call the server generates the whole answer first, so
  *   this one is long by default.
- * - `idle`: the longest silence allowed between two chunks of the body, in a
- *   stream or not.
+ * - `idle`: the longest time between two content-bearing parts of the body,
+ *   counted from the moment the headers arrive. In a stream only events that
+ *   carry content (text, a tool call, a stop reason, usage, the end) restart
+ *   it: pings, SSE comments, empty events and other keep-alives never do, so
+ *   a server that only keeps the connection alive is cut at the bound. In a
+ *   JSON body whitespace does not count either.
+ *
+ * By default each comes from the session: the kernel provides
+ * `ModelProvider.CurrentCallTimeouts` from its settings
+ * (`model_connect_timeout_ms`, `model_first_byte_timeout_ms`,
+ * `model_idle_timeout_ms`) to every call, and providers read it at call
+ * time. A provider's own `timeouts` option, field by field, wins over the
+ * session's. The whole attempt is bounded by the kernel
+ * (`model_attempt_timeout_ms`), not here.
  *
  * All three run on Effect's `Clock`, so `TestClock` drives them while the
  * socket is real.
  *
  * @since 0.1.0
  */
+import type { ModelProvider } from "@agent-kernel/kernel"
 import * as Duration from "effect/Duration"
 
 /**
- * User-facing timeout options; every field has a default.
+ * A provider's own timeouts; each field given wins over the session's
+ * `CurrentCallTimeouts`.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Options {
-  /** Default: 10 seconds. */
+  /** Default: the session's `model_connect_timeout_ms` (10 seconds). */
   readonly connect?: Duration.DurationInput | undefined
-  /** Default: 10 minutes (the official SDKs' whole-request default). */
+  /** Default: the session's `model_first_byte_timeout_ms` (10 minutes, the official SDKs' whole-request default). */
   readonly firstByte?: Duration.DurationInput | undefined
-  /** Default: 60 seconds. */
+  /** Default: the session's `model_idle_timeout_ms` (60 seconds). */
   readonly idle?: Duration.DurationInput | undefined
 }
 
@@ -44,27 +59,16 @@ export interface Timeouts {
 }
 
 /**
- * The defaults.
- *
- * @since 0.1.0
- * @category constants
- */
-export const defaults: Timeouts = {
-  connect: Duration.seconds(10),
-  firstByte: Duration.minutes(10),
-  idle: Duration.seconds(60)
-}
-
-/**
- * Fills in defaults.
+ * The timeouts of one call: the provider's options where given, else the
+ * session's call timeouts.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const resolve = (options?: Options): Timeouts => ({
-  connect: Duration.decode(options?.connect ?? defaults.connect),
-  firstByte: Duration.decode(options?.firstByte ?? defaults.firstByte),
-  idle: Duration.decode(options?.idle ?? defaults.idle)
+export const resolve = (options: Options | undefined, session: ModelProvider.CallTimeouts): Timeouts => ({
+  connect: options?.connect !== undefined ? Duration.decode(options.connect) : session.connect,
+  firstByte: options?.firstByte !== undefined ? Duration.decode(options.firstByte) : session.firstByte,
+  idle: options?.idle !== undefined ? Duration.decode(options.idle) : session.idle
 })
 
 /**

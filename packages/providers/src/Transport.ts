@@ -3,25 +3,19 @@
  * `HttpClient`, plus a way to learn when a request's socket is connected so
  * that the connect timeout can be told apart from the first-byte timeout.
  *
- * `layer` builds a Node client whose agents report when each request's socket
- * is connected (TCP, or TLS for https) or reused from the keep-alive pool.
- * `layerHttpClient` wraps any `HttpClient` from the context (undici, fetch, a
+ * `layerHttpClient` wraps any `HttpClient` from the context (fetch, undici, a
  * test double); it cannot see connections, so there the first-byte timeout
- * covers connecting too.
+ * covers connecting too. On Node, `NodeTransport.layer` from
+ * `@agent-kernel/providers/node` builds a client whose agents report when each
+ * request's socket is connected (TCP, or TLS for https) or reused from the
+ * keep-alive pool.
  *
  * @since 0.1.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Scope from "effect/Scope"
-import * as Http from "node:http"
-import * as Https from "node:https"
-import type * as Net from "node:net"
-import * as Tls from "node:tls"
-import type * as Stream from "node:stream"
 
 /**
  * The request header that carries a call id from the provider to the agent.
@@ -51,138 +45,6 @@ export class Transport extends Context.Tag("@agent-kernel/providers/Transport")<
     readonly watch: (callId: string, onConnect: () => void) => () => void
   }
 >() {}
-
-/**
- * Options for the Node transport.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Options {
-  /** Keep connections alive between calls. Default: `true`. */
-  readonly keepAlive?: boolean | undefined
-  /** A DNS lookup replacing `dns.lookup` (tests use it to stall or fail resolution). */
-  readonly lookup?: Net.LookupFunction | undefined
-}
-
-type Registry = Map<string, () => void>
-
-const isArray = (u: unknown): u is ReadonlyArray<unknown> => Array.isArray(u)
-
-const callIdOf = (value: unknown): string | undefined =>
-  typeof value === "string" ? value : Array.isArray(value) && typeof value[0] === "string" ? value[0] : undefined
-
-const idFromHeaders = (headers: Http.ClientRequestArgs["headers"]): string | undefined => {
-  if (headers === undefined || isArray(headers)) return undefined
-  return callIdOf(headers[callHeader])
-}
-
-const notifyOnConnect = (registry: Registry, id: string | undefined, socket: Stream.Duplex | null | undefined) => {
-  if (id === undefined || socket == null) return
-  const fire = () => registry.get(id)?.()
-  if (socket instanceof Tls.TLSSocket) {
-    socket.once("secureConnect", fire)
-  } else if ("connecting" in socket && socket.connecting === true) {
-    socket.once("connect", fire)
-  } else {
-    fire()
-  }
-}
-
-const notifyOnReuse = (registry: Registry, request: Http.ClientRequest) => {
-  const id = callIdOf(request.getHeader(callHeader))
-  if (id !== undefined) registry.get(id)?.()
-}
-
-// One subclass per scheme, since an agent's sockets come from the base it extends
-// (Https.Agent makes the TLS ones); both defer to the same two functions.
-class TrackingHttpAgent extends Http.Agent {
-  readonly registry: Registry
-  constructor(options: Http.AgentOptions, registry: Registry) {
-    super(options)
-    this.registry = registry
-  }
-  override createConnection(
-    options: Http.ClientRequestArgs,
-    callback?: (err: Error | null, stream: Stream.Duplex) => void
-  ): Stream.Duplex | null | undefined {
-    const socket = super.createConnection(options, callback)
-    notifyOnConnect(this.registry, idFromHeaders(options.headers), socket)
-    return socket
-  }
-  override reuseSocket(socket: Stream.Duplex, request: Http.ClientRequest): void {
-    super.reuseSocket(socket, request)
-    notifyOnReuse(this.registry, request)
-  }
-}
-
-class TrackingHttpsAgent extends Https.Agent {
-  readonly registry: Registry
-  constructor(options: Https.AgentOptions, registry: Registry) {
-    super(options)
-    this.registry = registry
-  }
-  override createConnection(
-    options: Http.ClientRequestArgs,
-    callback?: (err: Error | null, stream: Stream.Duplex) => void
-  ): Stream.Duplex | null | undefined {
-    const socket = super.createConnection(options, callback)
-    notifyOnConnect(this.registry, idFromHeaders(options.headers), socket)
-    return socket
-  }
-  override reuseSocket(socket: Stream.Duplex, request: Http.ClientRequest): void {
-    super.reuseSocket(socket, request)
-    notifyOnReuse(this.registry, request)
-  }
-}
-
-const makeWatch =
-  (registry: Registry) =>
-  (callId: string, onConnect: () => void): (() => void) => {
-    registry.set(callId, onConnect)
-    return () => {
-      registry.delete(callId)
-    }
-  }
-
-/**
- * Builds the Node transport. Its agents are destroyed when the scope closes.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const make = (options?: Options): Effect.Effect<Transport["Type"], never, Scope.Scope> =>
-  Effect.gen(function* () {
-    const registry: Registry = new Map()
-    const agentOptions: Https.AgentOptions = {
-      keepAlive: options?.keepAlive ?? true,
-      ...(options?.lookup !== undefined ? { lookup: options.lookup } : {})
-    }
-    const http = yield* Effect.acquireRelease(
-      Effect.sync(() => new TrackingHttpAgent(agentOptions, registry)),
-      (agent) => Effect.sync(() => agent.destroy())
-    )
-    const https = yield* Effect.acquireRelease(
-      Effect.sync(() => new TrackingHttpsAgent(agentOptions, registry)),
-      (agent) => Effect.sync(() => agent.destroy())
-    )
-    const client = yield* NodeHttpClient.make.pipe(
-      Effect.provideService(NodeHttpClient.HttpAgent, {
-        [NodeHttpClient.HttpAgentTypeId]: NodeHttpClient.HttpAgentTypeId,
-        http,
-        https
-      })
-    )
-    return { client, tracksConnect: true, watch: makeWatch(registry) }
-  })
-
-/**
- * The Node transport as a layer.
- *
- * @since 0.1.0
- * @category layers
- */
-export const layer = (options?: Options): Layer.Layer<Transport> => Layer.scoped(Transport, make(options))
 
 /**
  * A transport over whatever `HttpClient` the context provides. Connections

@@ -2,10 +2,12 @@ import { describe, expect, it } from "@effect/vitest"
 import { ModelError } from "@agent-kernel/kernel"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as NodeFs from "node:fs"
 import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
-import { Classification, FaultPlan } from "../src/index.js"
+import { Anthropic, Classification, OpenAi } from "../src/index.js"
+import { FaultPlan } from "../src/testing/index.js"
 import { type Api, failure, providerAt, request, setup } from "./support.js"
 
 /** One row's test: the step the fake server plays, and what must come out. */
@@ -18,6 +20,8 @@ interface Case {
   readonly midStream?: boolean
   readonly promptTokens?: number
   readonly maxTokens?: number
+  /** Names the case in its test title when the step alone does not say enough. */
+  readonly label?: string
 }
 
 const http = (
@@ -26,7 +30,13 @@ const http = (
   status: number,
   errorType: string,
   category: ModelError.Category,
-  extra?: { message?: string; code?: string; promptTokens?: number; maxTokens?: number }
+  extra?: {
+    message?: string
+    code?: string
+    promptTokens?: number
+    maxTokens?: number
+    headers?: Record<string, string>
+  }
 ): Case => ({
   rule,
   api,
@@ -35,8 +45,12 @@ const http = (
     status,
     error_type: errorType,
     ...(extra?.message !== undefined ? { message: extra.message } : {}),
-    ...(extra?.code !== undefined ? { code: extra.code } : {})
+    ...(extra?.code !== undefined ? { code: extra.code } : {}),
+    ...(extra?.headers !== undefined ? { headers: extra.headers } : {})
   },
+  ...(extra?.headers?.["x-should-retry"] !== undefined
+    ? { label: `x-should-retry: ${extra.headers["x-should-retry"]}` }
+    : {}),
   category,
   status,
   ...(extra?.promptTokens !== undefined ? { promptTokens: extra.promptTokens } : {}),
@@ -48,7 +62,7 @@ const stream = (
   api: Api,
   errorType: string,
   category: ModelError.Category,
-  extra?: { message?: string; code?: string; promptTokens?: number; maxTokens?: number }
+  extra?: { message?: string; code?: string; promptTokens?: number; maxTokens?: number; flat?: boolean }
 ): Case => ({
   rule,
   api,
@@ -57,13 +71,66 @@ const stream = (
     text: "partial answer that must be discarded",
     error_type: errorType,
     ...(extra?.message !== undefined ? { message: extra.message } : {}),
-    ...(extra?.code !== undefined ? { code: extra.code } : {})
+    ...(extra?.code !== undefined ? { code: extra.code } : {}),
+    ...(extra?.flat === true ? { flat: true } : {})
   },
+  ...(extra?.flat === true ? { label: "flat event: error" } : {}),
   category,
   midStream: true,
   ...(extra?.promptTokens !== undefined ? { promptTokens: extra.promptTokens } : {}),
   ...(extra?.maxTokens !== undefined ? { maxTokens: extra.maxTokens } : {})
 })
+
+/** A flat `event: error` (type and message at the top of its data) inside a 200 stream. */
+const flat = (rule: string, api: Api, errorType: string, category: ModelError.Category, message: string): Case =>
+  stream(rule, api, errorType, category, { message, flat: true })
+
+/** An exact JSON error body, as a real server (Azure) sends it. */
+const rawJson = (
+  rule: string,
+  api: Api,
+  status: number,
+  body: unknown,
+  category: ModelError.Category,
+  label: string
+): Case => ({
+  rule,
+  api,
+  step: { kind: "raw", status, headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+  category,
+  status,
+  label
+})
+
+const azurePromptFiltered = {
+  error: {
+    message:
+      "The response was filtered due to the prompt triggering Azure OpenAI's content management policy. Please modify your prompt and retry.",
+    type: null,
+    param: "prompt",
+    code: "content_filter",
+    status: 400,
+    innererror: {
+      code: "ResponsibleAIPolicyViolation",
+      content_filter_result: {
+        hate: { filtered: false, severity: "safe" },
+        self_harm: { filtered: false, severity: "safe" },
+        sexual: { filtered: false, severity: "safe" },
+        violence: { filtered: true, severity: "medium" }
+      }
+    }
+  }
+}
+
+const azureImageFiltered = {
+  error: {
+    code: "contentFilter",
+    message: "Your task failed as a result of our safety system.",
+    innererror: { code: "ResponsibleAIPolicyViolation", content_filter_results: {} }
+  }
+}
+
+const shouldRetry = { "x-should-retry": "true" }
 
 const tooLong = "prompt is too long: 208,310 tokens > 200000 maximum"
 const openAiTooLong =
@@ -83,6 +150,7 @@ export const cases: ReadonlyArray<Case> = [
   http("anthropic.403", "anthropic", 403, "permission_error", "auth_error"),
   http("anthropic.402", "anthropic", 402, "billing_error", "quota_exceeded"),
   http("anthropic.408", "anthropic", 408, "timeout_error", "timeout"),
+  http("anthropic.409", "anthropic", 409, "conflict_error", "server_error"),
   http("anthropic.overloaded_type", "anthropic", 503, "overloaded_error", "overloaded"),
   http("anthropic.5xx", "anthropic", 500, "api_error", "server_error"),
   http("anthropic.5xx", "anthropic", 502, "api_error", "server_error"),
@@ -103,11 +171,28 @@ export const cases: ReadonlyArray<Case> = [
   stream("anthropic.stream.overloaded_error", "anthropic", "overloaded_error", "overloaded"),
   stream("anthropic.stream.rate_limit_error", "anthropic", "rate_limit_error", "rate_limited"),
   stream("anthropic.stream.api_error", "anthropic", "api_error", "server_error"),
+  flat("anthropic.stream.api_error", "anthropic", "server_error", "server_error", "Internal server error"),
+  flat("anthropic.stream.overloaded_error", "anthropic", "overloaded_error", "overloaded", "Please try again"),
   stream("anthropic.stream.request_too_large", "anthropic", "request_too_large", "context_length_exceeded"),
   stream("anthropic.stream.auth", "anthropic", "permission_error", "auth_error"),
   stream("anthropic.stream.billing_error", "anthropic", "billing_error", "quota_exceeded"),
   stream("anthropic.stream.invalid_request", "anthropic", "not_found_error", "invalid_request"),
+  // Anthropic, a 200 whose body is an error object: classified by its type, like an error event
+  http("anthropic.stream.overloaded_error", "anthropic", 200, "overloaded_error", "overloaded"),
+  http("anthropic.stream.invalid_request", "anthropic", 200, "invalid_request_error", "invalid_request"),
+  // x-should-retry: true makes a failure no other row matched transient
+  http("anthropic.should_retry", "anthropic", 200, "brand_new_error", "server_error", { headers: shouldRetry }),
+  http("anthropic.should_retry", "anthropic", 302, "brand_new_error", "server_error", { headers: shouldRetry }),
   // OpenAI, by status
+  rawJson("openai.content_filter", "openai", 400, azurePromptFiltered, "content_filtered", "Azure content_filter"),
+  rawJson(
+    "openai.content_filter.innererror",
+    "openai",
+    400,
+    azureImageFiltered,
+    "content_filtered",
+    "Azure innererror ResponsibleAIPolicyViolation"
+  ),
   http("openai.429.insufficient_quota", "openai", 429, "insufficient_quota", "quota_exceeded", {
     code: "insufficient_quota"
   }),
@@ -130,6 +215,7 @@ export const cases: ReadonlyArray<Case> = [
   }),
   http("openai.402", "openai", 402, "insufficient_credits", "quota_exceeded"),
   http("openai.408", "openai", 408, "timeout", "timeout"),
+  http("openai.409", "openai", 409, "conflict", "server_error"),
   http("openai.503.overloaded", "openai", 503, "server_error", "overloaded", {
     message: "The engine is currently overloaded, please try again later"
   }),
@@ -141,6 +227,11 @@ export const cases: ReadonlyArray<Case> = [
   http("openai.400_404_422", "openai", 404, "invalid_request_error", "invalid_request", { code: "model_not_found" }),
   http("openai.400_404_422", "openai", 422, "invalid_request_error", "invalid_request"),
   http("openai.4xx", "openai", 405, "invalid_request_error", "invalid_request"),
+  // OpenAI, a 200 whose body is an error object, alike
+  http("openai.stream.overloaded_error", "openai", 200, "overloaded_error", "overloaded"),
+  http("openai.stream.invalid_request", "openai", 200, "invalid_request_error", "invalid_request"),
+  http("openai.should_retry", "openai", 200, "brand_new_error", "server_error", { headers: shouldRetry }),
+  http("openai.should_retry", "openai", 302, "brand_new_error", "server_error", { headers: shouldRetry }),
   // OpenAI, error chunk inside a 200 stream
   stream("openai.stream.insufficient_quota", "openai", "insufficient_quota", "quota_exceeded", {
     code: "insufficient_quota"
@@ -148,11 +239,38 @@ export const cases: ReadonlyArray<Case> = [
   stream("openai.stream.rate_limit", "openai", "requests", "rate_limited", { code: "rate_limit_exceeded" }),
   stream("openai.stream.overloaded", "openai", "server_error", "overloaded", { message: "Model overloaded" }),
   stream("openai.stream.server_error", "openai", "server_error", "server_error"),
+  flat("openai.stream.server_error", "openai", "server_error", "server_error", "Internal server error"),
+  flat("openai.stream.overloaded_error", "openai", "overloaded_error", "overloaded", "Please try again"),
   stream("openai.stream.invalid_request", "openai", "invalid_request_error", "invalid_request"),
   // No row: the fallback
   stream("fallback.unknown", "anthropic", "brand_new_error", "unknown"),
   stream("fallback.unknown", "openai", "brand_new_error", "unknown")
 ]
+
+/** The facts the wire test's step gives the classifier, as the provider reads them. */
+const factsOf = (c: Case): Classification.Facts => {
+  const step = c.step
+  switch (step.kind) {
+    case "error":
+      return {
+        status: step.status,
+        type: step.error_type,
+        code: step.code,
+        message: step.message ?? step.error_type,
+        shouldRetry:
+          step.headers?.["x-should-retry"] === undefined ? undefined : step.headers["x-should-retry"] === "true"
+      }
+    case "stream_error":
+      return { type: step.error_type, code: step.code, message: step.message ?? step.error_type }
+    case "raw": {
+      const errorFacts = c.api === "anthropic" ? Anthropic.errorFacts : OpenAi.errorFacts
+      const facts = Option.getOrThrow(errorFacts(JSON.parse(step.body)))
+      return { status: step.status, ...facts }
+    }
+    default:
+      throw new Error(`no facts for a ${step.kind} step`)
+  }
+}
 
 describe("classification tables", () => {
   it("every row of both tables has a wire test", () => {
@@ -177,14 +295,8 @@ describe("classification tables", () => {
 
   it("pure classification picks the same row the wire test names", () => {
     for (const c of cases) {
-      if (c.step.kind !== "error" && c.step.kind !== "stream_error") continue
       const table = c.api === "anthropic" ? Classification.anthropic : Classification.openAi
-      const classified = Classification.classify(table, {
-        status: c.step.kind === "error" ? c.step.status : undefined,
-        type: c.step.error_type,
-        code: c.step.code,
-        message: c.step.message ?? c.step.error_type
-      })
+      const classified = Classification.classify(table, factsOf(c))
       expect(classified.rule?.id ?? "fallback.unknown", `${c.rule} ${JSON.stringify(c.step)}`).toBe(c.rule)
       expect(classified.category).toBe(c.category)
     }
@@ -202,10 +314,15 @@ describe("classification tables", () => {
 
 describe("classification over the wire, one test per row", () => {
   for (const c of cases) {
-    const label =
-      c.step.kind === "error"
-        ? `${c.api} ${c.step.status} ${c.step.error_type}${c.step.code ? ` code=${c.step.code}` : ""}`
-        : `${c.api} mid-stream ${c.step.kind === "stream_error" ? c.step.error_type : ""}`
+    const label = [
+      c.api,
+      c.step.kind === "error" || c.step.kind === "raw" ? String(c.step.status) : "mid-stream",
+      c.step.kind === "error" || c.step.kind === "stream_error" ? c.step.error_type : undefined,
+      c.step.kind === "error" && c.step.code !== undefined ? `code=${c.step.code}` : undefined,
+      c.label !== undefined ? `(${c.label})` : undefined
+    ]
+      .filter((part) => part !== undefined)
+      .join(" ")
     it.scoped(`${c.rule}: ${label} -> ${c.category}`, () =>
       Effect.gen(function* () {
         const { provider } = yield* setup(c.api, FaultPlan.make([c.step]))
@@ -285,6 +402,40 @@ describe("headers", () => {
       expect(transient.retryable).toBeUndefined()
       expect(ModelError.isRetryable(transient)).toBe(true)
     })
+  )
+
+  it.scoped.each(["anthropic", "openai"] as const)(
+    "x-should-retry: true never makes auth_error, invalid_request or quota_exceeded retryable (%s)",
+    (api) =>
+      Effect.gen(function* () {
+        const forbidden: ReadonlyArray<readonly [FaultPlan.Step, ModelError.Category]> = [
+          [{ kind: "error", status: 401, error_type: "authentication_error", headers: shouldRetry }, "auth_error"],
+          [{ kind: "error", status: 403, error_type: "permission_error", headers: shouldRetry }, "auth_error"],
+          [
+            { kind: "error", status: 400, error_type: "invalid_request_error", headers: shouldRetry },
+            "invalid_request"
+          ],
+          [{ kind: "error", status: 418, error_type: "teapot", headers: shouldRetry }, "invalid_request"],
+          [
+            api === "anthropic"
+              ? { kind: "error", status: 402, error_type: "billing_error", headers: shouldRetry }
+              : {
+                  kind: "error",
+                  status: 429,
+                  error_type: "insufficient_quota",
+                  code: "insufficient_quota",
+                  headers: shouldRetry
+                },
+            "quota_exceeded"
+          ]
+        ]
+        const { provider } = yield* setup(api, FaultPlan.make(forbidden.map(([step]) => step)))
+        for (const [, category] of forbidden) {
+          const error = yield* failure(provider)
+          expect(error.category).toBe(category)
+          expect(ModelError.isRetryable(error)).toBe(false)
+        }
+      })
   )
 
   it.scoped("anthropic-ratelimit headers are kept in details", () =>

@@ -6,8 +6,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Content, type ModelProvider } from "@agent-kernel/kernel"
 import * as Effect from "effect/Effect"
-import { FaultPlan, OpenAi } from "../src/index.js"
-import { type Api, request, setup, tool } from "./support.js"
+import { OpenAi } from "../src/index.js"
+import { FaultPlan } from "../src/testing/index.js"
+import { type Api, failure, request, setup, tool } from "./support.js"
 
 type Body = Record<string, unknown> & { messages: Array<Record<string, unknown>> }
 
@@ -399,6 +400,88 @@ describe("wire details", () => {
       const response = yield* provider.generate(request())
       expect(response.content).toEqual([{ type: "text", text: "ok" }])
       expect(response.usage).toEqual({ input_tokens: 5, output_tokens: 2 })
+    })
+  )
+})
+
+describe("usage of a failed attempt (issue 10, item 13)", () => {
+  const eventStream = { "content-type": "text/event-stream" }
+  const sse = (event: string | undefined, data: unknown) =>
+    `${event !== undefined ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`
+
+  it.scoped("anthropic: an error event after message_start and message_delta carries the usage reported so far", () =>
+    Effect.gen(function* () {
+      const body = [
+        sse("message_start", {
+          type: "message_start",
+          message: { model: "m", usage: { input_tokens: 1234, output_tokens: 1, cache_read_input_tokens: 200 } }
+        }),
+        sse("content_block_start", {
+          type: "content_block_start",
+          index: 0,
+          content_block: { type: "text", text: "" }
+        }),
+        sse("content_block_delta", {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "text_delta", text: "Half an" }
+        }),
+        sse("message_delta", { type: "message_delta", delta: {}, usage: { output_tokens: 17 } }),
+        sse("error", { type: "error", error: { type: "overloaded_error", message: "Overloaded" } })
+      ].join("")
+      const { provider } = yield* setup(
+        "anthropic",
+        FaultPlan.make([{ kind: "raw", status: 200, headers: eventStream, body }])
+      )
+      const error = yield* failure(provider)
+      expect(error._tag).toBe("Overloaded")
+      expect(error.usage).toEqual({ input_tokens: 1234, output_tokens: 17, cache_read_tokens: 200 })
+    })
+  )
+
+  it.scoped("openai: an error chunk after the usage chunk carries that usage", () =>
+    Effect.gen(function* () {
+      const body = [
+        sse(undefined, { model: "m", choices: [{ index: 0, delta: { content: "Half" }, finish_reason: null }] }),
+        sse(undefined, {
+          model: "m",
+          choices: [],
+          usage: { prompt_tokens: 900, completion_tokens: 40, prompt_tokens_details: { cached_tokens: 100 } }
+        }),
+        sse(undefined, { error: { message: "The server had an error", type: "server_error", code: null } })
+      ].join("")
+      const { provider } = yield* setup(
+        "openai",
+        FaultPlan.make([{ kind: "raw", status: 200, headers: eventStream, body }])
+      )
+      const error = yield* failure(provider)
+      expect(error._tag).toBe("ServerError")
+      expect(error.usage).toEqual({ input_tokens: 800, output_tokens: 40, cache_read_tokens: 100 })
+    })
+  )
+
+  it.scoped.each(["stream_error", "reset", "truncate"] as const)(
+    "anthropic: a %s mid-stream carries message_start's usage",
+    (kind) =>
+      Effect.gen(function* () {
+        const step: FaultPlan.Step =
+          kind === "stream_error" ? { kind, text: "partial", error_type: "api_error" } : { kind, text: "partial" }
+        const { provider } = yield* setup("anthropic", FaultPlan.make([step]))
+        const error = yield* failure(provider)
+        expect(error.midStream).toBe(true)
+        expect(error.usage?.output_tokens).toBe(1)
+        expect(error.usage?.input_tokens).toBeGreaterThan(0)
+      })
+  )
+
+  it.scoped("no usage is invented: a failure before any usage report carries none", () =>
+    Effect.gen(function* () {
+      const { provider } = yield* setup(
+        "openai",
+        FaultPlan.make([{ kind: "stream_error", text: "partial", error_type: "server_error" }])
+      )
+      const error = yield* failure(provider)
+      expect(error.usage).toBeUndefined()
     })
   )
 })

@@ -21,8 +21,9 @@ import {
   Toolbox
 } from "@agent-kernel/kernel"
 import { TestClockDriver } from "@agent-kernel/kernel/testing"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { ChaosPlans, type FakeProvider, FaultPlan } from "../src/index.js"
+import { ChaosPlans, type FakeProvider, FaultPlan } from "../src/testing/index.js"
 import { type Api, apis, setup, tool } from "./support.js"
 
 const farTimeouts = { connect: "1 day", firstByte: "1 day", idle: "1 day" } as const
@@ -94,6 +95,61 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
       expect(ofType(events, "tool_result").map((e) => e.name)).toEqual(["lookup"])
       expect(outcome.final_text).toContain("definition of")
       expect(outcome.retries.session_total).toBe(1)
+    })
+  )
+
+  it.scoped("a retry-after above 24 h ends the call at once: the kernel never retries sooner than asked", () =>
+    Effect.gen(function* () {
+      const { outcome, events, server } = yield* run(
+        api,
+        FaultPlan.make([
+          { kind: "error", status: 429, error_type: "rate_limit_error", headers: { "retry-after": "90000" } },
+          { kind: "happy" }
+        ])
+      )
+      expect(outcome.status).toBe("retries_exhausted")
+      expect(outcome.error?.retryAfter && Duration.toMillis(outcome.error.retryAfter)).toBe(90_000_000)
+      expect(ofType(events, "retry_scheduled")).toHaveLength(0)
+      expect(yield* server.requests).toHaveLength(1)
+    })
+  )
+
+  it.scoped("a 409 is retried, as the official SDKs do", () =>
+    Effect.gen(function* () {
+      const { outcome, events, server } = yield* run(
+        api,
+        FaultPlan.make([
+          { kind: "error", status: 409, error_type: "conflict_error" },
+          { kind: "reply", text: "ok" }
+        ])
+      )
+      expect(outcome.status).toBe("completed")
+      expect(ofType(events, "retry_scheduled").map((e) => e.category)).toEqual(["server_error"])
+      expect(yield* server.requests).toHaveLength(2)
+    })
+  )
+
+  it.scoped("x-should-retry: true retries a failure no row knows, and never an invalid request", () =>
+    Effect.gen(function* () {
+      const retried = yield* run(
+        api,
+        FaultPlan.make([
+          { kind: "error", status: 200, error_type: "brand_new_error", headers: { "x-should-retry": "true" } },
+          { kind: "reply", text: "ok" }
+        ])
+      )
+      expect(retried.outcome.status).toBe("completed")
+      expect(yield* retried.server.requests).toHaveLength(2)
+      const refused = yield* run(
+        api,
+        FaultPlan.make([
+          { kind: "error", status: 400, error_type: "invalid_request_error", headers: { "x-should-retry": "true" } },
+          { kind: "reply", text: "ok" }
+        ])
+      )
+      expect(refused.outcome.status).toBe("invalid_request")
+      expect(ofType(refused.events, "retry_scheduled")).toHaveLength(0)
+      expect(yield* refused.server.requests).toHaveLength(1)
     })
   )
 
@@ -193,6 +249,40 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
     })
   )
 
+  it.scoped("a flat event: error of type overloaded_error mid-stream is retried", () =>
+    Effect.gen(function* () {
+      const { outcome, events } = yield* run(
+        api,
+        FaultPlan.make([
+          { kind: "stream_error", text: "Once", error_type: "overloaded_error", message: "busy", flat: true },
+          { kind: "reply", text: "Once upon a time." }
+        ])
+      )
+      expect(outcome.status).toBe("completed")
+      expect(ofType(events, "stream_restarted").map((e) => e.category)).toEqual(["overloaded"])
+      expect(assistantTexts(outcome.history)).toEqual(["Once upon a time."])
+    })
+  )
+
+  it.scoped("a stream that ends without its terminal event is restarted like any mid-stream failure", () =>
+    Effect.gen(function* () {
+      const { outcome, events } = yield* run(
+        api,
+        FaultPlan.make([
+          { kind: "truncate", text: "Once upon", done: true },
+          { kind: "truncate", text: "Once upon a" },
+          { kind: "reply", text: "Once upon a time." }
+        ])
+      )
+      expect(outcome.status).toBe("completed")
+      expect(ofType(events, "stream_restarted").map((e) => e.category)).toEqual([
+        "connection_error",
+        "connection_error"
+      ])
+      expect(assistantTexts(outcome.history)).toEqual(["Once upon a time."])
+    })
+  )
+
   it.scoped("the overload-storm chaos plan: retries, a stream restart, then completion", () =>
     Effect.gen(function* () {
       const { outcome, events } = yield* run(api, ChaosPlans.overloadStorm)
@@ -205,5 +295,40 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
       ])
       expect(ofType(events, "stream_restarted")).toHaveLength(1)
     })
+  )
+})
+
+describe("kernel + openai provider + an Azure content filter", () => {
+  it.scoped(
+    "a 400 content_filter rejection is surfaced as content_filtered, not invalid_request, and not retried",
+    () =>
+      Effect.gen(function* () {
+        const { outcome, events, server } = yield* run(
+          "openai",
+          FaultPlan.make([
+            {
+              kind: "raw",
+              status: 400,
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({
+                error: {
+                  message:
+                    "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.",
+                  type: null,
+                  param: "prompt",
+                  code: "content_filter",
+                  status: 400,
+                  innererror: { code: "ResponsibleAIPolicyViolation" }
+                }
+              })
+            }
+          ])
+        )
+        expect(outcome.status).toBe("content_filtered")
+        expect(outcome.error?._tag).toBe("ContentFiltered")
+        expect(ofType(events, "content_filtered")).toHaveLength(1)
+        expect(ofType(events, "retry_scheduled")).toHaveLength(0)
+        expect(yield* server.requests).toHaveLength(1)
+      })
   )
 })

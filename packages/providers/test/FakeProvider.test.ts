@@ -8,7 +8,7 @@ import * as TestClock from "effect/TestClock"
 import * as ChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { ChaosPlans, FakeProvider, FaultPlan } from "../src/index.js"
+import { ChaosPlans, FakeProvider, FaultPlan } from "../src/testing/index.js"
 import { failure, providerAt, request, setup, tool } from "./support.js"
 
 const root = NodePath.join(import.meta.dirname, "..", "..", "..")
@@ -73,12 +73,64 @@ describe("FakeProvider", () => {
           n: { type: "number" },
           b: { type: "boolean" },
           e: { enum: ["a", "b"] },
-          o: { type: "object", properties: { x: { type: "integer" } } },
+          o: { type: "object", properties: { x: { type: "integer" } }, required: ["x"] },
           skipped: { type: "string" }
         },
         required: ["s", "n", "b", "e", "o"]
       })
     ).toEqual({ s: "example", n: 1, b: true, e: "a", o: { x: 1 } })
+  })
+
+  it("sampleInput never makes up an optional property (a schema without `required` gets {})", () => {
+    // The workspace plugin's list_files: an optional path, which a made-up "example" turns into ENOENT.
+    expect(
+      FakeProvider.sampleInput({
+        type: "object",
+        properties: { path: { type: "string", description: "A folder relative to the workspace root" } },
+        additionalProperties: false
+      })
+    ).toEqual({})
+    expect(
+      FakeProvider.sampleInput({
+        type: "object",
+        properties: { path: { type: "string" }, max_bytes: { type: "integer", exclusiveMinimum: 0 } },
+        required: ["path"]
+      })
+    ).toEqual({ path: "example" })
+  })
+
+  it("sampleInput writes values the schema accepts: defaults, bounds, formats, nullable types", () => {
+    expect(
+      FakeProvider.sampleInput({
+        type: "object",
+        properties: {
+          positive: { type: "integer", exclusiveMinimum: 0 },
+          floor: { type: "integer", minimum: 5, maximum: 9 },
+          ceiling: { type: "number", maximum: 0.25 },
+          long: { type: "string", minLength: 12 },
+          short: { type: "string", maxLength: 3 },
+          at: { type: "string", format: "date-time" },
+          mode: { type: "string", default: "fast" },
+          fixed: { const: 42 },
+          maybe: { type: ["null", "boolean"] },
+          either: { anyOf: [{ type: "integer", minimum: 3 }, { type: "string" }] },
+          tags: { type: "array", items: { type: "string" }, minItems: 2 }
+        },
+        required: ["positive", "floor", "ceiling", "long", "short", "at", "mode", "fixed", "maybe", "either", "tags"]
+      })
+    ).toEqual({
+      positive: 1,
+      floor: 5,
+      ceiling: 0.25,
+      long: "examplexxxxx",
+      short: "exa",
+      at: "2026-01-01T00:00:00Z",
+      mode: "fast",
+      fixed: 42,
+      maybe: true,
+      either: 3,
+      tags: ["example", "example"]
+    })
   })
 
   it.scoped("records every request: index, time on the Clock, api, model, stream, body", () =>
@@ -213,5 +265,46 @@ describe("fake-provider CLI", () => {
     )
     expect(result.status).toBe(2)
     expect(result.stderr).toContain("bundled plans: rate-limits")
+  })
+})
+
+describe("happy mode against a real MCP plugin (issue 11)", () => {
+  it("the agent CLI with the workspace plugin: list_files gets no made-up path, so its result is not an error", async () => {
+    const env: Record<string, string | undefined> = { ...process.env }
+    for (const key of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"]) delete env[key]
+    const result = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = ChildProcess.spawn(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          NodePath.join(root, "examples", "cli", "main.ts"),
+          "--mcp",
+          "node examples/plugins/workspace.mjs",
+          "--prompt",
+          "What is in this folder?",
+          "--json"
+        ],
+        { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] }
+      )
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (data: Buffer) => (stdout += data.toString()))
+      child.stderr.on("data", (data: Buffer) => (stderr += data.toString()))
+      child.once("error", reject)
+      child.once("close", (status) => resolve({ status, stdout, stderr }))
+    })
+    const events = result.stdout
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as { readonly type: string; readonly [key: string]: unknown })
+    const calls = events.filter((event) => event.type === "tool_result")
+    expect(
+      calls.map((event) => [event["name"], event["is_error"]]),
+      result.stderr
+    ).toEqual([["list_files", false]])
+    expect(calls[0]?.["preview"]).toContain("packages/")
+    expect(events.at(-1)).toMatchObject({ type: "run_ended", status: "completed" })
+    expect(result.status).toBe(0)
   })
 })

@@ -2,23 +2,16 @@
  * Input that cannot be understood becomes a typed ModelError: never a defect,
  * never an unhandled rejection.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
+import { ModelError } from "@agent-kernel/kernel"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as NodeNet from "node:net"
 import type * as Scope from "effect/Scope"
-import { FaultPlan } from "../src/index.js"
-import { apis, failure, providerAt, setup } from "./support.js"
+import { FaultPlan } from "../src/testing/index.js"
+import { apis, failOnUnhandledRejections, failure, providerAt, setup } from "./support.js"
 
-const rejections: Array<unknown> = []
-const onRejection = (reason: unknown) => rejections.push(reason)
-beforeAll(() => {
-  process.on("unhandledRejection", onRejection)
-})
-afterAll(() => {
-  process.off("unhandledRejection", onRejection)
-  expect(rejections).toEqual([])
-})
+failOnUnhandledRejections()
 
 const sse = (...events: ReadonlyArray<readonly [string, string]>) =>
   events.map(([event, data]) => `event: ${event}\ndata: ${data}\n\n`).join("")
@@ -107,13 +100,24 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
-  it.scoped("a stream that ends before it finishes (truncated) -> unknown, midStream", () =>
+  it.scoped("a stream that ends cleanly before it finishes (truncated) -> connection_error, midStream", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, FaultPlan.make([{ kind: "truncate", text: "half an ans" }]))
       const error = yield* failure(provider)
-      expect(error._tag).toBe("Unknown")
+      expect(error._tag).toBe("ConnectionError")
       expect(error.midStream).toBe(true)
-      expect(error.message).toContain("truncated")
+      expect(error.details?.["reason"]).toBe("truncated")
+      expect(ModelError.isRetryable(error)).toBe(true)
+    })
+  )
+
+  it.scoped("[DONE] without a finish_reason (OpenAI), or message_stop never sent (Anthropic) -> connection_error", () =>
+    Effect.gen(function* () {
+      const { provider } = yield* setup(api, FaultPlan.make([{ kind: "truncate", text: "half an ans", done: true }]))
+      const error = yield* failure(provider)
+      expect(error._tag).toBe("ConnectionError")
+      expect(error.midStream).toBe(true)
+      expect(error.message).toContain(api === "openai" ? "[DONE] without a finish_reason" : "before message_stop")
     })
   )
 
@@ -161,6 +165,44 @@ describe.each(apis)("malformed responses (%s)", (api) => {
       expect(error._tag).toBe("Unknown")
       expect(error.midStream).toBe(true)
       expect(error.message).toContain("byte limit")
+    })
+  )
+
+  it.scoped("keep-alives between events (pings, comments, empty events, an OpenAI `{}` chunk) are skipped", () =>
+    Effect.gen(function* () {
+      const body =
+        api === "anthropic"
+          ? [
+              sse(["message_start", '{"type":"message_start","message":{"model":"m","usage":{"input_tokens":3}}}']),
+              ": keep-alive\n\n",
+              sse(["ping", '{"type":"ping"}']),
+              sse([
+                "content_block_start",
+                '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}'
+              ]),
+              "data:\n\n",
+              sse([
+                "content_block_delta",
+                '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}'
+              ]),
+              sse([
+                "message_delta",
+                '{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}'
+              ]),
+              sse(["message_stop", '{"type":"message_stop"}'])
+            ].join("")
+          : [
+              'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}\n\n',
+              "data: {}\n\n",
+              ": keep-alive\n\n",
+              "data:\n\n",
+              'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n',
+              "data: [DONE]\n\n"
+            ].join("")
+      const { provider } = yield* setup(api, FaultPlan.make([{ kind: "raw", status: 200, headers: eventStream, body }]))
+      const response = yield* provider.generate({ model: "m", messages: [], tools: [] })
+      expect(response.content).toEqual([{ type: "text", text: "hi" }])
+      expect(response.stop_reason).toBe("end_turn")
     })
   )
 

@@ -7,7 +7,8 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
-import { FaultPlan, RetryAfter } from "../src/index.js"
+import { RetryAfter } from "../src/index.js"
+import { FaultPlan } from "../src/testing/index.js"
 import { apis, failure, setup } from "./support.js"
 
 const NOW = Date.parse("2026-11-30T06:00:00Z")
@@ -47,7 +48,7 @@ describe("RetryAfter.parseAt", () => {
     ["garbage", { "retry-after": "banana" }],
     ["negative seconds", { "retry-after": "-5" }],
     ["negative milliseconds", { "retry-after-ms": "-100" }],
-    ["absurd seconds", { "retry-after": "99999999999" }],
+    ["too large to be a number", { "retry-after": "9".repeat(400) }],
     ["empty", { "retry-after": "" }],
     ["infinite", { "retry-after-ms": "Infinity" }],
     ["a year number, not a date", { "retry-after": "2026-11-30" }]
@@ -57,8 +58,15 @@ describe("RetryAfter.parseAt", () => {
     expect(parsed.ignored.length).toBeGreaterThan(0)
   })
 
-  it("honours a custom ceiling", () => {
-    expect(RetryAfter.parseAt({ "retry-after": "120" }, NOW, { max: "1 minute" }).retryAfter).toEqual(Option.none())
+  it("keeps a hint above 24 h, however long, so the kernel can see it is too long to wait", () => {
+    const day = 24 * 3600 * 1000
+    expect(millisOf(RetryAfter.parseAt({ "retry-after": "90000" }, NOW))).toEqual(Option.some(90_000_000))
+    expect(millisOf(RetryAfter.parseAt({ "retry-after-ms": String(3 * day) }, NOW))).toEqual(Option.some(3 * day))
+    expect(millisOf(RetryAfter.parseAt({ "retry-after": "99999999999" }, NOW))).toEqual(Option.some(99999999999000))
+    expect(millisOf(RetryAfter.parseAt({ "retry-after": "Wed, 02 Dec 2026 06:00:00 GMT" }, NOW))).toEqual(
+      Option.some(2 * day)
+    )
+    expect(RetryAfter.parseAt({ "retry-after": "90000" }, NOW).ignored).toEqual([])
   })
 
   it("is silent when there is no header", () => {
@@ -131,6 +139,15 @@ describe.each(apis)("retry-after over the wire (%s)", (api) => {
       const error = yield* failure(provider)
       expect(error._tag).toBe("RateLimited")
       expect(error.retryAfter).toBeUndefined()
+    })
+  )
+
+  it.scoped("a hint above 24 h is kept", () =>
+    Effect.gen(function* () {
+      const { provider } = yield* setup(api, rateLimited({ "retry-after": "90000" }))
+      const error = yield* failure(provider)
+      expect(error._tag).toBe("RateLimited")
+      expect(error.retryAfter && Duration.toMillis(error.retryAfter)).toBe(90_000_000)
     })
   )
 

@@ -10,7 +10,7 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Schema from "effect/Schema"
 import * as NodeUtil from "node:util"
-import { FaultPlan } from "../src/index.js"
+import { FaultPlan } from "../src/testing/index.js"
 import { apis, failure, KEY, providerAt, setup } from "./support.js"
 
 const everyRendering = (error: ModelError.ModelError): ReadonlyArray<string> => [

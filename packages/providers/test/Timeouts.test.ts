@@ -5,6 +5,8 @@
  * moves the clock.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { ModelError, ModelProvider } from "@agent-kernel/kernel"
+import * as Duration from "effect/Duration"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -16,7 +18,8 @@ import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import * as NodeNet from "node:net"
 import * as Redacted from "effect/Redacted"
-import { Anthropic, FakeProvider, FaultPlan, Transport } from "../src/index.js"
+import { Anthropic, Transport } from "../src/index.js"
+import { FakeProvider, FaultPlan } from "../src/testing/index.js"
 import { adjustUntilDone, apis, failure, ioTick, KEY, providerAt, request, setup } from "./support.js"
 
 const timeouts = { connect: "1 second", firstByte: "2 seconds", idle: "3 seconds" } as const
@@ -28,6 +31,47 @@ const stillRunning = <A, E>(fiber: Fiber.RuntimeFiber<A, E>) =>
     yield* settle
     expect(Option.isNone(yield* fiber.poll)).toBe(true)
   })
+
+/** Moves the clock `millis` on: the call must still run 1 ms before, and end then; returns how it ended. */
+const endsAfter = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, millis: number) =>
+  Effect.gen(function* () {
+    yield* TestClock.adjust(Duration.millis(millis - 1))
+    yield* stillRunning(fiber)
+    yield* TestClock.adjust("1 millis")
+    const { exit } = yield* adjustUntilDone(fiber, "1 millis", 3)
+    return yield* exit
+  })
+
+/**
+ * Starts a call, lets `beats` one-second keep-alives reach it, and checks that
+ * it ends exactly at the 3 s idle bound counted from the headers.
+ */
+const cutAtIdleBound = (
+  server: FakeProvider.FakeProvider,
+  provider: ModelProvider.ModelProvider["Type"],
+  beats: number
+) =>
+  Effect.gen(function* () {
+    const fiber = yield* Effect.fork(failure(provider))
+    yield* server.awaitRequests(1)
+    yield* settle
+    for (let i = 0; i < beats; i++) {
+      yield* TestClock.adjust("1 second")
+      yield* settle
+    }
+    const error = yield* endsAfter(fiber, 3000 - 1000 * beats)
+    expect(error._tag).toBe("Timeout")
+    expect(error.details?.["phase"]).toBe("idle")
+    return error
+  })
+
+/** The session's call timeouts, as a session provides them from its settings. */
+const sessionTimeouts: ModelProvider.CallTimeouts = {
+  connect: Duration.seconds(1),
+  firstByte: Duration.seconds(2),
+  idle: Duration.seconds(3),
+  attempt: Duration.minutes(10)
+}
 
 describe.each(apis)("timeouts (%s)", (api) => {
   it.scoped("connect: fires at exactly the connect timeout while DNS never answers", () =>
@@ -110,6 +154,86 @@ describe.each(apis)("timeouts (%s)", (api) => {
       expect(error._tag).toBe("Timeout")
       expect(error.details?.["phase"]).toBe("idle")
       expect(error.midStream).toBe(true)
+    })
+  )
+
+  it.scoped.each(["ping", "comment", "empty"] as const)(
+    "idle: keep-alives (%s) forever never restart the idle timer: a Timeout at the bound, mid-stream",
+    (style) =>
+      Effect.gen(function* () {
+        const { server, provider } = yield* setup(
+          api,
+          FaultPlan.make([{ kind: "keepalive", text: "partial text", every_ms: 1000, style }]),
+          { timeouts }
+        )
+        // Two keep-alives reach the client; the timer started with the headers keeps running.
+        const error = yield* cutAtIdleBound(server, provider, 2)
+        expect(error.midStream).toBe(true)
+        expect(ModelError.isRetryable(error)).toBe(true)
+      })
+  )
+
+  it.scoped("idle: content keeps a slow stream alive; only its silence counts", () =>
+    Effect.gen(function* () {
+      // An event every 1.4 s, a ping among them: never 3 s without content, though the stream takes far longer.
+      const text = "a slow answer, eight characters per delta, over many events"
+      const { provider } = yield* setup(api, FaultPlan.make([{ kind: "reply", text, event_delay_ms: 1400 }]), {
+        timeouts
+      })
+      const fiber = yield* Effect.fork(provider.generate(request()))
+      const { exit, steps } = yield* adjustUntilDone(fiber, "700 millis", 60)
+      expect((yield* exit).content).toEqual([{ type: "text", text }])
+      expect(steps * 700).toBeGreaterThan(3 * 3000)
+    })
+  )
+
+  it.scoped("idle: headers, then not one byte of body -> Timeout at the bound, mid-stream", () =>
+    Effect.gen(function* () {
+      const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "headers_only" }]), { timeouts })
+      const error = yield* cutAtIdleBound(server, provider, 0)
+      expect(error.midStream).toBe(true)
+    })
+  )
+
+  it.scoped("idle: a JSON body padded with whitespace forever times out at the bound", () =>
+    Effect.gen(function* () {
+      const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "keepalive", every_ms: 1000 }]), {
+        timeouts,
+        stream: false
+      })
+      const error = yield* cutAtIdleBound(server, provider, 2)
+      expect(error.midStream).toBeUndefined()
+    })
+  )
+
+  it.scoped("the session's call timeouts apply when the provider sets none", () =>
+    Effect.gen(function* () {
+      const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "hang" }, { kind: "stall", text: "x" }]))
+      const fiber = yield* Effect.fork(
+        failure(provider).pipe(Effect.provideService(ModelProvider.CurrentCallTimeouts, sessionTimeouts))
+      )
+      yield* server.awaitRequests(1)
+      expect((yield* endsAfter(fiber, 2000)).details).toMatchObject({ phase: "first_byte", timeout_ms: 2000 })
+      const idle = yield* Effect.fork(
+        failure(provider).pipe(Effect.provideService(ModelProvider.CurrentCallTimeouts, sessionTimeouts))
+      )
+      yield* server.awaitRequests(2)
+      yield* settle
+      const done = yield* adjustUntilDone(idle, "1 second", 5)
+      expect(yield* done.exit).toMatchObject({ details: { phase: "idle", timeout_ms: 3000 } })
+    })
+  )
+
+  it.scoped("a provider's own timeouts option wins over the session's, field by field", () =>
+    Effect.gen(function* () {
+      const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "hang" }]), {
+        timeouts: { firstByte: "5 seconds" }
+      })
+      const fiber = yield* Effect.fork(
+        failure(provider).pipe(Effect.provideService(ModelProvider.CurrentCallTimeouts, sessionTimeouts))
+      )
+      yield* server.awaitRequests(1)
+      expect((yield* endsAfter(fiber, 5000)).details).toMatchObject({ phase: "first_byte", timeout_ms: 5000 })
     })
   )
 

@@ -3,6 +3,7 @@
  * over real sockets, and a way to step `TestClock` while I/O is in flight.
  */
 import { Content, type ModelError, type ModelProvider } from "@agent-kernel/kernel"
+import { afterAll, beforeAll, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
@@ -10,7 +11,9 @@ import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import type * as Duration from "effect/Duration"
-import { Anthropic, FakeProvider, type FaultPlan, OpenAi, type Timeouts, Transport } from "../src/index.js"
+import { Anthropic, OpenAi, type Timeouts, Transport } from "../src/index.js"
+import { FakeProvider, type FaultPlan } from "../src/testing/index.js"
+import { NodeTransport } from "../src/node/index.js"
 
 export const KEY = "sk-test-Sup3rSecretKey-0123456789abcdef"
 
@@ -27,7 +30,7 @@ export interface SetupOptions {
   readonly stream?: boolean
   readonly timeouts?: Timeouts.Options
   readonly maxBodyBytes?: number
-  readonly transport?: Transport.Options
+  readonly transport?: NodeTransport.Options
   readonly baseUrl?: string
 }
 
@@ -38,7 +41,7 @@ export const providerAt = (
   options?: SetupOptions
 ): Effect.Effect<ModelProvider.Service, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const transport = yield* Transport.make(options?.transport)
+    const transport = yield* NodeTransport.make(options?.transport)
     const common = {
       apiKey: Redacted.make(KEY),
       stream: options?.stream ?? true,
@@ -107,3 +110,16 @@ export const adjustUntilDone = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, step: Dur
     }
     return yield* Effect.dieMessage(`fiber still running after ${maxSteps} clock steps`)
   })
+
+/** Fails the test file if any promise rejection went unhandled while it ran. */
+export const failOnUnhandledRejections = (): void => {
+  const rejections: Array<unknown> = []
+  const onRejection = (reason: unknown) => rejections.push(reason)
+  beforeAll(() => {
+    process.on("unhandledRejection", onRejection)
+  })
+  afterAll(() => {
+    process.off("unhandledRejection", onRejection)
+    expect(rejections).toEqual([])
+  })
+}

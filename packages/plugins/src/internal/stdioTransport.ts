@@ -17,8 +17,10 @@ const WINDOW = 512
  * owner feeds it stdout chunks and tells it when the process is gone, which
  * is how a crash reaches in-flight calls without waiting for pipes to close.
  *
- * Junk lines (anything that does not decode as JSON-RPC) are counted and
- * reported, never fatal.
+ * `feed` never throws, whatever the bytes: a bad line (not JSON-RPC, over
+ * the size limit, or one whose handling threw) is counted in `badLines` and
+ * described in `lastBadLine`, and the next line is read as usual. One
+ * hostile line must not cost the reader.
  *
  * @internal
  */
@@ -27,8 +29,8 @@ export class StdioTransport implements Transport {
   onerror?: ((error: Error) => void) | undefined
   onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined
 
-  junkLines = 0
-  lastJunk = ""
+  badLines = 0
+  lastBadLine = ""
   protocolVersion: string | undefined
   private closed = false
   private chunks: Array<Uint8Array> = []
@@ -66,7 +68,7 @@ export class StdioTransport implements Transport {
     this.onclose?.()
   }
 
-  /** Feeds a chunk of the child's stdout. */
+  /** Feeds a chunk of the child's stdout. Never throws. */
   feed(chunk: Uint8Array): void {
     let start = 0
     while (start < chunk.length && !this.closed) {
@@ -74,7 +76,12 @@ export class StdioTransport implements Transport {
       const end = newline === -1 ? chunk.length : newline
       this.append(chunk.subarray(start, end))
       if (newline === -1) return
-      this.endLine()
+      try {
+        this.endLine()
+      } catch (error) {
+        // The SDK's handler, a decoder on a pathological line: whatever threw, it was this line's problem.
+        this.bad(`a line on stdout could not be handled (${describe(error)})`)
+      }
       start = newline + 1
     }
   }
@@ -122,15 +129,17 @@ export class StdioTransport implements Transport {
   }
 
   private junk(text: string): void {
-    this.junkLines += 1
-    const sample = text.length > 200 ? `${text.slice(0, 200)}...` : text
-    this.lastJunk = sample
-    this.onerror?.(new Error(`non-JSON-RPC line on stdout (${this.junkLines} so far): ${sample}`))
+    this.bad(`a line that is not JSON-RPC: ${sample(text)}`)
+  }
+
+  private bad(description: string): void {
+    this.badLines += 1
+    this.lastBadLine = description
   }
 
   private oversize(head: Buffer, tail: Buffer, size: number): void {
     const reason = `a message of ${size} bytes exceeded the limit of ${this.options.maxMessageBytes} bytes and was discarded`
-    this.onerror?.(new Error(reason))
+    this.bad(`${reason}: ${sample(head.toString("utf8"))}`)
     // Fail the request it answered rather than let it wait for a timeout.
     const id = findId(head.toString("utf8"), tail.toString("utf8"))
     if (id !== undefined) {
@@ -138,6 +147,11 @@ export class StdioTransport implements Transport {
     }
   }
 }
+
+const sample = (text: string): string => (text.length > 200 ? `${text.slice(0, 200)}...` : text)
+
+const describe = (error: unknown): string =>
+  error instanceof Error ? `${error.name}: ${error.message}` : String(error)
 
 const lastBytes = (buffer: Buffer, n: number): Buffer =>
   buffer.length <= n ? buffer : buffer.subarray(buffer.length - n)
@@ -147,9 +161,21 @@ const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`
 const LEADING_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*` + ID)
 const TRAILING_ID = new RegExp(String.raw`"id"\s*:\s*` + ID + String.raw`\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$`)
 
-const findId = (head: string, tail: string): string | number | undefined => {
-  const raw = LEADING_ID.exec(head)?.[1] ?? TRAILING_ID.exec(tail)?.[1]
+/**
+ * The id of an oversize message, from its first or last bytes. The match is
+ * only a guess at JSON (`"\\q"` matches the pattern and is no JSON string), so
+ * it is parsed defensively: no id is better than a thrown reader.
+ * @internal
+ */
+export const findId = (head: string, tail: string): string | number | undefined =>
+  parseId(LEADING_ID.exec(head)?.[1]) ?? parseId(TRAILING_ID.exec(tail)?.[1])
+
+const parseId = (raw: string | undefined): string | number | undefined => {
   if (raw === undefined) return undefined
-  const value: unknown = JSON.parse(raw)
-  return typeof value === "string" || typeof value === "number" ? value : undefined
+  try {
+    const value: unknown = JSON.parse(raw)
+    return typeof value === "string" || (typeof value === "number" && Number.isSafeInteger(value)) ? value : undefined
+  } catch {
+    return undefined
+  }
 }

@@ -5,22 +5,23 @@
  *
  * @internal
  */
-import * as Sse from "@effect/experimental/Sse"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { ModelError, type ModelProvider } from "@agent-kernel/kernel"
+import { ModelError, ModelProvider } from "@agent-kernel/kernel"
 import * as Config from "effect/Config"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Chunk from "effect/Chunk"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as NodeCrypto from "node:crypto"
 import * as Classification from "../Classification.js"
 import * as RetryAfter from "../RetryAfter.js"
 import * as Timeouts from "../Timeouts.js"
@@ -35,7 +36,6 @@ export interface Call {
   readonly timeouts: Timeouts.Timeouts
   readonly maxBodyBytes: number
   readonly maxErrorBodyBytes: number
-  readonly retryAfter?: RetryAfter.Options | undefined
 }
 
 const REDACTED = "<redacted>"
@@ -85,6 +85,7 @@ interface ErrorFields {
   readonly details?: Record<string, unknown> | undefined
   readonly promptTokens?: number | undefined
   readonly maxTokens?: number | undefined
+  readonly usage?: ModelProvider.Usage | undefined
 }
 
 /** Builds a model error of a category, with the key scrubbed from message and details. */
@@ -97,7 +98,8 @@ export const makeError = (call: Call, category: ModelError.Category, fields: Err
     retryAfter: fields.retryAfter,
     retryable: fields.retryable,
     midStream: fields.midStream,
-    details: fields.details === undefined ? undefined : scrubRecord(call, fields.details)
+    details: fields.details === undefined ? undefined : scrubRecord(call, fields.details),
+    usage: fields.usage
   }
   if (category === "context_length_exceeded") {
     return new ModelError.ContextLengthExceeded({
@@ -109,12 +111,38 @@ export const makeError = (call: Call, category: ModelError.Category, fields: Err
       ...(common.retryable !== undefined ? { retryable: common.retryable } : {}),
       ...(common.midStream !== undefined ? { midStream: common.midStream } : {}),
       ...(common.details !== undefined ? { details: common.details } : {}),
+      ...(common.usage !== undefined ? { usage: common.usage } : {}),
       ...(fields.promptTokens !== undefined ? { promptTokens: fields.promptTokens } : {}),
       ...(fields.maxTokens !== undefined ? { maxTokens: fields.maxTokens } : {})
     })
   }
   return ModelError.make(category, common)
 }
+
+/**
+ * The same error, carrying the usage a stream reported before it failed, so
+ * that the kernel counts the tokens of failed attempts too. An error that
+ * already carries usage keeps its own.
+ */
+export const withUsage = (
+  call: Call,
+  error: ModelError.ModelError,
+  usage: ModelProvider.Usage
+): ModelError.ModelError =>
+  error.usage !== undefined
+    ? error
+    : makeError(call, error.category, {
+        message: error.message,
+        status: error.status,
+        retryAfter: error.retryAfter,
+        retryable: error.retryable,
+        midStream: error.midStream,
+        details: error.details,
+        usage,
+        ...(error._tag === "ContextLengthExceeded"
+          ? { promptTokens: error.promptTokens, maxTokens: error.maxTokens }
+          : {})
+      })
 
 const scrubRecord = (call: Call, record: Record<string, unknown>): Record<string, unknown> => {
   const out: Record<string, unknown> = {}
@@ -169,8 +197,6 @@ export const fromClientError = (
   })
 }
 
-let callCounter = 0
-
 /**
  * Sends a request and waits for its status and headers under the connect and
  * first-byte timeouts. The request is aborted when the scope closes.
@@ -188,7 +214,7 @@ export const open = (
         Effect.timeoutFail({ duration: call.timeouts.firstByte, onTimeout: () => timeoutError(call, "first_byte") })
       )
     }
-    const id = `${process.pid}-${++callCounter}`
+    const id = NodeCrypto.randomUUID()
     const connected = yield* Deferred.make<void>()
     yield* Effect.acquireRelease(
       Effect.sync(() => transport.watch(id, () => Deferred.unsafeDone(connected, Exit.void))),
@@ -208,7 +234,8 @@ export const open = (
     )
   })
 
-const tooLarge = (call: Call, status: number, limit: number, midStream: boolean): ModelError.ModelError =>
+/** A body (or one SSE event) over its size limit: `unknown`, or `server_error` for a 5xx. */
+export const tooLarge = (call: Call, status: number, limit: number, midStream: boolean): ModelError.ModelError =>
   makeError(call, status >= 500 ? "server_error" : "unknown", {
     message: `response body exceeded the ${limit} byte limit`,
     status,
@@ -216,56 +243,101 @@ const tooLarge = (call: Call, status: number, limit: number, midStream: boolean)
     details: { limit_bytes: limit }
   })
 
-/** The body's bytes under the idle timeout and a size limit. */
-const boundedBytes = (
-  response: HttpClientResponse.HttpClientResponse,
+/** A body's bytes under a size limit, with transport failures classified. */
+export const boundedBytes = (
+  bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
   call: Call,
+  status: number,
   limit: number,
   midStream: boolean
 ): Stream.Stream<Uint8Array, ModelError.ModelError> =>
-  response.stream.pipe(
+  bytes.pipe(
     Stream.mapError((error) => fromClientError(call, error, midStream)),
-    Stream.timeoutFail(() => timeoutError(call, "idle", midStream), call.timeouts.idle),
     Stream.mapAccumEffect(0, (total, chunk: Uint8Array) => {
       const next = total + chunk.length
       return next > limit
-        ? Effect.fail(tooLarge(call, response.status, limit, midStream))
+        ? Effect.fail(tooLarge(call, status, limit, midStream))
         : Effect.succeed([next, chunk] as const)
     })
   )
 
-/** Reads the whole body as text, bounded by size and the idle timeout. */
-export const readText = (
-  response: HttpClientResponse.HttpClientResponse,
+/**
+ * Runs a stream to its end (or to an element `isLast` accepts) under the
+ * idle timeout: `idle` may pass between two elements that `carries` accepts,
+ * and no more. Elements that carry nothing (pings, SSE comments, empty
+ * events, whitespace) are consumed but never restart the timer, so a server
+ * that only keeps the connection alive is cut at the bound. The timer starts
+ * at the first pull, when the response headers have arrived.
+ */
+export const drainWithinIdle = <A>(
+  self: Stream.Stream<A, ModelError.ModelError>,
   call: Call,
+  options: {
+    readonly carries: (element: A) => boolean
+    readonly isLast: (element: A) => boolean
+    readonly midStream: boolean
+  }
+): Effect.Effect<void, ModelError.ModelError> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const pull = yield* Stream.toPull(self)
+      // The next chunk, or none at the end of the stream.
+      const next: Effect.Effect<Option.Option<Chunk.Chunk<A>>, ModelError.ModelError> = pull.pipe(
+        Effect.map(Option.some),
+        Effect.catchAll(
+          Option.match({
+            onNone: () => Effect.succeed(Option.none<Chunk.Chunk<A>>()),
+            onSome: (error) => Effect.fail(error)
+          })
+        )
+      )
+      // Pulls until an element carries something ("content"), the last element arrives, or the stream ends.
+      const untilContent: Effect.Effect<"content" | "over", ModelError.ModelError> = Effect.flatMap(
+        next,
+        Option.match({
+          onNone: () => Effect.succeed("over" as const),
+          onSome: (chunk) =>
+            Chunk.some(chunk, options.isLast)
+              ? Effect.succeed("over" as const)
+              : Chunk.some(chunk, options.carries)
+                ? Effect.succeed("content" as const)
+                : Effect.suspend(() => untilContent)
+        })
+      )
+      const withinIdle = untilContent.pipe(
+        Effect.timeoutFail({
+          duration: call.timeouts.idle,
+          onTimeout: () => timeoutError(call, "idle", options.midStream)
+        })
+      )
+      yield* Effect.iterate("content" as "content" | "over", {
+        while: (step) => step === "content",
+        body: () => withinIdle
+      })
+    })
+  )
+
+/**
+ * Reads a whole body as text, bounded by size and by the idle timeout, which
+ * only text other than whitespace restarts (a server can pad a JSON body
+ * with whitespace to keep the connection alive, forever).
+ */
+export const readText = (
+  bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
+  call: Call,
+  status: number,
   limit = call.maxBodyBytes
 ): Effect.Effect<string, ModelError.ModelError> =>
-  boundedBytes(response, call, limit, false).pipe(Stream.decodeText(), Stream.mkString)
-
-/** Decodes the body as server-sent events. */
-export const sseEvents = (
-  response: HttpClientResponse.HttpClientResponse,
-  call: Call
-): Stream.Stream<Sse.Event, ModelError.ModelError> =>
-  Stream.suspend(() => {
-    let pending: Array<Sse.Event> = []
-    const parser = Sse.makeParser(
-      (event) => {
-        if (event._tag === "Event") pending.push(event)
-      },
-      { maxEventSize: call.maxBodyBytes }
-    )
-    return boundedBytes(response, call, call.maxBodyBytes, true).pipe(
-      Stream.decodeText(),
-      Stream.mapEffect((text) => {
-        if (parser.feed(text) !== undefined)
-          return Effect.fail(tooLarge(call, response.status, call.maxBodyBytes, true))
-        const out = pending
-        pending = []
-        return Effect.succeed(out)
-      }),
-      Stream.flattenIterables
-    )
+  Effect.suspend(() => {
+    const pieces: Array<string> = []
+    return drainWithinIdle(
+      boundedBytes(bytes, call, status, limit, false).pipe(
+        Stream.decodeText(),
+        Stream.tap((piece) => Effect.sync(() => pieces.push(piece)))
+      ),
+      call,
+      { carries: (piece) => /\S/.test(piece), isLast: () => false, midStream: false }
+    ).pipe(Effect.map(() => pieces.join("")))
   })
 
 /** Parses JSON without throwing. */
@@ -279,9 +351,17 @@ export const parseJson = (text: string): Option.Option<unknown> => {
 
 const truncate = (text: string, max = 2_000): string => (text.length > max ? `${text.slice(0, max)}…` : text)
 
+/** The `x-should-retry` header as a boolean, when it is `true` or `false`. */
+const shouldRetryOf = (value: string | undefined): boolean | undefined => {
+  const normalized = value?.trim().toLowerCase()
+  return normalized === "true" ? true : normalized === "false" ? false : undefined
+}
+
 /**
  * Classifies an error from its facts, reading the retry hint and
- * `x-should-retry` from the headers when there are any.
+ * `x-should-retry` from the headers when there are any: `true` lets the
+ * table's last row make an otherwise unmatched failure transient, `false`
+ * makes a transient one final for this call.
  */
 export const classify = (
   call: Call,
@@ -293,10 +373,10 @@ export const classify = (
   }
 ): Effect.Effect<ModelError.ModelError> =>
   Effect.gen(function* () {
-    const classified = Classification.classify(call.table, facts)
     const headers = context.headers ?? {}
-    const retryAfter = yield* RetryAfter.parse(headers, call.retryAfter)
-    const shouldRetry = headers["x-should-retry"]
+    const shouldRetry = shouldRetryOf(headers["x-should-retry"])
+    const classified = Classification.classify(call.table, { ...facts, shouldRetry })
+    const retryAfter = yield* RetryAfter.parse(headers)
     const label = facts.type ?? facts.code ?? (facts.status !== undefined ? `HTTP ${facts.status}` : "error")
     const details: Record<string, unknown> = {
       rule: classified.rule?.id ?? "fallback.unknown",
@@ -307,7 +387,7 @@ export const classify = (
       message: `${label}: ${facts.message ?? "no message"}`,
       status: facts.status,
       retryAfter: Option.getOrUndefined(retryAfter),
-      retryable: shouldRetry?.trim().toLowerCase() === "false" ? false : undefined,
+      retryable: shouldRetry === false ? false : undefined,
       midStream: context.midStream === true ? true : undefined,
       details,
       promptTokens: classified.promptTokens,
@@ -326,7 +406,7 @@ export const fromErrorResponse = (
   extract: (body: unknown) => Option.Option<Omit<Classification.Facts, "status">>
 ): Effect.Effect<ModelError.ModelError> =>
   Effect.gen(function* () {
-    const read = yield* Effect.either(readText(response, call, call.maxErrorBodyBytes))
+    const read = yield* Effect.either(readText(response.stream, call, response.status, call.maxErrorBodyBytes))
     const text = read._tag === "Right" ? read.right : undefined
     const json = text === undefined ? Option.none() : parseJson(text)
     const facts = Option.flatMap(json, extract)
@@ -362,60 +442,21 @@ export const malformed = (
   })
 
 /**
- * The per-request `Call` of a provider: everything but the model is fixed
- * when the provider is built.
+ * The per-request `Call` of a provider: the model and the timeouts are read
+ * at call time (the timeouts from the session's `CurrentCallTimeouts`, under
+ * the provider's own `timeouts` option); the rest is fixed when the provider
+ * is built.
  * @internal
  */
 export const callFor =
-  (fixed: Omit<Call, "model" | "maxErrorBodyBytes">) =>
-  (model: string): Call => ({ ...fixed, model, maxErrorBodyBytes: Math.min(fixed.maxBodyBytes, 1024 * 1024) })
-
-/** How one provider reads its wire format. */
-export interface Wire {
-  readonly errorFacts: (body: unknown) => Option.Option<Omit<Classification.Facts, "status">>
-  readonly fromJsonBody: (
-    response: HttpClientResponse.HttpClientResponse,
-    call: Call
-  ) => Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError>
-  readonly fromStream: (
-    response: HttpClientResponse.HttpClientResponse,
-    call: Call
-  ) => Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError>
-}
-
-/**
- * One request and its response, the same for every provider: encode the
- * body, open with the phased timeouts, classify a non-2xx, and read a JSON
- * body or an SSE stream by its content type.
- * @internal
- */
-export const exchange = (
-  transport: Transport.Transport["Type"],
-  call: Call,
-  wire: Wire,
-  request: { readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly body: unknown }
-): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> =>
-  Effect.gen(function* () {
-    const httpRequest = yield* HttpClientRequest.post(request.url).pipe(
-      HttpClientRequest.setHeaders(request.headers),
-      HttpClientRequest.bodyJson(request.body),
-      Effect.mapError((error) =>
-        makeError(call, "invalid_request", { message: `cannot encode the request body: ${error.reason._tag}` })
-      )
-    )
-    return yield* Effect.scoped(
-      Effect.gen(function* () {
-        const response = yield* open(transport, httpRequest, call)
-        if (response.status < 200 || response.status >= 300) {
-          return yield* Effect.flip(fromErrorResponse(response, call, wire.errorFacts))
-        }
-        const contentType = response.headers["content-type"] ?? ""
-        return yield* contentType.includes("text/event-stream")
-          ? wire.fromStream(response, call)
-          : wire.fromJsonBody(response, call)
-      })
-    )
-  })
+  (fixed: Omit<Call, "model" | "maxErrorBodyBytes" | "timeouts">, timeouts: Timeouts.Options | undefined) =>
+  (model: string): Effect.Effect<Call> =>
+    Effect.map(ModelProvider.CurrentCallTimeouts, (current) => ({
+      ...fixed,
+      model,
+      timeouts: Timeouts.resolve(timeouts, current),
+      maxErrorBodyBytes: Math.min(fixed.maxBodyBytes, 1024 * 1024)
+    }))
 
 /** The options every provider shares. */
 export interface CommonOptions {
@@ -425,7 +466,6 @@ export interface CommonOptions {
   readonly timeouts?: Timeouts.Options | undefined
   readonly maxBodyBytes?: number | undefined
   readonly name?: string | undefined
-  readonly retryAfter?: RetryAfter.Options | undefined
 }
 
 /**
@@ -452,13 +492,14 @@ export const configure = (
       (yield* Config.string(provider.baseUrlVariable).pipe(Config.withDefault(provider.defaultBaseUrl)))
     ).replace(/\/+$/, "")
     const name = options?.name ?? provider.name
-    const callOf = callFor({
-      provider: name,
-      secret: apiKey,
-      table: provider.table,
-      timeouts: Timeouts.resolve(options?.timeouts),
-      maxBodyBytes: options?.maxBodyBytes ?? 32 * 1024 * 1024,
-      retryAfter: options?.retryAfter
-    })
+    const callOf = callFor(
+      {
+        provider: name,
+        secret: apiKey,
+        table: provider.table,
+        maxBodyBytes: options?.maxBodyBytes ?? 32 * 1024 * 1024
+      },
+      options?.timeouts
+    )
     return { transport, apiKey, baseUrl, name, stream: options?.stream ?? true, callOf }
   })

@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * import { FaultPlan } from "@agent-kernel/providers"
+ * import { FaultPlan } from "@agent-kernel/providers/testing"
  *
  * const plan = FaultPlan.make([
  *   { kind: "error", status: 429, error_type: "rate_limit_error", message: "slow down", headers: { "retry-after": "2" } },
@@ -61,7 +61,9 @@ export const Reply = Schema.Struct({
       cache_read_tokens: Schema.optional(Schema.Number)
     })
   ),
-  headers: Schema.optional(Headers)
+  headers: Schema.optional(Headers),
+  /** In a stream: the wait before each event after the headers (on the server's `Clock`), to play a slow model. */
+  event_delay_ms: Schema.optional(Schema.Number.pipe(Schema.nonNegative()))
 })
 
 /**
@@ -110,7 +112,9 @@ export const Raw = Schema.Struct({
 
 /**
  * A 200 stream that sends `text`, then an error event (Anthropic `event:
- * error`; OpenAI a `data: {"error": ...}` chunk).
+ * error`; OpenAI a `data: {"error": ...}` chunk). With `flat`, the error is a
+ * flat `event: error` whose data has `type`, `message` (and `code`) at the
+ * top level, as some servers send it, in both formats.
  *
  * @since 0.1.0
  * @category schemas
@@ -121,12 +125,15 @@ export const StreamError = Schema.Struct({
   text: Schema.optional(Schema.String),
   error_type: Schema.String,
   message: Schema.optional(Schema.String),
-  code: Schema.optional(Schema.String)
+  code: Schema.optional(Schema.String),
+  flat: Schema.optional(Schema.Boolean)
 })
 
 /**
  * A 200 stream that sends `text` and then ends cleanly without finishing
- * the message.
+ * the message: no Anthropic `message_stop`, no OpenAI `finish_reason`. With
+ * `done` (OpenAI only), it still ends with `data: [DONE]`. Not streaming: half
+ * a JSON body.
  *
  * @since 0.1.0
  * @category schemas
@@ -134,7 +141,8 @@ export const StreamError = Schema.Struct({
 export const Truncate = Schema.Struct({
   kind: Schema.Literal("truncate"),
   ...common,
-  text: Schema.optional(Schema.String)
+  text: Schema.optional(Schema.String),
+  done: Schema.optional(Schema.Boolean)
 })
 
 /**
@@ -144,6 +152,33 @@ export const Truncate = Schema.Struct({
  * @category schemas
  */
 export const Stall = Schema.Struct({ kind: Schema.Literal("stall"), ...common, text: Schema.optional(Schema.String) })
+
+/**
+ * A 200 that keeps the connection alive and never answers: `text`, then a
+ * keep-alive every `every_ms` (default 1000, on the server runtime's
+ * `Clock`) forever. In a stream, `style` picks the keep-alive: `ping`
+ * (default: Anthropic `event: ping`, an OpenAI chunk with an empty delta),
+ * `comment` (an SSE comment line) or `empty` (an event with empty data). Not
+ * streaming: a space, before a JSON body that never comes.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const KeepAlive = Schema.Struct({
+  kind: Schema.Literal("keepalive"),
+  ...common,
+  text: Schema.optional(Schema.String),
+  every_ms: Schema.optional(Schema.Number.pipe(Schema.positive())),
+  style: Schema.optional(Schema.Literal("ping", "comment", "empty"))
+})
+
+/**
+ * A 200 status line and headers, then silence: not one byte of body.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const HeadersOnly = Schema.Struct({ kind: Schema.Literal("headers_only"), ...common })
 
 /**
  * Accept the request and never answer.
@@ -180,7 +215,20 @@ export const Oversize = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const Step = Schema.Union(Reply, Happy, ErrorStep, Raw, StreamError, Truncate, Stall, Hang, Reset, Oversize)
+export const Step = Schema.Union(
+  Reply,
+  Happy,
+  ErrorStep,
+  Raw,
+  StreamError,
+  Truncate,
+  Stall,
+  KeepAlive,
+  HeadersOnly,
+  Hang,
+  Reset,
+  Oversize
+)
 
 /**
  * @since 0.1.0

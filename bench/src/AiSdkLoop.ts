@@ -1,0 +1,92 @@
+/**
+ * The Vercel AI SDK 6 running the scenario: `generateText` with one tool and
+ * `stopWhen: stepCountIs(steps + 1)`, against `MockLanguageModelV3` from
+ * `ai/test`. (AI SDK 7 needs Node 22; this machine has Node 20.)
+ *
+ * Fairness: the mock and the tool are made fresh for each run, and the mock's
+ * call log (`doGenerateCalls`, which keeps every request's options) is cleared
+ * on every call, so no cost grows across calls or runs that a real provider
+ * would not have. The tool's input schema is `jsonSchema` with no validator,
+ * so the SDK does not validate the tool input (the kernel does not either).
+ * Telemetry is left at its default (off).
+ *
+ * @since 0.1.0
+ */
+import { generateText, jsonSchema, stepCountIs, tool } from "ai"
+import { MockLanguageModelV3 } from "ai/test"
+import * as Script from "./Script.js"
+
+type GenerateResult = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>
+
+const usage: GenerateResult["usage"] = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined }
+}
+
+const response = (call: number, steps: number): GenerateResult =>
+  Script.wantsTool(call, steps)
+    ? {
+        content: [
+          {
+            type: "tool-call",
+            toolCallId: Script.callId(call),
+            toolName: Script.toolName,
+            input: JSON.stringify(Script.input(call))
+          }
+        ],
+        finishReason: { unified: "tool-calls", raw: "tool_use" },
+        usage,
+        warnings: []
+      }
+    : {
+        content: [{ type: "text", text: Script.finalText }],
+        finishReason: { unified: "stop", raw: "end_turn" },
+        usage,
+        warnings: []
+      }
+
+const inputSchema = jsonSchema<Script.Input>(Script.inputJsonSchema)
+
+/**
+ * The scripted mock model of one run. It clears its own call log on every
+ * call, so the log holds at most the current call's options.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const mockModel = (steps: number, counted: Script.Counted): MockLanguageModelV3 => {
+  const model: MockLanguageModelV3 = new MockLanguageModelV3({
+    doGenerate: async () => {
+      model.doGenerateCalls.length = 0
+      return response(counted.model++, steps)
+    }
+  })
+  return model
+}
+
+/**
+ * One run of the scenario.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = async (steps: number): Promise<void> => {
+  const counted: Script.Counted = { model: 0, tool: 0 }
+  const result = await generateText({
+    model: mockModel(steps, counted),
+    prompt: Script.prompt,
+    tools: {
+      [Script.toolName]: tool({
+        description: Script.toolDescription,
+        inputSchema,
+        execute: async (input) => {
+          counted.tool++
+          return Script.echo(input)
+        }
+      })
+    },
+    stopWhen: stepCountIs(steps + 1)
+  })
+  if (result.text !== Script.finalText) throw new Error(`AI SDK: the run ended with "${result.text}"`)
+  Script.check("AI SDK", steps, counted)
+}

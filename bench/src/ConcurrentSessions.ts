@@ -1,0 +1,126 @@
+/**
+ * Many sessions at once on a slow model: 1,000 sessions, each one run of 10
+ * turns (9 tool steps and the final answer), all started together, with every
+ * model call waiting 5 ms on a real timer (`Effect.sleep` on the live clock
+ * for the kernel, `setTimeout` for the plain loop). The ideal is 50 ms of
+ * wall time; the rest is the loop's own CPU, which the 5 ms waits cannot hide
+ * once a thousand sessions share one thread.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Goal from "./Goal.js"
+import * as KernelLoop from "./KernelLoop.js"
+import * as Measure from "./Measure.js"
+import * as PlainLoop from "./PlainLoop.js"
+import * as Report from "./Report.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Plan {
+  readonly rounds: number
+}
+
+/**
+ * @since 0.1.0
+ * @category plans
+ */
+export const plans: { readonly full: Plan; readonly quick: Plan } = { full: { rounds: 3 }, quick: { rounds: 1 } }
+
+/**
+ * @since 0.1.0
+ * @category constants
+ */
+export const sessions = 1_000
+
+/**
+ * Model calls per session.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const turns = 10
+
+/**
+ * @since 0.1.0
+ * @category constants
+ */
+export const latencyMs = 5
+
+const toolSteps = turns - 1
+const each = Array.from({ length: sessions }, (_, index) => index)
+
+const plain = {
+  name: "plain async loop (baseline)",
+  run: () => Promise.all(each.map(() => PlainLoop.run(toolSteps, { latencyMs })))
+}
+const kernel = {
+  name: "agent-kernel, one observer + spans",
+  run: () =>
+    Effect.runPromise(
+      Effect.forEach(each, () => KernelLoop.runEffect(toolSteps, { observed: true, latencyMs }), {
+        concurrency: "unbounded",
+        discard: true
+      })
+    )
+}
+
+/**
+ * Measures, prints the table and returns the verdict on the sessions goal.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
+  // No warm-up of its own: the step section has warmed both loops up.
+  const contenders = [plain, kernel]
+  const samples = await Measure.interleave(
+    contenders.map((contender) => ({
+      name: contender.name,
+      samples: plan.rounds,
+      measure: () => Measure.sample(contender.run)
+    })),
+    plan.rounds
+  )
+  const sessionTurns = sessions * turns
+  const figures = samples.map((taken) => ({
+    wall: Measure.median(taken.map((sample) => sample.millis)),
+    cpu: Measure.median(taken.map((sample) => sample.cpuMicros / sessionTurns)),
+    kilobytes: Measure.median(taken.map((sample) => sample.bytes / 1_024 / sessionTurns))
+  }))
+  const [plainFigures, kernelFigures] = figures
+  const ideal = turns * latencyMs
+  console.log(
+    `\n${sessions.toLocaleString("en-US")} sessions x ${turns} turns at ${latencyMs} ms model latency, all at once ` +
+      `(ideal ${ideal} ms; median of ${plan.rounds} interleaved rounds)`
+  )
+  console.log(
+    Report.table(
+      ["loop", "wall ms", "x plain", "x ideal", "CPU µs/session-turn", "KB/session-turn"],
+      contenders.map((contender, index) => {
+        const own = figures[index]
+        return [
+          contender.name,
+          Report.figure(own?.wall),
+          Report.times(Goal.ratio(own?.wall, plainFigures?.wall)),
+          Report.times(Goal.ratio(own?.wall, ideal)),
+          Report.figure(own?.cpu),
+          Report.figure(own?.kilobytes)
+        ]
+      })
+    )
+  )
+  return [
+    Goal.judge(
+      Goal.make(
+        `${sessions.toLocaleString("en-US")} sessions x ${turns} turns: wall ÷ plain loop's`,
+        "at most",
+        5,
+        "x"
+      ),
+      Goal.ratio(kernelFigures?.wall, plainFigures?.wall)
+    )
+  ]
+}

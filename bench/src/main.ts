@@ -1,0 +1,124 @@
+/**
+ * The loop benchmark (issue 9): agent-kernel against a plain async loop, the
+ * Vercel AI SDK 6 and @effect/ai 0.37, side by side in one process, with the
+ * goals printed beside the figures and judged from them.
+ *
+ * Run: `npx -y pnpm@12.4.2 bench` (about 2 minutes on a 2-core machine at
+ * load 6, nearly 4 at load 12), or `npx -y pnpm@12.4.2 bench --quick` (under
+ * a minute: fewer rounds, and no 2,000-step run of the AI SDK or @effect/ai).
+ *
+ * What every loop does (`Script.ts`): a zero-latency model asks for one call
+ * of one tool per response, `steps` times, then answers with text; the tool
+ * echoes its input. Each loop counts the model and tool calls it really made
+ * and a run with the wrong count fails the benchmark.
+ *
+ * How it measures (`Measure.ts`): samples are taken in interleaved rounds
+ * (each round runs every contender once, in a rotating order) and medians are
+ * printed, with ratios to the plain loop measured in the same run. Each
+ * sample starts after a full collection; its allocation is the heap's growth
+ * plus the bytes each GC during it freed (`v8.GCProfiler`), so it stays exact
+ * when the young generation overflows. Times include the collections a
+ * sample caused. The machine is shared: read the ratios, not the absolutes.
+ *
+ * Fairness of the comparisons, and their caveats:
+ * - The same scenario, the same tool, the same number of steps; every model
+ *   answers with a newly built response object, as a real provider would.
+ * - Per-run state (the mock model, call counters, the session or prompt) is
+ *   fresh in every run; stateless definitions (tool schemas) are shared.
+ * - AI SDK: `generateText` with `stopWhen: stepCountIs(steps + 1)` and
+ *   `MockLanguageModelV3`, whose call log is cleared on every call (it keeps
+ *   every request otherwise and would grow across the run). The tool input
+ *   schema is `jsonSchema` without a validator. Its per-step time grows with
+ *   the history because it converts the whole history on every step: the
+ *   2,000-step run takes most of a minute, so it is sampled once.
+ * - @effect/ai has no agent loop; the loop is `generateText` with a Toolkit
+ *   (the library runs the tool), the response parts appended to the Prompt.
+ *   It builds its response Schema anew and decodes with it on every call,
+ *   which is most of its cost; that is the library as shipped. Its spans go
+ *   to the same default tracer as the kernel's. Its 2,000-step run is also
+ *   sampled once.
+ * - agent-kernel runs through its public API with its defaults (metrics on,
+ *   spans on Effect's default tracer), one `Session.make` and `run` per run.
+ *
+ * Adding a measurement: write a module like `StepCost.ts` (its own plans,
+ * its tables, the verdicts on its goals) and add it to `sections` below.
+ * Two are planned and not built yet: the journaling cost per step on the
+ * durable store against in-memory (issue 13), and the stream's
+ * time-to-first-delta (issue 12).
+ *
+ * @since 0.1.0
+ */
+import * as os from "node:os"
+import { performance } from "node:perf_hooks"
+import * as ConcurrentSessions from "./ConcurrentSessions.js"
+import type * as Goal from "./Goal.js"
+import * as IdleSessions from "./IdleSessions.js"
+import * as Report from "./Report.js"
+import * as StepCost from "./StepCost.js"
+
+interface Section {
+  readonly title: string
+  readonly run: (quick: boolean) => Promise<ReadonlyArray<Goal.Verdict>>
+}
+
+const sections: ReadonlyArray<Section> = [
+  {
+    title: "Loop cost per step",
+    run: (quick) => StepCost.run(quick ? StepCost.plans.quick : StepCost.plans.full)
+  },
+  {
+    title: "Concurrent sessions",
+    run: (quick) => ConcurrentSessions.run(quick ? ConcurrentSessions.plans.quick : ConcurrentSessions.plans.full)
+  },
+  {
+    title: "Idle sessions",
+    run: (quick) => IdleSessions.run(quick ? IdleSessions.plans.quick : IdleSessions.plans.full)
+  }
+  // Issue 13 adds "Journaling cost per step" here (durable store vs in-memory),
+  // issue 12 "Stream time-to-first-delta".
+]
+
+const planned: ReadonlyArray<string> = [
+  "journaling cost per step, durable store vs in-memory (issue 13)",
+  "stream time-to-first-delta (issue 12)"
+]
+
+const usage = "usage: npx -y pnpm@12.4.2 bench [--quick]"
+
+const main = async (args: ReadonlyArray<string>): Promise<number> => {
+  const unknown = args.filter((arg) => arg !== "--quick")
+  if (unknown.length > 0) {
+    console.error(`unknown argument${unknown.length > 1 ? "s" : ""}: ${unknown.join(" ")}\n${usage}`)
+    return 2
+  }
+  const quick = args.includes("--quick")
+  const started = performance.now()
+  const load = os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(" ")
+  console.log(
+    `agent-kernel loop benchmark${quick ? " (--quick)" : ""}: node ${process.version}, ` +
+      `${os.availableParallelism()} cores, load average ${load} at start`
+  )
+  const verdicts: Array<Goal.Verdict> = []
+  for (const section of sections) {
+    console.log(`\n== ${section.title}`)
+    verdicts.push(...(await section.run(quick)))
+  }
+  console.log("\n== Goals (issue 9), judged from the figures above")
+  console.log(Report.verdicts(verdicts))
+  console.log(`\nNot measured yet: ${planned.join("; ")}.`)
+  console.log(`Took ${((performance.now() - started) / 1_000).toFixed(0)} s.`)
+  return 0
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code
+  },
+  (error: unknown) => {
+    console.error(error)
+    process.exitCode = 1
+  }
+)

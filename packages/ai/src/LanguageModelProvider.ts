@@ -1,0 +1,189 @@
+/**
+ * A kernel `ModelProvider` from an @effect/ai `LanguageModel`, so an Effect
+ * AI model layer (Anthropic, OpenAI, or any other) gets the kernel's
+ * recovery: one retry layer, the retry-after floor, no retry and no
+ * fallback on auth and quota errors, context reduction on overflow, the
+ * content filter surfaced.
+ *
+ * Each `generate` is one `LanguageModel.generateText` call:
+ * - the request's system prompt, messages (text, tool calls, tool results,
+ *   thinking with its Anthropic signature) and tools (their JSON Schema, as
+ *   given) become a `Prompt` and a toolkit that only describes the tools:
+ *   `disableToolCallResolution` is always set, since the kernel runs tools;
+ * - the answer's text, thinking, tool calls, usage (cache reads and, for
+ *   Anthropic, cache writes) and finish reason become a `ModelResponse`;
+ * - an `AiError` becomes a `ModelError` through `AiErrors.toModelError`;
+ * - the attempt runs under `SingleRequest.CurrentAttempt`, so a client built
+ *   on `SingleRequest.layer` sends exactly one request, whatever retry sits
+ *   above its `HttpClient`.
+ *
+ * The model and `max_output_tokens` of a request are provider settings in
+ * @effect/ai (`AnthropicLanguageModel.withConfigOverride`,
+ * `OpenAiLanguageModel.withConfigOverride`), so `configure` applies them.
+ * Without it, the layer's own model answers every request (fallback models
+ * do not switch it), and a request that sets `max_output_tokens` is refused
+ * as `invalid_request` rather than sent without its limit.
+ *
+ * @since 0.1.0
+ */
+import { ModelError, ModelProvider } from "@agent-kernel/kernel"
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import * as AiErrors from "./AiErrors.js"
+import * as Prompt from "./internal/prompt.js"
+import * as Response from "./internal/response.js"
+import * as SingleRequest from "./SingleRequest.js"
+
+/**
+ * Applies a request's settings to one `generateText` call, typically with
+ * the provider's `withConfigOverride`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Configure = (
+  request: ModelProvider.ModelRequest
+) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The provider name in errors and events. Default: `effect-ai`. */
+  readonly name?: string | undefined
+  /** Which classification table reads HTTP failures. Default: from the @effect/ai client's module. */
+  readonly dialect?: AiErrors.Dialect | undefined
+  /** Applies the request's model and `max_output_tokens`; see the module docs. */
+  readonly configure?: Configure | undefined
+  /**
+   * Secrets to redact from errors. The credentials a request carried are
+   * redacted anyway when the client is built on `SingleRequest.layer`.
+   */
+  readonly redact?: ReadonlyArray<Redacted.Redacted<string>> | undefined
+}
+
+const blockedNote =
+  "a retry layer above the HttpClient tried to re-send within one kernel attempt; SingleRequest stopped it, so the kernel stays the one retry layer"
+
+/**
+ * A provider from a `LanguageModel` service value.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromLanguageModel = (
+  model: LanguageModel.Service,
+  options: Options = {}
+): ModelProvider.ModelProvider["Type"] => {
+  const name = options.name ?? "effect-ai"
+  return ModelProvider.make(name, (request) =>
+    Effect.gen(function* () {
+      const attempt = yield* SingleRequest.makeAttempt
+      const errorOptions = Effect.map(
+        Ref.get(attempt.credentials),
+        (credentials): AiErrors.Options => ({
+          provider: name,
+          model: request.model,
+          dialect: options.dialect,
+          redact: [...(options.redact ?? []), ...credentials]
+        })
+      )
+      const refuse = (message: string, details: Record<string, unknown>) =>
+        Effect.fail(ModelError.make("invalid_request", { provider: name, model: request.model, message, details }))
+      if (options.configure === undefined && request.max_output_tokens !== undefined) {
+        return yield* refuse("max_output_tokens needs the adapter's configure option to reach the provider", {
+          rule: "effect_ai.max_output_tokens_unconfigured"
+        })
+      }
+      const converted = Prompt.fromRequest(request)
+      if (Either.isLeft(converted)) {
+        return yield* refuse(`cannot express the request as an @effect/ai prompt: ${converted.left.reason}`, {
+          rule: "effect_ai.prompt",
+          message_index: converted.left.message
+        })
+      }
+      const configure = options.configure?.(request) ?? (<A, E, R>(self: Effect.Effect<A, E, R>) => self)
+      const answer = yield* model
+        .generateText({
+          prompt: converted.right.prompt,
+          toolkit: converted.right.toolkit,
+          disableToolCallResolution: true
+        })
+        .pipe(
+          configure,
+          Effect.provideService(SingleRequest.CurrentAttempt, attempt),
+          Effect.catchAll((error) =>
+            errorOptions.pipe(
+              Effect.flatMap((mapping) => AiErrors.toModelError(error, mapping)),
+              Effect.flatMap(Effect.fail)
+            )
+          ),
+          Effect.catchSomeDefect((defect) =>
+            SingleRequest.isResendBlocked(defect)
+              ? Option.some(Effect.flatMap(errorOptions, (mapping) => blocked(attempt, mapping)))
+              : Option.none()
+          )
+        )
+      const response = Response.toResponse(answer.content, request.model)
+      if (Either.isLeft(response)) {
+        return yield* Effect.fail(
+          ModelError.make("unknown", {
+            provider: name,
+            model: request.model,
+            message: response.left.reason,
+            usage: response.left.usage,
+            details: { rule: "effect_ai.finish.error", note: "a finish reason of error carries no cause; not retried" }
+          })
+        )
+      }
+      return response.right
+    })
+  )
+}
+
+const blocked = (attempt: SingleRequest.Attempt, options: AiErrors.Options) =>
+  Effect.flatMap(Ref.get(attempt.firstFailure), (first) =>
+    Effect.flatMap(
+      Option.match(first, {
+        onSome: (failure) => AiErrors.fromFailure(failure, options, { source: "SingleRequest", note: blockedNote }),
+        onNone: () =>
+          Effect.succeed(
+            ModelError.make("unknown", {
+              provider: options.provider,
+              model: options.model,
+              message: "a second request was stopped after a first that did not fail at the HTTP level",
+              details: { rule: "effect_ai.resend_after_success", note: blockedNote }
+            })
+          )
+      }),
+      Effect.fail
+    )
+  )
+
+/**
+ * A provider from the `LanguageModel` in context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options?: Options
+): Effect.Effect<ModelProvider.ModelProvider["Type"], never, LanguageModel.LanguageModel> =>
+  Effect.map(LanguageModel.LanguageModel, (model) => fromLanguageModel(model, options))
+
+/**
+ * The kernel's `ModelProvider`, from the `LanguageModel` in context.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options?: Options
+): Layer.Layer<ModelProvider.ModelProvider, never, LanguageModel.LanguageModel> =>
+  Layer.effect(ModelProvider.ModelProvider, make(options))

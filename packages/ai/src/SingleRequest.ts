@@ -1,0 +1,178 @@
+/**
+ * One HTTP request per kernel attempt: the guard that keeps the kernel the
+ * only retry layer.
+ *
+ * @effect/ai 0.37's clients do not retry by themselves, but every place a
+ * retry is usually added sits above the `HttpClient` they are built on: a
+ * `transformClient: HttpClient.retryTransient(...)` on `AnthropicClient` or
+ * `OpenAiClient`, a per-request `AnthropicConfig.withClientTransform` /
+ * `OpenAiConfig.withClientTransform`, an `ExecutionPlan` around the call.
+ * Each would multiply the kernel's retries and ignore its budget, its
+ * retry-after floor and its rule that auth and quota errors are never
+ * retried. Build the client on `SingleRequest.layer` (the `HttpClient`
+ * in context, wrapped) and, inside a call of the adapter, a second request
+ * is never sent: it dies with `ResendBlocked`, which no retry combinator
+ * catches, and the adapter answers with the classified failure of the first
+ * request, which the guard recorded. Outside the adapter the client is
+ * unchanged.
+ *
+ * @since 0.1.0
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import type * as AiErrors from "./AiErrors.js"
+import * as Errors from "./internal/errors.js"
+
+/**
+ * The state of one kernel attempt: how many requests it sent and how the
+ * first one failed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Attempt {
+  readonly sent: Ref.Ref<number>
+  readonly firstFailure: Ref.Ref<Option.Option<AiErrors.Failure>>
+  /** The credentials the request carried, so that an error echoing them can be redacted. */
+  readonly credentials: Ref.Ref<ReadonlyArray<Redacted.Redacted<string>>>
+}
+
+/**
+ * The attempt in progress, set by the adapter around each call; none
+ * outside it.
+ *
+ * @since 0.1.0
+ * @category references
+ */
+export class CurrentAttempt extends Context.Reference<CurrentAttempt>()(
+  "@agent-kernel/ai/SingleRequest/CurrentAttempt",
+  { defaultValue: (): Attempt | undefined => undefined }
+) {}
+
+/**
+ * A second request within one attempt, stopped before it was sent. A
+ * defect, so that no retry combinator above the client catches it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ResendBlocked extends Data.TaggedError("ResendBlocked")<{
+  readonly method: string
+  readonly url: string
+}> {
+  /** @since 0.1.0 */
+  override get message(): string {
+    return `a retry layer above the HttpClient tried to send ${this.method} ${this.url} again within one kernel attempt`
+  }
+}
+
+/**
+ * Whether a defect is the guard's.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isResendBlocked = (u: unknown): u is ResendBlocked => u instanceof ResendBlocked
+
+/**
+ * A fresh attempt.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeAttempt: Effect.Effect<Attempt> = Effect.map(
+  Effect.all([
+    Ref.make(0),
+    Ref.make(Option.none<AiErrors.Failure>()),
+    Ref.make<ReadonlyArray<Redacted.Redacted<string>>>([])
+  ]),
+  ([sent, firstFailure, credentials]) => ({ sent, firstFailure, credentials })
+)
+
+const recordResponse = (attempt: Attempt, response: HttpClientResponse.HttpClientResponse) =>
+  Effect.flatMap(Effect.option(response.text), (text) =>
+    Ref.set(
+      attempt.firstFailure,
+      Option.some<AiErrors.Failure>({
+        _tag: "Http",
+        status: response.status,
+        headers: Errors.keptHeaders(response.headers),
+        body: Option.match(text, { onNone: () => undefined, onSome: Errors.bodyOfText })
+      })
+    )
+  )
+
+const recordError = (attempt: Attempt, error: HttpClientError.HttpClientError) =>
+  error._tag === "RequestError"
+    ? Ref.set(
+        attempt.firstFailure,
+        Option.some<AiErrors.Failure>({
+          _tag: "Transport",
+          reason: error.reason,
+          description: error.description,
+          code: Errors.codeOf(error.cause)
+        })
+      )
+    : Effect.void
+
+/**
+ * Wraps a client: within an attempt, the first request goes out (its
+ * credentials and its failure are recorded; an error body is read once,
+ * and the platform's responses cache it for the client above), and any
+ * further one dies with `ResendBlocked`.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const guard = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+  HttpClient.transform(client, (effect, request) =>
+    Effect.flatMap(CurrentAttempt, (attempt) => {
+      if (attempt === undefined) return effect
+      return Effect.flatMap(
+        Ref.getAndUpdate(attempt.sent, (sent) => sent + 1),
+        (sent) =>
+          sent > 0
+            ? Effect.die(new ResendBlocked({ method: request.method, url: request.url }))
+            : Ref.set(attempt.credentials, Errors.credentialsOf(request.headers).map(Redacted.make)).pipe(
+                Effect.zipRight(effect),
+                Effect.tapError((error) => recordError(attempt, error)),
+                Effect.tap((response) =>
+                  response.status >= 200 && response.status < 300 ? Effect.void : recordResponse(attempt, response)
+                )
+              )
+      )
+    })
+  )
+
+/**
+ * The `HttpClient` in context, guarded. Provide it under the @effect/ai
+ * client's layer, over the platform's client.
+ *
+ * @example
+ * ```ts
+ * import { SingleRequest } from "@agent-kernel/ai"
+ * import { AnthropicClient } from "@effect/ai-anthropic"
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Layer } from "effect"
+ *
+ * const client = AnthropicClient.layerConfig({}).pipe(
+ *   Layer.provide(SingleRequest.layer),
+ *   Layer.provide(NodeHttpClient.layerUndici)
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<HttpClient.HttpClient, never, HttpClient.HttpClient> = Layer.effect(
+  HttpClient.HttpClient,
+  Effect.map(HttpClient.HttpClient, guard)
+)

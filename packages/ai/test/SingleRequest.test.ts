@@ -1,0 +1,47 @@
+/**
+ * The guard alone: inside an adapter call a re-send never leaves, and the
+ * first failure is what the kernel sees; outside one, the client is the
+ * user's, retries included.
+ */
+import { Content } from "@agent-kernel/kernel"
+import { TestClockDriver } from "@agent-kernel/kernel/testing"
+import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
+import { LanguageModel } from "@effect/ai"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { apis, languageModel, setup } from "./support.js"
+
+describe.each(apis)("SingleRequest with a retrying %s client", (api) => {
+  it.scoped("a connection reset is not re-sent: the recorded transport failure is a connection_error", () =>
+    Effect.gen(function* () {
+      const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "reset" }], { after: "repeat_last" }))
+      const error = yield* TestClockDriver.run(
+        Effect.flip(provider.generate({ model: "m", messages: [Content.userText("hi")], tools: [] }))
+      )
+      expect(error._tag).toBe("ConnectionError")
+      expect(error.details?.["source"]).toBe("SingleRequest")
+      expect(yield* server.requests).toHaveLength(1)
+    })
+  )
+
+  it.scoped("outside an adapter call the client is untouched: its own retry re-sends", () =>
+    Effect.gen(function* () {
+      const server = yield* Effect.orDie(
+        FakeProvider.make(
+          FaultPlan.make([
+            { kind: "error", status: 503, error_type: "api_error" },
+            { kind: "reply", text: "ok" }
+          ])
+        )
+      )
+      const model = yield* Layer.build(yield* languageModel(api, server))
+      // retryTransient's own 10 ms spacing runs on the TestClock.
+      const answer = yield* TestClockDriver.run(
+        LanguageModel.generateText({ prompt: "hi" }).pipe(Effect.provide(model))
+      )
+      expect(answer.text).toBe("ok")
+      expect(yield* server.requests).toHaveLength(2)
+    })
+  )
+})

@@ -1,0 +1,218 @@
+/**
+ * What Linux's /proc says about processes, read through the `FileSystem` in
+ * context, and the signals we send them. Without /proc (macOS, Windows)
+ * every reader answers "nothing known" and only the spawned process's own
+ * exit is watched.
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+
+/** @internal */
+export interface ProcStat {
+  readonly pid: number
+  readonly command: string
+  readonly state: string
+  readonly ppid: number
+  readonly pgrp: number
+  /** Clock ticks after boot when it started: with the pid, names one process even after the pid is reused. */
+  readonly startTime: number
+  /** The wait status (waitpid format) of a zombie; field 52 of /proc/<pid>/stat, Linux 3.5+. */
+  readonly waitStatus: number | undefined
+}
+
+/**
+ * Parses /proc/<pid>/stat. The command is in parentheses and may itself
+ * contain spaces and parentheses, so fields are counted from the last ")".
+ * @internal
+ */
+export const parseStat = (pid: number, text: string): ProcStat | undefined => {
+  const open = text.indexOf("(")
+  const close = text.lastIndexOf(")")
+  if (open < 0 || close < open) return undefined
+  const fields = text.slice(close + 2).split(" ")
+  const ppid = Number(fields[1])
+  const pgrp = Number(fields[2])
+  const startTime = Number(fields[19])
+  if (fields[0] === undefined || !Number.isInteger(ppid) || !Number.isInteger(pgrp) || !Number.isInteger(startTime)) {
+    return undefined
+  }
+  const waitStatus = fields.length >= 50 ? Number(fields[49]) : Number.NaN
+  return {
+    pid,
+    command: text.slice(open + 1, close),
+    state: fields[0],
+    ppid,
+    pgrp,
+    startTime,
+    waitStatus: Number.isInteger(waitStatus) ? waitStatus : undefined
+  }
+}
+
+/** A zombie or a dead task has exited; only its parent's wait is missing. @internal */
+export const isDead = (stat: ProcStat): boolean => stat.state === "Z" || stat.state === "X"
+
+// Linux numbering (x86, ARM and most others): /proc, and so this module, is Linux only.
+const signalNames: ReadonlyArray<string> = [
+  "",
+  "SIGHUP",
+  "SIGINT",
+  "SIGQUIT",
+  "SIGILL",
+  "SIGTRAP",
+  "SIGABRT",
+  "SIGBUS",
+  "SIGFPE",
+  "SIGKILL",
+  "SIGUSR1",
+  "SIGSEGV",
+  "SIGUSR2",
+  "SIGPIPE",
+  "SIGALRM",
+  "SIGTERM",
+  "SIGSTKFLT",
+  "SIGCHLD",
+  "SIGCONT",
+  "SIGSTOP",
+  "SIGTSTP",
+  "SIGTTIN",
+  "SIGTTOU",
+  "SIGURG",
+  "SIGXCPU",
+  "SIGXFSZ",
+  "SIGVTALRM",
+  "SIGPROF",
+  "SIGWINCH",
+  "SIGIO",
+  "SIGPWR",
+  "SIGSYS"
+]
+
+/** How a process ended: an exit code or a signal name. @internal */
+export interface ExitStatus {
+  readonly exitCode: number | null
+  readonly signal: string | null
+}
+
+/** A waitpid(2) status as an exit code or a signal name. @internal */
+export const decodeWaitStatus = (status: number): ExitStatus => {
+  const signal = status & 0x7f
+  return signal === 0
+    ? { exitCode: (status >> 8) & 0xff, signal: null }
+    : { exitCode: null, signal: signalNames[signal] ?? `signal ${signal}` }
+}
+
+/** The /proc reader of one FileSystem. @internal */
+export interface Procfs {
+  /** Whether /proc can be read at all. */
+  readonly available: boolean
+  readonly stat: (pid: number) => Effect.Effect<ProcStat | undefined>
+  /** Direct children of a process (every thread's), oldest first. */
+  readonly children: (pid: number) => Effect.Effect<ReadonlyArray<number>>
+  /**
+   * A reader of one process's stat that keeps the file open for the scope:
+   * each read is then a single read from the start of the file, not the
+   * open, stat, read, read, close of reading it afresh, which matters when
+   * the question is "has it died yet?". Reads `undefined` once it is reaped.
+   */
+  readonly statReader: (pid: number) => Effect.Effect<Effect.Effect<ProcStat | undefined>, never, Scope.Scope>
+}
+
+const decoder = new TextDecoder()
+
+const pidsIn = (text: string): Array<number> =>
+  text
+    .split(/\s+/)
+    .filter((word) => word !== "")
+    .map(Number)
+    .filter(Number.isInteger)
+
+/** @internal */
+export const make: Effect.Effect<Procfs, never, FileSystem.FileSystem> = Effect.gen(function* () {
+  const fs = yield* FileSystem.FileSystem
+  const available = yield* Effect.orElseSucceed(fs.exists("/proc/self/stat"), () => false)
+  const stat = (pid: number): Effect.Effect<ProcStat | undefined> =>
+    available
+      ? fs.readFileString(`/proc/${pid}/stat`).pipe(
+          Effect.map((text) => parseStat(pid, text)),
+          Effect.orElseSucceed(() => undefined)
+        )
+      : Effect.succeed(undefined)
+  // Every process's parent, the slow way: for kernels built without /proc/<pid>/task/<tid>/children.
+  const childrenByScan = (pid: number) =>
+    fs.readDirectory("/proc").pipe(
+      Effect.flatMap((entries) =>
+        Effect.forEach(
+          entries.filter((entry) => /^\d+$/.test(entry)),
+          (entry) => stat(Number(entry)),
+          { concurrency: 8 }
+        )
+      ),
+      Effect.map((stats) => stats.flatMap((s) => (s !== undefined && s.ppid === pid ? [s.pid] : []))),
+      Effect.orElseSucceed(() => [])
+    )
+  const hasChildrenFiles =
+    available && (yield* Effect.orElseSucceed(fs.exists(`/proc/self/task/${process.pid}/children`), () => false))
+  const childrenOfTasks = (pid: number) =>
+    fs.readDirectory(`/proc/${pid}/task`).pipe(
+      Effect.flatMap((tasks) =>
+        Effect.forEach(
+          tasks,
+          // A thread may end between the listing and the read.
+          (task) => Effect.orElseSucceed(fs.readFileString(`/proc/${pid}/task/${task}/children`), () => ""),
+          { concurrency: 4 }
+        )
+      ),
+      Effect.map((lists) => [...new Set(lists.flatMap(pidsIn))]),
+      Effect.orElseSucceed(() => [])
+    )
+  const children = (pid: number): Effect.Effect<ReadonlyArray<number>> =>
+    !available ? Effect.succeed([]) : hasChildrenFiles ? childrenOfTasks(pid) : childrenByScan(pid)
+  const statReader = (pid: number) =>
+    fs.open(`/proc/${pid}/stat`, { flag: "r" }).pipe(
+      Effect.map((file) => {
+        const buffer = new Uint8Array(4096)
+        return Effect.zipRight(file.seek(0, "start"), file.read(buffer)).pipe(
+          Effect.map((size) => parseStat(pid, decoder.decode(buffer.subarray(0, Number(size))))),
+          Effect.orElseSucceed(() => undefined)
+        )
+      }),
+      // Without /proc, or already gone: every read says so.
+      Effect.orElseSucceed(() => stat(pid))
+    )
+  return { available, stat, children, statReader }
+})
+
+/** Signals a process; one that is gone already is fine. @internal */
+export const signal = (pid: number, name: NodeJS.Signals): void => {
+  try {
+    process.kill(pid, name)
+  } catch {
+    // ESRCH: it is gone.
+  }
+}
+
+/** Signals a whole process group; a group that is gone already is fine. @internal */
+export const signalGroup = (pgid: number, name: NodeJS.Signals): void => signal(-pgid, name)
+
+/**
+ * Resumes after the event loop's current turn: whatever the microtask queue
+ * holds (fibers just woken, promises just settled) runs first.
+ * @internal
+ */
+export const nextTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
+/**
+ * Sleeps on the wall clock. Process reaping follows wall time, not Effect's
+ * Clock: under a TestClock a grace period on the Clock would never end and
+ * cleanup would hang.
+ * @internal
+ */
+export const wallSleep = (millis: number): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    const timer = setTimeout(() => resume(Effect.void), millis)
+    return Effect.sync(() => clearTimeout(timer))
+  })

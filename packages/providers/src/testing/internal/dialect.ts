@@ -1,0 +1,398 @@
+/**
+ * The two wire formats the fake provider speaks, one record each: how to read
+ * an incoming request, and how to write answers, errors, streams and
+ * keep-alives in that format. The server picks a record by path and never
+ * asks which API it is talking.
+ *
+ * @internal
+ */
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+
+/** What the fake needs to know about one request, in either format. */
+export interface Incoming {
+  readonly model: string
+  readonly stream: boolean
+  readonly tools: ReadonlyArray<{ readonly name: string; readonly schema: unknown }>
+  /** Whether the last message carries tool results. */
+  readonly afterTools: boolean
+  readonly lastToolResult: string
+  readonly lastUserText: string
+  readonly inputTokens: number
+  readonly key: string
+}
+
+/** A successful answer, before it is written in a wire format. */
+export interface Answer {
+  readonly text: string
+  readonly toolCalls: ReadonlyArray<{ readonly id: string; readonly name: string; readonly input: unknown }>
+  readonly stop: "end_turn" | "tool_use" | "max_tokens" | "refusal" | "model_context_window_exceeded"
+  readonly usage: {
+    readonly input_tokens: number
+    readonly output_tokens: number
+    readonly cache_read_tokens?: number | undefined
+  }
+}
+
+/** A complete non-streaming reply: a status and a JSON body. */
+export interface JsonReply {
+  readonly status: number
+  readonly body: unknown
+}
+
+/** One wire format. */
+export interface Dialect {
+  readonly api: "anthropic" | "openai"
+  /** The request path (after the base URL) this format is served on. */
+  readonly path: string
+  readonly view: (body: unknown, raw: string, key: string) => Incoming
+  /** An answer as one JSON body. */
+  readonly json: (answer: Answer, incoming: Incoming, index: number) => JsonReply
+  /**
+   * An answer this format cannot express as a successful reply (OpenAI has no
+   * `model_context_window_exceeded` stop reason: it is a 400 there).
+   */
+  readonly rejects: (answer: Answer, incoming: Incoming) => Option.Option<JsonReply>
+  /** The opening events of a stream, up to and including `text`. */
+  readonly streamHead: (incoming: Incoming, index: number, text: string) => ReadonlyArray<string>
+  /** The rest of a stream after `streamHead(answer.text)`: tool calls, the stop reason, usage, the terminal event. */
+  readonly streamTail: (answer: Answer, incoming: Incoming, index: number) => ReadonlyArray<string>
+  readonly errorBody: (type: string, message: string, code: string | undefined) => Record<string, unknown>
+  /** An error event inside a 200 stream. */
+  readonly streamError: (type: string, message: string, code: string | undefined) => string
+  /** A keep-alive event that carries no content (Anthropic `ping`, an OpenAI chunk with an empty delta). */
+  readonly ping: (incoming: Incoming, index: number) => string
+  /** The end-of-stream marker that the format has apart from its stop reason (`data: [DONE]`), if any. */
+  readonly doneMarker: Option.Option<string>
+}
+
+/** One server-sent event. */
+export const sse = (event: string | undefined, data: unknown): string =>
+  `${event !== undefined ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`
+
+/** Splits a string into pieces of `size`, so deltas are really incremental. */
+const pieces = (text: string, size: number): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size))
+  return out
+}
+
+const textOfUnknown = (value: unknown): string =>
+  typeof value === "string"
+    ? value
+    : Array.isArray(value)
+      ? value
+          .map((part) => (typeof part === "object" && part !== null && "text" in part ? String(part.text) : ""))
+          .join("")
+      : ""
+
+const inputTokensOf = (raw: string): number => Math.max(1, Math.ceil(raw.length / 4))
+
+// ---------------------------------------------------------------------------
+// Anthropic Messages
+
+const AnthropicRequest = Schema.Struct({
+  model: Schema.optional(Schema.String),
+  stream: Schema.optional(Schema.Boolean),
+  tools: Schema.optional(
+    Schema.Array(Schema.Struct({ name: Schema.String, input_schema: Schema.optional(Schema.Unknown) }))
+  ),
+  messages: Schema.optional(
+    Schema.Array(
+      Schema.Struct({
+        role: Schema.String,
+        content: Schema.Union(
+          Schema.String,
+          Schema.Array(
+            Schema.Struct({
+              type: Schema.String,
+              text: Schema.optional(Schema.String),
+              content: Schema.optional(Schema.Unknown)
+            })
+          )
+        )
+      })
+    )
+  )
+})
+
+const anthropicUsage = (usage: Answer["usage"]) => ({
+  input_tokens: usage.input_tokens,
+  output_tokens: usage.output_tokens,
+  ...(usage.cache_read_tokens !== undefined ? { cache_read_input_tokens: usage.cache_read_tokens } : {})
+})
+
+/** The Anthropic Messages API (`/v1/messages`). */
+export const anthropic: Dialect = {
+  api: "anthropic",
+  path: "/messages",
+  view: (body, raw, key) => {
+    const request = Option.getOrElse(
+      Schema.decodeUnknownOption(AnthropicRequest)(body),
+      (): typeof AnthropicRequest.Type => ({})
+    )
+    const messages = request.messages ?? []
+    const last = messages[messages.length - 1]
+    const blocks = last === undefined || typeof last.content === "string" ? [] : last.content
+    const results = blocks.filter((block) => block.type === "tool_result")
+    const lastUser = [...messages].reverse().find((m) => m.role === "user")
+    return {
+      model: request.model ?? "fake-model",
+      stream: request.stream === true,
+      tools: (request.tools ?? []).map((tool) => ({ name: tool.name, schema: tool.input_schema })),
+      afterTools: results.length > 0,
+      lastToolResult: results.map((block) => textOfUnknown(block.content)).join("\n"),
+      lastUserText:
+        lastUser === undefined
+          ? ""
+          : typeof lastUser.content === "string"
+            ? lastUser.content
+            : lastUser.content.map((block) => block.text ?? "").join(""),
+      inputTokens: inputTokensOf(raw),
+      key
+    }
+  },
+  json: (answer, incoming, index) => ({
+    status: 200,
+    body: {
+      id: `msg_fake_${index}`,
+      type: "message",
+      role: "assistant",
+      model: incoming.model,
+      content: [
+        ...(answer.text.length > 0 ? [{ type: "text", text: answer.text }] : []),
+        ...answer.toolCalls.map((call) => ({ type: "tool_use", id: call.id, name: call.name, input: call.input }))
+      ],
+      stop_reason: answer.stop,
+      stop_sequence: null,
+      usage: anthropicUsage(answer.usage)
+    }
+  }),
+  rejects: () => Option.none(),
+  streamHead: (incoming, index, text) => [
+    sse("message_start", {
+      type: "message_start",
+      message: {
+        id: `msg_fake_${index}`,
+        type: "message",
+        role: "assistant",
+        model: incoming.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: incoming.inputTokens, output_tokens: 1 }
+      }
+    }),
+    sse("ping", { type: "ping" }),
+    ...(text.length > 0
+      ? [
+          sse("content_block_start", {
+            type: "content_block_start",
+            index: 0,
+            content_block: { type: "text", text: "" }
+          }),
+          ...pieces(text, 8).map((piece) =>
+            sse("content_block_delta", {
+              type: "content_block_delta",
+              index: 0,
+              delta: { type: "text_delta", text: piece }
+            })
+          )
+        ]
+      : [])
+  ],
+  streamTail: (answer) => {
+    const events: Array<string> = []
+    let blockIndex = 0
+    if (answer.text.length > 0) {
+      events.push(sse("content_block_stop", { type: "content_block_stop", index: 0 }))
+      blockIndex = 1
+    }
+    for (const call of answer.toolCalls) {
+      events.push(
+        sse("content_block_start", {
+          type: "content_block_start",
+          index: blockIndex,
+          content_block: { type: "tool_use", id: call.id, name: call.name, input: {} }
+        })
+      )
+      for (const piece of pieces(JSON.stringify(call.input ?? {}), 5)) {
+        events.push(
+          sse("content_block_delta", {
+            type: "content_block_delta",
+            index: blockIndex,
+            delta: { type: "input_json_delta", partial_json: piece }
+          })
+        )
+      }
+      events.push(sse("content_block_stop", { type: "content_block_stop", index: blockIndex }))
+      blockIndex++
+    }
+    events.push(
+      sse("message_delta", {
+        type: "message_delta",
+        delta: { stop_reason: answer.stop, stop_sequence: null },
+        usage: anthropicUsage(answer.usage)
+      }),
+      sse("message_stop", { type: "message_stop" })
+    )
+    return events
+  },
+  errorBody: (type, message) => ({ type: "error", error: { type, message }, request_id: "req_fake" }),
+  streamError: (type, message, code) => sse("error", anthropic.errorBody(type, message, code)),
+  ping: () => sse("ping", { type: "ping" }),
+  doneMarker: Option.none()
+}
+
+// ---------------------------------------------------------------------------
+// OpenAI Chat Completions
+
+const OpenAiRequest = Schema.Struct({
+  model: Schema.optional(Schema.String),
+  stream: Schema.optional(Schema.Boolean),
+  tools: Schema.optional(
+    Schema.Array(
+      Schema.Struct({
+        function: Schema.Struct({ name: Schema.String, parameters: Schema.optional(Schema.Unknown) })
+      })
+    )
+  ),
+  messages: Schema.optional(
+    Schema.Array(Schema.Struct({ role: Schema.String, content: Schema.optional(Schema.NullOr(Schema.Unknown)) }))
+  )
+})
+
+const openAiFinish = (stop: Answer["stop"]): string => {
+  switch (stop) {
+    case "end_turn":
+      return "stop"
+    case "tool_use":
+      return "tool_calls"
+    case "refusal":
+      return "content_filter"
+    case "max_tokens":
+    case "model_context_window_exceeded":
+      return "length"
+  }
+}
+
+const openAiUsage = (usage: Answer["usage"]) => ({
+  prompt_tokens: usage.input_tokens + (usage.cache_read_tokens ?? 0),
+  completion_tokens: usage.output_tokens,
+  total_tokens: usage.input_tokens + (usage.cache_read_tokens ?? 0) + usage.output_tokens,
+  ...(usage.cache_read_tokens !== undefined
+    ? { prompt_tokens_details: { cached_tokens: usage.cache_read_tokens } }
+    : {})
+})
+
+const chunk = (incoming: Incoming, index: number, delta: unknown, finish: string | null = null) =>
+  sse(undefined, {
+    id: `chatcmpl-fake-${index}`,
+    object: "chat.completion.chunk",
+    created: 0,
+    model: incoming.model,
+    choices: [{ index: 0, delta, finish_reason: finish }]
+  })
+
+/** OpenAI Chat Completions (`/v1/chat/completions`). */
+export const openAi: Dialect = {
+  api: "openai",
+  path: "/chat/completions",
+  view: (body, raw, key) => {
+    const request = Option.getOrElse(
+      Schema.decodeUnknownOption(OpenAiRequest)(body),
+      (): typeof OpenAiRequest.Type => ({})
+    )
+    const messages = request.messages ?? []
+    const trailingTools: Array<string> = []
+    for (let i = messages.length - 1; i >= 0 && messages[i]?.role === "tool"; i--) {
+      trailingTools.unshift(textOfUnknown(messages[i]?.content))
+    }
+    const lastUser = [...messages].reverse().find((m) => m.role === "user")
+    return {
+      model: request.model ?? "fake-model",
+      stream: request.stream === true,
+      tools: (request.tools ?? []).map((tool) => ({ name: tool.function.name, schema: tool.function.parameters })),
+      afterTools: trailingTools.length > 0,
+      lastToolResult: trailingTools.join("\n"),
+      lastUserText: textOfUnknown(lastUser?.content),
+      inputTokens: inputTokensOf(raw),
+      key
+    }
+  },
+  json: (answer, incoming, index) => ({
+    status: 200,
+    body: {
+      id: `chatcmpl-fake-${index}`,
+      object: "chat.completion",
+      created: 0,
+      model: incoming.model,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            content: answer.text.length > 0 ? answer.text : null,
+            ...(answer.toolCalls.length > 0
+              ? {
+                  tool_calls: answer.toolCalls.map((call) => ({
+                    id: call.id,
+                    type: "function",
+                    function: { name: call.name, arguments: JSON.stringify(call.input ?? {}) }
+                  }))
+                }
+              : {})
+          },
+          finish_reason: openAiFinish(answer.stop)
+        }
+      ],
+      usage: openAiUsage(answer.usage)
+    }
+  }),
+  rejects: (answer, incoming) =>
+    answer.stop === "model_context_window_exceeded"
+      ? Option.some({
+          status: 400,
+          body: openAi.errorBody(
+            "invalid_request_error",
+            `This model's maximum context length is 8192 tokens. However, your messages resulted in ${incoming.inputTokens + 8192} tokens.`,
+            "context_length_exceeded"
+          )
+        })
+      : Option.none(),
+  streamHead: (incoming, index, text) => [
+    chunk(incoming, index, { role: "assistant", content: "" }),
+    ...pieces(text, 8).map((piece) => chunk(incoming, index, { content: piece }))
+  ],
+  streamTail: (answer, incoming, index) => [
+    ...answer.toolCalls.flatMap((call, i) => [
+      chunk(incoming, index, {
+        tool_calls: [{ index: i, id: call.id, type: "function", function: { name: call.name, arguments: "" } }]
+      }),
+      ...pieces(JSON.stringify(call.input ?? {}), 5).map((piece) =>
+        chunk(incoming, index, { tool_calls: [{ index: i, function: { arguments: piece } }] })
+      )
+    ]),
+    chunk(incoming, index, {}, openAiFinish(answer.stop)),
+    sse(undefined, {
+      id: `chatcmpl-fake-${index}`,
+      object: "chat.completion.chunk",
+      created: 0,
+      model: incoming.model,
+      choices: [],
+      usage: openAiUsage(answer.usage)
+    }),
+    sse(undefined, "[DONE]")
+  ],
+  errorBody: (type, message, code) => ({ error: { message, type, param: null, code: code ?? null } }),
+  streamError: (type, message, code) => sse(undefined, openAi.errorBody(type, message, code)),
+  ping: (incoming, index) => chunk(incoming, index, {}),
+  doneMarker: Option.some(sse(undefined, "[DONE]"))
+}
+
+/** Both formats. */
+export const all: ReadonlyArray<Dialect> = [anthropic, openAi]
+
+/** The format served on a request path, if any. */
+export const forPath = (path: string): Option.Option<Dialect> =>
+  Option.fromNullable(all.find((dialect) => path.endsWith(dialect.path)))

@@ -1,0 +1,369 @@
+/**
+ * A fixed-seed, bounded fuzz of both providers' SSE and JSON decoders: the
+ * same `Decode.body` pipeline the providers run on a response, fed arbitrary
+ * bytes at arbitrary chunk boundaries.
+ *
+ * Inputs start from real transcripts (written by the fake provider's
+ * dialects) and are then damaged: cut, padded with keep-alives, re-ended
+ * with CRLF or CR, given a BOM, spliced with random bytes, or replaced by
+ * random bytes outright. Every case must end in a response the schema
+ * accepts or in a typed `ModelError`: never a defect, an interruption, a
+ * timeout (the input is finite, so nothing may wait: each case is bounded by
+ * construction, and TestClock never moves), a leaked key, or an unhandled
+ * rejection. Decoding must not depend on where the chunks were cut.
+ *
+ * The last test reports how often each outcome was reached and fails if the
+ * generators stop reaching the interesting cases.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { ModelError, ModelProvider } from "@agent-kernel/kernel"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FastCheck from "effect/FastCheck"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { Classification } from "../src/index.js"
+import * as AnthropicWire from "../src/internal/anthropicWire.js"
+import * as Decode from "../src/internal/decode.js"
+import type * as Http from "../src/internal/http.js"
+import * as OpenAiWire from "../src/internal/openAiWire.js"
+import * as Dialect from "../src/testing/internal/dialect.js"
+import { failOnUnhandledRejections } from "./support.js"
+
+const KEY = "sk-fuzz-Sup3rSecretKey-0123456789"
+const LIMIT = 32 * 1024
+const SEED = 20261130
+const RUNS = 300
+
+failOnUnhandledRejections()
+
+type Api = "anthropic" | "openai"
+
+const callOf = (api: Api): Http.Call => ({
+  provider: api,
+  model: "fuzz-model",
+  secret: Redacted.make(KEY),
+  table: api === "anthropic" ? Classification.anthropic : Classification.openAi,
+  timeouts: { connect: Duration.seconds(10), firstByte: Duration.minutes(10), idle: Duration.seconds(60) },
+  maxBodyBytes: LIMIT,
+  maxErrorBodyBytes: LIMIT
+})
+
+const decode = (
+  api: Api,
+  format: "sse" | "json",
+  headers: Record<string, string>,
+  chunks: ReadonlyArray<Uint8Array>
+): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> => {
+  const head = {
+    status: 200,
+    headers: { ...headers, "content-type": format === "sse" ? "text/event-stream" : "application/json" }
+  }
+  const bytes = Stream.fromIterable(chunks)
+  return api === "anthropic"
+    ? Decode.body(callOf(api), head, bytes, AnthropicWire.decoder)
+    : Decode.body(callOf(api), head, bytes, OpenAiWire.decoder)
+}
+
+// ---------------------------------------------------------------------------
+// Generators
+
+const encoder = new TextEncoder()
+
+const incoming: Dialect.Incoming = {
+  model: "fuzz-model",
+  stream: true,
+  tools: [],
+  afterTools: false,
+  lastToolResult: "",
+  lastUserText: "",
+  inputTokens: 42,
+  key: KEY
+}
+
+const text = FastCheck.oneof(
+  FastCheck.string({ maxLength: 40 }),
+  FastCheck.string({ unit: "binary", maxLength: 20 }),
+  FastCheck.constantFrom(
+    "héllo wörld",
+    "日本語のテキスト",
+    "🙂👍🏽 emoji",
+    "a\u2028b\u2029c",
+    "line\r\nbreak",
+    `key ${KEY}`
+  )
+)
+
+const answer: FastCheck.Arbitrary<Dialect.Answer> = FastCheck.record({
+  text,
+  toolCalls: FastCheck.array(
+    FastCheck.record({
+      id: FastCheck.constantFrom("toolu_1", "call_2", ""),
+      name: FastCheck.constantFrom("lookup", "search"),
+      input: FastCheck.dictionary(FastCheck.string({ maxLength: 8 }), FastCheck.jsonValue({ maxDepth: 1 }), {
+        maxKeys: 4
+      })
+    }),
+    { maxLength: 2 }
+  ),
+  stop: FastCheck.constantFrom("end_turn", "tool_use", "max_tokens", "refusal", "model_context_window_exceeded"),
+  usage: FastCheck.record({
+    input_tokens: FastCheck.nat(100_000),
+    output_tokens: FastCheck.nat(100_000),
+    cache_read_tokens: FastCheck.option(FastCheck.nat(1000), { nil: undefined })
+  })
+})
+
+const errorType = FastCheck.constantFrom(
+  "overloaded_error",
+  "rate_limit_error",
+  "api_error",
+  "server_error",
+  "invalid_request_error",
+  "authentication_error",
+  "brand_new_error"
+)
+
+/** A transcript as the fake provider writes it: complete, or ending in an error event. */
+const transcript = (dialect: Dialect.Dialect, format: "sse" | "json") =>
+  FastCheck.oneof(
+    answer.map((a) =>
+      format === "sse"
+        ? [...dialect.streamHead(incoming, 0, a.text), ...dialect.streamTail(a, incoming, 0)].join("")
+        : JSON.stringify(dialect.json(a, incoming, 0).body)
+    ),
+    FastCheck.tuple(text, errorType, text, FastCheck.boolean()).map(([partial, type, message, flat]) =>
+      format === "sse"
+        ? [
+            ...dialect.streamHead(incoming, 0, partial),
+            flat ? Dialect.sse("error", { type, message }) : dialect.streamError(type, message, undefined)
+          ].join("")
+        : JSON.stringify(dialect.errorBody(type, message, undefined))
+    )
+  )
+
+/** Events that carry nothing, as servers of each format send them. */
+const keepAlives = (dialect: Dialect.Dialect) => [
+  dialect.ping(incoming, 0),
+  ": keep-alive\n\n",
+  "data:\n\n",
+  "retry: 10\n\n",
+  dialect.api === "anthropic"
+    ? 'event: brand_new_event\ndata: {"type":"brand_new_event"}\n\n'
+    : "event: ping\ndata: {}\n\n"
+]
+
+/** Ways to damage a transcript, each as a function of the text. */
+const damage = (dialect: Dialect.Dialect, format: "sse" | "json") =>
+  FastCheck.oneof(
+    FastCheck.constant({ label: "intact", apply: (body: string) => body }),
+    FastCheck.nat().map((at) => ({
+      label: "cut",
+      apply: (body: string) => body.slice(0, at % (body.length + 1))
+    })),
+    FastCheck.array(FastCheck.tuple(FastCheck.nat(), FastCheck.constantFrom(...keepAlives(dialect))), {
+      minLength: 1,
+      maxLength: 6
+    }).map((inserts) => ({
+      label: "keep-alives",
+      apply: (body: string) => {
+        if (format === "json") return `${" \n\t".repeat(inserts.length)}${body}  `
+        const events = body.split(/(?<=\n\n)/)
+        for (const [at, event] of inserts) events.splice(at % (events.length + 1), 0, event)
+        return events.join("")
+      }
+    })),
+    FastCheck.constantFrom("\r\n", "\r").map((ending) => ({
+      label: ending === "\r" ? "CR line ends" : "CRLF line ends",
+      apply: (body: string) => body.replace(/\n/g, ending)
+    })),
+    FastCheck.constant({ label: "BOM", apply: (body: string) => `\uFEFF${body}` }),
+    FastCheck.array(FastCheck.tuple(FastCheck.nat(), FastCheck.string({ unit: "binary-ascii", maxLength: 4 })), {
+      minLength: 1,
+      maxLength: 4
+    }).map((splices) => ({
+      label: "spliced",
+      apply: (body: string) =>
+        splices.reduce((out, [at, junk]) => {
+          const i = at % (out.length + 1)
+          return out.slice(0, i) + junk + out.slice(i + junk.length)
+        }, body)
+    })),
+    FastCheck.nat({ max: 4096 }).map((extra) => ({
+      label: "oversize",
+      apply: (body: string) =>
+        format === "sse" ? `data: ${"x".repeat(LIMIT + extra)}\n\n${body}` : `${body}${" ".repeat(LIMIT + extra)}`
+    }))
+  )
+
+interface Case {
+  readonly api: Api
+  readonly format: "sse" | "json"
+  readonly label: string
+  readonly headers: Record<string, string>
+  readonly bytes: Uint8Array
+  readonly cuts: ReadonlyArray<number>
+}
+
+const headers = FastCheck.dictionary(
+  FastCheck.constantFrom("retry-after", "retry-after-ms", "x-should-retry"),
+  FastCheck.oneof(FastCheck.constantFrom("1", "true", "false", "-3", "Mon, 30 Nov 2026 06:00:42 GMT"), text),
+  { maxKeys: 2 }
+)
+
+const fuzzCase: FastCheck.Arbitrary<Case> = FastCheck.tuple(
+  FastCheck.constantFrom<Api>("anthropic", "openai"),
+  FastCheck.constantFrom<"sse" | "json">("sse", "json")
+).chain(([api, format]) => {
+  const dialect = api === "anthropic" ? Dialect.anthropic : Dialect.openAi
+  const cuts = FastCheck.array(FastCheck.nat(), { maxLength: 24 })
+  const damaged = FastCheck.tuple(transcript(dialect, format), damage(dialect, format), headers, cuts).map(
+    ([body, how, headers, cuts]): Case => ({
+      api,
+      format,
+      label: how.label,
+      headers,
+      bytes: encoder.encode(how.apply(body)),
+      cuts
+    })
+  )
+  const random = FastCheck.tuple(FastCheck.uint8Array({ maxLength: 512 }), headers, cuts).map(
+    ([bytes, headers, cuts]): Case => ({ api, format, label: "random bytes", headers, bytes, cuts })
+  )
+  return FastCheck.oneof({ arbitrary: damaged, weight: 5 }, { arbitrary: random, weight: 1 })
+})
+
+/** Splits the bytes at the cut positions: arbitrary chunk boundaries, inside characters and line ends too. */
+const chunked = (bytes: Uint8Array, cuts: ReadonlyArray<number>): ReadonlyArray<Uint8Array> => {
+  const at = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b)
+  const out: Array<Uint8Array> = []
+  let from = 0
+  for (const to of [...at, bytes.length]) {
+    out.push(bytes.subarray(from, to))
+    from = to
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------
+// Outcomes
+
+const isResponse = Schema.is(ModelProvider.ModelResponse)
+
+type Outcome =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: ModelError.ModelError }
+
+/** The outcome of one decode, or a description of why it is not allowed (a defect, an interruption...). */
+const outcomeOf = (exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>): Outcome | string => {
+  if (Exit.isSuccess(exit)) return isResponse(exit.value) ? { ok: true, value: exit.value } : "an invalid response"
+  if (!Cause.isFailType(exit.cause)) return `not a typed failure: ${Cause.pretty(exit.cause)}`
+  return ModelError.isModelError(exit.cause.error)
+    ? { ok: false, error: exit.cause.error }
+    : "a failure that is not a ModelError"
+}
+
+const summary = (outcome: Outcome) =>
+  outcome.ok ? { ok: outcome.value } : { tag: outcome.error._tag, message: outcome.error.message }
+
+const reached = new Map<string, number>()
+const count = (key: string) => reached.set(key, (reached.get(key) ?? 0) + 1)
+
+describe("SSE framing, whatever the line endings and chunk boundaries", () => {
+  it("splitLines: LF, CRLF and lone CR all end lines, and a CRLF split across chunks is one ending", () => {
+    const feed = (pieces: ReadonlyArray<string>) => {
+      let lines = Decode.noLines
+      const out: Array<string> = []
+      for (const piece of pieces) {
+        const [next, complete] = Decode.splitLines(lines, piece)
+        lines = next
+        out.push(...complete)
+      }
+      return { out, partial: lines.partial }
+    }
+    expect(feed(["a\nb\r\nc\rd"])).toEqual({ out: ["a", "b", "c"], partial: "d" })
+    expect(feed(["event: x\r", "\ndata: 1\r", "", "\n\r", "\n"])).toEqual({
+      out: ["event: x", "data: 1", ""],
+      partial: ""
+    })
+    expect(feed(["a\r", "\r", "b"])).toEqual({ out: ["a", ""], partial: "b" })
+  })
+
+  it.effect("a stray CR early in a chunk does not swallow the blank lines that end events (found by the fuzz)", () =>
+    Effect.gen(function* () {
+      const reply: Dialect.Answer = {
+        text: "héllo wörld",
+        toolCalls: [],
+        stop: "end_turn",
+        usage: { input_tokens: 42, output_tokens: 3 }
+      }
+      const body = `\r${[...Dialect.anthropic.streamHead(incoming, 0, reply.text), ...Dialect.anthropic.streamTail(reply, incoming, 0)].join("")}`
+      const bytes = encoder.encode(body)
+      const whole = yield* decode("anthropic", "sse", {}, [bytes])
+      const split = yield* decode("anthropic", "sse", {}, [bytes.subarray(0, 1), bytes.subarray(1)])
+      expect(whole.content).toEqual([{ type: "text", text: "héllo wörld" }])
+      expect(split).toEqual(whole)
+    })
+  )
+
+  it.effect("an event name split from its data by a CRLF cut between chunks keeps its name", () =>
+    Effect.gen(function* () {
+      const body = 'event: error\r\ndata: {"type":"overloaded_error","message":"busy"}\r\n\r\n'
+      const bytes = encoder.encode(body)
+      const cut = body.indexOf("\n")
+      const error = yield* Effect.flip(decode("openai", "sse", {}, [bytes.subarray(0, cut), bytes.subarray(cut)]))
+      expect(error._tag).toBe("Overloaded")
+    })
+  )
+})
+
+describe("fuzz: the SSE and JSON decoders of both providers", () => {
+  it.effect.prop(
+    "arbitrary bytes at arbitrary chunk boundaries: a response or a typed ModelError, chunking-independent",
+    [fuzzCase],
+    ([c]) =>
+      Effect.gen(function* () {
+        const pieces = chunked(c.bytes, c.cuts)
+        const outcome = outcomeOf(yield* Effect.exit(decode(c.api, c.format, c.headers, pieces)))
+        if (typeof outcome === "string") return expect.fail(`${c.api} ${c.format} ${c.label}: ${outcome}`)
+        count(`${c.api} ${c.format}: ${outcome.ok ? "response" : outcome.error._tag}`)
+        count(`input: ${c.label}`)
+        if (pieces.length > 2) count("input: cut in 3 chunks or more")
+        if (!outcome.ok) {
+          // The input is finite: nothing may have waited for the idle timer.
+          expect(outcome.error._tag).not.toBe("Timeout")
+          expect(JSON.stringify(Schema.encodeSync(ModelError.ModelError)(outcome.error))).not.toContain(KEY)
+        }
+        // Within the body limit, where the chunks were cut must not matter.
+        if (c.bytes.length <= LIMIT && pieces.length > 1) {
+          const whole = outcomeOf(yield* Effect.exit(decode(c.api, c.format, c.headers, [c.bytes])))
+          if (typeof whole === "string") return expect.fail(`${c.api} ${c.format} ${c.label} (one chunk): ${whole}`)
+          expect(summary(outcome)).toEqual(summary(whole))
+        }
+      }),
+    { fastCheck: { seed: SEED, numRuns: RUNS } }
+  )
+
+  it("the generators reach every interesting outcome (measured over the run above)", () => {
+    const total = [...reached.entries()].filter(([key]) => !key.startsWith("input:")).reduce((n, [, v]) => n + v, 0)
+    const report = [...reached.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, n]) => `${key}: ${n} (${((100 * n) / total).toFixed(1)} %)`)
+    console.log(`fuzz outcomes over ${total} cases (seed ${SEED}):\n  ${report.join("\n  ")}`)
+    expect(total).toBe(RUNS)
+    const share = (prefix: string) =>
+      [...reached.entries()].filter(([key]) => key.startsWith(prefix)).reduce((n, [, v]) => n + v, 0) / total
+    for (const api of ["anthropic", "openai"]) {
+      for (const format of ["sse", "json"]) {
+        // Every pair reaches a decoded response and a typed failure, often enough to matter.
+        expect(share(`${api} ${format}: response`), `${api} ${format} responses`).toBeGreaterThan(0.02)
+        expect(share(`${api} ${format}: Unknown`), `${api} ${format} malformed`).toBeGreaterThan(0.02)
+      }
+      expect(share(`${api} sse: ConnectionError`), `${api} truncated streams`).toBeGreaterThan(0.01)
+    }
+    expect(share("input: cut in 3 chunks or more")).toBeGreaterThan(0.3)
+  })
+})

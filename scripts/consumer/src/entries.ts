@@ -1,0 +1,12 @@
+/**
+ * Every public entry of the packages, so that the consumer check's `tsc
+ * --noEmit` reads all of their declarations under the app's strict flags,
+ * not only those main.ts reaches.
+ */
+export * as Ai from "@agent-kernel/ai"
+export * as Kernel from "@agent-kernel/kernel"
+export * as KernelTesting from "@agent-kernel/kernel/testing"
+export * as Plugins from "@agent-kernel/plugins"
+export * as Providers from "@agent-kernel/providers"
+export * as ProvidersNode from "@agent-kernel/providers/node"
+export * as ProvidersTesting from "@agent-kernel/providers/testing"

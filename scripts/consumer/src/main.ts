@@ -1,0 +1,69 @@
+/**
+ * A consumer of the packed packages, as an app would write it: a Session
+ * built from the packages' Layers, one run against the fake provider over
+ * HTTP with a real MCP plugin process, then one run over the fetch
+ * HttpClient (no Node transport). It prints one line a run; the consumer
+ * check expects both to end `completed`.
+ *
+ * The check runs it with plain node after compiling it with strict flags.
+ */
+import { Session } from "@agent-kernel/kernel"
+import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
+import { Anthropic, Transport } from "@agent-kernel/providers"
+import { NodeTransport } from "@agent-kernel/providers/node"
+import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as path from "node:path"
+
+const app = path.resolve(import.meta.dirname, "..")
+
+// The model lists the app's folder through the plugin, then answers.
+const plan = FaultPlan.make([
+  { kind: "reply", tool_calls: [{ name: "list_files", input: {} }], stop: "tool_use" },
+  { kind: "reply", text: "The app holds its sources and the plugin.", stop: "end_turn" }
+])
+
+const ToolsLive = PluginToolbox.layer({
+  providers: [McpStdio.make({ name: "workspace", command: process.execPath, args: ["workspace.mjs"], cwd: app })]
+}).pipe(Layer.provide(NodeContext.layer))
+
+const runOnce = (input: string) =>
+  Effect.flatMap(Session.make({ model: "fake-model" }), (session) => session.run(input))
+
+const program = Effect.gen(function* () {
+  const server = yield* FakeProvider.make(plan)
+  const apiKey = Redacted.make("consumer-check-key")
+
+  const ModelLive = Anthropic.layer({ apiKey, baseUrl: server.url }).pipe(Layer.provide(NodeTransport.layer()))
+  const withTools = yield* runOnce("What is in this folder?").pipe(Effect.provide(Layer.merge(ModelLive, ToolsLive)))
+  const results = withTools.history.flatMap((message) =>
+    message.content.flatMap((block) => (block.type === "tool_result" ? [block] : []))
+  )
+  const listed = results.length === 1 && results[0]?.is_error === false && results[0].content.includes("workspace.mjs")
+  console.log(
+    `node transport + MCP plugin: ${withTools.status}${listed ? "" : " (but list_files did not list the app)"}`
+  )
+
+  const FetchModelLive = Anthropic.layer({ apiKey, baseUrl: server.url }).pipe(
+    Layer.provide(Transport.layerHttpClient),
+    Layer.provide(FetchHttpClient.layer)
+  )
+  const overFetch = yield* runOnce("Hello").pipe(Effect.provide(FetchModelLive))
+  console.log(`fetch transport: ${overFetch.status}`)
+
+  return withTools.status === "completed" && listed && overFetch.status === "completed"
+})
+
+Effect.runPromise(Effect.scoped(program)).then(
+  (ok) => {
+    process.exitCode = ok ? 0 : 1
+  },
+  (error: unknown) => {
+    console.error(error)
+    process.exitCode = 1
+  }
+)
