@@ -112,4 +112,22 @@ describe("Settings", () => {
       assert.deepStrictEqual(Either.getOrThrow(Settings.decodeEither(encoded)), settings)
     }
   )
+
+  it.effect("a value nested 100,000 deep is a SettingsError, not a stack overflow", () =>
+    Effect.gen(function* () {
+      let nested: unknown = 1
+      for (let i = 0; i < 100_000; i++) nested = [nested]
+      const error = yield* Effect.flip(Settings.decode({ fallback_models: nested }))
+      assert.strictEqual(error._tag, "SettingsError")
+      assert.match(error.message, /nested deeper than/)
+      const fromText = yield* Effect.flip(
+        Settings.fromJson(`{"max_retries":${"[".repeat(100_000)}${"]".repeat(100_000)}}`)
+      )
+      assert.match(fromText.message, /nested deeper than/)
+      // A cycle ends at the depth bound too.
+      const cyclic: Record<string, unknown> = {}
+      cyclic["self"] = cyclic
+      assert.isTrue(Either.isLeft(Settings.decodeEither({ model_prices: cyclic })))
+    })
+  )
 })
