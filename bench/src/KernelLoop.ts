@@ -91,7 +91,7 @@ const makeSession = (steps: number, options: Options, counted: Counted) =>
  * @since 0.1.0
  * @category constructors
  */
-export const idle = (steps: number, options: Options): Effect.Effect<Session.Session> =>
+export const idle = (steps: number, options: Options): Effect.Effect<Session.Service> =>
   makeSession(steps, options, { model: 0, tool: 0, events: 0 })
 
 /**
@@ -101,7 +101,7 @@ export const idle = (steps: number, options: Options): Effect.Effect<Session.Ses
  * @since 0.1.0
  * @category running
  */
-export const runEffect = (steps: number, options: Options): Effect.Effect<Session.Session> =>
+export const runEffect = (steps: number, options: Options): Effect.Effect<Session.Service> =>
   Effect.gen(function* () {
     const counted: Counted = { model: 0, tool: 0, events: 0 }
     const session = yield* makeSession(steps, options, counted)
@@ -119,5 +119,5 @@ export const runEffect = (steps: number, options: Options): Effect.Effect<Sessio
  * @since 0.1.0
  * @category running
  */
-export const run = (steps: number, options: Options): Promise<Session.Session> =>
+export const run = (steps: number, options: Options): Promise<Session.Service> =>
   Effect.runPromise(runEffect(steps, options))

@@ -141,7 +141,7 @@ const resolveScenario = (name: string) =>
 
 /** The interactive prompt: one line a run, until end of input or "exit". The prompt goes to stderr under --json. */
 const interactive = (
-  session: Session.Session,
+  session: Session.Service,
   report: (outcome: RunOutcome.RunOutcome) => Effect.Effect<void>,
   json: boolean
 ) =>
@@ -262,11 +262,16 @@ const run = (parsed: Parsed) =>
           { concurrency: "unbounded", discard: true }
         )
         const toolbox = yield* PluginToolbox.make({ providers: providers.map(Effect.succeed), settings })
-        const session = yield* Session.make({
-          model,
-          settings,
-          ...Option.match(parsed.system, { onNone: () => ({}), onSome: (system) => ({ system }) })
-        }).pipe(
+        // One session per process, so its id is fixed: a run reads "session-1/run-N".
+        const session = yield* Session.Session.pipe(
+          Effect.provide(
+            Session.layer({
+              id: "session-1",
+              model,
+              settings,
+              ...Option.match(parsed.system, { onNone: () => ({}), onSome: (system) => ({ system }) })
+            })
+          ),
           Effect.provideService(ModelProvider.ModelProvider, provider),
           Effect.provideService(EventBus.EventBus, bus),
           Effect.provideService(Toolbox.Toolbox, toolbox)

@@ -36,7 +36,8 @@ const dir = mkdtempSync(path.join(tmpdir(), "agent-simulate-"))
 describe("agent simulate", () => {
   it("prints the exact timeline of a plan without jitter, and its distribution over seeds", async () => {
     const settings = path.join(dir, "settings.json")
-    writeFileSync(settings, JSON.stringify({ jitter: "none", max_session_retries: 10 }))
+    // A fixed budget: the final success refunds nothing.
+    writeFileSync(settings, JSON.stringify({ jitter: "none", max_session_retries: 10, session_retries_refill: false }))
     const { code, stdout, stderr } = await agent(
       "simulate",
       "--settings",

@@ -4,7 +4,7 @@
  * tokens, successful calls refund some) instead of a fixed session budget.
  */
 import { RetryBudget, RetryPolicy, Settings } from "@agent-kernel/kernel"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 
 /** The settings the policy is tuned with; the kernel reads the bounds and the fallback chain from them. */
 export const settings: Settings.Settings = {
@@ -32,8 +32,8 @@ export const policy: RetryPolicy.RetryPolicy = RetryPolicy.backoff({ base: "250 
 /** 50 tokens, 5 a retry (ten retries from a full bucket), 1 back per successful call. */
 export const bucket = { capacity: 50, retryCost: 5, successRefund: 1 } as const
 
-/** A fresh bucket; the simulator and the laws make one per run. */
+/** The bucket; its state is each session's own, so the simulator and the laws start it afresh per run. */
 export const budget = RetryBudget.tokenBucket(bucket)
 
 /** The bucket as a layer, for a real session: `Session.make(...).pipe(Effect.provide(budgetLayer))`. */
-export const budgetLayer: Layer.Layer<RetryBudget.RetryBudget> = Layer.effect(RetryBudget.RetryBudget, budget)
+export const budgetLayer: Layer.Layer<RetryBudget.RetryBudget> = RetryBudget.layer(budget)

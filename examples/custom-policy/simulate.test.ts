@@ -33,14 +33,15 @@ describe("the simulator on the custom configuration", () => {
     })
   )
 
-  it.effect("a long outage: four retries, a fallback that continues the same call, then the chain is exhausted", () =>
+  // Issue 10, item 8: each model of the chain gets its own four retries (the backup used to inherit the
+  // spent count and get the call once); the bucket stays the shared ceiling.
+  it.effect("a long outage: four retries on each model, one fallback between them, then the chain is exhausted", () =>
     Effect.gen(function* () {
       const outage = yield* Simulator.parseFaults(Array.from({ length: 12 }, () => "529").join(","))
       const { outcome } = yield* Simulator.simulate(policy, outage, { seed: 1, settings, budget })
-      assert.deepStrictEqual([outcome.retries, outcome.fallbacks, outcome.status], [4, 1, "retries_exhausted"])
-      // The fallback never resets the call's cap, so the backup model gets the call once.
-      // Five charges (four retries, one fallback) of 5 tokens from 50: five retries left in the bucket.
-      assert.strictEqual(outcome.budget_left, 5)
+      assert.deepStrictEqual([outcome.retries, outcome.fallbacks, outcome.status], [8, 1, "retries_exhausted"])
+      // Nine charges (eight retries, one fallback) of 5 tokens from 50: one retry left in the bucket.
+      assert.strictEqual(outcome.budget_left, 1)
     })
   )
 })

@@ -22,11 +22,11 @@ export const preview = RetryPolicy.delays(policy, [
 
 // An AWS-style session budget: each retry costs 5 tokens of 100, each success refunds 1.
 export const run = Effect.gen(function* () {
-  const budget = yield* RetryBudget.tokenBucket({ capacity: 100, retryCost: 5, successRefund: 1 })
+  const budget = RetryBudget.tokenBucket({ capacity: 100, retryCost: 5, successRefund: 1 })
   const model = yield* ScriptedModel.make([ScriptedModel.error("overloaded"), ScriptedModel.text("done")])
   const session = yield* Session.make({ model: "any-model", policy }).pipe(
     Effect.provide(model.layer),
-    Effect.provideService(RetryBudget.RetryBudget, budget)
+    Effect.provide(RetryBudget.layer(budget))
   )
   return yield* session.run("hello")
 })

@@ -24,7 +24,7 @@ export const summarizeEarlierTurns: ContextProvider.Reducer = (messages) =>
   })
 
 // Cheap truncation first, then the summary, then the built-in fallback of dropping turns.
-export const provider: ContextProvider.ContextProvider["Type"] = ContextProvider.make(
+export const provider: ContextProvider.Service = ContextProvider.make(
   ContextProvider.chain(ContextProvider.truncateToolResults(), summarizeEarlierTurns, ContextProvider.dropOldestTurns)
 )
 

@@ -38,23 +38,24 @@ export interface ReductionRequest {
 }
 
 /**
- * The context provider service.
+ * What a context provider does.
  *
- * @since 0.1.0
- * @category tags
+ * @since 0.2.0
+ * @category models
  */
-export class ContextProvider extends Context.Tag("@agent-kernel/kernel/ContextProvider")<
-  ContextProvider,
-  {
-    /** Builds the messages of the next request from the working context. */
-    readonly assemble: (messages: Content.History) => Effect.Effect<Content.History>
-    /** Returns a smaller context, or `None` when it cannot shrink further. */
-    readonly reduce: (
-      messages: Content.History,
-      request: ReductionRequest
-    ) => Effect.Effect<Option.Option<Content.History>>
-  }
->() {}
+export interface Service {
+  /**
+   * Builds the messages of the next request from the working context.
+   * Optional: without it, requests carry the working context as it is, and
+   * the kernel never copies it to build one.
+   */
+  readonly assemble?: ((messages: Content.History) => Effect.Effect<Content.History>) | undefined
+  /** Returns a smaller context, or `None` when it cannot shrink further. */
+  readonly reduce: (
+    messages: Content.History,
+    request: ReductionRequest
+  ) => Effect.Effect<Option.Option<Content.History>>
+}
 
 /**
  * A reducer: the `reduce` half of a context provider, composable with `chain`.
@@ -62,7 +63,7 @@ export class ContextProvider extends Context.Tag("@agent-kernel/kernel/ContextPr
  * @since 0.1.0
  * @category models
  */
-export type Reducer = ContextProvider["Type"]["reduce"]
+export type Reducer = Service["reduce"]
 
 /**
  * Drops the oldest turns until the target is met. It cuts only at a user
@@ -111,12 +112,12 @@ export const chain =
     })
 
 /**
- * A context provider from a reducer; messages are assembled as they are.
+ * A context provider from a reducer; requests carry the working context as it is.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (reduce: Reducer): ContextProvider["Type"] => ({ assemble: Effect.succeed, reduce })
+export const make = (reduce: Reducer): Service => ({ reduce })
 
 /**
  * The default: truncate oversized tool results first (cheap, keeps the
@@ -125,7 +126,26 @@ export const make = (reduce: Reducer): ContextProvider["Type"] => ({ assemble: E
  * @since 0.1.0
  * @category constructors
  */
-export const defaultProvider: ContextProvider["Type"] = make(chain(truncateToolResults(), dropOldestTurns))
+export const defaultProvider: Service = make(chain(truncateToolResults(), dropOldestTurns))
+
+/**
+ * The context provider service. Default: `defaultProvider` (it holds no
+ * state, so one value serves every session).
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class ContextProvider extends Context.Reference<ContextProvider>()("@agent-kernel/kernel/ContextProvider", {
+  defaultValue: (): Service => defaultProvider
+}) {}
+
+/**
+ * A layer with this context provider.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (provider: Service): Layer.Layer<ContextProvider> => Layer.succeed(ContextProvider, provider)
 
 /**
  * A layer with the default provider.
@@ -133,7 +153,7 @@ export const defaultProvider: ContextProvider["Type"] = make(chain(truncateToolR
  * @since 0.1.0
  * @category layers
  */
-export const layerDefault: Layer.Layer<ContextProvider> = Layer.succeed(ContextProvider, defaultProvider)
+export const layerDefault: Layer.Layer<ContextProvider> = layer(defaultProvider)
 
 /**
  * The target for a reduction: scaled by the provider's own counts when it

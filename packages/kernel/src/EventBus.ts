@@ -2,18 +2,16 @@
  * The event bus: where the loop, the tool layer and the breakers publish
  * kernel events, and where observers and `Stream` subscribers read them.
  *
- * Publishing costs little when nobody listens: observers are a plain array
- * and an unsubscribed `PubSub.publish` does no work per subscriber.
+ * A bus is its observers. Publishing costs nothing when nobody listens: the
+ * kernel asks `observed` (and its own subscribers) before it builds an event.
  *
  * @since 0.1.0
  */
+import type * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as PubSub from "effect/PubSub"
-import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import type * as KernelEvent from "./KernelEvent.js"
 import type * as ModelProvider from "./ModelProvider.js"
 
@@ -44,28 +42,109 @@ export interface Observer {
 }
 
 /**
- * The event bus service.
+ * What an event bus does. A bus holds its observers and nothing else, so one
+ * value can serve any number of sessions; each session keeps its own event
+ * stream (`Session.subscribe`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Service {
+  /** Whether any `onEvent` observer is registered; publishers may skip building events when none is. */
+  readonly observed: boolean
+  /** Whether any `onModelResponse` observer is registered. */
+  readonly responseObserved: boolean
+  /** Stamps the event with the Clock's time and delivers it. */
+  readonly publish: (event: KernelEvent.Unstamped) => Effect.Effect<void>
+  /** Delivers events that are already stamped, in order, to every `onEvent` observer. */
+  readonly deliver: (events: ReadonlyArray<KernelEvent.KernelEvent>) => Effect.Effect<void>
+  /** Delivers a model response to the post-model-response observers. */
+  readonly modelResponded: (response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>
+}
+
+const logFailure = (cause: Cause.Cause<unknown>) => Effect.logWarning("agent-kernel observer failed", cause)
+
+/** Guards an observer's effect: a failure or a defect is logged and never reaches the caller. */
+const guard = (effect: Effect.Effect<void>): Effect.Effect<void> => Effect.catchAllCause(effect, logFailure)
+
+/** An observer's call, guarded; a synchronous throw becomes a defect of its effect. */
+const callEvent = (f: (event: KernelEvent.KernelEvent) => Effect.Effect<void>, event: KernelEvent.KernelEvent) => {
+  try {
+    return guard(f(event))
+  } catch (defect) {
+    return guard(Effect.die(defect))
+  }
+}
+
+const callResponse = (
+  f: (response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>,
+  response: ModelProvider.ModelResponse,
+  info: ResponseInfo
+) => {
+  try {
+    return guard(f(response, info))
+  } catch (defect) {
+    return guard(Effect.die(defect))
+  }
+}
+
+const then = (first: Effect.Effect<void> | undefined, next: Effect.Effect<void>) =>
+  first === undefined ? next : Effect.flatMap(first, () => next)
+
+/**
+ * A bus with the given observers.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const of = (observers: ReadonlyArray<Observer>): Service => {
+  const onEvent = observers.flatMap((observer) => (observer.onEvent ? [observer.onEvent] : []))
+  const onResponse = observers.flatMap((observer) => (observer.onModelResponse ? [observer.onModelResponse] : []))
+  // Observers are called when the delivery runs, each event to each observer in order.
+  const deliver = (events: ReadonlyArray<KernelEvent.KernelEvent>) =>
+    onEvent.length === 0
+      ? Effect.void
+      : Effect.suspend(() => {
+          let all: Effect.Effect<void> | undefined
+          for (const event of events) for (const f of onEvent) all = then(all, callEvent(f, event))
+          return all ?? Effect.void
+        })
+  return {
+    observed: onEvent.length > 0,
+    responseObserved: onResponse.length > 0,
+    publish: (event) =>
+      onEvent.length === 0
+        ? Effect.void
+        : Effect.flatMap(Clock.currentTimeMillis, (at) => deliver([{ ...event, at } as KernelEvent.KernelEvent])),
+    deliver,
+    modelResponded: (response, info) =>
+      onResponse.length === 0
+        ? Effect.void
+        : Effect.suspend(() => {
+            let all: Effect.Effect<void> | undefined
+            for (const f of onResponse) all = then(all, callResponse(f, response, info))
+            return all ?? Effect.void
+          })
+  }
+}
+
+/**
+ * A bus with no observers: what a session uses when none is provided.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const silent: Service = of([])
+
+/**
+ * The event bus service. Default: `silent`.
  *
  * @since 0.1.0
  * @category tags
  */
-export class EventBus extends Context.Tag("@agent-kernel/kernel/EventBus")<
-  EventBus,
-  {
-    /** Stamps the event with the Clock's time and delivers it. */
-    readonly publish: (event: KernelEvent.Unstamped) => Effect.Effect<void>
-    /** Delivers a model response to the post-model-response observers. */
-    readonly modelResponded: (response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>
-    /** Events published after the stream starts running. */
-    readonly events: Stream.Stream<KernelEvent.KernelEvent>
-    /** Subscribes now, for the life of the scope: no event published after this returns is missed. */
-    readonly subscribe: Effect.Effect<Stream.Stream<KernelEvent.KernelEvent>, never, Scope.Scope>
-  }
->() {}
-
-// Callers suspend the observer's call, so one that throws synchronously is caught too.
-const guard = (effect: Effect.Effect<void>): Effect.Effect<void> =>
-  Effect.catchAllCause(effect, (cause) => Effect.logWarning("agent-kernel observer failed", cause))
+export class EventBus extends Context.Reference<EventBus>()("@agent-kernel/kernel/EventBus", {
+  defaultValue: (): Service => silent
+}) {}
 
 /**
  * Builds a bus with the given observers.
@@ -73,50 +152,23 @@ const guard = (effect: Effect.Effect<void>): Effect.Effect<void> =>
  * @since 0.1.0
  * @category constructors
  */
-export const make = (observers: ReadonlyArray<Observer> = []): Effect.Effect<EventBus["Type"]> =>
-  Effect.gen(function* () {
-    const pubsub = yield* PubSub.unbounded<KernelEvent.KernelEvent>()
-    const onEvent = observers.flatMap((observer) => (observer.onEvent ? [observer.onEvent] : []))
-    const onResponse = observers.flatMap((observer) => (observer.onModelResponse ? [observer.onModelResponse] : []))
-    const publish = (event: KernelEvent.Unstamped) =>
-      Effect.flatMap(Clock.currentTimeMillis, (at) => {
-        const stamped = { ...event, at } as KernelEvent.KernelEvent
-        const delivered = PubSub.publish(pubsub, stamped)
-        return onEvent.length === 0
-          ? delivered
-          : Effect.zipRight(
-              delivered,
-              Effect.forEach(onEvent, (f) => guard(Effect.suspend(() => f(stamped))), { discard: true })
-            )
-      }).pipe(Effect.asVoid)
-    const modelResponded = (response: ModelProvider.ModelResponse, info: ResponseInfo) =>
-      onResponse.length === 0
-        ? Effect.void
-        : Effect.forEach(onResponse, (f) => guard(Effect.suspend(() => f(response, info))), { discard: true })
-    return EventBus.of({
-      publish,
-      modelResponded,
-      events: Stream.fromPubSub(pubsub),
-      subscribe: Stream.fromPubSub(pubsub, { scoped: true })
-    })
-  })
+export const make = (observers: ReadonlyArray<Observer> = []): Effect.Effect<Service> =>
+  Effect.sync(() => of(observers))
 
 /**
- * A layer with a fresh bus.
+ * A layer with a bus of these observers.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (observers: ReadonlyArray<Observer> = []): Layer.Layer<EventBus> =>
-  Layer.effect(EventBus, make(observers))
+  Layer.sync(EventBus, () => of(observers))
 
 /**
- * Publishes through the bus in context, or does nothing when there is none.
+ * Publishes through the bus in context (by default `silent`, which drops the event).
  *
  * @since 0.1.0
  * @category accessors
  */
 export const publish = (event: KernelEvent.Unstamped): Effect.Effect<void> =>
-  Effect.flatMap(Effect.serviceOption(EventBus), (bus) =>
-    bus._tag === "Some" ? bus.value.publish(event) : Effect.void
-  )
+  Effect.flatMap(EventBus, (bus) => bus.publish(event))

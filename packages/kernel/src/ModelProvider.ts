@@ -125,20 +125,25 @@ export const ModelResponse = Schema.Struct({
 export interface ModelResponse extends Schema.Schema.Type<typeof ModelResponse> {}
 
 /**
- * The model provider service.
+ * What a model provider does.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Service {
+  /** A short name used in errors and events, such as `anthropic`. */
+  readonly name: string
+  /** Sends one request. Never retries. */
+  readonly generate: (request: ModelRequest) => Effect.Effect<ModelResponse, ModelError.ModelError>
+}
+
+/**
+ * The model provider service. A session requires one: there is no default.
  *
  * @since 0.1.0
  * @category tags
  */
-export class ModelProvider extends Context.Tag("@agent-kernel/kernel/ModelProvider")<
-  ModelProvider,
-  {
-    /** A short name used in errors and events, such as `anthropic`. */
-    readonly name: string
-    /** Sends one request. Never retries. */
-    readonly generate: (request: ModelRequest) => Effect.Effect<ModelResponse, ModelError.ModelError>
-  }
->() {}
+export class ModelProvider extends Context.Tag("@agent-kernel/kernel/ModelProvider")<ModelProvider, Service>() {}
 
 /**
  * A provider from a plain `generate` function.
@@ -149,7 +154,7 @@ export class ModelProvider extends Context.Tag("@agent-kernel/kernel/ModelProvid
 export const make = (
   name: string,
   generate: (request: ModelRequest) => Effect.Effect<ModelResponse, ModelError.ModelError>
-): ModelProvider["Type"] => ({ name, generate })
+): Service => ({ name, generate })
 
 /**
  * A layer providing a provider built with `make`.

@@ -9,17 +9,22 @@
  * it asks for, append the results, and repeat until the model ends its turn
  * or a bound trips. A run never fails: every ending is a `RunOutcome` status.
  *
- * Services are taken from context when present: `ModelProvider` (required),
- * `Toolbox` (default: no tools), `ContextProvider` (default: truncate tool
- * results, then drop the oldest turns), `EventBus` (default: a new one), and
- * `RetryBudget` (default: `max_session_retries` for the session).
+ * The loop is an interpreter over the pure decisions of `Decision`; the
+ * session's whole state is one plain value (`State`), kept in a `Ref`.
+ *
+ * Services: `ModelProvider` is required (it shows in `R`). `Toolbox`,
+ * `ContextProvider`, `EventBus` and `RetryBudget` are `Context.Reference`s
+ * with stateless defaults (no tools; truncate tool results, then drop the
+ * oldest turns; no observers; the budget the settings ask for). What is per
+ * session (the budget's state, the event stream) is the session's own, so a
+ * default is never shared between sessions.
  *
  * @example
  * ```ts
  * import { ModelProvider, Session, Settings } from "@agent-kernel/kernel"
  * import { Effect } from "effect"
  *
- * declare const provider: ModelProvider.ModelProvider["Type"]
+ * declare const provider: ModelProvider.Service
  *
  * const program = Effect.gen(function* () {
  *   const session = yield* Session.make({ model: "claude-sonnet-4-5", settings: Settings.defaults })
@@ -33,16 +38,80 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import type * as Content from "./Content.js"
+import * as Content from "./Content.js"
 import * as internal from "./internal/session.js"
 import type * as KernelEvent from "./KernelEvent.js"
-import type * as ModelProvider from "./ModelProvider.js"
-import type * as RetryBudget from "./RetryBudget.js"
+import * as ModelProvider from "./ModelProvider.js"
+import * as RetryBudget from "./RetryBudget.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 import type * as RunOutcome from "./RunOutcome.js"
 import type * as Settings from "./Settings.js"
+
+/**
+ * The figures of a run: the current one while it runs, the last one after.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const RunState = Schema.Struct({
+  run_id: Schema.String,
+  /** Clock time the run started at, in milliseconds. */
+  started_at: Schema.Number,
+  /** Turns started (retries never advance it). */
+  turns: Schema.Number,
+  /** The current model call: its attempt in the turn, from 1 (it carries on across a fallback). */
+  attempt: Schema.Number,
+  /** Which model of the chain the call is on (0: the session's model). */
+  model_index: Schema.Number,
+  /** Retries of the call on this model: what `max_retries` caps. */
+  retries: Schema.Number,
+  /** The most retries any one model of any call used. */
+  max_per_call: Schema.Number,
+  usage: ModelProvider.Usage,
+  /** `null` while no call of the run had a price. */
+  cost_usd: Schema.NullOr(Schema.Number),
+  /** Context overflows met. */
+  reductions: Schema.Number,
+  /** The model's last text. */
+  final_text: Schema.String,
+  /** Models already warned about for having no price. */
+  unpriced: Schema.Array(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface RunState extends Schema.Schema.Type<typeof RunState> {}
+
+/**
+ * Everything a session holds, as one plain value: encode it with the Schema
+ * to export a session, and pass it back (`Options.state`) to resume one.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const State = Schema.Struct({
+  /** The full history, never reduced. */
+  history: Content.History,
+  /** The working context requests are built from; reduction shrinks it. */
+  context: Content.History,
+  /** The session budget's state. */
+  budget: RetryBudget.State,
+  /** Runs started, which numbers the next run's id. */
+  runs: Schema.Number,
+  /** The current run, or the last one; `null` before the first. */
+  run: Schema.NullOr(RunState)
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface State extends Schema.Schema.Type<typeof State> {}
 
 /**
  * @since 0.1.0
@@ -56,9 +125,12 @@ export interface Options {
   readonly settings?: Settings.Settings | undefined
   /** Default: `RetryPolicy.fromSettings(settings)`. */
   readonly policy?: RetryPolicy.RetryPolicy | undefined
+  /** Default: a random id. */
   readonly id?: string | undefined
   /** A history to resume from. */
   readonly history?: Content.History | undefined
+  /** A whole state to resume from (takes precedence over `history`). */
+  readonly state?: State | undefined
   /** How many tool calls of one turn run at once. Default 1 (in order). */
   readonly toolConcurrency?: number | undefined
   readonly maxOutputTokens?: number | undefined
@@ -67,10 +139,12 @@ export interface Options {
 }
 
 /**
- * @since 0.1.0
+ * What a session does.
+ *
+ * @since 0.2.0
  * @category models
  */
-export interface Session {
+export interface Service {
   readonly id: string
   readonly settings: Settings.Settings
   /** Takes one input through the loop. Runs of one session are serialised. */
@@ -79,6 +153,8 @@ export interface Session {
   readonly history: Effect.Effect<Content.History>
   /** The working context that requests are built from. */
   readonly context: Effect.Effect<Content.History>
+  /** The whole state, as a plain value. */
+  readonly state: Effect.Effect<State>
   /** Every event published after the stream starts running. */
   readonly events: Stream.Stream<KernelEvent.KernelEvent>
   /** Subscribes now, for the life of the scope: no later event is missed. */
@@ -87,26 +163,43 @@ export interface Session {
 }
 
 /**
- * Makes a session.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const make: (options: Options) => Effect.Effect<Session, never, ModelProvider.ModelProvider> = internal.make
-
-/**
- * The session as a service, for programs that build it with a layer.
+ * The session service.
  *
  * @since 0.1.0
  * @category tags
  */
-export class Tag extends Context.Tag("@agent-kernel/kernel/Session")<Tag, Session>() {}
+export class Session extends Context.Tag("@agent-kernel/kernel/Session")<Session, Service>() {}
+
+/**
+ * Makes a session from the services in context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options): Effect.Effect<Service, never, ModelProvider.ModelProvider> =>
+  internal.make(options)
 
 /**
  * A layer that makes a session from the services in context.
  *
+ * @example
+ * ```ts
+ * import { EventBus, ModelProvider, Session } from "@agent-kernel/kernel"
+ * import { Effect, Layer } from "effect"
+ *
+ * declare const provider: ModelProvider.Service
+ *
+ * const SessionLive = Session.layer({ model: "claude-sonnet-4-5" }).pipe(
+ *   Layer.provide(Layer.succeed(ModelProvider.ModelProvider, provider)),
+ *   Layer.provide(EventBus.layer([{ onEvent: (event) => Effect.log(event.type) }]))
+ * )
+ * const program = Effect.flatMap(Session.Session, (session) => session.run("Hello")).pipe(
+ *   Effect.provide(SessionLive)
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<Tag, never, ModelProvider.ModelProvider> =>
-  Layer.effect(Tag, make(options))
+export const layer = (options: Options): Layer.Layer<Session, never, ModelProvider.ModelProvider> =>
+  Layer.effect(Session, make(options))

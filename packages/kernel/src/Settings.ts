@@ -75,6 +75,7 @@ export const Settings = Schema.Struct({
   jitter: withDefault(JitterKind, "proportional"),
   max_retry_wait_ms: withDefault(Millis, 60_000),
   max_session_retries: withDefault(Count, 20),
+  session_retries_refill: withDefault(Schema.Boolean, true),
   max_turns: withDefault(PositiveCount, 100),
   max_wall_clock_ms: Schema.optionalWith(Millis, { exact: true }),
   max_cost_usd: Schema.optionalWith(Schema.Number.pipe(Schema.finite(), Schema.nonNegative()), { exact: true }),
@@ -197,15 +198,21 @@ const editDistance = (a: string, b: string): number => {
  */
 export const defaults: Settings = Schema.decodeUnknownSync(Settings)({})
 
-/**
- * Decodes settings from an unknown value, listing every bad field and every
- * unknown key in one error.
- *
- * @since 0.1.0
- * @category decoding
- */
-export const decode = (input: unknown, source = "settings"): Effect.Effect<Settings, SettingsError> =>
-  Schema.decodeUnknown(Settings, parseOptions)(input).pipe(Effect.mapError((error) => fromParseError(source, error)))
+// No setting nests deeper than a few levels (model_prices is the deepest, at three). A value
+// nested thousands deep would overflow the stack inside Schema's decoder or its error formatter,
+// so the depth is checked first, with a loop, never recursion.
+const MAX_DEPTH = 16
+
+const depthExceeds = (input: unknown, limit: number): boolean => {
+  const pending: Array<readonly [unknown, number]> = [[input, 0]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [value, depth] = next
+    if (typeof value !== "object" || value === null) continue
+    if (depth >= limit) return true
+    for (const child of Object.values(value)) pending.push([child, depth + 1])
+  }
+  return false
+}
 
 /**
  * Synchronous `decode`, returning an `Either`.
@@ -214,10 +221,28 @@ export const decode = (input: unknown, source = "settings"): Effect.Effect<Setti
  * @category decoding
  */
 export const decodeEither = (input: unknown, source = "settings"): Either.Either<Settings, SettingsError> =>
-  Schema.decodeUnknownEither(
-    Settings,
-    parseOptions
-  )(input).pipe(Either.mapLeft((error) => fromParseError(source, error)))
+  depthExceeds(input, MAX_DEPTH)
+    ? Either.left(
+        new SettingsError({
+          source,
+          issues: [`(root): nested deeper than ${MAX_DEPTH} levels`],
+          message: `invalid settings in ${source}: a value is nested deeper than ${MAX_DEPTH} levels`
+        })
+      )
+    : Schema.decodeUnknownEither(
+        Settings,
+        parseOptions
+      )(input).pipe(Either.mapLeft((error) => fromParseError(source, error)))
+
+/**
+ * Decodes settings from an unknown value, listing every bad field and every
+ * unknown key in one error.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decode = (input: unknown, source = "settings"): Effect.Effect<Settings, SettingsError> =>
+  Effect.suspend(() => decodeEither(input, source))
 
 const parseJson = (text: string, source: string): Effect.Effect<unknown, SettingsError> =>
   Effect.try({

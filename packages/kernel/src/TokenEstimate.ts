@@ -42,18 +42,10 @@ const jsonLength = (value: unknown): number => {
  * @category estimates
  */
 export const message = (msg: Content.Message): number => {
-  const cached = cache.get(msg)
-  if (cached !== undefined) return cached
   let chars = 0
   for (const block of msg.content) chars += blockChars(block)
-  const tokens = Math.ceil(chars / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD + BLOCK_OVERHEAD * msg.content.length
-  cache.set(msg, tokens)
-  return tokens
+  return Math.ceil(chars / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD + BLOCK_OVERHEAD * msg.content.length
 }
-
-// Messages are immutable values, so an estimate never goes stale; this keeps a
-// step's estimate at one addition per message instead of a rescan of every character.
-const cache = new WeakMap<Content.Message, number>()
 
 /**
  * Estimated tokens of a list of messages.
@@ -68,10 +60,20 @@ export const messages = (history: Content.History): number => {
 }
 
 /**
+ * Estimated tokens of what a request carries besides its messages: the
+ * system prompt and the tool definitions.
+ *
+ * @since 0.2.0
+ * @category estimates
+ */
+export const requestOverhead = (req: Pick<ModelProvider.ModelRequest, "system" | "tools">): number =>
+  Math.ceil(((req.system?.length ?? 0) + jsonLength(req.tools)) / CHARS_PER_TOKEN)
+
+/**
  * Estimated tokens of a whole request: system prompt, messages and tool definitions.
  *
  * @since 0.1.0
  * @category estimates
  */
 export const request = (req: Pick<ModelProvider.ModelRequest, "system" | "messages" | "tools">): number =>
-  Math.ceil(((req.system?.length ?? 0) + jsonLength(req.tools)) / CHARS_PER_TOKEN) + messages(req.messages)
+  requestOverhead(req) + messages(req.messages)

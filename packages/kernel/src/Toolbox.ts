@@ -15,25 +15,22 @@ import * as Content from "./Content.js"
 import type * as ModelProvider from "./ModelProvider.js"
 
 /**
- * The toolbox service.
+ * What a toolbox does.
  *
- * @since 0.1.0
- * @category tags
+ * @since 0.2.0
+ * @category models
  */
-export class Toolbox extends Context.Tag("@agent-kernel/kernel/Toolbox")<
-  Toolbox,
-  {
-    /** The tools to offer on the next model request (tools behind an open breaker are withdrawn). */
-    readonly definitions: Effect.Effect<ReadonlyArray<ModelProvider.ToolDefinition>>
-    /** Runs one call. Every failure is an `is_error` result, never an Effect failure. */
-    readonly invoke: (call: Content.ToolUseBlock) => Effect.Effect<Content.ToolResultBlock>
-    /**
-     * Called when a run is interrupted, after its pending calls are: release
-     * what the run may have left behind (plugin processes). Optional.
-     */
-    readonly onRunInterrupted?: Effect.Effect<void> | undefined
-  }
->() {}
+export interface Service {
+  /** The tools to offer on the next model request (tools behind an open breaker are withdrawn). */
+  readonly definitions: Effect.Effect<ReadonlyArray<ModelProvider.ToolDefinition>>
+  /** Runs one call. Every failure is an `is_error` result, never an Effect failure. */
+  readonly invoke: (call: Content.ToolUseBlock) => Effect.Effect<Content.ToolResultBlock>
+  /**
+   * Called when a run is interrupted, after its pending calls are: release
+   * what the run may have left behind (plugin processes). Optional.
+   */
+  readonly onRunInterrupted?: Effect.Effect<void> | undefined
+}
 
 /**
  * A toolbox with no tools. A call that still arrives gets an error result.
@@ -41,11 +38,30 @@ export class Toolbox extends Context.Tag("@agent-kernel/kernel/Toolbox")<
  * @since 0.1.0
  * @category constructors
  */
-export const empty: Toolbox["Type"] = {
+export const empty: Service = {
   definitions: Effect.succeed([]),
   invoke: (call) =>
     Effect.succeed(Content.toolResult(call.id, `Unknown tool "${call.name}": no tools are available.`, true))
 }
+
+/**
+ * The toolbox service. Default: `empty`, no tools (it holds no state, so one
+ * value serves every session).
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Toolbox extends Context.Reference<Toolbox>()("@agent-kernel/kernel/Toolbox", {
+  defaultValue: (): Service => empty
+}) {}
+
+/**
+ * A layer with this toolbox.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (toolbox: Service): Layer.Layer<Toolbox> => Layer.succeed(Toolbox, toolbox)
 
 /**
  * A layer with no tools.
@@ -53,4 +69,4 @@ export const empty: Toolbox["Type"] = {
  * @since 0.1.0
  * @category layers
  */
-export const layerEmpty: Layer.Layer<Toolbox> = Layer.succeed(Toolbox, empty)
+export const layerEmpty: Layer.Layer<Toolbox> = layer(empty)

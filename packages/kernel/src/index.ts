@@ -4,6 +4,7 @@
 export * as CircuitBreaker from "./CircuitBreaker.js"
 export * as Content from "./Content.js"
 export * as ContextProvider from "./ContextProvider.js"
+export * as Decision from "./Decision.js"
 export * as EventBus from "./EventBus.js"
 export * as KernelEvent from "./KernelEvent.js"
 export * as Metrics from "./Metrics.js"

@@ -2,7 +2,7 @@ import { RetryBudget, RetryPolicy, Settings } from "@agent-kernel/kernel"
 import { Arbitraries, Laws } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Ref from "effect/Ref"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 
 const defaults = Settings.defaults
@@ -170,14 +170,12 @@ describe("the laws catch seeded bugs with a readable counterexample", () => {
 
   it.effect("a budget that grants one retry past its max breaks respectsSessionBudget", () =>
     Effect.gen(function* () {
-      const offByOne = (max: number) =>
-        Effect.map(Ref.make(0), (used) =>
-          RetryBudget.RetryBudget.of({
-            tryAcquire: Ref.modify(used, (n) => (n <= max ? [true, n + 1] : [false, n])),
-            recordSuccess: Effect.void,
-            snapshot: Effect.map(Ref.get(used), (n) => ({ used: n, remaining: Math.max(0, max - n) }))
-          })
-        )
+      const offByOne = (max: number): RetryBudget.Budget => ({
+        initial: { used: 0, tokens: max },
+        acquire: (state) => (state.used <= max ? Option.some({ used: state.used + 1, tokens: 0 }) : Option.none()),
+        recordSuccess: (state) => state,
+        snapshot: (state) => ({ used: state.used, remaining: Math.max(0, max - state.used) })
+      })
       const violation = yield* violated(Laws.respectsSessionBudget(3), {
         policy: RetryPolicy.fromSettings(defaults),
         budget: offByOne(3)
@@ -194,13 +192,12 @@ describe("the laws catch seeded bugs with a readable counterexample", () => {
 
   it.effect("a budget that never decrements breaks respectsSessionBudget", () =>
     Effect.gen(function* () {
-      const leaky = Effect.succeed(
-        RetryBudget.RetryBudget.of({
-          tryAcquire: Effect.succeed(true),
-          recordSuccess: Effect.void,
-          snapshot: Effect.succeed({ used: 0, remaining: 5 })
-        })
-      )
+      const leaky: RetryBudget.Budget = {
+        initial: { used: 0, tokens: 5 },
+        acquire: Option.some,
+        recordSuccess: (state) => state,
+        snapshot: () => ({ used: 0, remaining: 5 })
+      }
       const violation = yield* violated(Laws.respectsSessionBudget(5), {
         policy: RetryPolicy.fromSettings({ ...defaults, max_retries: 10 }),
         budget: leaky

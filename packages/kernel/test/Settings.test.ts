@@ -20,6 +20,7 @@ describe("Settings", () => {
       jitter: "proportional",
       max_retry_wait_ms: 60_000,
       max_session_retries: 20,
+      session_retries_refill: true,
       max_turns: 100,
       prices: {},
       max_context_reductions: 3,
@@ -110,5 +111,23 @@ describe("Settings", () => {
       const encoded = Schema.encodeSync(Settings.Settings)(settings)
       assert.deepStrictEqual(Either.getOrThrow(Settings.decodeEither(encoded)), settings)
     }
+  )
+
+  it.effect("a value nested 100,000 deep is a SettingsError, not a stack overflow", () =>
+    Effect.gen(function* () {
+      let nested: unknown = 1
+      for (let i = 0; i < 100_000; i++) nested = [nested]
+      const error = yield* Effect.flip(Settings.decode({ fallback_models: nested }))
+      assert.strictEqual(error._tag, "SettingsError")
+      assert.match(error.message, /nested deeper than/)
+      const fromText = yield* Effect.flip(
+        Settings.fromJson(`{"max_retries":${"[".repeat(100_000)}${"]".repeat(100_000)}}`)
+      )
+      assert.match(fromText.message, /nested deeper than/)
+      // A cycle ends at the depth bound too.
+      const cyclic: Record<string, unknown> = {}
+      cyclic["self"] = cyclic
+      assert.isTrue(Either.isLeft(Settings.decodeEither({ model_prices: cyclic })))
+    })
   )
 })

@@ -42,7 +42,7 @@ const realRun = (faults: ReadonlyArray<Arbitraries.Fault>, settings: Settings.Se
     const model = yield* ScriptedModel.make(script)
     const events: Array<KernelEvent.KernelEvent> = []
     const bus = yield* EventBus.make([{ onEvent: (event) => Effect.sync(() => events.push(event)) }])
-    const toolbox: Toolbox.Toolbox["Type"] = {
+    const toolbox: Toolbox.Service = {
       definitions: Effect.succeed([]),
       invoke: (call) => Effect.succeed(Content.toolResult(call.id, "fine"))
     }
@@ -102,9 +102,11 @@ describe("Simulator.simulate", () => {
   it.effect("without jitter, the timeline of 429(retry-after 2 s), 529, 529, ok is exact", () =>
     Effect.gen(function* () {
       const faults = yield* Simulator.parseFaults("429:retry_after=2,529,529,ok")
-      const { timeline, outcome } = yield* Simulator.simulate(RetryPolicy.fromSettings(noJitter), faults, {
+      // A fixed budget, so the final success refunds nothing.
+      const settings = { ...noJitter, session_retries_refill: false }
+      const { timeline, outcome } = yield* Simulator.simulate(RetryPolicy.fromSettings(settings), faults, {
         seed: 1,
-        settings: noJitter
+        settings
       })
       assert.deepStrictEqual(
         timeline.map((step) => [step.call, step.at_ms, step.result, step.action, step.delay_ms, step.source]),
@@ -148,35 +150,38 @@ describe("Simulator.simulate", () => {
     assert.isBelow(Date.now() - started, 60_000) // five simulated hours
   })
 
-  it.effect("a fallback carries the call's attempt count on, and is charged to the budget", () =>
+  // Issue 10, item 8: each model of the chain gets its own retries (the fallback used to inherit the spent
+  // per-call count and get one unretried attempt); the session budget is the shared ceiling.
+  it.effect("a fallback model gets retries of its own, and every retry and fallback step is charged", () =>
     Effect.gen(function* () {
       const settings = { ...noJitter, max_retries: 1, fallback_models: ["backup"] }
       const faults = Array.from({ length: 6 }, () => ScriptedModel.error("overloaded"))
       const roomy = yield* Simulator.simulate(RetryPolicy.fromSettings(settings), faults, {
         seed: 1,
         settings,
-        budget: RetryBudget.fixed(2)
+        budget: RetryBudget.fixed(3)
       })
-      // The backup model continues the same call: its cap (1 retry) is spent, so it gets one attempt.
       assert.deepStrictEqual(
-        roomy.timeline.map((step) => [step.model, step.attempt, step.action, step.budget_left]),
+        roomy.timeline.map((step) => [step.model, step.attempt, step.action, step.retry, step.budget_left]),
         [
-          ["primary", 1, "retry", 1],
-          ["primary", 2, "fallback", 0],
-          ["backup", 3, "end", 0]
+          ["primary", 1, "retry", 1, 2],
+          ["primary", 2, "fallback", null, 1],
+          ["backup", 3, "retry", 1, 0],
+          ["backup", 4, "end", null, 0]
         ]
       )
       assert.strictEqual(roomy.outcome.status, "retries_exhausted")
       const tight = yield* Simulator.simulate(RetryPolicy.fromSettings(settings), faults, {
         seed: 1,
         settings,
-        budget: RetryBudget.fixed(1)
+        budget: RetryBudget.fixed(2)
       })
       assert.deepStrictEqual(
         tight.timeline.map((step) => [step.model, step.attempt, step.action, step.budget_left]),
         [
-          ["primary", 1, "retry", 0],
-          ["primary", 2, "end", 0]
+          ["primary", 1, "retry", 1],
+          ["primary", 2, "fallback", 0],
+          ["backup", 3, "end", 0]
         ]
       )
       assert.strictEqual(tight.outcome.status, "retry_budget_exhausted")

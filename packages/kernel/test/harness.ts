@@ -15,12 +15,12 @@ export interface Harness {
   readonly outcome: RunOutcome.RunOutcome
   readonly events: ReadonlyArray<KernelEvent.KernelEvent>
   readonly calls: ReadonlyArray<ScriptedModel.Call>
-  readonly session: Session.Session
+  readonly session: Session.Service
 }
 
 export interface HarnessOptions {
   readonly settings?: Partial<Settings.Settings>
-  readonly toolbox?: Toolbox.Toolbox["Type"]
+  readonly toolbox?: Toolbox.Service
   readonly policy?: RetryPolicy.RetryPolicy
   readonly observers?: ReadonlyArray<EventBus.Observer>
   readonly input?: string
@@ -57,7 +57,7 @@ export const ofType = <T extends KernelEvent.EventType>(
   events.filter((event): event is KernelEvent.EventOf<T> => event.type === type)
 
 /** A toolbox that echoes its input, or fails as told. */
-export const echoToolbox: Toolbox.Toolbox["Type"] = {
+export const echoToolbox: Toolbox.Service = {
   definitions: Effect.succeed([{ name: "echo", description: "Echo the input", input_schema: { type: "object" } }]),
   invoke: (call) => Effect.succeed(Content.toolResult(call.id, JSON.stringify(call.input)))
 }

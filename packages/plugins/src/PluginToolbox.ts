@@ -18,7 +18,6 @@
  */
 import { CircuitBreaker, Content, EventBus, type ModelProvider, Settings, Toolbox } from "@agent-kernel/kernel"
 import * as Cause from "effect/Cause"
-import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
@@ -62,7 +61,7 @@ export interface Options<R> {
  * @since 0.1.0
  * @category models
  */
-export interface PluginToolbox extends Context.Tag.Service<Toolbox.Toolbox> {
+export interface PluginToolbox extends Toolbox.Service {
   /** The breaker of each provider, by provider name. */
   readonly breakers: ReadonlyMap<string, CircuitBreaker.CircuitBreaker>
 }

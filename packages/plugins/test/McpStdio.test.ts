@@ -20,7 +20,7 @@ const toolbox = (config: McpStdio.Config, settings: PluginToolbox.Options<never>
     return { provider, box }
   })
 
-const pidOf = (box: Toolbox.Toolbox["Type"]) =>
+const pidOf = (box: Toolbox.Service) =>
   Effect.map(box.invoke(use("pid")), (result) => (parse(result.content) as { pid: number }).pid)
 
 const expectGroupGone = (pgid: number) => eventually(() => liveGroup(pgid).length === 0, `group ${pgid} to be empty`)

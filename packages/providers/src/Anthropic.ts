@@ -135,9 +135,7 @@ export const errorFacts: (body: unknown) => Option.Option<Omit<Classification.Fa
  * @since 0.1.0
  * @category constructors
  */
-export const make = (
-  options?: Options
-): Effect.Effect<ModelProvider.ModelProvider["Type"], ConfigError.ConfigError, Transport> =>
+export const make = (options?: Options): Effect.Effect<ModelProvider.Service, ConfigError.ConfigError, Transport> =>
   Effect.gen(function* () {
     const { transport, apiKey, baseUrl, name, stream, callOf } = yield* Http.configure(options, {
       name: "anthropic",

@@ -32,7 +32,7 @@ const farTimeouts = { connect: "1 day", firstByte: "1 day", idle: "1 day" } as c
 const drive = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
   TestClockDriver.run(effect, { horizon: "10 minutes" })
 
-const lookupToolbox: Toolbox.Toolbox["Type"] = {
+const lookupToolbox: Toolbox.Service = {
   definitions: Effect.succeed([tool]),
   invoke: (call) => Effect.succeed(Content.toolResult(call.id, `definition of ${JSON.stringify(call.input)}`))
 }
@@ -54,7 +54,8 @@ const run = (
     const bus = yield* EventBus.make([{ onEvent: (event) => Effect.sync(() => events.push(event)) }])
     const session = yield* Session.make({
       model: "fake-model",
-      settings: { ...Settings.defaults, jitter: "none" },
+      // The attempt bound as far as the provider's: the driver moves the clock while a request is in flight.
+      settings: { ...Settings.defaults, jitter: "none", model_attempt_timeout_ms: 86_400_000 },
       history: options?.history
     }).pipe(
       Effect.provideService(ModelProvider.ModelProvider, provider),

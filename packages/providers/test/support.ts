@@ -23,7 +23,7 @@ export const apis: ReadonlyArray<Api> = ["anthropic", "openai"]
 
 export interface Setup {
   readonly server: FakeProvider.FakeProvider
-  readonly provider: ModelProvider.ModelProvider["Type"]
+  readonly provider: ModelProvider.Service
 }
 
 export interface SetupOptions {
@@ -39,7 +39,7 @@ export const providerAt = (
   api: Api,
   baseUrl: string,
   options?: SetupOptions
-): Effect.Effect<ModelProvider.ModelProvider["Type"], never, Scope.Scope> =>
+): Effect.Effect<ModelProvider.Service, never, Scope.Scope> =>
   Effect.gen(function* () {
     const transport = yield* NodeTransport.make(options?.transport)
     const common = {
@@ -84,7 +84,7 @@ export const request = (overrides?: Partial<ModelProvider.ModelRequest>): ModelP
 
 /** Runs one call expecting a failure, and returns the error. */
 export const failure = (
-  provider: ModelProvider.ModelProvider["Type"],
+  provider: ModelProvider.Service,
   req: ModelProvider.ModelRequest = request()
 ): Effect.Effect<ModelError.ModelError> =>
   provider.generate(req).pipe(

@@ -9,24 +9,29 @@ const isUserInput = (message: Content.Message): boolean =>
 export const dropOldestTurns = (messages: Content.History, target: number): Option.Option<Content.History> => {
   const latestInput = findLastIndex(messages, isUserInput)
   if (latestInput < 0) return Option.none()
+  // Each message is estimated once; the estimate of any suffix is then a lookup.
+  const suffix: Array<number> = new Array(messages.length + 1).fill(0)
+  for (let i = messages.length - 1; i >= 0; i--) suffix[i] = suffix[i + 1]! + TokenEstimate.message(messages[i]!)
   // Cut points: user inputs at or before the latest one. The first that meets the target wins.
-  let best: Content.History | undefined
+  let start: number | undefined
   for (let i = 1; i <= latestInput; i++) {
     const msg = messages[i]
     if (msg === undefined || !isUserInput(msg)) continue
-    best = messages.slice(i)
-    if (TokenEstimate.messages(best) <= target) return Option.some(best)
+    start = i
+    if (suffix[i]! <= target) return Option.some(messages.slice(i))
   }
   // Still over: drop whole tool round trips after the latest input, oldest first, keeping the newest.
-  let current = best ?? messages.slice(latestInput)
-  const head = current.slice(0, 1)
-  let rest = current.slice(1)
-  while (rest.length > 2 && TokenEstimate.messages(current) > target) {
-    const [assistant, results] = rest
+  const head = start ?? latestInput
+  let rest = head + 1
+  let estimate = suffix[head]!
+  while (messages.length - rest > 2 && estimate > target) {
+    const assistant = messages[rest]
+    const results = messages[rest + 1]
     if (assistant?.role !== "assistant" || results?.role !== "user") break
-    rest = rest.slice(2)
-    current = [...head, ...rest]
+    estimate -= suffix[rest]! - suffix[rest + 2]!
+    rest += 2
   }
+  const current = [messages[head]!, ...messages.slice(rest)]
   return current.length < messages.length ? Option.some(current) : Option.none()
 }
 

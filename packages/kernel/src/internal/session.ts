@@ -1,481 +1,288 @@
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
+import { identity } from "effect/Function"
 import * as Metric from "effect/Metric"
+import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
 import * as ContextProvider from "../ContextProvider.js"
+import * as Decision from "../Decision.js"
 import * as EventBus from "../EventBus.js"
 import * as KernelEvent from "../KernelEvent.js"
 import * as Metrics from "../Metrics.js"
 import * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
-import * as Pricing from "../Pricing.js"
 import * as RetryBudget from "../RetryBudget.js"
-import * as RetryPolicy from "../RetryPolicy.js"
 import type * as RunOutcome from "../RunOutcome.js"
 import type * as SessionApi from "../Session.js"
 import * as Settings from "../Settings.js"
-import * as TokenEstimate from "../TokenEstimate.js"
 import * as Toolbox from "../Toolbox.js"
+import * as Effects from "./effects.js"
+import * as Log from "./log.js"
+import * as Loop from "./loop.js"
+import * as SessionState from "./sessionState.js"
 
-/** How a run ends: a status and, when an error caused it, the error. */
-interface Ending {
-  readonly status: RunOutcome.RunStatus
-  readonly error?: ModelError.ModelError | undefined
-}
-
-/** Mutable figures of one run. Only the run's own fiber touches them. */
-interface RunState {
-  readonly runId: string
-  readonly startedAt: number
-  turns: number
-  maxPerCall: number
-  usage: ModelProvider.Usage
-  cost: number | null
-  reductions: number
-  finalText: string
-  readonly unpriced: Set<string>
-}
-
-const PREVIEW_CHARS = 2_000
-
-const cutShort = (call: Content.ToolUseBlock): Content.ToolResultBlock =>
-  Content.toolResult(call.id, "The run's wall-clock bound was reached before this tool returned.", true)
-
-const describeDefect = (defect: unknown): string =>
-  defect instanceof Error ? defect.message || defect.name : typeof defect === "string" ? defect : String(defect)
-
-const fatalStatus = (category: ModelError.Category): RunOutcome.RunStatus =>
-  category === "auth_error" ? "auth_error" : category === "quota_exceeded" ? "quota_exceeded" : "invalid_request"
-
-let sessionCounter = 0
-
-/** @internal */
+/**
+ * Makes a session. `effects` may wrap the effects seam of every run: a
+ * durable runtime journals a session there, without touching the loop.
+ *
+ * @internal
+ */
 export const make = (
-  options: SessionApi.Options
-): Effect.Effect<SessionApi.Session, never, ModelProvider.ModelProvider> =>
+  options: SessionApi.Options,
+  effects: (live: Effects.Effects) => Effects.Effects = identity
+): Effect.Effect<SessionApi.Service, never, ModelProvider.ModelProvider> =>
   Effect.gen(function* () {
-    const provider = yield* ModelProvider.ModelProvider
-    const toolbox = Option.getOrElse(yield* Effect.serviceOption(Toolbox.Toolbox), () => Toolbox.empty)
-    const contextProvider = Option.getOrElse(
-      yield* Effect.serviceOption(ContextProvider.ContextProvider),
-      () => ContextProvider.defaultProvider
-    )
-    const bus = yield* Option.match(yield* Effect.serviceOption(EventBus.EventBus), {
-      onNone: () => EventBus.make(),
-      onSome: Effect.succeed
-    })
     const settings = options.settings ?? Settings.defaults
-    const budget = yield* Option.match(yield* Effect.serviceOption(RetryBudget.RetryBudget), {
-      onNone: () => RetryBudget.fixed(settings.max_session_retries),
-      onSome: Effect.succeed
-    })
-    const policy = options.policy ?? RetryPolicy.fromSettings(settings)
-    const models = [options.model, ...settings.fallback_models.filter((model) => model !== options.model)]
-    const toolConcurrency = options.toolConcurrency ?? 1
-    const metrics = options.metrics ?? true
+    const budget = (yield* RetryBudget.RetryBudget).budgetFor(settings)
+    const provider = yield* ModelProvider.ModelProvider
+    const env: Loop.Env = {
+      id: options.id ?? `session-${crypto.randomUUID()}`,
+      model: options.model,
+      models: [options.model, ...settings.fallback_models.filter((model) => model !== options.model)],
+      settings,
+      policy: options.policy,
+      system: options.system,
+      maxOutputTokens: options.maxOutputTokens,
+      toolConcurrency: options.toolConcurrency ?? 1,
+      metrics: options.metrics ?? true,
+      toolbox: yield* Toolbox.Toolbox,
+      contextProvider: yield* ContextProvider.ContextProvider,
+      bus: yield* EventBus.EventBus,
+      budget,
+      state: yield* Ref.make(SessionState.initial(options, budget)),
+      callTimeouts: ModelProvider.callTimeoutsFrom(settings),
+      hub: yield* PubSub.unbounded<KernelEvent.KernelEvent>(),
+      subscribers: MutableRef.make(0)
+    }
     const semaphore = yield* Effect.makeSemaphore(1)
-    const id = options.id ?? `session-${++sessionCounter}`
-    // The full history is never reduced; the working context is what requests are built from.
-    // Both are mutated only by the run holding the semaphore, and copied on read.
-    const transcript: Array<Content.Message> = [...(options.history ?? [])]
-    let context: Array<Content.Message> = [...(options.history ?? [])]
-    let runCounter = 0
+    // The accessors are built when read: an idle session holds its state and nothing else.
+    return {
+      id: env.id,
+      settings,
+      run: (input) => runOnce(env, semaphore, provider, effects, input),
+      get history() {
+        return Effect.map(Ref.get(env.state), (state) => Log.toArray(state.history))
+      },
+      get context() {
+        return Effect.map(Ref.get(env.state), (state) => Log.toArray(state.context))
+      },
+      get state() {
+        return Effect.map(Ref.get(env.state), SessionState.toPublic)
+      },
+      get events() {
+        return Stream.unwrapScoped(subscribe(env))
+      },
+      get subscribe() {
+        return subscribe(env)
+      },
+      get retryBudget() {
+        return Effect.map(Ref.get(env.state), (state) => budget.snapshot(state.budget))
+      }
+    } satisfies SessionApi.Service
+  })
 
-    const publish = bus.publish
-    const withBus = <A>(effect: Effect.Effect<A>) => Effect.provideService(effect, EventBus.EventBus, bus)
-    const append = (message: Content.Message) => {
-      transcript.push(message)
-      context.push(message)
-    }
+/** A subscription to the session's events for the life of the scope; while it lasts, the loop builds events. */
+const subscribe = (env: Loop.Env): Effect.Effect<Stream.Stream<KernelEvent.KernelEvent>, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => MutableRef.increment(env.subscribers)),
+    () => Effect.sync(() => MutableRef.decrement(env.subscribers))
+  ).pipe(Effect.zipRight(Stream.fromPubSub(env.hub, { scoped: true })))
 
-    const checkBounds = (run: RunState, now: number, extraMillis: number): Ending | undefined => {
-      if (settings.max_wall_clock_ms !== undefined && now + extraMillis - run.startedAt >= settings.max_wall_clock_ms)
-        return { status: "wall_clock_exceeded" }
-      if (settings.max_cost_usd !== undefined && run.cost !== null && run.cost >= settings.max_cost_usd)
-        return { status: "cost_exceeded" }
-      return undefined
-    }
-
-    /** Runs an effect within the run's wall-clock bound, if one is set; `None` when the bound cut it short. */
-    const withinDeadline = <A, E>(run: RunState, effect: Effect.Effect<A, E>): Effect.Effect<Option.Option<A>, E> =>
-      settings.max_wall_clock_ms === undefined
-        ? Effect.map(effect, Option.some)
-        : Effect.flatMap(Clock.currentTimeMillis, (now) => {
-            const left = run.startedAt + (settings.max_wall_clock_ms ?? 0) - now
-            return left <= 0 ? Effect.succeedNone : Effect.timeoutOption(effect, Duration.millis(left))
-          })
-
-    const account = (run: RunState, response: ModelProvider.ModelResponse, model: string) =>
-      Effect.gen(function* () {
-        run.usage = ModelProvider.addUsage(run.usage, response.usage)
-        const cost = Pricing.costFor(settings.prices, model, response.usage)
-        if (Option.isSome(cost)) run.cost = (run.cost ?? 0) + cost.value
-        else if (settings.max_cost_usd !== undefined && !run.unpriced.has(model)) {
-          run.unpriced.add(model)
-          yield* publish({
-            type: "warning",
-            message: `no price for model "${model}" in settings.prices: max_cost_usd does not count its calls`
-          })
-        }
+/** The bus the run's services publish to (a plugin's breaker): the session's stream and its observers. */
+const runBus = (env: Loop.Env): EventBus.Service => ({
+  observed: true,
+  responseObserved: env.bus.responseObserved,
+  publish: (event) =>
+    Effect.flatMap(Effect.clock, (clock) =>
+      Effect.suspend(() => {
+        const stamped = { ...event, at: clock.unsafeCurrentTimeMillis() } as KernelEvent.KernelEvent
+        env.hub.unsafeOffer(stamped)
+        return env.bus.deliver([stamped])
       })
+    ),
+  deliver: (events) =>
+    Effect.suspend(() => {
+      for (const event of events) env.hub.unsafeOffer(event)
+      return env.bus.deliver(events)
+    }),
+  modelResponded: env.bus.modelResponded
+})
 
-    const reduceContext = (run: RunState, turn: number, error: ModelError.ContextLengthExceeded) =>
-      Effect.gen(function* () {
-        const before = TokenEstimate.messages(context)
-        const target = ContextProvider.targetFor(before, error)
-        const reduced = yield* contextProvider.reduce(context, { estimatedTokens: before, targetTokens: target })
-        if (Option.isNone(reduced)) return Option.some<Ending>({ status: "context_exhausted", error })
-        const after = TokenEstimate.messages(reduced.value)
-        if (after >= before) return Option.some<Ending>({ status: "context_exhausted", error })
-        context = [...reduced.value]
-        yield* publish({ type: "context_reduced", turn, before, after, target, reductions: run.reductions })
-        return Option.none<Ending>()
-      })
-
-    /**
-     * One model call with everything that can happen to it: bounds, retries
-     * under the policy and the session budget, fallback along the chain, and
-     * context reduction. Retries never advance the turn counter.
-     */
-    const callModel = (run: RunState, turn: number) =>
-      Effect.gen(function* () {
-        let modelIndex = 0
-        let scheduleState: unknown = policy.initial
-        let retries = 0
-        let attempt = 0
-        let overflow: ModelError.ContextLengthExceeded | undefined
-        while (true) {
-          const bound = checkBounds(run, yield* Clock.currentTimeMillis, 0)
-          if (bound !== undefined) return Either.left(bound)
-          if (overflow !== undefined) {
-            const failed = yield* reduceContext(run, turn, overflow)
-            if (Option.isSome(failed)) return Either.left(failed.value)
-            overflow = undefined
-          }
-          const model = models[modelIndex] ?? options.model
-          // A snapshot: the request must not change when the context is appended to later.
-          const messages = yield* contextProvider.assemble(context.slice())
-          const tools = yield* withBus(toolbox.definitions)
-          const request: ModelProvider.ModelRequest = {
-            model,
-            messages,
-            tools,
-            ...(options.system !== undefined ? { system: options.system } : {}),
-            ...(options.maxOutputTokens !== undefined ? { max_output_tokens: options.maxOutputTokens } : {})
-          }
-          attempt++
-          yield* publish({
-            type: "model_request",
-            turn,
-            model,
-            attempt,
-            messages: messages.length,
-            estimated_tokens: TokenEstimate.request(request),
-            tools: tools.length
-          })
-          const sentAt = yield* Clock.currentTimeMillis
-          const called = yield* withinDeadline(
-            run,
-            Effect.either(
-              Effect.suspend(() => provider.generate(request)).pipe(
-                // A provider that throws or dies is a bug, not a transport error: typed, never retried.
-                Effect.catchAllDefect((defect) =>
-                  Effect.fail(
-                    new ModelError.Unknown({
-                      provider: provider.name,
-                      model,
-                      message: `the provider failed unexpectedly: ${describeDefect(defect)}`
-                    })
-                  )
-                ),
-                // Every loop span has a fixed name; a captured call-site stack trace per span was
-                // the largest single cost of a step in profiles, and tells nothing new.
-                Effect.withSpan("agent_kernel.model_call", {
-                  attributes: { model, attempt, turn },
-                  captureStackTrace: false
-                })
-              )
-            )
-          )
-          if (Option.isNone(called)) return Either.left<Ending>({ status: "wall_clock_exceeded" })
-          const result = called.value
-          if (Either.isRight(result)) {
-            yield* budget.recordSuccess
-            const response = result.right
-            yield* publish({
-              type: "model_response",
-              turn,
-              model,
-              stop_reason: response.stop_reason,
-              usage: response.usage,
-              duration_ms: (yield* Clock.currentTimeMillis) - sentAt
-            })
-            return Either.right({ response, request })
-          }
-          const error = result.left
-          switch (ModelError.reactionOf(error.category)) {
-            case "fatal":
-              return Either.left<Ending>({ status: fatalStatus(error.category), error })
-            case "surface":
-              yield* publish({ type: "content_filtered", turn, model, message: error.message, partial_text: "" })
-              return Either.left<Ending>({ status: "content_filtered", error })
-            case "fail":
-              return Either.left<Ending>({ status: "failed", error })
-            case "reduce_context": {
-              run.reductions++
-              if (run.reductions > settings.max_context_reductions || error._tag !== "ContextLengthExceeded")
-                return Either.left<Ending>({ status: "context_exhausted", error })
-              overflow = error
-              continue
-            }
-            case "retry": {
-              const now = yield* Clock.currentTimeMillis
-              const step = ModelError.isRetryable(error)
-                ? yield* RetryPolicy.step(policy, now, error, scheduleState)
-                : { delay: Option.none(), state: scheduleState }
-              // Whatever the policy says, never sooner than the server asked.
-              const delay = Option.map(step.delay, (d) =>
-                error.retryAfter === undefined ? d : Duration.max(d, error.retryAfter)
-              )
-              const delayMs = Option.match(delay, { onNone: () => 0, onSome: Duration.toMillis })
-              if (Option.isNone(delay) || delayMs > settings.max_retry_wait_ms) {
-                if (modelIndex + 1 >= models.length) return Either.left<Ending>({ status: "retries_exhausted", error })
-                // A fallback step is charged like a retry, except after an error the server said not to
-                // retry: non-retryable errors never charge the budget.
-                if (ModelError.isRetryable(error) && !(yield* budget.tryAcquire))
-                  return Either.left<Ending>({ status: "retry_budget_exhausted", error })
-                const to = models[modelIndex + 1] ?? model
-                const spent = yield* budget.snapshot
-                yield* publish({
-                  type: "fallback",
-                  turn,
-                  from: model,
-                  to,
-                  category: error.category,
-                  session_retries_used: spent.used,
-                  session_retries_left: spent.remaining
-                })
-                // The chain continues the same call: its retry count, its attempts and its backoff
-                // carry on, so a fallback can never reset the per-call cap.
-                modelIndex++
-                continue
-              }
-              const bound = checkBounds(run, now, delayMs)
-              if (bound !== undefined) return Either.left<Ending>({ ...bound, error })
-              if (!(yield* budget.tryAcquire)) return Either.left<Ending>({ status: "retry_budget_exhausted", error })
-              retries++
-              run.maxPerCall = Math.max(run.maxPerCall, retries)
-              scheduleState = step.state
-              if (error.midStream === true) {
-                yield* publish({ type: "stream_restarted", turn, model, category: error.category })
-              }
-              const retryAfterMs = error.retryAfter === undefined ? null : Duration.toMillis(error.retryAfter)
-              const spent = yield* budget.snapshot
-              yield* publish({
-                type: "retry_scheduled",
-                turn,
-                model,
-                category: error.category,
-                message: error.message,
-                attempt: retries,
-                session_retries_used: spent.used,
-                session_retries_left: spent.remaining,
-                delay_ms: delayMs,
-                retry_after_ms: retryAfterMs,
-                source: retryAfterMs !== null && retryAfterMs >= delayMs ? "retry_after" : "backoff"
-              })
-              if (metrics) yield* Metric.increment(Metric.tagged(Metrics.retries, "category", error.category))
-              yield* Effect.sleep(Duration.millis(delayMs))
-            }
-          }
-        }
-      })
-
-    const invokeTool = (turn: number, call: Content.ToolUseBlock) =>
-      Effect.gen(function* () {
-        yield* publish({ type: "tool_call_started", turn, id: call.id, name: call.name })
-        const startedAt = yield* Clock.currentTimeMillis
-        const result = yield* withBus(toolbox.invoke(call)).pipe(
-          // The toolbox contract says invoke never fails; a broken toolbox still must not end the session.
-          Effect.catchAllCause((cause) =>
-            Effect.succeed(
-              Content.toolResult(call.id, `Tool "${call.name}" failed unexpectedly: ${Cause.pretty(cause)}`, true)
-            )
-          ),
-          Effect.withSpan("agent_kernel.tool_call", { attributes: { tool: call.name, turn }, captureStackTrace: false })
-        )
-        const block = result.tool_use_id === call.id ? result : { ...result, tool_use_id: call.id }
-        yield* publish({
-          type: "tool_result",
-          turn,
-          id: call.id,
-          name: call.name,
-          is_error: block.is_error,
-          duration_ms: (yield* Clock.currentTimeMillis) - startedAt,
-          preview: block.content.slice(0, PREVIEW_CHARS)
-        })
-        return block
-      })
-
-    const turnLoop = (run: RunState) =>
-      Effect.gen(function* () {
-        while (true) {
-          if (run.turns >= settings.max_turns) return { status: "max_turns" } satisfies Ending
-          run.turns++
-          const turn = run.turns
-          if (metrics) yield* Metric.increment(Metrics.turns)
-          const ending = yield* Effect.gen(function* () {
-            yield* publish({ type: "turn_started", turn })
-            const called = yield* callModel(run, turn)
-            if (Either.isLeft(called)) return called.left
-            const { request, response } = called.right
-            const message: Content.Message = { role: "assistant", content: response.content }
-            append(message)
-            yield* account(run, response, request.model)
-            yield* bus.modelResponded(response, { runId: run.runId, turn, request })
-            const text = Content.textOf(message)
-            if (text.length > 0) run.finalText = text
-            if (response.stop_reason === "content_filtered") {
-              yield* publish({
-                type: "content_filtered",
-                turn,
-                model: request.model,
-                message: "the provider's content filter stopped the response",
-                partial_text: text
-              })
-              yield* publish({ type: "turn_ended", turn, stop_reason: response.stop_reason, tool_calls: 0 })
-              return { status: "content_filtered" } satisfies Ending
-            }
-            const calls = Content.toolUses(message)
-            if (calls.length > 0) {
-              const results = new Map<string, Content.ToolResultBlock>()
-              const finished = yield* withinDeadline(
-                run,
-                Effect.forEach(calls, (call) => Effect.map(invokeTool(turn, call), (r) => results.set(call.id, r)), {
-                  concurrency: toolConcurrency,
-                  discard: true
-                })
-              )
-              append({ role: "user", content: calls.map((call) => results.get(call.id) ?? cutShort(call)) })
-              if (Option.isNone(finished)) return { status: "wall_clock_exceeded" } satisfies Ending
-            }
-            yield* publish({ type: "turn_ended", turn, stop_reason: response.stop_reason, tool_calls: calls.length })
-            return calls.length === 0 ? ({ status: "completed" } satisfies Ending) : undefined
-          }).pipe(Effect.withSpan("agent_kernel.turn", { attributes: { turn }, captureStackTrace: false }))
-          if (ending !== undefined) return ending
-        }
-      })
-
-    const outcome = (run: RunState, ending: Ending) =>
-      Effect.gen(function* () {
-        const wall = (yield* Clock.currentTimeMillis) - run.startedAt
-        const session = yield* budget.snapshot
-        const retries = { max_per_call: run.maxPerCall, session_total: session.used }
-        const result: RunOutcome.RunOutcome = {
-          run_id: run.runId,
-          status: ending.status,
-          ...(ending.error !== undefined ? { error: ending.error } : {}),
-          turns: run.turns,
-          retries,
-          usage: run.usage,
-          cost_usd: run.cost,
-          wall_ms: wall,
-          context_reductions: run.reductions,
-          final_text: run.finalText,
-          history: [...transcript]
-        }
-        yield* publish({
-          type: "run_ended",
-          run_id: run.runId,
-          status: ending.status,
-          turns: run.turns,
-          retries,
-          usage: run.usage,
-          cost_usd: run.cost,
-          wall_ms: wall,
-          error: ending.error === undefined ? null : KernelEvent.summarize(ending.error)
-        })
-        if (metrics) yield* Metric.increment(Metric.tagged(Metrics.runs, "status", ending.status))
-        return result
-      })
-
-    // An interrupted run still leaves a valid history: every tool_use gets a tool_result.
-    // The toolbox then releases what the run may have left running.
-    const closeInterrupted = (run: RunState) =>
-      Effect.gen(function* () {
-        if (toolbox.onRunInterrupted !== undefined) yield* withBus(toolbox.onRunInterrupted)
-        answerPending("The run was interrupted before this tool returned.")
-        yield* outcome(run, { status: "interrupted" })
-      })
-
-    /** Gives every tool_use of a trailing assistant message an error tool_result. */
-    const answerPending = (reason: string) => {
-      const last = transcript[transcript.length - 1]
-      const pending = last?.role === "assistant" ? Content.toolUses(last) : []
-      if (pending.length > 0)
-        append({ role: "user", content: pending.map((call) => Content.toolResult(call.id, reason, true)) })
-    }
-
-    const runOnce = (input: string | Content.Message): Effect.Effect<RunOutcome.RunOutcome> =>
-      Effect.gen(function* () {
-        const run: RunState = {
-          runId: `${id}/run-${++runCounter}`,
-          startedAt: yield* Clock.currentTimeMillis,
-          turns: 0,
-          maxPerCall: 0,
-          usage: ModelProvider.emptyUsage,
-          cost: null,
-          reductions: 0,
-          finalText: "",
-          unpriced: new Set()
-        }
+/**
+ * One run, serialised with the session's other runs. Its services are set
+ * in the fiber's context for the run and restored after it, and its permit
+ * released, in one exit handler: `withPermits` and a provided context would
+ * each wrap the run in an acquire-use-release of its own, which cost a run
+ * more than a step.
+ */
+const runOnce = (
+  env: Loop.Env,
+  semaphore: Effect.Semaphore,
+  provider: ModelProvider.Service,
+  wrap: (live: Effects.Effects) => Effects.Effects,
+  input: string | Content.Message
+): Effect.Effect<RunOutcome.RunOutcome> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(restore(semaphore.take(1)), () => {
+      // Set once the run's services are in the fiber's context: the context to put back.
+      let outer: Context.Context<never> | undefined
+      let interrupted: Effect.Effect<unknown> = Effect.void
+      const run = Effect.gen(function* () {
+        const clock = yield* Effect.clock
         const message = typeof input === "string" ? Content.userText(input) : input
-        return yield* Effect.gen(function* () {
-          append(message)
-          yield* publish({
+        const started = SessionState.startRun(
+          yield* Ref.get(env.state),
+          env.id,
+          clock.unsafeCurrentTimeMillis(),
+          message
+        )
+        const spans = yield* Effects.spans
+        const runSpan = spans.start("agent_kernel.run", undefined, { session: env.id })
+        const cursor: Loop.Cursor = { state: started, events: [], turnSpan: undefined, tools: undefined }
+        // The run's services: its span as the parent of every span in it, the bus that carries a
+        // plugin's events to the session's stream and observers, and the settings' call timeouts.
+        const context = yield* FiberRef.get(FiberRef.currentContext)
+        outer = context
+        yield* FiberRef.set(
+          FiberRef.currentContext,
+          Context.add(
+            Context.add(
+              runSpan === undefined ? context : Context.add(context, Tracer.ParentSpan, runSpan),
+              EventBus.EventBus,
+              runBus(env)
+            ),
+            ModelProvider.CurrentCallTimeouts,
+            env.callTimeouts
+          )
+        )
+        const live: Loop.Run = {
+          env,
+          runId: SessionState.figures(started).run_id,
+          runNumber: started.runs,
+          clock,
+          spans,
+          runSpan,
+          effects: wrap(
+            Effects.make({
+              provider,
+              toolbox: env.toolbox,
+              attemptTimeout: Duration.millis(env.settings.model_attempt_timeout_ms),
+              // Read where the run is interruptible: the calls' fibers take the runtime's flags.
+              runtime: yield* restore(Effect.runtime<never>()),
+              spans
+            })
+          )
+        }
+        // An interrupted run still leaves a valid history: every tool_use gets a tool_result. The
+        // toolbox first releases what the run may have left running (plugin processes).
+        interrupted = Effect.flatMap(env.toolbox.onRunInterrupted ?? Effect.void, () =>
+          finish(live, cursor, Decision.End({ status: "interrupted" }))
+        )
+        if (Loop.listening(env))
+          cursor.events.push({
             type: "run_started",
-            run_id: run.runId,
-            model: options.model,
+            at: clock.unsafeCurrentTimeMillis(),
+            run_id: live.runId,
+            model: env.model,
             input: Content.textOf(message)
           })
-          const ending = yield* turnLoop(run).pipe(
+        yield* Loop.commit(env, cursor)
+        const ending = yield* restore(Loop.turns(live, cursor)).pipe(
+          Effect.catchAllCause((cause) => {
+            const ended = Cause.failureOption(cause)
+            if (Option.isSome(ended)) return Effect.succeed(ended.value.ending)
+            // An interrupted run is closed by the exit handler below.
+            if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
             // A defect in a plugged-in service (a toolbox's definitions, a context provider) still
             // ends the run with a status, a run_ended event and a valid history.
-            Effect.catchAllCause((cause) =>
-              Cause.isInterruptedOnly(cause)
-                ? Effect.failCause(cause)
-                : Effect.sync((): Ending => {
-                    answerPending("The run failed before this tool returned.")
-                    return {
-                      status: "failed",
-                      error: new ModelError.Unknown({
-                        provider: "agent-kernel",
-                        model: options.model,
-                        message: `the run failed unexpectedly: ${describeDefect(Cause.squash(cause))}`
-                      })
-                    }
-                  })
+            return Effect.succeed(
+              Decision.End({
+                status: "failed",
+                error: new ModelError.Unknown({
+                  provider: "agent-kernel",
+                  model: env.model,
+                  message: `the run failed unexpectedly: ${Effects.describeDefect(Cause.squash(cause))}`
+                })
+              })
             )
-          )
-          return yield* outcome(run, ending)
-        }).pipe(Effect.onInterrupt(() => closeInterrupted(run)))
+          })
+        )
+        return yield* finish(live, cursor, ending)
       })
+      return Effect.onExit(run, (exit) => {
+        const closed = Exit.isInterrupted(exit) ? interrupted : Effect.void
+        const released = semaphore.release(1)
+        const context = outer
+        return Effect.flatMap(closed, () =>
+          context === undefined
+            ? released
+            : Effect.flatMap(FiberRef.set(FiberRef.currentContext, context), () => released)
+        )
+      })
+    })
+  )
 
-    return {
-      id,
-      settings,
-      run: (input) =>
-        semaphore
-          .withPermits(1)(runOnce(input))
-          .pipe(Effect.withSpan("agent_kernel.run", { attributes: { session: id }, captureStackTrace: false })),
-      history: Effect.sync(() => [...transcript]),
-      context: Effect.sync(() => [...context]),
-      events: bus.events,
-      subscribe: bus.subscribe,
-      retryBudget: budget.snapshot
-    } satisfies SessionApi.Session
+/** Ends a run: answers pending tool calls, publishes run_ended, and builds the outcome. */
+const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effect.Effect<RunOutcome.RunOutcome> =>
+  Effect.gen(function* () {
+    const { env } = run
+    const state = SessionState.answerPending(cursor.state, Loop.pendingReason(ending.status))
+    const figures = SessionState.figures(state)
+    const wall = run.clock.unsafeCurrentTimeMillis() - figures.started_at
+    const retries = { max_per_call: figures.max_per_call, session_total: env.budget.snapshot(state.budget).used }
+    // The history as the run left it, made when read: the log is append-only, so a later run never
+    // changes what this one's outcome shows, and a session of many runs never copies its history
+    // once a run for an outcome nobody reads.
+    let history: Content.History | undefined
+    const outcome: RunOutcome.RunOutcome = {
+      run_id: figures.run_id,
+      status: ending.status,
+      ...(ending.error !== undefined ? { error: ending.error } : {}),
+      turns: figures.turns,
+      retries,
+      usage: figures.usage,
+      cost_usd: figures.cost_usd,
+      wall_ms: wall,
+      context_reductions: figures.reductions,
+      final_text: figures.final_text,
+      get history() {
+        if (history === undefined) history = Log.toArray(state.history)
+        return history
+      }
+    }
+    cursor.state = state
+    if (Loop.listening(env))
+      cursor.events.push({
+        type: "run_ended",
+        at: run.clock.unsafeCurrentTimeMillis(),
+        run_id: figures.run_id,
+        status: ending.status,
+        turns: figures.turns,
+        retries,
+        usage: figures.usage,
+        cost_usd: figures.cost_usd,
+        wall_ms: wall,
+        error: ending.error === undefined ? null : KernelEvent.summarize(ending.error)
+      })
+    yield* Loop.commit(env, cursor)
+    if (env.metrics) {
+      // Turns are counted once a run, not once a turn: the counter reads the same, for less work a step.
+      yield* Metric.incrementBy(Metrics.turns, figures.turns)
+      yield* Metric.increment(Metrics.runsWithStatus(ending.status))
+    }
+    const exit = ending.status === "interrupted" ? Exit.interrupt(FiberId.none) : Exit.succeed(outcome)
+    run.spans.end(cursor.turnSpan, exit)
+    run.spans.end(run.runSpan, exit)
+    return outcome
   })

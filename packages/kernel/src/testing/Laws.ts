@@ -53,8 +53,8 @@ export interface Subject {
   readonly policy: RetryPolicy.RetryPolicy
   /** Default: `Settings.defaults`. */
   readonly settings?: Settings.Settings | undefined
-  /** Makes a fresh session budget for each simulated run. Default: `RetryBudget.fixed(settings.max_session_retries)`. */
-  readonly budget?: Effect.Effect<RetryBudget.RetryBudget["Type"]> | undefined
+  /** The session budget, fresh for each simulated run. Default: the one the settings ask for (`RetryBudget.fromSettings`). */
+  readonly budget?: RetryBudget.Budget | undefined
 }
 
 /**
@@ -116,7 +116,7 @@ export interface Law {
 export interface ResolvedSubject {
   readonly policy: RetryPolicy.RetryPolicy
   readonly settings: Settings.Settings
-  readonly budget: Effect.Effect<RetryBudget.RetryBudget["Type"]> | undefined
+  readonly budget: RetryBudget.Budget | undefined
 }
 
 /**
@@ -218,11 +218,11 @@ export const honorsRetryAfter: Law = {
 }
 
 /**
- * **Kernel law.** No call retries more than `max` times (the per-call cap),
- * across its whole fallback chain: a fallback continues the same call and
- * never resets its count. Checked on simulated runs with
- * your settings and budget, so a cap that only the session budget or
- * `max_retry_wait_ms` enforces counts. Default `max`: `settings.max_retries`.
+ * **Kernel law.** No call retries more than `max` times on one model (the
+ * per-call cap): each model of the fallback chain gets its own retries, and
+ * none gets more. Checked on simulated runs with your settings and budget,
+ * so a cap that only the session budget or `max_retry_wait_ms` enforces
+ * counts. Default `max`: `settings.max_retries`.
  *
  * @since 0.1.0
  * @category laws
@@ -254,10 +254,17 @@ export const respectsPerCallCap = (max?: number): Law => ({
 })
 
 /**
- * **Kernel law.** The session budget is charged (a retry or a fallback) at
- * most `max` times in a run, plus `refundPerSuccess` for each successful call
- * before that point (for refunding budgets: an AWS-style token bucket with
- * cost `c` and refund `r` has `max = capacity / c` and `refundPerSuccess = r / c`).
+ * **Kernel law.** The session budget is charged (a retry, or a fallback step
+ * after a retryable error) at most `max` times between two successful calls:
+ * in every stretch of a run with no success in it, the budget is a ceiling
+ * that nothing resets. That holds for every budget that refunds only on
+ * success (the default refills one retry per successful call, up to
+ * `max_session_retries`; a fixed budget never refills).
+ *
+ * With `refundPerSuccess`, the law also bounds the whole run: at most `max`
+ * charges plus `refundPerSuccess` for each successful call before that point
+ * (an AWS-style token bucket with cost `c` and refund `r` has
+ * `max = capacity / c` and `refundPerSuccess = r / c`; a fixed budget has 0).
  * Checked on simulated runs with your settings and budget: it catches a
  * budget that grants more than it holds.
  *
@@ -278,9 +285,9 @@ export const respectsSessionBudget = (
   max: number,
   options: { readonly refundPerSuccess?: number | undefined } = {}
 ): Law => {
-  const refund = options.refundPerSuccess ?? 0
+  const refund = options.refundPerSuccess
   return {
-    name: `respectsSessionBudget(${max}${refund > 0 ? `, refund ${refund} per success` : ""})`,
+    name: `respectsSessionBudget(${max}${refund !== undefined ? `, refund ${refund} per success` : ""})`,
     scope: "kernel",
     cases: () =>
       caseOf(
@@ -292,17 +299,33 @@ export const respectsSessionBudget = (
     test: (subject, testCase) =>
       Effect.map(simulate(subject, testCase), (simulation) => {
         let charges = 0
+        let sinceSuccess = 0
         let successes = 0
         for (const step of simulation.timeline) {
-          if (step.action === "retry" || step.action === "fallback") charges++
-          const allowed = Math.floor(max + successes * refund + 1e-9)
-          if (charges > allowed)
-            return Option.some({
+          const fault = testCase.faults[step.call - 1]
+          // A fallback after an error the server said not to retry is free.
+          const free = step.action === "fallback" && fault !== undefined && fault !== "ok" && fault.retryable === false
+          if ((step.action === "retry" || step.action === "fallback") && !free) {
+            charges++
+            sinceSuccess++
+          }
+          const problem = (charge: number, allowed: number, after: string) =>
+            Option.some({
               step: step.call,
               simulation,
-              message: `call ${step.call} (${step.action} after ${step.result}) is budget charge ${charges}, more than the ${allowed} allowed${successes > 0 ? ` after ${successes} successes` : ""}`
+              message: `call ${step.call} (${step.action} after ${step.result}) is budget charge ${charge}, more than the ${allowed} allowed${after}`
             })
-          if (step.result === "ok") successes++
+          if (sinceSuccess > max)
+            return problem(sinceSuccess, max, successes > 0 ? " since the last successful call" : "")
+          if (refund !== undefined) {
+            const allowed = Math.floor(max + successes * refund + 1e-9)
+            if (charges > allowed)
+              return problem(charges, allowed, successes > 0 ? ` after ${successes} successes` : "")
+          }
+          if (step.result === "ok") {
+            successes++
+            sinceSuccess = 0
+          }
         }
         return Option.none()
       })

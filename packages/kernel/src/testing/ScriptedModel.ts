@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as Content from "../Content.js"
+import * as Log from "../internal/log.js"
 import * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
 
@@ -32,7 +33,7 @@ export type Step =
  * @category models
  */
 export interface ScriptedModel {
-  readonly provider: ModelProvider.ModelProvider["Type"]
+  readonly provider: ModelProvider.Service
   readonly layer: Layer.Layer<ModelProvider.ModelProvider>
   /** Every request received, in order. */
   readonly requests: Effect.Effect<ReadonlyArray<ModelProvider.ModelRequest>>
@@ -76,12 +77,13 @@ export const make = (
   options: { readonly name?: string } = {}
 ): Effect.Effect<ScriptedModel> =>
   Effect.gen(function* () {
-    const recorded = yield* Ref.make<ReadonlyArray<Call>>([])
+    // Append-only: recording a call costs the same on the thousandth call as on the first.
+    const recorded = yield* Ref.make(Log.empty<Call>())
     const name = options.name ?? "scripted"
     const generate = (request: ModelProvider.ModelRequest) =>
       Effect.flatMap(
         Effect.flatMap(Clock.currentTimeMillis, (at) =>
-          Ref.modify(recorded, (all) => [all.length, [...all, { at, request }]] as const)
+          Ref.modify(recorded, (log) => [log.length, Log.append(log, { at, request })] as const)
         ),
         (index): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> => {
           const step = script[index]
@@ -102,8 +104,8 @@ export const make = (
     return {
       provider,
       layer: Layer.succeed(ModelProvider.ModelProvider, provider),
-      requests: Effect.map(Ref.get(recorded), (calls) => calls.map((call) => call.request)),
-      calls: Ref.get(recorded)
+      requests: Effect.map(Ref.get(recorded), (log) => Log.toArray(log).map((call) => call.request)),
+      calls: Effect.map(Ref.get(recorded), Log.toArray)
     }
   })
 

@@ -13,9 +13,11 @@
  * @since 0.1.0
  */
 import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import { identity } from "effect/Function"
 import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
 import * as TestContext from "effect/TestContext"
@@ -139,10 +141,11 @@ export interface Options {
   /** Default: `Settings.defaults`. Bounds, `max_retry_wait_ms` and `fallback_models` apply as in a real run. */
   readonly settings?: Settings.Settings | undefined
   /**
-   * Makes the session budget, fresh for each simulation. Default:
-   * `RetryBudget.fixed(settings.max_session_retries)`, as the kernel does.
+   * The session budget. Default: the one the settings ask for
+   * (`RetryBudget.fromSettings`), as the kernel does. Each simulation starts
+   * it afresh.
    */
-  readonly budget?: Effect.Effect<RetryBudget.RetryBudget["Type"]> | undefined
+  readonly budget?: RetryBudget.Budget | undefined
   /** The first model of the chain. Default `"primary"`. */
   readonly model?: string | undefined
   /**
@@ -155,7 +158,7 @@ export interface Options {
 }
 
 // A tool that answers at once, so an "ok" in the middle of a plan moves the run to its next turn.
-const toolbox: Toolbox.Toolbox["Type"] = {
+const toolbox: Toolbox.Service = {
   definitions: Effect.succeed([{ name: "next", description: "Go on", input_schema: { type: "object" } }]),
   invoke: (call) => Effect.succeed(Content.toolResult(call.id, "ok"))
 }
@@ -209,21 +212,32 @@ interface Observed {
 export const simulate = Effect.fn("Simulator.simulate")(
   function* (policy: RetryPolicy.RetryPolicy, faults: ReadonlyArray<Fault>, options: Options) {
     const settings = options.settings ?? Settings.defaults
-    const budget = yield* options.budget ?? RetryBudget.fixed(settings.max_session_retries)
     const observed: Array<Observed> = []
-    const bus = yield* EventBus.make([
-      // Read the budget as each event is published: that is the budget the decision saw.
-      { onEvent: (event) => Effect.map(budget.snapshot, (snapshot) => void observed.push({ event, budget: snapshot })) }
+    // The observer reads the session's budget as each event is published: that is the budget the
+    // decision saw. The session exists once the layer is built, before any event.
+    const ready = yield* Deferred.make<Session.Service>()
+    const bus = EventBus.of([
+      {
+        onEvent: (event) =>
+          Effect.map(
+            Effect.flatMap(Deferred.await(ready), (session) => session.retryBudget),
+            (budget) => void observed.push({ event, budget })
+          )
+      }
     ])
     const model = yield* ScriptedModel.make(scriptOf(faults), { name: "simulator" })
-    // A simulated run is not a real one: it leaves the kernel's global metrics alone.
-    const session = yield* Session.make({ model: options.model ?? "primary", settings, policy, metrics: false }).pipe(
+    const run = Effect.gen(function* () {
+      const session = yield* Session.Session
+      yield* Deferred.succeed(ready, session)
+      return yield* session.run("simulate")
+    }).pipe(
+      // A simulated run is not a real one: it leaves the kernel's global metrics alone.
+      Effect.provide(Session.layer({ model: options.model ?? "primary", settings, policy, metrics: false })),
       Effect.provide(model.layer),
       Effect.provideService(EventBus.EventBus, bus),
       Effect.provideService(Toolbox.Toolbox, toolbox),
-      Effect.provideService(RetryBudget.RetryBudget, budget)
+      options.budget === undefined ? identity : Effect.provide(RetryBudget.layer(options.budget))
     )
-    const run = session.run("simulate")
     yield* options.clock === "test"
       ? TestClockDriver.run(run).pipe(Effect.provide(TestContext.TestContext))
       : Effect.withClock(run, VirtualClock.make())

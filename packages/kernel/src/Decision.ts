@@ -1,0 +1,200 @@
+/**
+ * The decision core of the turn loop: what the kernel does about each model
+ * error and each bound, as pure functions of plain values.
+ *
+ * Every reaction of the spec lives here: retry (after how long, and why),
+ * fall back (to which model), reduce the context, or end the run (with which
+ * status). The loop (`Session`) is an interpreter that performs what these
+ * functions return and nothing else, the way `CircuitBreaker` is a thin
+ * shell over its pure state machine. Because they are pure, they are
+ * property-tested alone, and a simulation, a replay or a durable runtime
+ * reaches the same decisions as a live run.
+ *
+ * The functions take what the decision depends on and nothing more: the
+ * error, the retry policy's step for it (stepping a schedule may draw
+ * jitter, so the interpreter does it, and only when `stepsPolicy` says so),
+ * and a `Context` of the run's figures, bounds and budget.
+ *
+ * @since 0.2.0
+ */
+import type * as Data from "effect/Data"
+import type * as Duration from "effect/Duration"
+import type * as Option from "effect/Option"
+import * as internal from "./internal/decision.js"
+import type * as ModelError from "./ModelError.js"
+import type * as ModelProvider from "./ModelProvider.js"
+import type * as RetryBudget from "./RetryBudget.js"
+import type * as RunOutcome from "./RunOutcome.js"
+import type * as Settings from "./Settings.js"
+
+/**
+ * What the kernel does next.
+ *
+ * - `Retry`: sleep `delay`, then send the same request to the same model.
+ *   `source` says whose delay it is (the policy's backoff, or the server's
+ *   retry-after); `budget` is the session budget after this retry's charge.
+ * - `Fallback`: send the request to the next model of the chain, `to`, with
+ *   a per-call retry count of its own; `budget` is the session budget after
+ *   the step's charge (a step after an error the server said not to retry is
+ *   not charged).
+ * - `Reduce`: shrink the working context, aiming at the provider's counts
+ *   when the error carries them, then send a smaller request. `reductions`
+ *   counts context overflows in the run, this one included.
+ * - `End`: end the run with `status`; `error` is what ended it, if an error did.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Decision = Data.TaggedEnum<{
+  Retry: {
+    readonly delay: Duration.Duration
+    readonly source: "backoff" | "retry_after"
+    readonly budget: RetryBudget.State
+  }
+  Fallback: { readonly to: string; readonly budget: RetryBudget.State }
+  Reduce: { readonly error: ModelError.ModelError; readonly reductions: number }
+  End: {
+    readonly status: RunOutcome.RunStatus
+    readonly error?: ModelError.ModelError | undefined
+    /** Set when a context overflow ended the run: overflows met in the run, this one included. */
+    readonly reductions?: number | undefined
+  }
+}>
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type Retry = Data.TaggedEnum.Value<Decision, "Retry">
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type Fallback = Data.TaggedEnum.Value<Decision, "Fallback">
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type Reduce = Data.TaggedEnum.Value<Decision, "Reduce">
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type End = Data.TaggedEnum.Value<Decision, "End">
+
+/**
+ * Constructors and matchers of `Decision`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const { $is, $match, End, Fallback, Reduce, Retry } = internal.constructors
+
+/**
+ * The settings a decision reads.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Bounds = Pick<
+  Settings.Settings,
+  "max_turns" | "max_retry_wait_ms" | "max_wall_clock_ms" | "max_cost_usd" | "max_context_reductions"
+>
+
+/**
+ * What a decision depends on besides the error: the run's figures, its
+ * bounds and the session budget.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Context {
+  /** Clock time of the decision, in milliseconds. */
+  readonly now: number
+  /** When the run started, in Clock milliseconds. */
+  readonly startedAt: number
+  readonly bounds: Bounds
+  /** The run's cost so far; `null` while no call of the run had a price. */
+  readonly cost: number | null
+  /** Context overflows met in this run so far. */
+  readonly reductions: number
+  /** The next model of the routing chain, if one is left. */
+  readonly fallback: string | undefined
+  readonly budget: RetryBudget.Budget
+  readonly budgetState: RetryBudget.State
+}
+
+/**
+ * Whether the retry policy is stepped for this error: only for an error the
+ * kernel may retry (a transient category the server did not mark
+ * `retryable: false`). Other errors never reach the policy, so they never
+ * draw its jitter.
+ *
+ * @since 0.2.0
+ * @category decisions
+ */
+export const stepsPolicy: (error: ModelError.ModelError) => boolean = internal.stepsPolicy
+
+/**
+ * The reaction to a failed model call.
+ *
+ * - auth_error, invalid_request, quota_exceeded: end with the category; no
+ *   retry, no fallback.
+ * - content_filtered: end `content_filtered`.
+ * - unknown, process_crashed: end `failed`.
+ * - context_length_exceeded: reduce, until `max_context_reductions`
+ *   overflows have been met; then end `context_exhausted`.
+ * - a transient error: the policy's delay, floored at the error's
+ *   retry-after. When the policy is done, the error is not retryable, or the
+ *   delay is longer than `max_retry_wait_ms`, the call is over on this model:
+ *   fall back to the next one (charged to the budget unless the error was not
+ *   retryable), or end `retries_exhausted` when none is left. Otherwise end
+ *   `wall_clock_exceeded` or `cost_exceeded` if the wait would break a bound,
+ *   `retry_budget_exhausted` if the budget cannot pay, or retry.
+ *
+ * `step` is the policy's delay for this error (`None` when the policy is
+ * done, or when `stepsPolicy` is false and it was not stepped).
+ *
+ * @since 0.2.0
+ * @category decisions
+ */
+export const decide: (
+  error: ModelError.ModelError,
+  step: Option.Option<Duration.Duration>,
+  context: Context
+) => Decision = internal.decide
+
+/**
+ * The bounds checked before every model call, and before a retry's sleep
+ * (with the sleep's length as `extraMillis`): the wall clock, then the cost.
+ *
+ * @since 0.2.0
+ * @category decisions
+ */
+export const beforeCall: (
+  context: Pick<Context, "now" | "startedAt" | "bounds" | "cost">,
+  extraMillis?: number
+) => Option.Option<End> = internal.beforeCall
+
+/**
+ * The bound checked before every turn: `max_turns`.
+ *
+ * @since 0.2.0
+ * @category decisions
+ */
+export const beforeTurn: (turns: number, bounds: Bounds) => Option.Option<End> = internal.beforeTurn
+
+/**
+ * The reaction to a successful model response: a content filter's stop ends
+ * the run `content_filtered` (any tool_use it holds is answered, never run);
+ * a response with no tool calls ends it `completed`; otherwise the tools run
+ * (`None`).
+ *
+ * @since 0.2.0
+ * @category decisions
+ */
+export const afterResponse: (stopReason: ModelProvider.StopReason, toolCalls: number) => Option.Option<End> =
+  internal.afterResponse

@@ -1,0 +1,107 @@
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
+import type * as Decision from "../Decision.js"
+import * as ModelError from "../ModelError.js"
+import type * as ModelProvider from "../ModelProvider.js"
+import type * as RunOutcome from "../RunOutcome.js"
+
+/** @internal */
+export const constructors = Data.taggedEnum<Decision.Decision>()
+
+const { End, Fallback, Reduce, Retry } = constructors
+
+/** @internal */
+export const stepsPolicy = (error: ModelError.ModelError): boolean => ModelError.isRetryable(error)
+
+const fatalStatus = (category: ModelError.Category): RunOutcome.RunStatus =>
+  category === "auth_error" ? "auth_error" : category === "quota_exceeded" ? "quota_exceeded" : "invalid_request"
+
+/** @internal */
+export const beforeTurn = (turns: number, bounds: Decision.Bounds): Option.Option<Decision.End> =>
+  turns >= bounds.max_turns ? Option.some(End({ status: "max_turns" })) : Option.none()
+
+/** @internal */
+export const beforeCall = (
+  context: Pick<Decision.Context, "now" | "startedAt" | "bounds" | "cost">,
+  extraMillis = 0
+): Option.Option<Decision.End> => {
+  const { bounds } = context
+  if (
+    bounds.max_wall_clock_ms !== undefined &&
+    context.now + extraMillis - context.startedAt >= bounds.max_wall_clock_ms
+  )
+    return Option.some(End({ status: "wall_clock_exceeded" }))
+  if (bounds.max_cost_usd !== undefined && context.cost !== null && context.cost >= bounds.max_cost_usd)
+    return Option.some(End({ status: "cost_exceeded" }))
+  return Option.none()
+}
+
+/** @internal */
+export const afterResponse = (stopReason: ModelProvider.StopReason, toolCalls: number): Option.Option<Decision.End> =>
+  stopReason === "content_filtered"
+    ? Option.some(End({ status: "content_filtered" }))
+    : toolCalls === 0
+      ? Option.some(End({ status: "completed" }))
+      : Option.none()
+
+/** @internal */
+export const decide = (
+  error: ModelError.ModelError,
+  step: Option.Option<Duration.Duration>,
+  context: Decision.Context
+): Decision.Decision => {
+  switch (ModelError.reactionOf(error.category)) {
+    case "fatal":
+      return End({ status: fatalStatus(error.category), error })
+    case "surface":
+      return End({ status: "content_filtered", error })
+    case "fail":
+      return End({ status: "failed", error })
+    case "reduce_context": {
+      const reductions = context.reductions + 1
+      return reductions > context.bounds.max_context_reductions
+        ? End({ status: "context_exhausted", error, reductions })
+        : Reduce({ error, reductions })
+    }
+    case "retry":
+      return retryOrFallback(error, step, context)
+  }
+}
+
+const retryOrFallback = (
+  error: ModelError.ModelError,
+  step: Option.Option<Duration.Duration>,
+  context: Decision.Context
+): Decision.Decision => {
+  const retryable = ModelError.isRetryable(error)
+  // Whatever the policy says, never sooner than the server asked; a policy that is done, or an
+  // error the server said not to retry, ends the call on this model.
+  const delayMillis =
+    retryable && Option.isSome(step)
+      ? Math.max(
+          Duration.toMillis(step.value),
+          error.retryAfter === undefined ? 0 : Duration.toMillis(error.retryAfter)
+        )
+      : undefined
+  if (delayMillis === undefined || delayMillis > context.bounds.max_retry_wait_ms) {
+    if (context.fallback === undefined) return End({ status: "retries_exhausted", error })
+    // A fallback step after a transient error is charged like a retry; an error the server said
+    // not to retry never charges the budget.
+    if (!retryable) return Fallback({ to: context.fallback, budget: context.budgetState })
+    const charged = context.budget.acquire(context.budgetState)
+    return Option.isSome(charged)
+      ? Fallback({ to: context.fallback, budget: charged.value })
+      : End({ status: "retry_budget_exhausted", error })
+  }
+  const bound = beforeCall(context, delayMillis)
+  if (Option.isSome(bound)) return End({ status: bound.value.status, error })
+  const charged = context.budget.acquire(context.budgetState)
+  if (Option.isNone(charged)) return End({ status: "retry_budget_exhausted", error })
+  const retryAfterMillis = error.retryAfter === undefined ? undefined : Duration.toMillis(error.retryAfter)
+  return Retry({
+    delay: Duration.millis(delayMillis),
+    source: retryAfterMillis !== undefined && retryAfterMillis >= delayMillis ? "retry_after" : "backoff",
+    budget: charged.value
+  })
+}

@@ -1,0 +1,296 @@
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import * as Tracer from "effect/Tracer"
+import * as Content from "../Content.js"
+import * as ModelError from "../ModelError.js"
+import type * as ModelProvider from "../ModelProvider.js"
+import type * as Toolbox from "../Toolbox.js"
+
+/**
+ * The three kinds of effect the turn loop performs, and the only way it
+ * performs them: a model call, a tool call, and a retry's sleep. Everything
+ * else the loop does is pure (its decisions) or bookkeeping (its state and
+ * events). A durable runtime journals a session by wrapping this record;
+ * streaming replaces `model` alone.
+ *
+ * @internal
+ */
+export interface Effects {
+  /**
+   * One attempt of a model call. Never fails: a provider error is a `Left`,
+   * a provider defect a `Left` `Unknown` (a bug, never retried), and an
+   * attempt that outlives the attempt timeout a `Left` `Timeout` (transient).
+   */
+  readonly model: (
+    request: ModelProvider.ModelRequest,
+    attempt: AttemptInfo
+  ) => Effect.Effect<Either.Either<ModelProvider.ModelResponse, ModelError.ModelError>>
+  /** One tool call. Never fails: a toolbox that fails or dies gives an error result. */
+  readonly tool: (call: Content.ToolUseBlock, info: ToolInfo) => Effect.Effect<Content.ToolResultBlock>
+  /** The wait before a retry, on the Clock. */
+  readonly sleep: (delay: Duration.Duration) => Effect.Effect<void>
+}
+
+/** @internal */
+export interface AttemptInfo {
+  readonly turn: number
+  readonly attempt: number
+  /** The span the call's own span is a child of (the turn's). */
+  readonly parent: Tracer.AnySpan | undefined
+}
+
+/** @internal */
+export interface ToolInfo {
+  readonly turn: number
+  readonly parent: Tracer.AnySpan | undefined
+}
+
+/** @internal */
+export const describeDefect = (defect: unknown): string =>
+  defect instanceof Error ? defect.message || defect.name : typeof defect === "string" ? defect : String(defect)
+
+/**
+ * Spans of the loop, made straight from the tracer in context.
+ *
+ * `Effect.withSpan` sets the span as the parent of everything inside it by
+ * changing the fiber's context for the duration, which costs more than the
+ * whole rest of a step. The loop's spans are made here instead, with an
+ * explicit parent, and a call's span reaches the provider or toolbox through
+ * the context of the fiber that runs the call (see `runIn`). The run reads
+ * the tracer, its switches and the ambient annotations once; they do not
+ * change inside a run.
+ *
+ * @internal
+ */
+export interface Spans {
+  readonly start: (
+    name: string,
+    parent: Tracer.AnySpan | undefined,
+    attributes: Record<string, unknown>
+  ) => Tracer.Span | undefined
+  readonly end: (span: Tracer.Span | undefined, exit: Exit.Exit<unknown, unknown>) => void
+}
+
+const disabledSpans: Spans = { start: () => undefined, end: () => {} }
+
+/**
+ * The run's spans, from the fiber's tracer, switches and annotations.
+ *
+ * @internal
+ */
+export const spans: Effect.Effect<Spans> = Effect.withFiberRuntime((fiber) => {
+  if (!fiber.getFiberRef(FiberRef.currentTracerEnabled)) return Effect.succeed(disabledSpans)
+  const tracer = fiber.currentTracer
+  const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+  const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
+  const annotations = fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations)
+  const links = Chunk.toReadonlyArray(fiber.getFiberRef(FiberRef.currentTracerSpanLinks))
+  const now = () => (timing ? clock.unsafeCurrentTimeNanos() : BigInt(0))
+  const options: Tracer.SpanOptions = { captureStackTrace: false }
+  return Effect.succeed<Spans>({
+    start: (name, parent, attributes) => {
+      const span = tracer.span(
+        name,
+        parent === undefined || isDisabled(parent) ? Option.none() : Option.some(parent),
+        Context.empty(),
+        links,
+        now(),
+        "internal",
+        options
+      )
+      HashMap.forEach(annotations, (value, key) => span.attribute(key, value))
+      for (const key in attributes) span.attribute(key, attributes[key])
+      return span
+    },
+    end: (span, exit) => {
+      if (span !== undefined && span.status._tag === "Started") span.end(now(), exit)
+    }
+  })
+})
+
+const isDisabled = (span: Tracer.AnySpan): boolean => Context.get(span.context, Tracer.DisablePropagation)
+
+/** Calls `f`, turning a synchronous throw into a defect of the effect it should have returned. */
+const attempt = <A, E>(f: () => Effect.Effect<A, E>): Effect.Effect<A, E> => {
+  try {
+    return f()
+  } catch (defect) {
+    return Effect.die(defect)
+  }
+}
+
+/**
+ * Starts `effect` on a fiber of its own, at once, on the current call stack,
+ * with `span` as the parent of the spans it makes. When it completes without
+ * suspending (an in-memory model, a tool that answers at once), its exit is
+ * ready when this returns, no timer is armed and nothing else is allocated;
+ * only a call that suspends needs `wait`. A timeout in Effect races two
+ * fibers; arming it only for the calls that need it keeps a step cheap.
+ */
+const start = <A, E>(
+  runtime: Runtime.Runtime<never>,
+  span: Tracer.Span | undefined,
+  effect: Effect.Effect<A, E>
+): Fiber.RuntimeFiber<A, E> =>
+  Runtime.runFork(
+    span === undefined
+      ? runtime
+      : Runtime.make({
+          context: Context.add(runtime.context, Tracer.ParentSpan, span),
+          fiberRefs: runtime.fiberRefs,
+          runtimeFlags: runtime.runtimeFlags
+        }),
+    effect,
+    { immediate: true }
+  )
+
+/**
+ * Waits for a call that suspended, at most `timeout.after` when a timeout is
+ * given (its exit is then `timeout.exit()`); the call never outlives the wait
+ * (a timeout, or the run's interruption, ends it and waits for its
+ * finalizers). `ended` sees the call's own exit, however the wait ends. One
+ * fiber sleeps for the timeout, where `Effect.timeout` would race two.
+ */
+const settle = <A, E>(
+  runtime: Runtime.Runtime<never>,
+  call: Fiber.RuntimeFiber<A, E>,
+  ended: (exit: Exit.Exit<A, E>) => void,
+  timeout?: { readonly after: Duration.Duration; readonly exit: () => Exit.Exit<A, E> }
+): Effect.Effect<Exit.Exit<A, E>> =>
+  Effect.async<Exit.Exit<A, E>>((resume) => {
+    let expired = false
+    const timer =
+      timeout === undefined ? undefined : Runtime.runFork(runtime, Effect.sleep(timeout.after), { immediate: true })
+    timer?.addObserver((exit) => {
+      if (Exit.isSuccess(exit) && call.unsafePoll() === null) {
+        expired = true
+        call.unsafeInterruptAsFork(FiberId.none)
+      }
+    })
+    call.addObserver((exit) => {
+      timer?.unsafeInterruptAsFork(FiberId.none)
+      ended(exit)
+      resume(Effect.succeed(expired && timeout !== undefined ? timeout.exit() : exit))
+    })
+    return Effect.flatMap(Fiber.interrupt(call), () => (timer === undefined ? Effect.void : Fiber.interrupt(timer)))
+  })
+
+/** @internal */
+export interface Options {
+  readonly provider: ModelProvider.Service
+  readonly toolbox: Toolbox.Service
+  readonly attemptTimeout: Duration.Duration
+  readonly runtime: Runtime.Runtime<never>
+  readonly spans: Spans
+}
+
+/**
+ * The live effects of a run: the provider and the toolbox of the session,
+ * on the run's runtime (its Clock, tracer and services).
+ *
+ * @internal
+ */
+export const make = (options: Options): Effects => {
+  const { provider, toolbox, runtime, spans, attemptTimeout } = options
+  const timedOut = (model: string) =>
+    Exit.fail(
+      new ModelError.Timeout({
+        provider: provider.name,
+        model,
+        message: `the attempt took longer than model_attempt_timeout_ms (${Duration.toMillis(attemptTimeout)} ms)`
+      })
+    )
+  return {
+    model: (request, info) =>
+      Effect.suspend(() => {
+        const span = spans.start("agent_kernel.model_call", info.parent, {
+          model: request.model,
+          attempt: info.attempt,
+          turn: info.turn
+        })
+        const fiber = start(
+          runtime,
+          span,
+          attempt(() => provider.generate(request))
+        )
+        const ended = (exit: Exit.Exit<unknown, unknown>) => spans.end(span, exit)
+        const exit = fiber.unsafePoll()
+        if (exit !== null) {
+          ended(exit)
+          return modelResult(exit, provider.name, request.model)
+        }
+        return Effect.flatMap(
+          settle(runtime, fiber, ended, { after: attemptTimeout, exit: () => timedOut(request.model) }),
+          (exit) => modelResult(exit, provider.name, request.model)
+        )
+      }),
+    tool: (call, info) =>
+      Effect.suspend(() => {
+        const span = spans.start("agent_kernel.tool_call", info.parent, { tool: call.name, turn: info.turn })
+        const fiber = start(
+          runtime,
+          span,
+          attempt(() => toolbox.invoke(call))
+        )
+        const ended = (exit: Exit.Exit<unknown, unknown>) => spans.end(span, exit)
+        const exit = fiber.unsafePoll()
+        if (exit !== null) {
+          ended(exit)
+          return toolResult(exit, call)
+        }
+        return Effect.flatMap(settle<Content.ToolResultBlock, never>(runtime, fiber, ended), (exit) =>
+          toolResult(exit, call)
+        )
+      }),
+    sleep: Effect.sleep
+  }
+}
+
+const modelResult = (
+  exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>,
+  provider: string,
+  model: string
+): Effect.Effect<Either.Either<ModelProvider.ModelResponse, ModelError.ModelError>> => {
+  if (Exit.isSuccess(exit)) return Effect.succeed(Either.right(exit.value))
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isSome(failure)) return Effect.succeed(Either.left(failure.value))
+  // The call was interrupted from outside the loop: so is the run.
+  if (Cause.isInterruptedOnly(exit.cause)) return Effect.interrupt
+  // A provider that throws or dies is a bug, not a transport error: typed, never retried.
+  return Effect.succeed(
+    Either.left(
+      new ModelError.Unknown({
+        provider,
+        model,
+        message: `the provider failed unexpectedly: ${describeDefect(Cause.squash(exit.cause))}`
+      })
+    )
+  )
+}
+
+const toolResult = (
+  exit: Exit.Exit<Content.ToolResultBlock>,
+  call: Content.ToolUseBlock
+): Effect.Effect<Content.ToolResultBlock> => {
+  if (Exit.isSuccess(exit)) {
+    const result = exit.value
+    return Effect.succeed(result.tool_use_id === call.id ? result : { ...result, tool_use_id: call.id })
+  }
+  if (Cause.isInterruptedOnly(exit.cause)) return Effect.interrupt
+  // The toolbox contract says invoke never fails; a broken toolbox still must not end the session.
+  return Effect.succeed(
+    Content.toolResult(call.id, `Tool "${call.name}" failed unexpectedly: ${Cause.pretty(exit.cause)}`, true)
+  )
+}

@@ -1,0 +1,604 @@
+import type * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
+import * as MutableRef from "effect/MutableRef"
+import * as Option from "effect/Option"
+import type * as PubSub from "effect/PubSub"
+import * as Ref from "effect/Ref"
+import type * as Tracer from "effect/Tracer"
+import * as Content from "../Content.js"
+import * as ContextProvider from "../ContextProvider.js"
+import * as Decision from "../Decision.js"
+import type * as EventBus from "../EventBus.js"
+import type * as KernelEvent from "../KernelEvent.js"
+import * as Metrics from "../Metrics.js"
+import type * as ModelError from "../ModelError.js"
+import * as ModelProvider from "../ModelProvider.js"
+import * as Pricing from "../Pricing.js"
+import type * as RetryBudget from "../RetryBudget.js"
+import * as RetryPolicy from "../RetryPolicy.js"
+import type * as RunOutcome from "../RunOutcome.js"
+import type * as SessionApi from "../Session.js"
+import * as Settings from "../Settings.js"
+import * as TokenEstimate from "../TokenEstimate.js"
+import type * as Toolbox from "../Toolbox.js"
+import type * as Effects from "./effects.js"
+import * as Log from "./log.js"
+import * as SessionState from "./sessionState.js"
+import * as ToolIds from "./toolIds.js"
+
+/**
+ * How a run ends, on the error channel of the loop. The loop never catches
+ * it: it is caught once, where the run ends. Not an `Error`: an ending is an
+ * outcome, and a stack trace per run would cost more than a step.
+ *
+ * @internal
+ */
+export class Ended extends Data.TaggedClass("Ended")<{ readonly ending: Decision.End }> {}
+
+/**
+ * What a session holds that does not change between runs.
+ *
+ * @internal
+ */
+export interface Env {
+  readonly id: string
+  readonly model: string
+  readonly models: ReadonlyArray<string>
+  readonly settings: Settings.Settings
+  readonly policy: RetryPolicy.RetryPolicy | undefined
+  readonly system: string | undefined
+  readonly maxOutputTokens: number | undefined
+  readonly toolConcurrency: number
+  /** Whether runs update the kernel's global metrics. */
+  readonly metrics: boolean
+  readonly toolbox: Toolbox.Service
+  readonly contextProvider: ContextProvider.Service
+  readonly bus: EventBus.Service
+  readonly budget: RetryBudget.Budget
+  readonly state: Ref.Ref<SessionState.State>
+  /** The call timeouts of the settings, given to every call of every run. */
+  readonly callTimeouts: ModelProvider.CallTimeouts
+  readonly hub: PubSub.PubSub<KernelEvent.KernelEvent>
+  /** Live subscribers of `hub`: with none and no observer, the loop builds no event. */
+  readonly subscribers: MutableRef.MutableRef<number>
+}
+
+/**
+ * A run: the session, and what the run reads once (its clock, its spans, the
+ * effects it performs).
+ *
+ * @internal
+ */
+export interface Run {
+  readonly env: Env
+  readonly runId: string
+  /** The run's number in the session, from 1. */
+  readonly runNumber: number
+  readonly clock: Clock.Clock
+  readonly spans: Effects.Spans
+  readonly runSpan: Tracer.Span | undefined
+  readonly effects: Effects.Effects
+}
+
+/**
+ * The run's working copy of the session state, and the events not yet
+ * delivered. The loop updates it synchronously and commits it (to the
+ * session's `Ref`, and the events to subscribers and observers) before every
+ * effect it performs, so an interruption or a reader always sees the state of
+ * the last completed step, and an observer sees each event before what
+ * follows it happens.
+ *
+ * @internal
+ */
+export interface Cursor {
+  state: SessionState.State
+  events: Array<KernelEvent.KernelEvent>
+  /** The open turn span, ended where the run ends if the turn does not end it. */
+  turnSpan: Tracer.Span | undefined
+  /** The token estimate of the last tool definitions seen, by identity: they rarely change. */
+  tools: { readonly definitions: ReadonlyArray<unknown>; readonly tokens: number } | undefined
+}
+
+/** @internal */
+export const listening = (env: Env): boolean => env.bus.observed || MutableRef.get(env.subscribers) > 0
+
+const now = (run: Run): number => run.clock.unsafeCurrentTimeMillis()
+
+/** Queues an event; call it only when `listening`, so that nobody's event is ever built for nothing. */
+const note = (cursor: Cursor, event: KernelEvent.KernelEvent): void => {
+  cursor.events.push(event)
+}
+
+/** Writes the state to the session and delivers the queued events, in order. @internal */
+export const commit = (env: Env, cursor: Cursor): Effect.Effect<void> => {
+  const set = Ref.set(env.state, cursor.state)
+  if (cursor.events.length === 0) return set
+  const events = cursor.events
+  cursor.events = []
+  for (const event of events) env.hub.unsafeOffer(event)
+  if (!env.bus.observed) return set
+  const deliver = env.bus.deliver(events)
+  return Effect.flatMap(set, () => deliver)
+}
+
+/** Commits, then ends the run. */
+const end = (run: Run, cursor: Cursor, ending: Decision.End): Effect.Effect<never, Ended> => {
+  const ended = Effect.fail(new Ended({ ending }))
+  return Effect.flatMap(commit(run.env, cursor), () => ended)
+}
+
+const defaultPolicy = RetryPolicy.fromSettings(Settings.defaults)
+
+/** The session's policy; the settings' own is built when a call first needs it (an idle session holds none). */
+const policyOf = (env: Env): RetryPolicy.RetryPolicy =>
+  env.policy ?? (env.settings === Settings.defaults ? defaultPolicy : RetryPolicy.fromSettings(env.settings))
+
+const PREVIEW_CHARS = 2_000
+
+/** @internal */
+export const pendingReasons: Partial<Record<RunOutcome.RunStatus, string>> = {
+  interrupted: "The run was interrupted before this tool returned.",
+  content_filtered: "The provider's content filter stopped the response; this tool was not run.",
+  wall_clock_exceeded: "The run's wall-clock bound was reached before this tool returned."
+}
+
+/** Why a tool_use left without a result gets an error result, by how the run ended. @internal */
+export const pendingReason = (status: RunOutcome.RunStatus): string =>
+  pendingReasons[status] ?? "The run failed before this tool returned."
+
+/**
+ * The turns of a run, until one ends it (on the error channel).
+ *
+ * @internal
+ */
+export const turns = (run: Run, cursor: Cursor): Effect.Effect<never, Ended> =>
+  Effect.gen(function* () {
+    while (true) yield* turn(run, cursor)
+  })
+
+function* turn(run: Run, cursor: Cursor) {
+  const { env } = run
+  const bound = Decision.beforeTurn(SessionState.figures(cursor.state).turns, env.settings)
+  if (Option.isSome(bound)) return yield* end(run, cursor, bound.value)
+  const turn = SessionState.figures(cursor.state).turns + 1
+  cursor.state = SessionState.withRun(cursor.state, { turns: turn, attempt: 0, model_index: 0, retries: 0 })
+  const span = run.spans.start("agent_kernel.turn", run.runSpan, { turn })
+  cursor.turnSpan = span
+  if (listening(env)) note(cursor, { type: "turn_started", at: now(run), turn })
+  const { request, response } = yield* callModel(run, cursor, turn, span)
+  // Ids are made unique before any tool runs, so history, events and the next request agree.
+  const content = ToolIds.unique(response.content, run.runNumber, turn)
+  const message: Content.Message = { role: "assistant", content }
+  const text = Content.textOf(message)
+  const spent = accounted(run, cursor, response.usage, request.model)
+  cursor.state = SessionState.answered(
+    cursor.state,
+    message,
+    env.budget.recordSuccess(cursor.state.budget),
+    text.length > 0 ? { ...spent, final_text: text } : spent
+  )
+  if (env.bus.responseObserved) {
+    yield* commit(env, cursor)
+    yield* env.bus.modelResponded(content === response.content ? response : { ...response, content }, {
+      runId: run.runId,
+      turn,
+      request
+    })
+  }
+  const calls = Content.toolUses(message)
+  const after = Decision.afterResponse(response.stop_reason, calls.length)
+  if (Option.isSome(after)) {
+    const filtered = after.value.status === "content_filtered"
+    if (listening(env)) {
+      const at = now(run)
+      if (filtered)
+        note(cursor, {
+          type: "content_filtered",
+          at,
+          turn,
+          model: request.model,
+          message: "the provider's content filter stopped the response",
+          partial_text: text
+        })
+      note(cursor, {
+        type: "turn_ended",
+        at,
+        turn,
+        stop_reason: response.stop_reason,
+        tool_calls: filtered ? 0 : calls.length
+      })
+    }
+    run.spans.end(span, Exit.void)
+    cursor.turnSpan = undefined
+    // A filtered response's tool calls never run: the run's end answers each of them.
+    return yield* end(run, cursor, after.value)
+  }
+  yield* runTools(run, cursor, turn, span, calls)
+  if (listening(env))
+    note(cursor, {
+      type: "turn_ended",
+      at: now(run),
+      turn,
+      stop_reason: response.stop_reason,
+      tool_calls: calls.length
+    })
+  run.spans.end(span, Exit.void)
+  cursor.turnSpan = undefined
+  yield* commit(env, cursor)
+}
+
+/** Runs the effect within the run's wall-clock bound, if one is set; `None` when the bound cut it short. */
+function* withinDeadline<A, E>(run: Run, cursor: Cursor, effect: Effect.Effect<A, E>) {
+  const bound = run.env.settings.max_wall_clock_ms
+  if (bound === undefined) return Option.some(yield* effect)
+  const left = SessionState.figures(cursor.state).started_at + bound - now(run)
+  return left <= 0 ? Option.none<A>() : yield* Effect.timeoutOption(effect, Duration.millis(left))
+}
+
+/** Runs the calls of a turn and appends their results, in the calls' order, as one message. */
+function* runTools(
+  run: Run,
+  cursor: Cursor,
+  turn: number,
+  span: Tracer.Span | undefined,
+  calls: ReadonlyArray<Content.ToolUseBlock>
+) {
+  const { env } = run
+  // Each result sits at its call's index: two calls never share a slot, whatever their ids.
+  const results: Array<Content.ToolResultBlock | undefined> = []
+  const concurrency = env.toolConcurrency
+  const finished =
+    concurrency === 1 && env.settings.max_wall_clock_ms === undefined
+      ? Option.some(yield* toolsInOrder(run, cursor, turn, span, calls, results))
+      : yield* withinDeadline(
+          run,
+          cursor,
+          concurrency === 1
+            ? Effect.gen(() => toolsInOrder(run, cursor, turn, span, calls, results))
+            : Effect.flatMap(commit(env, cursor), () =>
+                Effect.forEach(
+                  calls,
+                  (call, index) => {
+                    const startedAt = now(run)
+                    // Concurrent calls deliver their own events as they happen.
+                    return Effect.flatMap(
+                      publishNow(run, { type: "tool_call_started", at: startedAt, turn, id: call.id, name: call.name }),
+                      () =>
+                        Effect.flatMap(run.effects.tool(call, { turn, parent: span }), (result) => {
+                          results[index] = result
+                          return publishNow(run, toolResulted(turn, call, result, startedAt, now(run)))
+                        })
+                    )
+                  },
+                  { concurrency, discard: true }
+                )
+              )
+        )
+  cursor.state = SessionState.append(cursor.state, {
+    role: "user",
+    content: calls.map(
+      (call, i) => results[i] ?? Content.toolResult(call.id, pendingReason("wall_clock_exceeded"), true)
+    )
+  })
+  if (Option.isNone(finished)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
+}
+
+/** The calls of a turn one after the other, each result at its call's index. */
+function* toolsInOrder(
+  run: Run,
+  cursor: Cursor,
+  turn: number,
+  span: Tracer.Span | undefined,
+  calls: ReadonlyArray<Content.ToolUseBlock>,
+  results: Array<Content.ToolResultBlock | undefined>
+) {
+  const { env } = run
+  for (let index = 0; index < calls.length; index++) {
+    const call = calls[index]!
+    const startedAt = now(run)
+    if (listening(env)) note(cursor, { type: "tool_call_started", at: startedAt, turn, id: call.id, name: call.name })
+    yield* commit(env, cursor)
+    const result = yield* run.effects.tool(call, { turn, parent: span })
+    results[index] = result
+    if (listening(env)) note(cursor, toolResulted(turn, call, result, startedAt, now(run)))
+  }
+}
+
+const toolResulted = (
+  turn: number,
+  call: Content.ToolUseBlock,
+  result: Content.ToolResultBlock,
+  startedAt: number,
+  at: number
+): KernelEvent.KernelEvent => ({
+  type: "tool_result",
+  at,
+  turn,
+  id: call.id,
+  name: call.name,
+  is_error: result.is_error,
+  duration_ms: at - startedAt,
+  preview: result.content.slice(0, PREVIEW_CHARS)
+})
+
+/** Delivers one event at once (the concurrent tool path, where there is no single order to queue in). */
+const publishNow = (run: Run, event: KernelEvent.KernelEvent): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    if (!listening(run.env)) return Effect.void
+    run.env.hub.unsafeOffer(event)
+    return run.env.bus.deliver([event])
+  })
+
+/**
+ * A call's usage added to the run's figures, and its cost when the model has
+ * a price; the first unpriced call of a model under `max_cost_usd` gets a
+ * warning.
+ */
+const accounted = (
+  run: Run,
+  cursor: Cursor,
+  usage: ModelProvider.Usage,
+  model: string
+): Pick<SessionApi.RunState, "usage" | "cost_usd" | "unpriced"> => {
+  const { settings } = run.env
+  const figures = SessionState.figures(cursor.state)
+  const cost = Pricing.costFor(settings.prices, model, usage)
+  const warn = Option.isNone(cost) && settings.max_cost_usd !== undefined && !figures.unpriced.includes(model)
+  if (warn && listening(run.env))
+    note(cursor, {
+      type: "warning",
+      at: now(run),
+      message: `no price for model "${model}" in settings.prices: max_cost_usd does not count its calls`
+    })
+  return {
+    usage: ModelProvider.addUsage(figures.usage, usage),
+    cost_usd: Option.isSome(cost) ? (figures.cost_usd ?? 0) + cost.value : figures.cost_usd,
+    unpriced: warn ? [...figures.unpriced, model] : figures.unpriced
+  }
+}
+
+/**
+ * A request whose messages are the working context as it was when the
+ * request was made. The log is append-only, so its first `length` messages
+ * never change: their array is made when someone reads it (a provider
+ * encoding the request), never by the loop.
+ */
+const requestOf = (
+  model: string,
+  context: Log.Log<Content.Message>,
+  assembled: Content.History | undefined,
+  tools: ReadonlyArray<ModelProvider.ToolDefinition>,
+  env: Pick<Env, "system" | "maxOutputTokens">
+): ModelProvider.ModelRequest => {
+  let messages = assembled
+  const request = {
+    model,
+    tools,
+    get messages(): Content.History {
+      if (messages === undefined) messages = Log.toArray(context)
+      return messages
+    }
+  }
+  if (env.system !== undefined) Object.assign(request, { system: env.system })
+  if (env.maxOutputTokens !== undefined) Object.assign(request, { max_output_tokens: env.maxOutputTokens })
+  return request
+}
+
+/** The request's estimate without its messages, recomputed only when the tool definitions change. */
+const overheadOf = (cursor: Cursor, request: ModelProvider.ModelRequest): number => {
+  if (request.system !== undefined) return TokenEstimate.requestOverhead(request)
+  if (cursor.tools?.definitions !== request.tools)
+    cursor.tools = { definitions: request.tools, tokens: TokenEstimate.requestOverhead(request) }
+  return cursor.tools.tokens
+}
+
+/**
+ * One model call with everything that can happen to it: bounds, retries
+ * under the policy and the session budget, fallback along the chain, and
+ * context reduction. `Decision` decides; this performs what it returns.
+ * Retries never advance the turn counter.
+ */
+function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | undefined) {
+  const { env } = run
+  // The policy's schedule for the current model of the call: made at its first error, dropped at a fallback.
+  let stepper: { readonly policy: RetryPolicy.RetryPolicy; state: unknown } | undefined
+  let overflow: ModelError.ModelError | undefined
+  while (true) {
+    const figures = SessionState.figures(cursor.state)
+    const bound = Decision.beforeCall({
+      now: now(run),
+      startedAt: figures.started_at,
+      bounds: env.settings,
+      cost: figures.cost_usd
+    })
+    if (Option.isSome(bound)) return yield* end(run, cursor, bound.value)
+    if (overflow !== undefined) {
+      yield* reduceContext(run, cursor, turn, overflow)
+      overflow = undefined
+    }
+    const model = env.models[figures.model_index] ?? env.model
+    const assembled =
+      env.contextProvider.assemble === undefined
+        ? undefined
+        : yield* env.contextProvider.assemble(Log.toArray(cursor.state.context))
+    const tools = yield* env.toolbox.definitions
+    const request = requestOf(model, cursor.state.context, assembled, tools, env)
+    const attempt = figures.attempt + 1
+    cursor.state = SessionState.withRun(cursor.state, { attempt })
+    if (listening(env))
+      note(cursor, {
+        type: "model_request",
+        at: now(run),
+        turn,
+        model,
+        attempt,
+        messages: assembled === undefined ? cursor.state.context.length : assembled.length,
+        estimated_tokens:
+          overheadOf(cursor, request) +
+          (assembled === undefined ? cursor.state.contextTokens : TokenEstimate.messages(assembled)),
+        tools: tools.length
+      })
+    yield* commit(env, cursor)
+    const sentAt = now(run)
+    const called = yield* withinDeadline(run, cursor, run.effects.model(request, { turn, attempt, parent: span }))
+    if (Option.isNone(called)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
+    const result = called.value
+    if (Either.isRight(result)) {
+      const response = result.right
+      if (listening(env))
+        note(cursor, {
+          type: "model_response",
+          at: now(run),
+          turn,
+          model,
+          stop_reason: response.stop_reason,
+          usage: response.usage,
+          duration_ms: now(run) - sentAt
+        })
+      return { request, response }
+    }
+    const error = result.left
+    // A failed attempt's usage (a stream cut mid-way) was spent too: it counts towards max_cost_usd.
+    if (error.usage !== undefined)
+      cursor.state = SessionState.withRun(cursor.state, accounted(run, cursor, error.usage, model))
+    const failedAt = now(run)
+    let delay: Option.Option<Duration.Duration> = Option.none()
+    let scheduleState: unknown
+    if (Decision.stepsPolicy(error)) {
+      if (stepper === undefined) {
+        const policy = policyOf(env)
+        stepper = { policy, state: policy.initial }
+      }
+      const step = yield* RetryPolicy.step(stepper.policy, failedAt, error, stepper.state)
+      delay = step.delay
+      scheduleState = step.state
+    }
+    const current = SessionState.figures(cursor.state)
+    const decision = Decision.decide(error, delay, {
+      now: failedAt,
+      startedAt: current.started_at,
+      bounds: env.settings,
+      cost: current.cost_usd,
+      reductions: current.reductions,
+      fallback: env.models[current.model_index + 1],
+      budget: env.budget,
+      budgetState: cursor.state.budget
+    })
+    switch (decision._tag) {
+      case "End": {
+        if (decision.reductions !== undefined)
+          cursor.state = SessionState.withRun(cursor.state, { reductions: decision.reductions })
+        if (decision.status === "content_filtered" && listening(env))
+          note(cursor, {
+            type: "content_filtered",
+            at: now(run),
+            turn,
+            model,
+            message: error.message,
+            partial_text: ""
+          })
+        return yield* end(run, cursor, decision)
+      }
+      case "Reduce": {
+        cursor.state = SessionState.withRun(cursor.state, { reductions: decision.reductions })
+        overflow = decision.error
+        continue
+      }
+      case "Fallback": {
+        // Each model of the chain gets its own retries; the session budget is the shared ceiling.
+        cursor.state = SessionState.withRun(
+          { ...cursor.state, budget: decision.budget },
+          { model_index: current.model_index + 1, retries: 0 }
+        )
+        stepper = undefined
+        if (listening(env)) {
+          const spent = env.budget.snapshot(decision.budget)
+          note(cursor, {
+            type: "fallback",
+            at: now(run),
+            turn,
+            from: model,
+            to: decision.to,
+            category: error.category,
+            session_retries_used: spent.used,
+            session_retries_left: spent.remaining
+          })
+        }
+        continue
+      }
+      case "Retry": {
+        const before = cursor.state
+        const retries = current.retries + 1
+        cursor.state = SessionState.withRun(
+          { ...cursor.state, budget: decision.budget },
+          { retries, max_per_call: Math.max(current.max_per_call, retries) }
+        )
+        if (stepper !== undefined) stepper.state = scheduleState
+        if (listening(env)) {
+          const at = now(run)
+          if (error.midStream === true)
+            note(cursor, { type: "stream_restarted", at, turn, model, category: error.category })
+          const spent = env.budget.snapshot(decision.budget)
+          note(cursor, {
+            type: "retry_scheduled",
+            at,
+            turn,
+            model,
+            category: error.category,
+            message: error.message,
+            attempt: retries,
+            session_retries_used: spent.used,
+            session_retries_left: spent.remaining,
+            delay_ms: Duration.toMillis(decision.delay),
+            retry_after_ms: error.retryAfter === undefined ? null : Duration.toMillis(error.retryAfter),
+            source: decision.source
+          })
+        }
+        yield* commit(env, cursor)
+        if (env.metrics) yield* Metric.increment(Metrics.retriesOfCategory(error.category))
+        // The charge belongs to the decision (the events show it); a retry interrupted in its sleep
+        // never runs, so its charge is given back.
+        yield* run.effects.sleep(decision.delay).pipe(
+          Effect.onInterrupt(() =>
+            Effect.sync(() => {
+              cursor.state = SessionState.withRun(
+                { ...cursor.state, budget: before.budget },
+                { retries: current.retries, max_per_call: current.max_per_call }
+              )
+            })
+          )
+        )
+      }
+    }
+  }
+}
+
+function* reduceContext(run: Run, cursor: Cursor, turn: number, error: ModelError.ModelError) {
+  const before = cursor.state.contextTokens
+  const target = ContextProvider.targetFor(before, error._tag === "ContextLengthExceeded" ? error : {})
+  yield* commit(run.env, cursor)
+  const reduced = yield* run.env.contextProvider.reduce(Log.toArray(cursor.state.context), {
+    estimatedTokens: before,
+    targetTokens: target
+  })
+  if (Option.isNone(reduced)) return yield* end(run, cursor, Decision.End({ status: "context_exhausted", error }))
+  const after = TokenEstimate.messages(reduced.value)
+  // Only a strictly smaller context may be sent: the same request again would overflow again.
+  if (after >= before) return yield* end(run, cursor, Decision.End({ status: "context_exhausted", error }))
+  cursor.state = { ...cursor.state, context: Log.fromArray(reduced.value), contextTokens: after }
+  if (listening(run.env))
+    note(cursor, {
+      type: "context_reduced",
+      at: now(run),
+      turn,
+      before,
+      after,
+      target,
+      reductions: SessionState.figures(cursor.state).reductions
+    })
+}

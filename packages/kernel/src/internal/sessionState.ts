@@ -1,0 +1,144 @@
+import * as Content from "../Content.js"
+import * as ModelProvider from "../ModelProvider.js"
+import type * as RetryBudget from "../RetryBudget.js"
+import type * as SessionApi from "../Session.js"
+import * as TokenEstimate from "../TokenEstimate.js"
+import * as Log from "./log.js"
+
+/**
+ * The session's state as the interpreter keeps it: `Session.State`, with the
+ * history and the working context as append-only logs (a step appends in
+ * O(1) and never copies the conversation) and a running token estimate of
+ * the working context (a step never rescans it).
+ *
+ * @internal
+ */
+export interface State {
+  readonly history: Log.Log<Content.Message>
+  readonly context: Log.Log<Content.Message>
+  readonly contextTokens: number
+  readonly budget: RetryBudget.State
+  readonly runs: number
+  readonly run: SessionApi.RunState | null
+}
+
+/** @internal */
+export const initial = (options: SessionApi.Options, budget: RetryBudget.Budget): State => {
+  const resumed = options.state
+  const history = resumed?.history ?? options.history ?? []
+  const context = resumed?.context ?? history
+  return {
+    history: Log.fromArray(history),
+    context: Log.fromArray(context),
+    contextTokens: TokenEstimate.messages(context),
+    budget: resumed?.budget ?? budget.initial,
+    runs: resumed?.runs ?? 0,
+    run: resumed?.run ?? null
+  }
+}
+
+/** @internal */
+export const toPublic = (state: State): SessionApi.State => ({
+  history: Log.toArray(state.history),
+  context: Log.toArray(state.context),
+  budget: state.budget,
+  runs: state.runs,
+  run: state.run
+})
+
+/** The state at the start of a run: its figures, and its input appended. @internal */
+export const startRun = (state: State, sessionId: string, startedAt: number, input: Content.Message): State =>
+  append(
+    {
+      ...state,
+      runs: state.runs + 1,
+      run: {
+        run_id: `${sessionId}/run-${state.runs + 1}`,
+        started_at: startedAt,
+        turns: 0,
+        attempt: 0,
+        model_index: 0,
+        retries: 0,
+        max_per_call: 0,
+        usage: ModelProvider.emptyUsage,
+        cost_usd: null,
+        reductions: 0,
+        final_text: "",
+        unpriced: []
+      }
+    },
+    input
+  )
+
+/**
+ * The figures of the current run. A run's state always has them: `startRun`
+ * sets them before the loop reads them.
+ *
+ * @internal
+ */
+export const figures = (state: State): SessionApi.RunState => {
+  if (state.run === null) throw new Error("agent-kernel: a run's figures were read outside a run")
+  return state.run
+}
+
+/**
+ * The run's figures with some of them changed. Every field is written out, so
+ * the figures of every step have one shape (a spread of a partial does not,
+ * and was the loop's costliest line in a CPU profile).
+ */
+const patch = (run: SessionApi.RunState, p: Partial<SessionApi.RunState>): SessionApi.RunState => ({
+  run_id: run.run_id,
+  started_at: run.started_at,
+  turns: p.turns ?? run.turns,
+  attempt: p.attempt ?? run.attempt,
+  model_index: p.model_index ?? run.model_index,
+  retries: p.retries ?? run.retries,
+  max_per_call: p.max_per_call ?? run.max_per_call,
+  usage: p.usage ?? run.usage,
+  cost_usd: p.cost_usd === undefined ? run.cost_usd : p.cost_usd,
+  reductions: p.reductions ?? run.reductions,
+  final_text: p.final_text ?? run.final_text,
+  unpriced: p.unpriced ?? run.unpriced
+})
+
+/** @internal */
+export const withRun = (state: State, run: Partial<SessionApi.RunState>): State => ({
+  history: state.history,
+  context: state.context,
+  contextTokens: state.contextTokens,
+  budget: state.budget,
+  runs: state.runs,
+  run: patch(figures(state), run)
+})
+
+/** Appends a message to the history and to the working context. @internal */
+export const append = (state: State, message: Content.Message): State => ({
+  ...state,
+  history: Log.append(state.history, message),
+  context: Log.append(state.context, message),
+  contextTokens: state.contextTokens + TokenEstimate.message(message)
+})
+
+/** A model's answer: appended, with the budget and the run's figures it changed, in one new state. @internal */
+export const answered = (
+  state: State,
+  message: Content.Message,
+  budget: RetryBudget.State,
+  run: Partial<SessionApi.RunState>
+): State => ({
+  history: Log.append(state.history, message),
+  context: Log.append(state.context, message),
+  contextTokens: state.contextTokens + TokenEstimate.message(message),
+  budget,
+  runs: state.runs,
+  run: patch(figures(state), run)
+})
+
+/** Gives every tool_use of a trailing assistant message an error tool_result. @internal */
+export const answerPending = (state: State, reason: string): State => {
+  const last = Log.last(state.history)
+  const pending = last?.role === "assistant" ? Content.toolUses(last) : []
+  return pending.length === 0
+    ? state
+    : append(state, { role: "user", content: pending.map((call) => Content.toolResult(call.id, reason, true)) })
+}
