@@ -137,15 +137,72 @@ export const faults = (
 }
 
 /**
+ * @since 0.2.0
+ * @category models
+ */
+export interface SettingsOptions {
+  /**
+   * Whether `settings` also generates the run's `bounds` (turns, wall clock,
+   * cost). Default false: a property that assumes a run reaches its faults
+   * (one request per fault, say) stays true.
+   */
+  readonly bounds?: boolean | undefined
+  /**
+   * The models to price in `prices`, so that a generated `max_cost_usd` can
+   * be reached: a cost bound counts only the calls of a priced model.
+   * Default: none (a cost bound is still generated, and warned about).
+   */
+  readonly pricedModels?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * The run's bounds, each set in about a quarter of the cases and small when
+ * set, so runs end on them too: `max_turns` (1 or 2), `max_wall_clock_ms` (5 s
+ * to 10 minutes, shorter than many outages' waits) and `max_cost_usd` (a
+ * few calls' worth at the generated prices). Unset, a bound keeps its
+ * default.
+ *
+ * @since 0.2.0
+ * @category arbitraries
+ */
+export const bounds = (
+  options: SettingsOptions = {}
+): FastCheck.Arbitrary<Pick<Settings.Settings, "max_turns" | "max_wall_clock_ms" | "max_cost_usd" | "prices">> => {
+  const sometimes = <A>(arbitrary: FastCheck.Arbitrary<A>) =>
+    FastCheck.oneof(
+      { withCrossShrink: true },
+      { arbitrary: FastCheck.constant(undefined), weight: 3 },
+      { arbitrary, weight: 1 }
+    )
+  // ScriptedModel reports 10 input and 5 output tokens a call: at these prices a call costs $0.0002 to $0.02.
+  const price = FastCheck.record({
+    input_per_mtok: FastCheck.integer({ min: 10, max: 1_000 }),
+    output_per_mtok: FastCheck.integer({ min: 20, max: 2_000 })
+  })
+  return FastCheck.record({
+    max_turns: sometimes(FastCheck.integer({ min: 1, max: 2 })),
+    max_wall_clock_ms: sometimes(FastCheck.integer({ min: 5_000, max: 600_000 })),
+    max_cost_usd: sometimes(FastCheck.double({ min: 0, max: 0.05, noNaN: true })),
+    price
+  }).map(({ max_turns, max_wall_clock_ms, max_cost_usd, price }) => ({
+    max_turns: max_turns ?? Settings.defaults.max_turns,
+    ...(max_wall_clock_ms !== undefined ? { max_wall_clock_ms } : {}),
+    ...(max_cost_usd !== undefined ? { max_cost_usd } : {}),
+    prices: Object.fromEntries((options.pricedModels ?? []).map((model) => [model, price]))
+  }))
+}
+
+/**
  * Settings with small, realistic retry figures, valid by construction: caps
  * small enough that generated outages reach them, and a longest wait that is
- * sometimes below the hints and backoffs (so waits past it are met too).
+ * sometimes below the hints and backoffs (so waits past it are met too); and,
+ * with `bounds: true`, the run's `bounds`, sometimes set.
  *
  * @since 0.1.0
  * @category arbitraries
  */
-export const settings = (): FastCheck.Arbitrary<Settings.Settings> =>
-  FastCheck.record({
+export const settings = (options: SettingsOptions = {}): FastCheck.Arbitrary<Settings.Settings> => {
+  const retries = FastCheck.record({
     base_delay_ms: FastCheck.integer({ min: 0, max: 5_000 }),
     backoff_factor: FastCheck.double({ min: 1, max: 4, noNaN: true }),
     max_retries: FastCheck.oneof(
@@ -162,7 +219,16 @@ export const settings = (): FastCheck.Arbitrary<Settings.Settings> =>
     max_session_retries: FastCheck.integer({ min: 0, max: 30 }),
     session_retries_refill: FastCheck.boolean(),
     max_context_reductions: FastCheck.integer({ min: 0, max: 4 })
-  }).map((overrides) => ({ ...Settings.defaults, ...overrides }))
+  })
+  // Without bounds, the same draws as before they existed: seeded samples elsewhere stay as they were.
+  return options.bounds === true
+    ? FastCheck.tuple(retries, bounds(options)).map(([overrides, limits]) => ({
+        ...Settings.defaults,
+        ...overrides,
+        ...limits
+      }))
+    : retries.map((overrides) => ({ ...Settings.defaults, ...overrides }))
+}
 
 /**
  * A fault plan shaped like an outage: mostly transient errors (so retries,

@@ -14,7 +14,8 @@ import * as Http from "./http.js"
 const OptionalString = Schema.optional(Schema.NullOr(Schema.String))
 
 export const ToolCall = Schema.Struct({
-  id: Schema.String,
+  // Some compatible servers leave it out; the kernel gives every call a unique id before tools run.
+  id: OptionalString,
   type: Schema.optional(Schema.String),
   function: Schema.Struct({ name: Schema.String, arguments: Schema.String })
 })
@@ -169,7 +170,7 @@ export const message = (json: unknown, model: string): Either.Either<ModelProvid
           choice.message.content ?? "",
           choice.message.refusal ?? "",
           (choice.message.tool_calls ?? []).map((tool) => ({
-            id: tool.id,
+            id: tool.id ?? "",
             name: tool.function.name,
             args: tool.function.arguments
           })),
