@@ -226,7 +226,9 @@ export const make = (options: Options): Effects => {
   return {
     model: (request, info) =>
       Effect.suspend(() => {
-        const span = spans.enabled ? spans.start(Telemetry.modelCall(provider.name, request, info), info.parent) : undefined
+        const span = spans.enabled
+          ? spans.start(Telemetry.modelCall(provider.name, request, info), info.parent)
+          : undefined
         const fiber = start(
           runtime,
           span,
