@@ -10,6 +10,7 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -133,8 +134,8 @@ export const modelCall = (
 
 /**
  * What a model call's span learns from its exit: the response's model,
- * finish reason and usage, or the error's category as `error.type` (a
- * defect is `unknown`, as the loop classifies it).
+ * finish reason and usage, or the error's category as `error.type` (see
+ * `errorTypeOf`).
  *
  * @internal
  */
@@ -156,7 +157,11 @@ export const modelCallEnded = (
   return { [Attr.errorType]: errorTypeOf(exit.cause) }
 }
 
-/** A failed call's `error.type`: the error's category, `timeout` for the attempt bound, `unknown` for a defect. */
+/**
+ * A failed call's `error.type`: the error's category; `interrupted` for a call
+ * cut short (by the attempt bound, whose `Timeout` the loop sees after the
+ * span has ended, or by the run's end); `unknown` for a defect.
+ */
 const errorTypeOf = (cause: Cause.Cause<ModelError.ModelError>): string => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) return failure.value.category
@@ -176,6 +181,9 @@ export const toolCall = (call: Content.ToolUseBlock, turn: number): SpanSpec => 
   }
 })
 
+/** The error a tool span ends with when the call's result is an error result. @internal */
+export class ToolErrorResult extends Data.TaggedError("ToolErrorResult")<{ readonly message: string }> {}
+
 /**
  * A tool call's span ends as an error when its result is one (a crash, a
  * timeout, a denial, bad arguments): the toolbox never fails, so the exit
@@ -191,14 +199,6 @@ export const toolCallEnded = (
   return {
     exit: Exit.fail(new ToolErrorResult({ message: exit.value.content })),
     attributes: { [Attr.errorType]: "tool_error" }
-  }
-}
-
-/** The error a tool span ends with when the call's result is an error result. @internal */
-export class ToolErrorResult extends Error {
-  constructor(options: { readonly message: string }) {
-    super(options.message)
-    this.name = "ToolErrorResult"
   }
 }
 
