@@ -52,6 +52,9 @@ const result = await esbuild.build({
   metafile: true,
   logLevel: "warning",
   banner: { js: "#!/usr/bin/env node" },
+  // The optional OpenTelemetry packages of `agent --otel`, imported when it is given (examples/cli/otel.ts):
+  // left out, a command without --otel loads none of them, and an install without them still runs.
+  external: ["@effect/opentelemetry", "@opentelemetry/*"],
   write: false
 })
 

@@ -36,7 +36,11 @@ const fixture = path.join(root, "scripts/consumer")
 const tsc = path.join(root, "node_modules/.bin/tsc")
 const resultsFile = path.join(root, ".consumer-check-results.json")
 /** Expected output of the consumer program, one line a run. */
-const expectedLines = ["node transport + MCP plugin: completed", "fetch transport: completed"]
+const expectedLines = [
+  "node transport + MCP plugin: completed",
+  "fetch transport: completed",
+  "@effect/ai adapter: completed"
+]
 /** Paths that must never be packed. */
 const forbidden = /(^|\/)(test|tests|__tests__|bench|fixtures?)\/|\.(test|spec)\.[cm]?[jt]s$|\.tsbuildinfo$/
 

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import { outcomeOf } from "./exitCodes.js"
@@ -534,5 +535,102 @@ describe("agent CLI: every non-zero exit says why", () => {
     assert.deepInclude(JSON.parse(lastLine), { type: "run_ended", status: "interrupted" })
     assert.strictEqual(stderr, "agent: interrupted by SIGTERM\n")
     assert.deepStrictEqual(processesRunning(plugin), [])
+  })
+})
+
+describe("agent CLI: --otel", () => {
+  /** A real OTLP/HTTP receiver on loopback: it keeps each JSON body by path. */
+  const receiver = () =>
+    new Promise<{ readonly url: string; readonly bodies: Map<string, Array<unknown>>; readonly close: () => void }>(
+      (resolve) => {
+        const bodies = new Map<string, Array<unknown>>()
+        const server = http.createServer((request, response) => {
+          let body = ""
+          request.on("data", (chunk) => (body += chunk))
+          request.on("end", () => {
+            bodies.set(request.url ?? "", [...(bodies.get(request.url ?? "") ?? []), JSON.parse(body)])
+            response.writeHead(200, { "content-type": "application/json" })
+            response.end("{}")
+          })
+        })
+        server.listen(0, "127.0.0.1", () => {
+          const address = server.address() as { readonly port: number }
+          resolve({ url: `http://127.0.0.1:${address.port}`, bodies, close: () => server.close() })
+        })
+      }
+    )
+
+  interface OtlpSpan {
+    readonly spanId: string
+    readonly parentSpanId?: string
+    readonly name: string
+    readonly attributes: ReadonlyArray<{ readonly key: string; readonly value: Record<string, unknown> }>
+  }
+
+  it("exports the run's GenAI spans and metrics to OTEL_EXPORTER_OTLP_ENDPOINT, named by OTEL_SERVICE_NAME", async () => {
+    const sink = await receiver()
+    try {
+      const result = await cli(["--otel", "--scenario", "rate-limits", "--json"], {
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: "agent-under-test" }
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      const traces = (sink.bodies.get("/v1/traces") ?? []) as ReadonlyArray<{
+        readonly resourceSpans: ReadonlyArray<{
+          readonly resource: { readonly attributes: ReadonlyArray<{ readonly key: string; readonly value: unknown }> }
+          readonly scopeSpans: ReadonlyArray<{ readonly spans: ReadonlyArray<OtlpSpan> }>
+        }>
+      }>
+      const resources = traces.flatMap((body) => body.resourceSpans)
+      assert.deepInclude(resources[0]!.resource.attributes, {
+        key: "service.name",
+        value: { stringValue: "agent-under-test" }
+      })
+      const spans = resources.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans))
+      const byName = (name: string) => spans.filter((span) => span.name === name)
+      const [root] = byName("invoke_agent")
+      assert.isDefined(root)
+      const turns = byName("agent_kernel.turn")
+      assert.isTrue(turns.every((turn) => turn.parentSpanId === root!.spanId))
+      const [firstTurn] = turns
+      const children = spans.filter((span) => span.parentSpanId === firstTurn!.spanId).map((span) => span.name)
+      assert.includeMembers(children, ["chat fake-model", "agent_kernel.retry"])
+      assert.isAtLeast(byName("execute_tool list_files").length, 1)
+      const [retry] = byName("agent_kernel.retry")
+      assert.deepInclude(retry!.attributes, { key: "agent_kernel.retry.source", value: { stringValue: "retry_after" } })
+      assert.deepInclude(retry!.attributes, {
+        key: "agent_kernel.retry.category",
+        value: { stringValue: "rate_limited" }
+      })
+      const metrics = JSON.stringify(sink.bodies.get("/v1/metrics") ?? [])
+      for (const name of [
+        "gen_ai.client.token.usage",
+        "gen_ai.client.operation.duration",
+        "agent_kernel_retries_total"
+      ])
+        assert.include(metrics, `"name":"${name}"`)
+    } finally {
+      sink.close()
+    }
+  })
+
+  it("without the optional packages, --otel is a usage error that names them (exit 2); without --otel the command runs", async () => {
+    // The bundle alone, where no node_modules can be found: exactly an install without the optional packages.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-otel-"))
+    const lone = path.join(dir, "agent.mjs")
+    fs.copyFileSync(entry, lone)
+    const run = (args: ReadonlyArray<string>) =>
+      new Promise<{ readonly code: number | null; readonly stderr: string }>((resolve) =>
+        execFile(process.execPath, [lone, ...args], { cwd: dir }, (error, _stdout, stderr) =>
+          resolve({ code: error === null ? 0 : (error.code as number | null), stderr })
+        )
+      )
+    const withOtel = await run(["--otel", "--prompt", "hi"])
+    assert.strictEqual(withOtel.code, 2)
+    assert.match(
+      withOtel.stderr,
+      /^agent: --otel needs the optional OpenTelemetry packages \(@effect\/opentelemetry is not installed\)\. Install them with: npm install @effect\/opentelemetry /
+    )
+    const without = await run(["--prompt", "hi"])
+    assert.strictEqual(without.code, 0, without.stderr)
   })
 })

@@ -11,6 +11,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
@@ -18,6 +19,7 @@ import * as path from "node:path"
 import * as readline from "node:readline"
 import { readStdin, readTextFile } from "./boundedRead.js"
 import * as CliConsole from "./cliConsole.js"
+import * as Otel from "./otel.js"
 import * as Render from "./render.js"
 import * as Scenarios from "./scenarios.js"
 import { loadSettings, settingsOptions } from "./settingsOptions.js"
@@ -62,6 +64,11 @@ const options = {
   ),
   json: Options.boolean("json").pipe(
     Options.withDescription("JSON Lines on stdout: one kernel event a line, the last one run_ended")
+  ),
+  otel: Options.boolean("otel").pipe(
+    Options.withDescription(
+      "Export the run's spans and metrics over OTLP/HTTP, to OTEL_EXPORTER_OTLP_ENDPOINT (OTEL_SERVICE_NAME names the service); needs the optional OpenTelemetry packages"
+    )
   )
 }
 
@@ -237,6 +244,8 @@ const run = (parsed: Parsed) =>
     if (stdinInput !== undefined && stdinInput.trim() === "") {
       return yield* new UsageError({ message: "no input: pass --prompt, or text on stdin" })
     }
+    // Loaded only with --otel; its layer flushes the last spans and metrics when the command ends.
+    const telemetry = parsed.otel ? yield* Otel.layer(env) : Layer.empty
 
     return yield* Effect.scoped(
       Effect.gen(function* () {
@@ -286,7 +295,7 @@ const run = (parsed: Parsed) =>
         // The status of the last run (none if an interactive session ran nothing): main.ts maps it to the exit code.
         return outcome?.status
       })
-    ).pipe(Effect.provide(NodeTransport.layer()))
+    ).pipe(Effect.provide(NodeTransport.layer()), Effect.provide(telemetry))
   }).pipe(Effect.catchTag("ConfigError", (error) => new UsageError({ message: error.message })))
 
 /** Runs one bundled scenario as `agent --scenario NAME` would, returning its exit code. */
@@ -300,7 +309,8 @@ export const runScenario = (name: string, output: { readonly json?: boolean } = 
     settings: Option.none(),
     set: [],
     scenario: Option.some(name),
-    json: output.json ?? false
+    json: output.json ?? false,
+    otel: false
   })
 
 export const command = Command.make("agent", options, run).pipe(

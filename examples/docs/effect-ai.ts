@@ -1,4 +1,5 @@
-import { LanguageModelProvider, SingleRequest, ToolkitProvider } from "@agent-kernel/ai"
+import { LanguageModelProvider, SingleRequest } from "@agent-kernel/ai"
+import * as ToolkitProvider from "@agent-kernel/ai/ToolkitProvider"
 import { Session, Settings } from "@agent-kernel/kernel"
 import { Tool, Toolkit } from "@effect/ai"
 import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
@@ -11,11 +12,12 @@ import * as Schema from "effect/Schema"
 // 1. The @effect/ai model you already have. Its client is built on
 //    SingleRequest.layer: whatever retry sits above the HttpClient, one
 //    kernel attempt sends one request, so the kernel is the only retry layer.
+//    provideMerge keeps the guard's proof, SingleRequest.Guarded, which the
+//    adapter requires: without the guard, step 2 does not compile.
 const languageModel = (apiUrl: string, apiKey: Redacted.Redacted) =>
   AnthropicLanguageModel.layer({ model: "claude-sonnet-4-5" }).pipe(
     Layer.provide(AnthropicClient.layer({ apiUrl, apiKey })),
-    Layer.provide(SingleRequest.layer),
-    Layer.provide(NodeHttpClient.layerUndici)
+    Layer.provideMerge(SingleRequest.layer.pipe(Layer.provide(NodeHttpClient.layerUndici)))
   )
 
 // 2. The kernel's ModelProvider from it. `configure` sends each request's

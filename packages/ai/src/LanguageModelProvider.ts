@@ -15,7 +15,12 @@
  * - an `AiError` becomes a `ModelError` through `AiErrors.toModelError`;
  * - the attempt runs under `SingleRequest.CurrentAttempt`, so a client built
  *   on `SingleRequest.layer` sends exactly one request, whatever retry sits
- *   above its `HttpClient`.
+ *   above its `HttpClient`. The guard is not optional: `make` and `layer`
+ *   require `SingleRequest.Guarded`, which only `SingleRequest.layer` (and
+ *   `layerNoHttp`, for a model that sends no HTTP) provide, and a call whose
+ *   HTTP answer or error arrived while no request passed the guard fails
+ *   `unknown` (never retried) with `details.rule` `effect_ai.unguarded_client`:
+ *   the client was built on another `HttpClient`, so its retries went unseen.
  *
  * The model and `max_output_tokens` of a request are provider settings in
  * @effect/ai (`AnthropicLanguageModel.withConfigOverride`,
@@ -68,23 +73,41 @@ export interface Options {
   readonly redact?: ReadonlyArray<Redacted.Redacted<string>> | undefined
 }
 
+const unguardedNote =
+  "the @effect/ai client answered, but no request passed SingleRequest's guard: build the client on SingleRequest.layer, or its own retries multiply the kernel's"
+
 const blockedNote =
   "a retry layer above the HttpClient tried to re-send within one kernel attempt; SingleRequest stopped it, so the kernel stays the one retry layer"
 
 /**
- * A provider from a `LanguageModel` service value.
+ * A provider from a `LanguageModel` service value and the proof that its
+ * client is guarded (the `SingleRequest.Guarded` service).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const fromLanguageModel = (
   model: LanguageModel.Service,
+  guarded: SingleRequest.Service,
   options: Options = {}
 ): ModelProvider.ModelProvider["Type"] => {
   const name = options.name ?? "effect-ai"
   return ModelProvider.make(name, (request) =>
     Effect.gen(function* () {
       const attempt = yield* SingleRequest.makeAttempt
+      // An HTTP answer (or HTTP error) that no request of this attempt sent through the guard.
+      const unguarded = Effect.flatMap(Ref.get(attempt.sent), (sent) =>
+        guarded.sendsHttp && sent === 0
+          ? Effect.fail(
+              ModelError.make("unknown", {
+                provider: name,
+                model: request.model,
+                message: "the @effect/ai client is not built on SingleRequest.layer",
+                details: { rule: "effect_ai.unguarded_client", note: unguardedNote }
+              })
+            )
+          : Effect.void
+      )
       const errorOptions = Effect.map(
         Ref.get(attempt.credentials),
         (credentials): AiErrors.Options => ({
@@ -119,11 +142,16 @@ export const fromLanguageModel = (
           configure,
           Effect.provideService(SingleRequest.CurrentAttempt, attempt),
           Effect.catchAll((error) =>
-            errorOptions.pipe(
-              Effect.flatMap((mapping) => AiErrors.toModelError(error, mapping)),
-              Effect.flatMap(Effect.fail)
+            Effect.flatMap(
+              error._tag === "HttpRequestError" || error._tag === "HttpResponseError" ? unguarded : Effect.void,
+              () =>
+                errorOptions.pipe(
+                  Effect.flatMap((mapping) => AiErrors.toModelError(error, mapping)),
+                  Effect.flatMap(Effect.fail)
+                )
             )
           ),
+          Effect.tap(() => unguarded),
           Effect.catchSomeDefect((defect) =>
             SingleRequest.isResendBlocked(defect)
               ? Option.some(Effect.flatMap(errorOptions, (mapping) => blocked(attempt, mapping)))
@@ -174,8 +202,10 @@ const blocked = (attempt: SingleRequest.Attempt, options: AiErrors.Options) =>
  */
 export const make = (
   options?: Options
-): Effect.Effect<ModelProvider.ModelProvider["Type"], never, LanguageModel.LanguageModel> =>
-  Effect.map(LanguageModel.LanguageModel, (model) => fromLanguageModel(model, options))
+): Effect.Effect<ModelProvider.ModelProvider["Type"], never, LanguageModel.LanguageModel | SingleRequest.Guarded> =>
+  Effect.zipWith(LanguageModel.LanguageModel, SingleRequest.Guarded, (model, guarded) =>
+    fromLanguageModel(model, guarded, options)
+  )
 
 /**
  * The kernel's `ModelProvider`, from the `LanguageModel` in context.
@@ -185,5 +215,5 @@ export const make = (
  */
 export const layer = (
   options?: Options
-): Layer.Layer<ModelProvider.ModelProvider, never, LanguageModel.LanguageModel> =>
+): Layer.Layer<ModelProvider.ModelProvider, never, LanguageModel.LanguageModel | SingleRequest.Guarded> =>
   Layer.effect(ModelProvider.ModelProvider, make(options))

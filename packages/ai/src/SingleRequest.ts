@@ -153,8 +153,37 @@ export const guard = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
   )
 
 /**
- * The `HttpClient` in context, guarded. Provide it under the @effect/ai
- * client's layer, over the platform's client.
+ * What the adapter is told about the @effect/ai client it wraps.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Service {
+  /**
+   * Whether the client sends HTTP requests through a guarded `HttpClient`.
+   * When it does, an adapter call whose answer or HTTP error arrived while
+   * no request passed the guard is refused: the client was built on
+   * another `HttpClient`, and its retries would go unseen.
+   */
+  readonly sendsHttp: boolean
+}
+
+/**
+ * The adapter's proof that the client it wraps was built on `layer` (or
+ * sends no HTTP at all: `layerNoHttp`). `LanguageModelProvider.make` and
+ * `layer` require it, so forgetting the guard is a type error, not a
+ * silent second retry layer.
+ *
+ * @since 0.3.0
+ * @category tags
+ */
+export class Guarded extends Context.Tag("@agent-kernel/ai/SingleRequest/Guarded")<Guarded, Service>() {}
+
+/**
+ * The `HttpClient` in context, guarded, and the `Guarded` proof the
+ * adapter requires. Provide it under the @effect/ai client's layer, over the
+ * platform's client, and to the adapter's layer (`Layer.provideMerge` keeps
+ * both outputs).
  *
  * @example
  * ```ts
@@ -163,16 +192,25 @@ export const guard = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
  * import { NodeHttpClient } from "@effect/platform-node"
  * import { Layer } from "effect"
  *
- * const client = AnthropicClient.layerConfig({}).pipe(
- *   Layer.provide(SingleRequest.layer),
- *   Layer.provide(NodeHttpClient.layerUndici)
- * )
+ * const guarded = SingleRequest.layer.pipe(Layer.provide(NodeHttpClient.layerUndici))
+ * // The client sends through the guard; the adapter's layer gets the proof too.
+ * const client = AnthropicClient.layerConfig({}).pipe(Layer.provideMerge(guarded))
  * ```
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<HttpClient.HttpClient, never, HttpClient.HttpClient> = Layer.effect(
-  HttpClient.HttpClient,
-  Effect.map(HttpClient.HttpClient, guard)
+export const layer: Layer.Layer<HttpClient.HttpClient | Guarded, never, HttpClient.HttpClient> = Layer.merge(
+  Layer.effect(HttpClient.HttpClient, Effect.map(HttpClient.HttpClient, guard)),
+  Layer.succeed(Guarded, { sendsHttp: true })
 )
+
+/**
+ * The proof for a `LanguageModel` that sends no HTTP (one in memory, a test
+ * double): there is no request to guard. A model that does send HTTP must
+ * use `layer` instead; one given this proof retries unseen.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerNoHttp: Layer.Layer<Guarded> = Layer.succeed(Guarded, { sendsHttp: false })

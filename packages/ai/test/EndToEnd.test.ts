@@ -183,13 +183,20 @@ describe.each(apis)("kernel + adapter + @effect/ai %s client + fake server", (ap
 })
 
 describe.each(apis)("the hazard SingleRequest removes (%s)", (api) => {
-  it.scoped("without the guard, the client's retryTransient re-sends a 429 at once and the kernel never sees it", () =>
-    Effect.gen(function* () {
-      const { outcome, events, server } = yield* run(api, rateLimitedThenHappy, { guarded: false })
-      expect(outcome.status).toBe("completed")
-      expect(ofType(events, "retry_scheduled")).toHaveLength(0)
-      const requests = yield* server.requests
-      expect(requests[1]!.time - requests[0]!.time).toBeLessThan(3000)
-    })
+  it.scoped(
+    "a client built without the guard re-sends a 429 at once, and the adapter refuses its answer: the run fails, never retried",
+    () =>
+      Effect.gen(function* () {
+        const { outcome, events, server } = yield* run(api, rateLimitedThenHappy, { guarded: false })
+        const requests = yield* server.requests
+        // The hazard: the client's own retryTransient re-sent within the kernel's one attempt.
+        expect(requests).toHaveLength(2)
+        expect(requests[1]!.time - requests[0]!.time).toBeLessThan(3000)
+        // The adapter saw an answer that no request brought through the guard, and refused it.
+        expect(outcome.status).toBe("failed")
+        expect(outcome.error?.category).toBe("unknown")
+        expect(outcome.error?.details?.["rule"]).toBe("effect_ai.unguarded_client")
+        expect(ofType(events, "retry_scheduled")).toHaveLength(0)
+      })
   )
 })

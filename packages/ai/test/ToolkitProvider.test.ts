@@ -11,7 +11,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { ToolkitProvider } from "../src/index.js"
+import * as ToolkitProvider from "../src/ToolkitProvider.js"
 import { setup } from "./support.js"
 
 class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { word: Schema.String }) {}

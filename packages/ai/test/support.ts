@@ -47,9 +47,13 @@ export interface ClientOptions {
 const retryTransient = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
   HttpClient.retryTransient(client, { times: 3, schedule: Schedule.spaced("10 millis") })
 
-const httpClient = (options: ClientOptions) =>
+/**
+ * The client's HttpClient and the guard's proof the adapter requires. Unguarded, the proof is given while the
+ * client sends through the bare platform client: the mistake the adapter must catch at run time.
+ */
+const httpClient = (options: ClientOptions): Layer.Layer<HttpClient.HttpClient | SingleRequest.Guarded> =>
   options.guarded === false
-    ? NodeHttpClient.layerUndici
+    ? Layer.merge(NodeHttpClient.layerUndici, Layer.succeed(SingleRequest.Guarded, { sendsHttp: true }))
     : SingleRequest.layer.pipe(Layer.provide(NodeHttpClient.layerUndici))
 
 /** A `LanguageModel` of `api`, talking to the fake server (OpenAI through the Responses front). */
@@ -57,20 +61,24 @@ export const languageModel = (
   api: Api,
   server: FakeProvider.FakeProvider,
   options: ClientOptions = {}
-): Effect.Effect<Layer.Layer<LanguageModel.LanguageModel>, never, Scope.Scope> =>
+): Effect.Effect<
+  Layer.Layer<LanguageModel.LanguageModel | HttpClient.HttpClient | SingleRequest.Guarded>,
+  never,
+  Scope.Scope
+> =>
   Effect.gen(function* () {
     if (api === "anthropic") {
       return AnthropicLanguageModel.layer({ model: "claude-test" }).pipe(
         Layer.provide(
           AnthropicClient.layer({ apiUrl: server.url, apiKey: Redacted.make(KEY), transformClient: retryTransient })
         ),
-        Layer.provide(httpClient(options))
+        Layer.provideMerge(httpClient(options))
       )
     }
     const front = yield* ResponsesFront.make(server.openAiBaseUrl)
     return OpenAiLanguageModel.layer({ model: "gpt-test", config: { strict: false } }).pipe(
       Layer.provide(OpenAiClient.layer({ apiUrl: front, apiKey: Redacted.make(KEY), transformClient: retryTransient })),
-      Layer.provide(httpClient(options))
+      Layer.provideMerge(httpClient(options))
     )
   })
 

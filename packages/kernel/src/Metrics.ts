@@ -1,10 +1,14 @@
 /**
  * The kernel's metrics, updated by the loop. Read them with `Metric.value`, or
- * export them with @effect/opentelemetry.
+ * export them with @effect/opentelemetry. The model calls' token usage and
+ * duration carry the OpenTelemetry GenAI metric names
+ * (`gen_ai.client.token.usage`, `gen_ai.client.operation.duration`) and tags;
+ * what the conventions do not name (retries, runs, turns) is the kernel's own.
  *
  * @since 0.1.0
  */
 import * as Metric from "effect/Metric"
+import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as KernelEvent from "./KernelEvent.js"
 import * as ModelError from "./ModelError.js"
 
@@ -68,3 +72,50 @@ export const runsWithStatus = (status: KernelEvent.RunStatus): Metric.Metric.Cou
  */
 export const retriesOfCategory = (category: ModelError.Category): Metric.Metric.Counter<number> =>
   retriesTagged.get(category) ?? Metric.tagged(retries, "category", category)
+
+/**
+ * Tokens used by each model call, tagged `gen_ai.token.type` (`input` or
+ * `output`), `gen_ai.operation.name`, `gen_ai.provider.name` and
+ * `gen_ai.request.model`, with the boundaries the GenAI conventions advise.
+ *
+ * @since 0.3.0
+ * @category metrics
+ */
+export const tokenUsage = Metric.histogram(
+  "gen_ai.client.token.usage",
+  MetricBoundaries.fromIterable([
+    1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864
+  ]),
+  "Number of input and output tokens used, per model call"
+)
+
+const secondsBoundaries = MetricBoundaries.fromIterable([
+  0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92
+])
+
+/**
+ * The duration of each model call attempt in seconds, tagged like
+ * `tokenUsage` (without the token type) and, for a failed attempt,
+ * `error.type` (the error's category).
+ *
+ * @since 0.3.0
+ * @category metrics
+ */
+export const operationDuration = Metric.histogram(
+  "gen_ai.client.operation.duration",
+  secondsBoundaries,
+  "Duration of each model call attempt, in seconds"
+)
+
+/**
+ * The duration of each turn that ends normally (its model call with every
+ * retry, and its tool calls), in seconds.
+ *
+ * @since 0.3.0
+ * @category metrics
+ */
+export const turnDuration = Metric.histogram(
+  "agent_kernel.turn.duration",
+  secondsBoundaries,
+  "Duration of each turn, model call and tools, in seconds"
+)

@@ -31,7 +31,7 @@ describe("observing a run", () => {
     })
   )
 
-  it.effect("the loop carries spans: run, turn, model_call", () =>
+  it.effect("the loop carries spans: invoke_agent, turn, chat {model}", () =>
     Effect.gen(function* () {
       const names: Array<string> = []
       const base = yield* Effect.tracer
@@ -45,7 +45,7 @@ describe("observing a run", () => {
       const model = yield* ScriptedModel.make([ScriptedModel.text("ok")])
       const session = yield* Session.make({ model: "m" }).pipe(Effect.provide(model.layer))
       yield* session.run("hi").pipe(Effect.withTracer(recording))
-      assert.includeMembers(names, ["agent_kernel.run", "agent_kernel.turn", "agent_kernel.model_call"])
+      assert.includeMembers(names, ["invoke_agent", "agent_kernel.turn", "chat m"])
     })
   )
 

@@ -4,6 +4,7 @@
  * not only those main.ts reaches.
  */
 export * as Ai from "@agent-kernel/ai"
+export * as AiToolkitProvider from "@agent-kernel/ai/ToolkitProvider"
 export * as Kernel from "@agent-kernel/kernel"
 export * as KernelTesting from "@agent-kernel/kernel/testing"
 export * as Plugins from "@agent-kernel/plugins"

@@ -1,22 +1,27 @@
 /**
  * A consumer of the packed packages, as an app would write it: a Session
  * built from the packages' Layers, one run against the fake provider over
- * HTTP with a real MCP plugin process, then one run over the fetch
- * HttpClient (no Node transport). It prints one line a run; the consumer
- * check expects both to end `completed`.
+ * HTTP with a real MCP plugin process, one run over the fetch HttpClient
+ * (no Node transport), and one through @agent-kernel/ai's adapter around an
+ * @effect/ai `LanguageModel` (made with @effect/ai's own `LanguageModel.make`,
+ * answering from memory, so no provider package is needed). It prints one
+ * line a run; the consumer check expects each to end `completed`.
  *
  * The check runs it with plain node after compiling it with strict flags.
  */
+import { LanguageModelProvider, SingleRequest } from "@agent-kernel/ai"
 import { Session } from "@agent-kernel/kernel"
 import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
 import { Anthropic, Transport } from "@agent-kernel/providers"
 import { NodeTransport } from "@agent-kernel/providers/node"
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
+import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
 import * as path from "node:path"
 
 const app = path.resolve(import.meta.dirname, "..")
@@ -55,7 +60,28 @@ const program = Effect.gen(function* () {
   const overFetch = yield* runOnce("Hello").pipe(Effect.provide(FetchModelLive))
   console.log(`fetch transport: ${overFetch.status}`)
 
-  return withTools.status === "completed" && listed && overFetch.status === "completed"
+  // No HTTP, so the guard's proof is layerNoHttp: there is no request to keep single.
+  const EffectAiLive = LanguageModelProvider.layer({ name: "effect-ai" }).pipe(
+    Layer.provide(
+      Layer.effect(
+        LanguageModel.LanguageModel,
+        LanguageModel.make({
+          generateText: () =>
+            Effect.succeed([
+              { type: "text", text: "Hello from @effect/ai." },
+              { type: "finish", reason: "stop", usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 } }
+            ]),
+          streamText: () => Stream.empty
+        })
+      )
+    ),
+    Layer.provide(SingleRequest.layerNoHttp)
+  )
+  const viaEffectAi = yield* runOnce("Hello").pipe(Effect.provide(EffectAiLive))
+  const answered = viaEffectAi.final_text === "Hello from @effect/ai."
+  console.log(`@effect/ai adapter: ${viaEffectAi.status}${answered ? "" : " (but the answer was lost)"}`)
+
+  return withTools.status === "completed" && listed && overFetch.status === "completed" && answered
 })
 
 Effect.runPromise(Effect.scoped(program)).then(

@@ -17,6 +17,7 @@ import * as Content from "../Content.js"
 import * as ModelError from "../ModelError.js"
 import type * as ModelProvider from "../ModelProvider.js"
 import type * as Toolbox from "../Toolbox.js"
+import * as Telemetry from "./telemetry.js"
 
 /**
  * The three kinds of effect the turn loop performs, and the only way it
@@ -75,15 +76,19 @@ export const describeDefect = (defect: unknown): string =>
  * @internal
  */
 export interface Spans {
-  readonly start: (
-    name: string,
-    parent: Tracer.AnySpan | undefined,
-    attributes: Record<string, unknown>
-  ) => Tracer.Span | undefined
-  readonly end: (span: Tracer.Span | undefined, exit: Exit.Exit<unknown, unknown>) => void
+  /** False when no tracer is on: a call site then builds no span's name or attributes. */
+  readonly enabled: boolean
+  readonly start: (spec: Telemetry.SpanSpec, parent: Tracer.AnySpan | undefined) => Tracer.Span | undefined
+  /** Ends the span, with the attributes learnt from how it ended. */
+  readonly end: (
+    span: Tracer.Span | undefined,
+    exit: Exit.Exit<unknown, unknown>,
+    attributes?: Record<string, unknown>
+  ) => void
+  readonly event: (span: Tracer.Span | undefined, name: string, attributes: Record<string, unknown>) => void
 }
 
-const disabledSpans: Spans = { start: () => undefined, end: () => {} }
+const disabledSpans: Spans = { enabled: false, start: () => undefined, end: () => {}, event: () => {} }
 
 /**
  * The run's spans, from the fiber's tracer, switches and annotations.
@@ -100,22 +105,28 @@ export const spans: Effect.Effect<Spans> = Effect.withFiberRuntime((fiber) => {
   const now = () => (timing ? clock.unsafeCurrentTimeNanos() : BigInt(0))
   const options: Tracer.SpanOptions = { captureStackTrace: false }
   return Effect.succeed<Spans>({
-    start: (name, parent, attributes) => {
+    enabled: true,
+    start: (spec, parent) => {
       const span = tracer.span(
-        name,
+        spec.name,
         parent === undefined || isDisabled(parent) ? Option.none() : Option.some(parent),
         Context.empty(),
         links,
         now(),
-        "internal",
+        spec.kind,
         options
       )
       HashMap.forEach(annotations, (value, key) => span.attribute(key, value))
-      for (const key in attributes) span.attribute(key, attributes[key])
+      for (const key in spec.attributes) span.attribute(key, spec.attributes[key])
       return span
     },
-    end: (span, exit) => {
-      if (span !== undefined && span.status._tag === "Started") span.end(now(), exit)
+    end: (span, exit, attributes) => {
+      if (span === undefined || span.status._tag !== "Started") return
+      if (attributes !== undefined) for (const key in attributes) span.attribute(key, attributes[key])
+      span.end(now(), exit)
+    },
+    event: (span, name, attributes) => {
+      if (span !== undefined && span.status._tag === "Started") span.event(name, now(), attributes)
     }
   })
 })
@@ -215,17 +226,17 @@ export const make = (options: Options): Effects => {
   return {
     model: (request, info) =>
       Effect.suspend(() => {
-        const span = spans.start("agent_kernel.model_call", info.parent, {
-          model: request.model,
-          attempt: info.attempt,
-          turn: info.turn
-        })
+        const span = spans.enabled
+          ? spans.start(Telemetry.modelCall(provider.name, request, info), info.parent)
+          : undefined
         const fiber = start(
           runtime,
           span,
           attempt(() => provider.generate(request))
         )
-        const ended = (exit: Exit.Exit<unknown, unknown>) => spans.end(span, exit)
+        const ended = (exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>) => {
+          if (span !== undefined) spans.end(span, exit, Telemetry.modelCallEnded(exit))
+        }
         const exit = fiber.unsafePoll()
         if (exit !== null) {
           ended(exit)
@@ -238,13 +249,17 @@ export const make = (options: Options): Effects => {
       }),
     tool: (call, info) =>
       Effect.suspend(() => {
-        const span = spans.start("agent_kernel.tool_call", info.parent, { tool: call.name, turn: info.turn })
+        const span = spans.enabled ? spans.start(Telemetry.toolCall(call, info.turn), info.parent) : undefined
         const fiber = start(
           runtime,
           span,
           attempt(() => toolbox.invoke(call))
         )
-        const ended = (exit: Exit.Exit<unknown, unknown>) => spans.end(span, exit)
+        const ended = (exit: Exit.Exit<Content.ToolResultBlock>) => {
+          if (span === undefined) return
+          const end = Telemetry.toolCallEnded(exit)
+          spans.end(span, end.exit, end.attributes)
+        }
         const exit = fiber.unsafePoll()
         if (exit !== null) {
           ended(exit)

@@ -4,6 +4,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import { identity } from "effect/Function"
 import * as Metric from "effect/Metric"
 import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
@@ -28,7 +29,9 @@ import * as TokenEstimate from "../TokenEstimate.js"
 import type * as Toolbox from "../Toolbox.js"
 import type * as Effects from "./effects.js"
 import * as Log from "./log.js"
+import type * as Meter from "./meter.js"
 import * as SessionState from "./sessionState.js"
+import * as Telemetry from "./telemetry.js"
 import * as ToolIds from "./toolIds.js"
 
 /**
@@ -56,6 +59,8 @@ export interface Env {
   readonly toolConcurrency: number
   /** Whether runs update the kernel's global metrics. */
   readonly metrics: boolean
+  /** Records the GenAI metrics of the session's calls (when `metrics`). */
+  readonly meter: Meter.Meter
   readonly toolbox: Toolbox.Service
   readonly contextProvider: ContextProvider.Service
   readonly bus: EventBus.Service
@@ -167,7 +172,8 @@ function* turn(run: Run, cursor: Cursor) {
   if (Option.isSome(bound)) return yield* end(run, cursor, bound.value)
   const turn = SessionState.figures(cursor.state).turns + 1
   cursor.state = SessionState.withRun(cursor.state, { turns: turn, attempt: 0, model_index: 0, retries: 0 })
-  const span = run.spans.start("agent_kernel.turn", run.runSpan, { turn })
+  const span = run.spans.enabled ? run.spans.start(Telemetry.turn(turn), run.runSpan) : undefined
+  const turnStartedAt = now(run)
   cursor.turnSpan = span
   if (listening(env)) note(cursor, { type: "turn_started", at: now(run), turn })
   const { request, response } = yield* callModel(run, cursor, turn, span)
@@ -215,6 +221,7 @@ function* turn(run: Run, cursor: Cursor) {
     }
     run.spans.end(span, Exit.void)
     cursor.turnSpan = undefined
+    if (env.metrics) env.meter.turn(now(run) - turnStartedAt)
     // A filtered response's tool calls never run: the run's end answers each of them.
     return yield* end(run, cursor, after.value)
   }
@@ -229,6 +236,7 @@ function* turn(run: Run, cursor: Cursor) {
     })
   run.spans.end(span, Exit.void)
   cursor.turnSpan = undefined
+  if (env.metrics) env.meter.turn(now(run) - turnStartedAt)
   yield* commit(env, cursor)
 }
 
@@ -448,6 +456,7 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
     const called = yield* withinDeadline(run, cursor, run.effects.model(request, { turn, attempt, parent: span }))
     if (Option.isNone(called)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
     const result = called.value
+    if (env.metrics) env.meter.modelCall(model, now(run) - sentAt, result)
     if (Either.isRight(result)) {
       const response = result.right
       if (listening(env))
@@ -516,6 +525,17 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
           { model_index: current.model_index + 1, retries: 0 }
         )
         stepper = undefined
+        if (run.spans.enabled)
+          run.spans.event(
+            span,
+            Telemetry.EventName.fallback,
+            Telemetry.fallback({
+              from: model,
+              to: decision.to,
+              category: error.category,
+              budget: env.budget.snapshot(decision.budget)
+            })
+          )
         if (listening(env)) {
           const spent = env.budget.snapshot(decision.budget)
           note(cursor, {
@@ -561,6 +581,20 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
         }
         yield* commit(env, cursor)
         if (env.metrics) yield* Metric.increment(Metrics.retriesOfCategory(error.category))
+        // The wait is a span of the turn that carries the decision: category, attempt, delay, source, budget.
+        const wait = run.spans.enabled
+          ? run.spans.start(
+              Telemetry.retry({
+                error,
+                model,
+                attempt: retries,
+                delayMs: Duration.toMillis(decision.delay),
+                source: decision.source,
+                budget: env.budget.snapshot(decision.budget)
+              }),
+              span
+            )
+          : undefined
         // The charge belongs to the decision (the events show it); a retry interrupted in its sleep
         // never runs, so its charge is given back.
         yield* run.effects.sleep(decision.delay).pipe(
@@ -571,7 +605,8 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
                 { retries: current.retries, max_per_call: current.max_per_call }
               )
             })
-          )
+          ),
+          wait === undefined ? identity : Effect.onExit((exit) => Effect.sync(() => run.spans.end(wait, exit)))
         )
       }
     }
@@ -591,6 +626,12 @@ function* reduceContext(run: Run, cursor: Cursor, turn: number, error: ModelErro
   // Only a strictly smaller context may be sent: the same request again would overflow again.
   if (after >= before) return yield* end(run, cursor, Decision.End({ status: "context_exhausted", error }))
   cursor.state = { ...cursor.state, context: Log.fromArray(reduced.value), contextTokens: after }
+  if (run.spans.enabled)
+    run.spans.event(
+      cursor.turnSpan,
+      Telemetry.EventName.contextReduced,
+      Telemetry.contextReduced({ before, after, target, reductions: SessionState.figures(cursor.state).reductions })
+    )
   if (listening(run.env))
     note(cursor, {
       type: "context_reduced",

@@ -30,7 +30,9 @@ import * as Toolbox from "../Toolbox.js"
 import * as Effects from "./effects.js"
 import * as Log from "./log.js"
 import * as Loop from "./loop.js"
+import * as Meter from "./meter.js"
 import * as SessionState from "./sessionState.js"
+import * as Telemetry from "./telemetry.js"
 
 /**
  * Makes a session. `effects` may wrap the effects seam of every run: a
@@ -56,6 +58,7 @@ export const make = (
       maxOutputTokens: options.maxOutputTokens,
       toolConcurrency: options.toolConcurrency ?? 1,
       metrics: options.metrics ?? true,
+      meter: Meter.make(provider.name),
       toolbox: yield* Toolbox.Toolbox,
       contextProvider: yield* ContextProvider.ContextProvider,
       bus: yield* EventBus.EventBus,
@@ -148,7 +151,17 @@ const runOnce = (
           message
         )
         const spans = yield* Effects.spans
-        const runSpan = spans.start("agent_kernel.run", undefined, { session: env.id })
+        const runSpan = spans.enabled
+          ? spans.start(
+              Telemetry.run({
+                session: env.id,
+                runId: SessionState.figures(started).run_id,
+                provider: provider.name,
+                model: env.model
+              }),
+              undefined
+            )
+          : undefined
         const cursor: Loop.Cursor = { state: started, events: [], turnSpan: undefined, tools: undefined }
         // The run's services: its span as the parent of every span in it, the bus that carries a
         // plugin's events to the session's stream and observers, and the settings' call timeouts.
@@ -283,6 +296,10 @@ const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effec
     }
     const exit = ending.status === "interrupted" ? Exit.interrupt(FiberId.none) : Exit.succeed(outcome)
     run.spans.end(cursor.turnSpan, exit)
-    run.spans.end(run.runSpan, exit)
+    run.spans.end(
+      run.runSpan,
+      exit,
+      run.runSpan === undefined ? undefined : Telemetry.runEnded(ending.status, ending.error)
+    )
     return outcome
   })
