@@ -102,6 +102,18 @@ export interface Cursor {
   turnSpan: Tracer.Span | undefined
   /** The token estimate of the last tool definitions seen, by identity: they rarely change. */
   tools: { readonly definitions: ReadonlyArray<unknown>; readonly tokens: number } | undefined
+  /**
+   * The turn's tool calls while they run, and each result at its call's index
+   * once it is back: a run that ends meanwhile (an interrupt) keeps every
+   * result that came back, and answers only the others.
+   */
+  running: Running | undefined
+}
+
+/** @internal */
+export interface Running {
+  readonly calls: ReadonlyArray<Content.ToolUseBlock>
+  readonly results: Array<Content.ToolResultBlock | undefined>
 }
 
 /** @internal */
@@ -251,6 +263,7 @@ function* runTools(
   const { env } = run
   // Each result sits at its call's index: two calls never share a slot, whatever their ids.
   const results: Array<Content.ToolResultBlock | undefined> = []
+  cursor.running = { calls, results }
   const concurrency = env.toolConcurrency
   const finished =
     concurrency === 1 && env.settings.max_wall_clock_ms === undefined
@@ -279,11 +292,10 @@ function* runTools(
                 )
               )
         )
+  cursor.running = undefined
   cursor.state = SessionState.append(cursor.state, {
     role: "user",
-    content: calls.map(
-      (call, i) => results[i] ?? Content.toolResult(call.id, pendingReason("wall_clock_exceeded"), true)
-    )
+    content: SessionState.resultsFor(calls, results, pendingReason("wall_clock_exceeded"))
   })
   if (Option.isNone(finished)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
 }

@@ -149,7 +149,13 @@ const runOnce = (
         )
         const spans = yield* Effects.spans
         const runSpan = spans.start("agent_kernel.run", undefined, { session: env.id })
-        const cursor: Loop.Cursor = { state: started, events: [], turnSpan: undefined, tools: undefined }
+        const cursor: Loop.Cursor = {
+          state: started,
+          events: [],
+          turnSpan: undefined,
+          tools: undefined,
+          running: undefined
+        }
         // The run's services: its span as the parent of every span in it, the bus that carries a
         // plugin's events to the session's stream and observers, and the settings' call timeouts.
         const context = yield* FiberRef.get(FiberRef.currentContext)
@@ -237,7 +243,12 @@ const runOnce = (
 const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effect.Effect<RunOutcome.RunOutcome> =>
   Effect.gen(function* () {
     const { env } = run
-    const state = SessionState.answerPending(cursor.state, Loop.pendingReason(ending.status))
+    // A result that came back before the run ended is kept; only the calls still out are answered.
+    const state = SessionState.answerPending(
+      cursor.state,
+      Loop.pendingReason(ending.status),
+      cursor.running?.results
+    )
     const figures = SessionState.figures(state)
     const wall = run.clock.unsafeCurrentTimeMillis() - figures.started_at
     const retries = { max_per_call: figures.max_per_call, session_total: env.budget.snapshot(state.budget).used }

@@ -134,11 +134,35 @@ export const answered = (
   run: patch(figures(state), run)
 })
 
-/** Gives every tool_use of a trailing assistant message an error tool_result. @internal */
-export const answerPending = (state: State, reason: string): State => {
+/**
+ * The results of a turn's calls, in the calls' order: each call's own result
+ * when it came back, an error result saying `reason` when it did not.
+ *
+ * @internal
+ */
+export const resultsFor = (
+  calls: ReadonlyArray<Content.ToolUseBlock>,
+  results: ReadonlyArray<Content.ToolResultBlock | undefined>,
+  reason: string
+): Array<Content.ToolResultBlock> =>
+  calls.map((call, i) => {
+    const result = results[i]
+    return result !== undefined && result.tool_use_id === call.id ? result : Content.toolResult(call.id, reason, true)
+  })
+
+/**
+ * Answers every tool_use of a trailing assistant message: with the result
+ * that came back (`results`, at the call's index, while the turn's tools
+ * ran), or an error tool_result saying `reason`.
+ *
+ * @internal
+ */
+export const answerPending = (
+  state: State,
+  reason: string,
+  results: ReadonlyArray<Content.ToolResultBlock | undefined> = []
+): State => {
   const last = Log.last(state.history)
   const pending = last?.role === "assistant" ? Content.toolUses(last) : []
-  return pending.length === 0
-    ? state
-    : append(state, { role: "user", content: pending.map((call) => Content.toolResult(call.id, reason, true)) })
+  return pending.length === 0 ? state : append(state, { role: "user", content: resultsFor(pending, results, reason) })
 }

@@ -1,0 +1,103 @@
+/**
+ * The findings of an independent review of the redesigned kernel: each test here names the
+ * finding it proves, and the ones for a fix failed on the code the review read.
+ */
+import {
+  Content,
+  Decision,
+  EventBus,
+  type KernelEvent,
+  type ModelError,
+  ModelProvider,
+  RetryBudget,
+  Session,
+  Settings,
+  Toolbox
+} from "@agent-kernel/kernel"
+import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import { echoToolbox, ofType, runScript } from "./harness.js"
+
+interface Setup {
+  readonly script: ReadonlyArray<ScriptedModel.Step>
+  readonly toolbox?: Toolbox.Service
+  readonly observers?: ReadonlyArray<EventBus.Observer>
+  readonly toolConcurrency?: number
+  readonly settings?: Partial<Settings.Settings>
+  readonly state?: Session.State
+}
+
+/** A session against a scripted model that records every event it publishes. */
+const sessionOf = (setup: Setup) =>
+  Effect.gen(function* () {
+    const model = yield* ScriptedModel.make(setup.script)
+    const events: Array<KernelEvent.KernelEvent> = []
+    const bus = yield* EventBus.make([
+      { onEvent: (event) => Effect.sync(() => events.push(event)) },
+      ...(setup.observers ?? [])
+    ])
+    const session = yield* Session.make({
+      model: "model-a",
+      settings: { ...Settings.defaults, ...setup.settings },
+      toolConcurrency: setup.toolConcurrency,
+      state: setup.state
+    }).pipe(
+      Effect.provide(model.layer),
+      Effect.provideService(EventBus.EventBus, bus),
+      Effect.provideService(Toolbox.Toolbox, setup.toolbox ?? echoToolbox)
+    )
+    return { session, model, events }
+  })
+
+const resultsOf = (message: Content.Message | undefined) =>
+  (message?.content ?? []).flatMap((block) => (block.type === "tool_result" ? [block] : []))
+
+describe("finding 1: an interrupt during a turn's tools keeps the results that came back", () => {
+  for (const toolConcurrency of [1, 2]) {
+    it.effect(`toolConcurrency ${toolConcurrency}: the first tool's real result is kept, and events agree`, () =>
+      Effect.gen(function* () {
+        const secondStarted = yield* Deferred.make<void>()
+        const toolbox: Toolbox.Service = {
+          ...echoToolbox,
+          invoke: (call) =>
+            call.id === "a"
+              ? Effect.succeed(Content.toolResult(call.id, "REAL RESULT A"))
+              : Effect.zipRight(Deferred.succeed(secondStarted, undefined), Effect.never)
+        }
+        const { session, events } = yield* sessionOf({
+          script: [
+            ScriptedModel.toolCalls({ id: "a", name: "echo" }, { id: "b", name: "echo" }),
+            ScriptedModel.text("never")
+          ],
+          toolbox,
+          toolConcurrency
+        })
+        const fiber = yield* Effect.fork(session.run("go"))
+        yield* Deferred.await(secondStarted)
+        yield* Fiber.interrupt(fiber)
+        const history = yield* session.history
+        const results = resultsOf(history.at(-1))
+        assert.deepStrictEqual(
+          results.map((block) => [block.tool_use_id, block.content, block.is_error]),
+          [
+            ["a", "REAL RESULT A", false],
+            ["b", "The run was interrupted before this tool returned.", true]
+          ]
+        )
+        // The event stream says what history says: tool a returned, and nothing returned for b.
+        assert.deepStrictEqual(
+          ofType(events, "tool_result").map((event) => [event.id, event.preview, event.is_error]),
+          [["a", "REAL RESULT A", false]]
+        )
+        assert.strictEqual(ofType(events, "run_ended")[0]?.status, "interrupted")
+      })
+    )
+  }
+})
+
