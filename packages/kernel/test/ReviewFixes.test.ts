@@ -101,3 +101,35 @@ describe("finding 1: an interrupt during a turn's tools keeps the results that c
   }
 })
 
+describe("finding 2: a retry interrupted before its sleep is not charged", () => {
+  it.effect("an interrupt while a slow observer handles retry_scheduled gives the token back", () =>
+    Effect.gen(function* () {
+      const inObserver = yield* Deferred.make<void>()
+      const slowObserver: EventBus.Observer = {
+        onEvent: (event) =>
+          event.type === "retry_scheduled"
+            ? Effect.zipRight(Deferred.succeed(inObserver, undefined), Effect.sleep("1 second"))
+            : Effect.void
+      }
+      const { session, model, events } = yield* sessionOf({
+        script: [ScriptedModel.rateLimited(), ScriptedModel.text("never")],
+        observers: [slowObserver]
+      })
+      const fiber = yield* Effect.fork(session.run("go"))
+      yield* Deferred.await(inObserver)
+      // The retry was charged when it was decided, and its event says so.
+      assert.deepStrictEqual(
+        ofType(events, "retry_scheduled").map((event) => event.session_retries_used),
+        [1]
+      )
+      yield* Fiber.interrupt(fiber)
+      assert.deepStrictEqual(yield* session.retryBudget, { used: 0, remaining: 20 })
+      assert.deepStrictEqual(
+        ofType(events, "run_ended").map((event) => [event.status, event.retries.session_total]),
+        [["interrupted", 0]]
+      )
+      assert.lengthOf(yield* model.calls, 1)
+    })
+  )
+})
+

@@ -571,11 +571,14 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
             source: decision.source
           })
         }
-        yield* commit(env, cursor)
-        if (env.metrics) yield* Metric.increment(Metrics.retriesOfCategory(error.category))
-        // The charge belongs to the decision (the events show it); a retry interrupted in its sleep
-        // never runs, so its charge is given back.
-        yield* run.effects.sleep(decision.delay).pipe(
+        const sleep = run.effects.sleep(decision.delay)
+        const scheduled = commit(env, cursor)
+        const counted = env.metrics
+          ? Effect.zipRight(scheduled, Metric.increment(Metrics.retriesOfCategory(error.category)))
+          : scheduled
+        // The charge belongs to the decision (the events show it); a retry interrupted before it
+        // runs (while its event is delivered, or in its sleep) never runs, so its charge is given back.
+        yield* Effect.zipRight(counted, sleep).pipe(
           Effect.onInterrupt(() =>
             Effect.sync(() => {
               cursor.state = SessionState.withRun(
