@@ -133,3 +133,79 @@ describe("finding 2: a retry interrupted before its sleep is not charged", () =>
   )
 })
 
+describe("finding 3: a bound that already ended the run is checked before a fallback is charged", () => {
+  for (const max_retries of [0, 5]) {
+    it.effect(`max_retries ${max_retries}: cost over max_cost_usd ends the run uncharged, with no fallback`, () =>
+      Effect.gen(function* () {
+        const spent = { input_tokens: 1_000, output_tokens: 1_000 }
+        const { outcome, events, calls } = yield* runScript(
+          [ScriptedModel.error("overloaded", { midStream: true, usage: spent }), ScriptedModel.text("never")],
+          {
+            settings: {
+              max_retries,
+              fallback_models: ["model-b"],
+              max_cost_usd: 1,
+              prices: { "model-a": { input_per_mtok: 1_000, output_per_mtok: 1_000 } }
+            }
+          }
+        )
+        assert.strictEqual(outcome.status, "cost_exceeded")
+        assert.strictEqual(outcome.error?.category, "overloaded")
+        assert.strictEqual(outcome.retries.session_total, 0)
+        assert.lengthOf(ofType(events, "fallback"), 0)
+        assert.lengthOf(ofType(events, "retry_scheduled"), 0)
+        assert.lengthOf(calls, 1)
+      })
+    )
+  }
+})
+
+describe("finding 6: a bound is checked before the budget", () => {
+  const overloaded: ModelError.ModelError = ScriptedModel.error("overloaded")
+  const bounds = { ...Settings.defaults, max_wall_clock_ms: 10_000, max_cost_usd: 1 }
+  const spentBudget = RetryBudget.fixed(1)
+  const empty = Option.getOrThrow(spentBudget.acquire(spentBudget.initial))
+  const context = (over: Partial<Decision.Context>): Decision.Context => ({
+    now: 0,
+    startedAt: 0,
+    bounds,
+    cost: null,
+    reductions: 0,
+    fallback: undefined,
+    budget: spentBudget,
+    budgetState: empty,
+    ...over
+  })
+
+  it("a retry whose wait breaks the wall clock ends wall_clock_exceeded, even with an empty budget", () => {
+    const decision = Decision.decide(overloaded, Option.some(Duration.millis(500)), context({ now: 9_800 }))
+    assert.deepStrictEqual([decision._tag, decision._tag === "End" ? decision.status : ""], [
+      "End",
+      "wall_clock_exceeded"
+    ])
+  })
+
+  it("a cost over its bound ends cost_exceeded, even with an empty budget", () => {
+    const decision = Decision.decide(overloaded, Option.some(Duration.millis(500)), context({ cost: 2 }))
+    assert.deepStrictEqual([decision._tag, decision._tag === "End" ? decision.status : ""], ["End", "cost_exceeded"])
+  })
+
+  it("a fallback after a broken bound ends with the bound, and is not charged", () => {
+    const budget = RetryBudget.fixed(5)
+    const decision = Decision.decide(
+      overloaded,
+      Option.none(),
+      context({ cost: 2, fallback: "model-b", budget, budgetState: budget.initial })
+    )
+    assert.deepStrictEqual([decision._tag, decision._tag === "End" ? decision.status : ""], ["End", "cost_exceeded"])
+  })
+
+  it("within the bounds, an empty budget ends retry_budget_exhausted", () => {
+    const decision = Decision.decide(overloaded, Option.some(Duration.millis(500)), context({ now: 1_000 }))
+    assert.deepStrictEqual([decision._tag, decision._tag === "End" ? decision.status : ""], [
+      "End",
+      "retry_budget_exhausted"
+    ])
+  })
+})
+
