@@ -145,10 +145,7 @@ export const resultsFor = (
   results: ReadonlyArray<Content.ToolResultBlock | undefined>,
   reason: string
 ): Array<Content.ToolResultBlock> =>
-  calls.map((call, i) => {
-    const result = results[i]
-    return result !== undefined && result.tool_use_id === call.id ? result : Content.toolResult(call.id, reason, true)
-  })
+  calls.map((call, i) => results[i] ?? Content.toolResult(call.id, reason, true))
 
 /**
  * Answers every tool_use of a trailing assistant message: with the result
