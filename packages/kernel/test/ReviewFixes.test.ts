@@ -160,6 +160,149 @@ describe("finding 3: a bound that already ended the run is checked before a fall
   }
 })
 
+describe("finding 4: the concurrent tool path", () => {
+  it.effect("out-of-order completion and duplicate ids: results sit in call order, each with its call", () =>
+    Effect.gen(function* () {
+      // The first call is the slowest: the others complete before it.
+      const delays: Record<string, number> = { first: 30, second: 10, third: 0 }
+      const completed: Array<string> = []
+      const toolbox: Toolbox.Service = {
+        ...echoToolbox,
+        invoke: (call) => {
+          const label = String((call.input as { readonly label: string }).label)
+          return Effect.sleep(Duration.millis(delays[label] ?? 0)).pipe(
+            Effect.zipRight(Effect.sync(() => completed.push(label))),
+            Effect.as(Content.toolResult(call.id, `result of ${label}`))
+          )
+        }
+      }
+      const { session, events, model } = yield* sessionOf({
+        script: [
+          ScriptedModel.toolCalls(
+            { id: "dup", name: "echo", input: { label: "first" } },
+            { id: "dup", name: "echo", input: { label: "second" } },
+            { id: "other", name: "echo", input: { label: "third" } }
+          ),
+          ScriptedModel.text("done")
+        ],
+        toolbox,
+        toolConcurrency: 3
+      })
+      const outcome = yield* TestClockDriver.run(session.run("go"))
+      assert.strictEqual(outcome.status, "completed")
+      assert.deepStrictEqual(completed, ["third", "second", "first"])
+      const [, assistant, results] = outcome.history
+      const ids = Content.toolUses(assistant!).map((call) => call.id)
+      assert.lengthOf(new Set(ids), 3)
+      assert.deepStrictEqual(
+        resultsOf(results).map((block) => [block.tool_use_id, block.content]),
+        [
+          [ids[0], "result of first"],
+          [ids[1], "result of second"],
+          [ids[2], "result of third"]
+        ]
+      )
+      // Events come as the calls complete, each naming its call's unique id and its own result.
+      assert.deepStrictEqual(
+        ofType(events, "tool_result").map((event) => [event.id, event.preview]),
+        [
+          [ids[2], "result of third"],
+          [ids[1], "result of second"],
+          [ids[0], "result of first"]
+        ]
+      )
+      assert.sameMembers(
+        ofType(events, "tool_call_started").map((event) => event.id),
+        ids
+      )
+      // The next request carries the same pairs.
+      const next = (yield* model.calls)[1]!.request.messages.at(-1)
+      assert.deepStrictEqual(
+        resultsOf(next).map((block) => block.tool_use_id),
+        ids
+      )
+    })
+  )
+})
+
+describe("finding 5: the unique ids reach every reader", () => {
+  it.effect("the post-model-response hook sees the unique ids", () =>
+    Effect.gen(function* () {
+      const seen: Array<ReadonlyArray<string>> = []
+      const { outcome } = yield* runScript(
+        [
+          ScriptedModel.toolCalls({ id: "", name: "echo", input: {} }, { id: "", name: "echo", input: {} }),
+          ScriptedModel.text("done")
+        ],
+        {
+          toolbox: echoToolbox,
+          observers: [
+            {
+              onModelResponse: (response) =>
+                Effect.sync(() => {
+                  seen.push(response.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : [])))
+                })
+            }
+          ]
+        }
+      )
+      const ids = Content.toolUses(outcome.history[1]!).map((call) => call.id)
+      assert.lengthOf(new Set(ids), 2)
+      assert.isTrue(ids.every((id) => id !== ""))
+      assert.deepStrictEqual(seen, [ids, []])
+    })
+  )
+
+  it.effect("a toolbox result's tool_use_id is rewritten to its call's unique id", () =>
+    Effect.gen(function* () {
+      // A toolbox that answers with the id the model sent, not the one the kernel gave the call.
+      const toolbox: Toolbox.Service = {
+        ...echoToolbox,
+        invoke: () => Effect.succeed(Content.toolResult("dup", "ok"))
+      }
+      const { outcome, events } = yield* runScript(
+        [
+          ScriptedModel.toolCalls({ id: "dup", name: "echo", input: {} }, { id: "dup", name: "echo", input: {} }),
+          ScriptedModel.text("done")
+        ],
+        { toolbox }
+      )
+      const ids = Content.toolUses(outcome.history[1]!).map((call) => call.id)
+      assert.lengthOf(new Set(ids), 2)
+      assert.deepStrictEqual(
+        resultsOf(outcome.history[2]).map((block) => [block.tool_use_id, block.content]),
+        ids.map((id) => [id, "ok"])
+      )
+      assert.deepStrictEqual(
+        ofType(events, "tool_result").map((event) => event.id),
+        ids
+      )
+    })
+  )
+
+  it.effect("a replacement id that collides with an id of the response is skipped", () =>
+    Effect.gen(function* () {
+      // Run 1, turn 1: the fourth call's candidates "x_1.1.3" and "x_1.1.4" are ids of the response.
+      const { outcome } = yield* runScript(
+        [
+          ScriptedModel.toolCalls(
+            { id: "x_1.1.3", name: "echo", input: {} },
+            { id: "x_1.1.4", name: "echo", input: {} },
+            { id: "x", name: "echo", input: {} },
+            { id: "x", name: "echo", input: {} }
+          ),
+          ScriptedModel.text("done")
+        ],
+        { toolbox: echoToolbox }
+      )
+      assert.deepStrictEqual(
+        Content.toolUses(outcome.history[1]!).map((call) => call.id),
+        ["x_1.1.3", "x_1.1.4", "x", "x_1.1.5"]
+      )
+    })
+  )
+})
+
 describe("finding 6: a bound is checked before the budget", () => {
   const overloaded: ModelError.ModelError = ScriptedModel.error("overloaded")
   const bounds = { ...Settings.defaults, max_wall_clock_ms: 10_000, max_cost_usd: 1 }
