@@ -352,3 +352,29 @@ describe("finding 6: a bound is checked before the budget", () => {
   })
 })
 
+describe("finding 10: resuming a state whose budget is larger than the new settings allow", () => {
+  it.effect("the budget is clamped to max_session_retries", () =>
+    Effect.gen(function* () {
+      const state: Session.State = {
+        history: [],
+        context: [],
+        budget: { used: 3, tokens: 20 },
+        runs: 1,
+        run: null
+      }
+      const { session } = yield* sessionOf({
+        script: [ScriptedModel.text("done")],
+        settings: { max_session_retries: 2 },
+        state
+      })
+      assert.deepStrictEqual(yield* session.retryBudget, { used: 3, remaining: 2 })
+      // A budget within the new ceiling is resumed as it was.
+      const within = yield* sessionOf({
+        script: [ScriptedModel.text("done")],
+        settings: { max_session_retries: 2 },
+        state: { ...state, budget: { used: 3, tokens: 1 } }
+      })
+      assert.deepStrictEqual(yield* within.session.retryBudget, { used: 3, remaining: 1 })
+    })
+  )
+})

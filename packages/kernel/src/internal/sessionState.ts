@@ -22,6 +22,14 @@ export interface State {
   readonly run: SessionApi.RunState | null
 }
 
+/**
+ * A resumed budget under the session's: a state saved under a larger
+ * `max_session_retries` holds more tokens than the budget can hold now, and
+ * would grant retries past the new ceiling. The initial state is the full one.
+ */
+const clamped = (state: RetryBudget.State, budget: RetryBudget.Budget): RetryBudget.State =>
+  state.tokens > budget.initial.tokens ? { used: state.used, tokens: budget.initial.tokens } : state
+
 /** @internal */
 export const initial = (options: SessionApi.Options, budget: RetryBudget.Budget): State => {
   const resumed = options.state
@@ -31,7 +39,7 @@ export const initial = (options: SessionApi.Options, budget: RetryBudget.Budget)
     history: Log.fromArray(history),
     context: Log.fromArray(context),
     contextTokens: TokenEstimate.messages(context),
-    budget: resumed?.budget ?? budget.initial,
+    budget: resumed === undefined ? budget.initial : clamped(resumed.budget, budget),
     runs: resumed?.runs ?? 0,
     run: resumed?.run ?? null
   }
