@@ -12,7 +12,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as KernelEvent from "./KernelEvent.js"
+import * as KernelEvent from "./KernelEvent.js"
 import type * as ModelProvider from "./ModelProvider.js"
 
 /**
@@ -115,7 +115,7 @@ export const of = (observers: ReadonlyArray<Observer>): Service => {
     publish: (event) =>
       onEvent.length === 0
         ? Effect.void
-        : Effect.flatMap(Clock.currentTimeMillis, (at) => deliver([{ ...event, at } as KernelEvent.KernelEvent])),
+        : Effect.flatMap(Clock.currentTimeMillis, (at) => deliver([KernelEvent.stamp(event, at)])),
     deliver,
     modelResponded: (response, info) =>
       onResponse.length === 0

@@ -6,9 +6,8 @@ import {
   Content,
   Decision,
   EventBus,
-  type KernelEvent,
+  KernelEvent,
   type ModelError,
-  ModelProvider,
   RetryBudget,
   Session,
   Settings,
@@ -21,7 +20,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
 import { echoToolbox, ofType, runScript } from "./harness.js"
 
 interface Setup {
@@ -322,10 +320,10 @@ describe("finding 6: a bound is checked before the budget", () => {
 
   it("a retry whose wait breaks the wall clock ends wall_clock_exceeded, even with an empty budget", () => {
     const decision = Decision.decide(overloaded, Option.some(Duration.millis(500)), context({ now: 9_800 }))
-    assert.deepStrictEqual([decision._tag, decision._tag === "End" ? decision.status : ""], [
-      "End",
-      "wall_clock_exceeded"
-    ])
+    assert.deepStrictEqual(
+      [decision._tag, decision._tag === "End" ? decision.status : ""],
+      ["End", "wall_clock_exceeded"]
+    )
   })
 
   it("a cost over its bound ends cost_exceeded, even with an empty budget", () => {
@@ -345,11 +343,37 @@ describe("finding 6: a bound is checked before the budget", () => {
 
   it("within the bounds, an empty budget ends retry_budget_exhausted", () => {
     const decision = Decision.decide(overloaded, Option.some(Duration.millis(500)), context({ now: 1_000 }))
-    assert.deepStrictEqual([decision._tag, decision._tag === "End" ? decision.status : ""], [
-      "End",
-      "retry_budget_exhausted"
-    ])
+    assert.deepStrictEqual(
+      [decision._tag, decision._tag === "End" ? decision.status : ""],
+      ["End", "retry_budget_exhausted"]
+    )
   })
+})
+
+describe("finding 8: one typed stamp for an unstamped event", () => {
+  it("KernelEvent.stamp adds the Clock time and keeps every field", () => {
+    const event: KernelEvent.Unstamped = { type: "warning", message: "careful" }
+    assert.deepStrictEqual(KernelEvent.stamp(event, 42), { type: "warning", message: "careful", at: 42 })
+  })
+
+  it.effect("a plugin's event published on the run's bus is stamped with the run's Clock", () =>
+    Effect.gen(function* () {
+      const toolbox: Toolbox.Service = {
+        ...echoToolbox,
+        invoke: (call) =>
+          Effect.zipRight(EventBus.publish({ type: "warning", message: `from ${call.name}` }), echoToolbox.invoke(call))
+      }
+      const { outcome, events } = yield* runScript(
+        [ScriptedModel.toolCalls({ id: "a", name: "echo", input: {} }), ScriptedModel.text("done")],
+        { toolbox }
+      )
+      assert.strictEqual(outcome.status, "completed")
+      assert.deepStrictEqual(
+        ofType(events, "warning").map((event) => [event.message, typeof event.at]),
+        [["from echo", "number"]]
+      )
+    })
+  )
 })
 
 describe("finding 10: resuming a state whose budget is larger than the new settings allow", () => {

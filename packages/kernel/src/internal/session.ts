@@ -106,7 +106,7 @@ const runBus = (env: Loop.Env): EventBus.Service => ({
   publish: (event) =>
     Effect.flatMap(Effect.clock, (clock) =>
       Effect.suspend(() => {
-        const stamped = { ...event, at: clock.unsafeCurrentTimeMillis() } as KernelEvent.KernelEvent
+        const stamped = KernelEvent.stamp(event, clock.unsafeCurrentTimeMillis())
         env.hub.unsafeOffer(stamped)
         return env.bus.deliver([stamped])
       })
@@ -244,11 +244,7 @@ const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effec
   Effect.gen(function* () {
     const { env } = run
     // A result that came back before the run ended is kept; only the calls still out are answered.
-    const state = SessionState.answerPending(
-      cursor.state,
-      Loop.pendingReason(ending.status),
-      cursor.running?.results
-    )
+    const state = SessionState.answerPending(cursor.state, Loop.pendingReason(ending.status), cursor.running?.results)
     const figures = SessionState.figures(state)
     const wall = run.clock.unsafeCurrentTimeMillis() - figures.started_at
     const retries = { max_per_call: figures.max_per_call, session_total: env.budget.snapshot(state.budget).used }

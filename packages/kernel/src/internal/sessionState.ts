@@ -152,8 +152,7 @@ export const resultsFor = (
   calls: ReadonlyArray<Content.ToolUseBlock>,
   results: ReadonlyArray<Content.ToolResultBlock | undefined>,
   reason: string
-): Array<Content.ToolResultBlock> =>
-  calls.map((call, i) => results[i] ?? Content.toolResult(call.id, reason, true))
+): Array<Content.ToolResultBlock> => calls.map((call, i) => results[i] ?? Content.toolResult(call.id, reason, true))
 
 /**
  * Answers every tool_use of a trailing assistant message: with the result
