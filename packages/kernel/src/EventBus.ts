@@ -35,7 +35,15 @@ export interface ResponseInfo {
  * @category models
  */
 export interface Observer {
-  /** Called for every event, in order. */
+  /**
+   * Called for every event of a session, in the order they happen, each
+   * before what follows it happens. With `toolConcurrency` above 1 the calls
+   * of a turn run at once: each call's `tool_call_started` comes before its
+   * `tool_result`, and the turn's events before and after the calls keep
+   * their place, but the events of different calls interleave as the calls
+   * start and finish, and an observer that suspends may be called for one
+   * call's event while it still handles another's.
+   */
   readonly onEvent?: (event: KernelEvent.KernelEvent) => Effect.Effect<void>
   /** The post-model-response hook: called with every successful model response, before tools run. */
   readonly onModelResponse?: (response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>
