@@ -5,7 +5,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Metric from "effect/Metric"
-import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import type * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
@@ -63,9 +62,25 @@ export interface Env {
   readonly state: Ref.Ref<SessionState.State>
   /** The call timeouts of the settings, given to every call of every run. */
   readonly callTimeouts: ModelProvider.CallTimeouts
-  readonly hub: PubSub.PubSub<KernelEvent.KernelEvent>
+  readonly listeners: Listeners
+}
+
+/**
+ * The session's own event stream.
+ *
+ * @internal
+ */
+export interface Listeners {
+  /** Made at the first subscription: an idle session, or one nobody subscribes to, holds none. */
+  hub: PubSub.PubSub<KernelEvent.KernelEvent> | undefined
   /** Live subscribers of `hub`: with none and no observer, the loop builds no event. */
-  readonly subscribers: MutableRef.MutableRef<number>
+  subscribers: number
+}
+
+/** Offers an event to the session's stream, if anyone ever subscribed to it. @internal */
+export const offer = (env: Env, event: KernelEvent.KernelEvent): void => {
+  const hub = env.listeners.hub
+  if (hub !== undefined) hub.unsafeOffer(event)
 }
 
 /**
@@ -117,7 +132,7 @@ export interface Running {
 }
 
 /** @internal */
-export const listening = (env: Env): boolean => env.bus.observed || MutableRef.get(env.subscribers) > 0
+export const listening = (env: Env): boolean => env.bus.observed || env.listeners.subscribers > 0
 
 const now = (run: Run): number => run.clock.unsafeCurrentTimeMillis()
 
@@ -132,7 +147,7 @@ export const commit = (env: Env, cursor: Cursor): Effect.Effect<void> => {
   if (cursor.events.length === 0) return set
   const events = cursor.events
   cursor.events = []
-  for (const event of events) env.hub.unsafeOffer(event)
+  for (const event of events) offer(env, event)
   if (!env.bus.observed) return set
   const deliver = env.bus.deliver(events)
   return Effect.flatMap(set, () => deliver)
@@ -342,7 +357,7 @@ const toolResulted = (
 const publishNow = (run: Run, event: KernelEvent.KernelEvent): Effect.Effect<void> =>
   Effect.suspend(() => {
     if (!listening(run.env)) return Effect.void
-    run.env.hub.unsafeOffer(event)
+    offer(run.env, event)
     return run.env.bus.deliver([event])
   })
 
