@@ -155,6 +155,15 @@ export const stepsPolicy: (error: ModelError.ModelError) => boolean = internal.s
  *   `wall_clock_exceeded` or `cost_exceeded` if the wait would break a bound,
  *   `retry_budget_exhausted` if the budget cannot pay, or retry.
  *
+ * Bounds come before the budget. A retry whose wait would break a bound ends
+ * the run with the bound's status (`wall_clock_exceeded`, then
+ * `cost_exceeded`) even when the budget is empty too, and is not charged; a
+ * fallback is checked against the bounds as they stand (no wait) before it
+ * is charged, so a run its cost already ended never spends a token on a
+ * model it will not call. For example, with `max_cost_usd: 1`, a cost of 2
+ * and an empty budget, a 529 ends `cost_exceeded`, not
+ * `retry_budget_exhausted`.
+ *
  * `step` is the policy's delay for this error (`None` when the policy is
  * done, or when `stepsPolicy` is false and it was not stepped).
  *

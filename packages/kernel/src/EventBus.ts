@@ -12,7 +12,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as KernelEvent from "./KernelEvent.js"
+import * as KernelEvent from "./KernelEvent.js"
 import type * as ModelProvider from "./ModelProvider.js"
 
 /**
@@ -35,7 +35,15 @@ export interface ResponseInfo {
  * @category models
  */
 export interface Observer {
-  /** Called for every event, in order. */
+  /**
+   * Called for every event of a session, in the order they happen, each
+   * before what follows it happens. With `toolConcurrency` above 1 the calls
+   * of a turn run at once: each call's `tool_call_started` comes before its
+   * `tool_result`, and the turn's events before and after the calls keep
+   * their place, but the events of different calls interleave as the calls
+   * start and finish, and an observer that suspends may be called for one
+   * call's event while it still handles another's.
+   */
   readonly onEvent?: (event: KernelEvent.KernelEvent) => Effect.Effect<void>
   /** The post-model-response hook: called with every successful model response, before tools run. */
   readonly onModelResponse?: (response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>
@@ -115,7 +123,7 @@ export const of = (observers: ReadonlyArray<Observer>): Service => {
     publish: (event) =>
       onEvent.length === 0
         ? Effect.void
-        : Effect.flatMap(Clock.currentTimeMillis, (at) => deliver([{ ...event, at } as KernelEvent.KernelEvent])),
+        : Effect.flatMap(Clock.currentTimeMillis, (at) => deliver([KernelEvent.stamp(event, at)])),
     deliver,
     modelResponded: (response, info) =>
       onResponse.length === 0

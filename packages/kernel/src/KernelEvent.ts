@@ -250,6 +250,15 @@ export type EventOf<T extends EventType> = Extract<KernelEvent, { readonly type:
 export type Unstamped = KernelEvent extends infer E ? (E extends KernelEvent ? Omit<E, "at"> : never) : never
 
 /**
+ * An event stamped with its Clock time: the one place an `Unstamped` event
+ * becomes a `KernelEvent`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const stamp = (event: Unstamped, at: number): KernelEvent => ({ ...event, at })
+
+/**
  * Summarises a model error for an event.
  *
  * @since 0.1.0

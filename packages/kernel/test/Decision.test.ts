@@ -142,7 +142,10 @@ const branchOf = (
         return waitOf(error, step, context) === undefined
           ? "end retry_budget_exhausted (fallback)"
           : "end retry_budget_exhausted (retry)"
-      return transient ? `end ${decision.status} (before the wait)` : `end ${decision.status}`
+      if (!transient) return `end ${decision.status}`
+      return waitOf(error, step, context) === undefined
+        ? `end ${decision.status} (before a fallback)`
+        : `end ${decision.status} (before the wait)`
     }
   }
 }
@@ -160,6 +163,8 @@ const every = [
   "end retry_budget_exhausted (retry)",
   "end wall_clock_exceeded (before the wait)",
   "end cost_exceeded (before the wait)",
+  "end wall_clock_exceeded (before a fallback)",
+  "end cost_exceeded (before a fallback)",
   "end context_exhausted",
   "end auth_error",
   "end invalid_request",
@@ -261,13 +266,18 @@ describe("Decision.decide", () => {
   )
 
   it.prop(
-    "when the call is over on a model, the chain falls back (charged after a retryable error, free after one marked not retryable) or ends retries_exhausted",
+    "when the call is over on a model, the chain falls back (charged after a retryable error, free after one marked not retryable) or ends retries_exhausted; a bound already broken ends the run first, uncharged",
     [caseArb],
     ([[error, step, context]]) => {
       if (ModelError.reactionOf(error.category) !== "retry" || waitOf(error, step, context) !== undefined) return
       const decision = Decision.decide(error, step, context)
       if (context.fallback === undefined) {
         assert.deepInclude(decision, { _tag: "End", status: "retries_exhausted", error })
+        return
+      }
+      const broken = Decision.beforeCall(context)
+      if (Option.isSome(broken)) {
+        assert.deepStrictEqual(decision, Decision.End({ status: broken.value.status, error }))
         return
       }
       if (!ModelError.isRetryable(error)) {

@@ -86,6 +86,9 @@ const retryOrFallback = (
       : undefined
   if (delayMillis === undefined || delayMillis > context.bounds.max_retry_wait_ms) {
     if (context.fallback === undefined) return End({ status: "retries_exhausted", error })
+    // A bound the run already broke ends it before the fallback is charged, as it does a retry.
+    const broken = beforeCall(context)
+    if (Option.isSome(broken)) return End({ status: broken.value.status, error })
     // A fallback step after a transient error is charged like a retry; an error the server said
     // not to retry never charges the budget.
     if (!retryable) return Fallback({ to: context.fallback, budget: context.budgetState })
@@ -94,6 +97,8 @@ const retryOrFallback = (
       ? Fallback({ to: context.fallback, budget: charged.value })
       : End({ status: "retry_budget_exhausted", error })
   }
+  // Bounds before the budget: a wait that breaks a bound ends the run with the bound's status,
+  // whether or not the budget could have paid for the retry.
   const bound = beforeCall(context, delayMillis)
   if (Option.isSome(bound)) return End({ status: bound.value.status, error })
   const charged = context.budget.acquire(context.budgetState)

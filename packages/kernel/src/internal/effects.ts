@@ -193,7 +193,9 @@ const settle = <A, E>(
     call.addObserver((exit) => {
       timer?.unsafeInterruptAsFork(FiberId.none)
       ended(exit)
-      resume(Effect.succeed(expired && timeout !== undefined ? timeout.exit() : exit))
+      // A call that succeeded though its timeout fired first (it could not be interrupted in time)
+      // keeps its success: the work is done, and a retry would do it again.
+      resume(Effect.succeed(expired && timeout !== undefined && Exit.isFailure(exit) ? timeout.exit() : exit))
     })
     return Effect.flatMap(Fiber.interrupt(call), () => (timer === undefined ? Effect.void : Fiber.interrupt(timer)))
   })

@@ -6,7 +6,6 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import { identity } from "effect/Function"
 import * as Metric from "effect/Metric"
-import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import type * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
@@ -68,9 +67,25 @@ export interface Env {
   readonly state: Ref.Ref<SessionState.State>
   /** The call timeouts of the settings, given to every call of every run. */
   readonly callTimeouts: ModelProvider.CallTimeouts
-  readonly hub: PubSub.PubSub<KernelEvent.KernelEvent>
+  readonly listeners: Listeners
+}
+
+/**
+ * The session's own event stream.
+ *
+ * @internal
+ */
+export interface Listeners {
+  /** Made at the first subscription: an idle session, or one nobody subscribes to, holds none. */
+  hub: PubSub.PubSub<KernelEvent.KernelEvent> | undefined
   /** Live subscribers of `hub`: with none and no observer, the loop builds no event. */
-  readonly subscribers: MutableRef.MutableRef<number>
+  subscribers: number
+}
+
+/** Offers an event to the session's stream, if anyone ever subscribed to it. @internal */
+export const offer = (env: Env, event: KernelEvent.KernelEvent): void => {
+  const hub = env.listeners.hub
+  if (hub !== undefined) hub.unsafeOffer(event)
 }
 
 /**
@@ -107,10 +122,22 @@ export interface Cursor {
   turnSpan: Tracer.Span | undefined
   /** The token estimate of the last tool definitions seen, by identity: they rarely change. */
   tools: { readonly definitions: ReadonlyArray<unknown>; readonly tokens: number } | undefined
+  /**
+   * The turn's tool calls while they run, and each result at its call's index
+   * once it is back: a run that ends meanwhile (an interrupt) keeps every
+   * result that came back, and answers only the others.
+   */
+  running: Running | undefined
 }
 
 /** @internal */
-export const listening = (env: Env): boolean => env.bus.observed || MutableRef.get(env.subscribers) > 0
+export interface Running {
+  readonly calls: ReadonlyArray<Content.ToolUseBlock>
+  readonly results: Array<Content.ToolResultBlock | undefined>
+}
+
+/** @internal */
+export const listening = (env: Env): boolean => env.bus.observed || env.listeners.subscribers > 0
 
 const now = (run: Run): number => run.clock.unsafeCurrentTimeMillis()
 
@@ -125,7 +152,7 @@ export const commit = (env: Env, cursor: Cursor): Effect.Effect<void> => {
   if (cursor.events.length === 0) return set
   const events = cursor.events
   cursor.events = []
-  for (const event of events) env.hub.unsafeOffer(event)
+  for (const event of events) offer(env, event)
   if (!env.bus.observed) return set
   const deliver = env.bus.deliver(events)
   return Effect.flatMap(set, () => deliver)
@@ -259,6 +286,7 @@ function* runTools(
   const { env } = run
   // Each result sits at its call's index: two calls never share a slot, whatever their ids.
   const results: Array<Content.ToolResultBlock | undefined> = []
+  cursor.running = { calls, results }
   const concurrency = env.toolConcurrency
   const finished =
     concurrency === 1 && env.settings.max_wall_clock_ms === undefined
@@ -287,11 +315,10 @@ function* runTools(
                 )
               )
         )
+  cursor.running = undefined
   cursor.state = SessionState.append(cursor.state, {
     role: "user",
-    content: calls.map(
-      (call, i) => results[i] ?? Content.toolResult(call.id, pendingReason("wall_clock_exceeded"), true)
-    )
+    content: SessionState.resultsFor(calls, results, pendingReason("wall_clock_exceeded"))
   })
   if (Option.isNone(finished)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
 }
@@ -338,7 +365,7 @@ const toolResulted = (
 const publishNow = (run: Run, event: KernelEvent.KernelEvent): Effect.Effect<void> =>
   Effect.suspend(() => {
     if (!listening(run.env)) return Effect.void
-    run.env.hub.unsafeOffer(event)
+    offer(run.env, event)
     return run.env.bus.deliver([event])
   })
 
@@ -579,8 +606,6 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
             source: decision.source
           })
         }
-        yield* commit(env, cursor)
-        if (env.metrics) yield* Metric.increment(Metrics.retriesOfCategory(error.category))
         // The wait is a span of the turn that carries the decision: category, attempt, delay, source, budget.
         const wait = run.spans.enabled
           ? run.spans.start(
@@ -595,9 +620,14 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
               span
             )
           : undefined
-        // The charge belongs to the decision (the events show it); a retry interrupted in its sleep
-        // never runs, so its charge is given back.
-        yield* run.effects.sleep(decision.delay).pipe(
+        const sleep = run.effects.sleep(decision.delay)
+        const scheduled = commit(env, cursor)
+        const counted = env.metrics
+          ? Effect.zipRight(scheduled, Metric.increment(Metrics.retriesOfCategory(error.category)))
+          : scheduled
+        // The charge belongs to the decision (the events show it); a retry interrupted before it
+        // runs (while its event is delivered, or in its sleep) never runs, so its charge is given back.
+        yield* Effect.zipRight(counted, sleep).pipe(
           Effect.onInterrupt(() =>
             Effect.sync(() => {
               cursor.state = SessionState.withRun(

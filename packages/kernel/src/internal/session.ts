@@ -7,7 +7,6 @@ import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import { identity } from "effect/Function"
 import * as Metric from "effect/Metric"
-import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
@@ -65,8 +64,7 @@ export const make = (
       budget,
       state: yield* Ref.make(SessionState.initial(options, budget)),
       callTimeouts: ModelProvider.callTimeoutsFrom(settings),
-      hub: yield* PubSub.unbounded<KernelEvent.KernelEvent>(),
-      subscribers: MutableRef.make(0)
+      listeners: { hub: undefined, subscribers: 0 }
     }
     const semaphore = yield* Effect.makeSemaphore(1)
     // The accessors are built when read: an idle session holds its state and nothing else.
@@ -95,12 +93,28 @@ export const make = (
     } satisfies SessionApi.Service
   })
 
+/** The session's PubSub, made at the first subscription. */
+const hubOf = (env: Loop.Env): Effect.Effect<PubSub.PubSub<KernelEvent.KernelEvent>> =>
+  Effect.suspend(() => {
+    const { listeners } = env
+    return listeners.hub !== undefined
+      ? Effect.succeed(listeners.hub)
+      : Effect.map(PubSub.unbounded<KernelEvent.KernelEvent>(), (hub) => (listeners.hub ??= hub))
+  })
+
 /** A subscription to the session's events for the life of the scope; while it lasts, the loop builds events. */
 const subscribe = (env: Loop.Env): Effect.Effect<Stream.Stream<KernelEvent.KernelEvent>, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.sync(() => MutableRef.increment(env.subscribers)),
-    () => Effect.sync(() => MutableRef.decrement(env.subscribers))
-  ).pipe(Effect.zipRight(Stream.fromPubSub(env.hub, { scoped: true })))
+  Effect.flatMap(hubOf(env), (hub) =>
+    Effect.acquireRelease(
+      Effect.sync(() => {
+        env.listeners.subscribers++
+      }),
+      () =>
+        Effect.sync(() => {
+          env.listeners.subscribers--
+        })
+    ).pipe(Effect.zipRight(Stream.fromPubSub(hub, { scoped: true })))
+  )
 
 /** The bus the run's services publish to (a plugin's breaker): the session's stream and its observers. */
 const runBus = (env: Loop.Env): EventBus.Service => ({
@@ -109,14 +123,14 @@ const runBus = (env: Loop.Env): EventBus.Service => ({
   publish: (event) =>
     Effect.flatMap(Effect.clock, (clock) =>
       Effect.suspend(() => {
-        const stamped = { ...event, at: clock.unsafeCurrentTimeMillis() } as KernelEvent.KernelEvent
-        env.hub.unsafeOffer(stamped)
+        const stamped = KernelEvent.stamp(event, clock.unsafeCurrentTimeMillis())
+        Loop.offer(env, stamped)
         return env.bus.deliver([stamped])
       })
     ),
   deliver: (events) =>
     Effect.suspend(() => {
-      for (const event of events) env.hub.unsafeOffer(event)
+      for (const event of events) Loop.offer(env, event)
       return env.bus.deliver(events)
     }),
   modelResponded: env.bus.modelResponded
@@ -162,7 +176,13 @@ const runOnce = (
               undefined
             )
           : undefined
-        const cursor: Loop.Cursor = { state: started, events: [], turnSpan: undefined, tools: undefined }
+        const cursor: Loop.Cursor = {
+          state: started,
+          events: [],
+          turnSpan: undefined,
+          tools: undefined,
+          running: undefined
+        }
         // The run's services: its span as the parent of every span in it, the bus that carries a
         // plugin's events to the session's stream and observers, and the settings' call timeouts.
         const context = yield* FiberRef.get(FiberRef.currentContext)
@@ -250,7 +270,8 @@ const runOnce = (
 const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effect.Effect<RunOutcome.RunOutcome> =>
   Effect.gen(function* () {
     const { env } = run
-    const state = SessionState.answerPending(cursor.state, Loop.pendingReason(ending.status))
+    // A result that came back before the run ended is kept; only the calls still out are answered.
+    const state = SessionState.answerPending(cursor.state, Loop.pendingReason(ending.status), cursor.running?.results)
     const figures = SessionState.figures(state)
     const wall = run.clock.unsafeCurrentTimeMillis() - figures.started_at
     const retries = { max_per_call: figures.max_per_call, session_total: env.budget.snapshot(state.budget).used }

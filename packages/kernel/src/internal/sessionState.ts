@@ -22,6 +22,14 @@ export interface State {
   readonly run: SessionApi.RunState | null
 }
 
+/**
+ * A resumed budget under the session's: a state saved under a larger
+ * `max_session_retries` holds more tokens than the budget can hold now, and
+ * would grant retries past the new ceiling. The initial state is the full one.
+ */
+const clamped = (state: RetryBudget.State, budget: RetryBudget.Budget): RetryBudget.State =>
+  state.tokens > budget.initial.tokens ? { used: state.used, tokens: budget.initial.tokens } : state
+
 /** @internal */
 export const initial = (options: SessionApi.Options, budget: RetryBudget.Budget): State => {
   const resumed = options.state
@@ -31,7 +39,7 @@ export const initial = (options: SessionApi.Options, budget: RetryBudget.Budget)
     history: Log.fromArray(history),
     context: Log.fromArray(context),
     contextTokens: TokenEstimate.messages(context),
-    budget: resumed?.budget ?? budget.initial,
+    budget: resumed === undefined ? budget.initial : clamped(resumed.budget, budget),
     runs: resumed?.runs ?? 0,
     run: resumed?.run ?? null
   }
@@ -134,11 +142,31 @@ export const answered = (
   run: patch(figures(state), run)
 })
 
-/** Gives every tool_use of a trailing assistant message an error tool_result. @internal */
-export const answerPending = (state: State, reason: string): State => {
+/**
+ * The results of a turn's calls, in the calls' order: each call's own result
+ * when it came back, an error result saying `reason` when it did not.
+ *
+ * @internal
+ */
+export const resultsFor = (
+  calls: ReadonlyArray<Content.ToolUseBlock>,
+  results: ReadonlyArray<Content.ToolResultBlock | undefined>,
+  reason: string
+): Array<Content.ToolResultBlock> => calls.map((call, i) => results[i] ?? Content.toolResult(call.id, reason, true))
+
+/**
+ * Answers every tool_use of a trailing assistant message: with the result
+ * that came back (`results`, at the call's index, while the turn's tools
+ * ran), or an error tool_result saying `reason`.
+ *
+ * @internal
+ */
+export const answerPending = (
+  state: State,
+  reason: string,
+  results: ReadonlyArray<Content.ToolResultBlock | undefined> = []
+): State => {
   const last = Log.last(state.history)
   const pending = last?.role === "assistant" ? Content.toolUses(last) : []
-  return pending.length === 0
-    ? state
-    : append(state, { role: "user", content: pending.map((call) => Content.toolResult(call.id, reason, true)) })
+  return pending.length === 0 ? state : append(state, { role: "user", content: resultsFor(pending, results, reason) })
 }
