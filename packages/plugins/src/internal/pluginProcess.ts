@@ -95,13 +95,14 @@ export const shutdownMode = (exit: Exit.Exit<unknown, unknown>): "graceful" | "i
   Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause) ? "graceful" : "immediate"
 
 /**
- * After end of file on a pipe, how long to look for the zombie before
- * concluding the process lives on without it. The process is nearly always
- * a zombie by the time the end of file is read; the steps only cover a
- * process still tearing down its threads.
+ * After end of file on a pipe and a first look that found it still running,
+ * the waits between further looks for the zombie before concluding the
+ * process lives on without the pipe. A killed process is usually a zombie by
+ * the time the end of file is read, or soon after (its exit is then reported
+ * too); the steps cover a process still tearing down its threads.
  * @internal
  */
-export const confirmationSteps: ReadonlyArray<number> = [0, 1, 2, 4, 8, 16, 32, 64, 128]
+export const confirmationSteps: ReadonlyArray<number> = [1, 2, 4, 8, 16, 32, 64, 128]
 
 const describe = (cause: Cause.Cause<unknown>): string => Cause.pretty(cause).split("\n", 1)[0] ?? "unknown"
 
@@ -203,9 +204,10 @@ export const spawn = (
       return true
     })
 
-    // End of file on a pipe: it is dying, or it closed the pipe and lives on. Both pipes close at
-    // once when it dies: one look at /proc serves both. The first look is at once; the rest, for a
-    // process still tearing down its threads, on a fiber of their own.
+    // End of file on a pipe: it is dying, or it closed the pipe and lives on. Each end of file
+    // looks at /proc at once: the pipes close as the process tears down, a little before it is a
+    // zombie, so the second may find what the first could not. Further looks, for a process still
+    // tearing down its threads or one that lives on, are timed, on one fiber of their own.
     const pipes = yield* Ref.make({ closed: new Set<"stdout" | "stderr">(), confirming: false })
     const pipeClosed = (pipe: "stdout" | "stderr") =>
       Effect.gen(function* () {
@@ -213,12 +215,10 @@ export const spawn = (
           state.confirming,
           { closed: new Set([...state.closed, pipe]), confirming: true }
         ])
-        if (busy || (yield* settled)) return
-        yield* fork(confirm)
+        if (!(yield* settled) && !busy) yield* fork(confirm)
       })
     const confirm = Effect.gen(function* () {
       for (const wait of confirmationSteps) {
-        if (wait === 0) continue
         yield* Procfs.wallSleep(wait)
         if (yield* settled) return
       }
