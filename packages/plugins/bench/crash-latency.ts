@@ -1,8 +1,8 @@
 /**
  * Crash-to-error-result latency: how long after a plugin server is SIGKILLed
  * mid-call the in-flight call comes back as an error, for agent-kernel's
- * McpStdio (with the Node launcher of `@agent-kernel/plugins/node`, and with
- * the portable launcher, the default) and, measured in the same run as the
+ * McpStdio (with the Node spawner of `@agent-kernel/plugins/node`, and with
+ * the portable spawner, the default) and, measured in the same run as the
  * baseline, the stock SDK client (`StdioClientTransport`).
  *
  * Two cases: the server is our direct child; the server runs under a
@@ -28,8 +28,8 @@ import * as Schema from "effect/Schema"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { McpStdio, PluginToolbox, ProcessLauncher } from "../src/index.js"
-import { NodeProcessLauncher } from "../src/node/index.js"
+import { McpStdio, PluginToolbox, ProcessSpawner } from "../src/index.js"
+import { NodeProcessSpawner } from "../src/node/index.js"
 
 const RUNS = Number(process.env["RUNS"] ?? "30")
 const WARMUP = 2
@@ -98,7 +98,7 @@ type Outcome = Sample | Failed
 // ---- agent-kernel ----------------------------------------------------------------
 
 /** One provider for all runs: each run kills the server, and the next call respawns it. */
-const oursSampler = (config: McpStdio.Config, launcher: Layer.Layer<ProcessLauncher.ProcessLauncher>) =>
+const oursSampler = (config: McpStdio.Config, spawner: Layer.Layer<ProcessSpawner.ProcessSpawner>) =>
   Effect.gen(function* () {
     const provider = yield* McpStdio.make(config)
     const box = yield* PluginToolbox.make({
@@ -130,7 +130,7 @@ const oursSampler = (config: McpStdio.Config, launcher: Layer.Layer<ProcessLaunc
       }
       return { ms: at - killedAt, capped } satisfies Sample
     })
-  }).pipe(Effect.provide(launcher))
+  }).pipe(Effect.provide(spawner))
 
 // ---- stock SDK client ------------------------------------------------------------
 
@@ -215,8 +215,8 @@ const main = Effect.gen(function* () {
   )
   console.log("agent-kernel and the stock client run interleaved, so machine load hits both alike.\n")
   const wrapper = ["-c", wrapperScript]
-  const nodeLauncher = NodeProcessLauncher.layerLauncher
-  const portable = ProcessLauncher.layer(ProcessLauncher.platform)
+  const nodeSpawner = NodeProcessSpawner.layerSpawner
+  const portable = ProcessSpawner.layer(ProcessSpawner.platform)
   const direct = (name: string): McpStdio.Config => ({ name, command: node, args: [server], shutdownGraceMillis: 300 })
   const wrapped = (name: string): McpStdio.Config => ({
     name,
@@ -225,9 +225,9 @@ const main = Effect.gen(function* () {
     shutdownGraceMillis: 300
   })
   const samplers = {
-    nodeDirect: yield* oursSampler(direct("node-direct"), nodeLauncher),
+    nodeDirect: yield* oursSampler(direct("node-direct"), nodeSpawner),
     portableDirect: yield* oursSampler(direct("portable-direct"), portable),
-    nodeWrapper: yield* oursSampler(wrapped("node-wrapper"), nodeLauncher),
+    nodeWrapper: yield* oursSampler(wrapped("node-wrapper"), nodeSpawner),
     portableWrapper: yield* oursSampler(wrapped("portable-wrapper"), portable)
   }
   const samples = {
@@ -253,7 +253,7 @@ const main = Effect.gen(function* () {
   const stockWrapper = yield* Effect.promise(() => stockCase("bash", wrapper, 10))
 
   const rows = [
-    ["case", "agent-kernel, Node launcher", "agent-kernel, portable launcher", "stock SDK client"],
+    ["case", "agent-kernel, Node spawner", "agent-kernel, portable spawner", "stock SDK client"],
     [
       "direct child (node server.mjs)",
       summary(samples.nodeDirect),
@@ -272,8 +272,8 @@ const main = Effect.gen(function* () {
   const stock = sortedMs(samples.stockDirect)
   console.log("")
   for (const [label, outcomes] of [
-    ["Node launcher", samples.nodeDirect],
-    ["portable launcher", samples.portableDirect]
+    ["Node spawner", samples.nodeDirect],
+    ["portable spawner", samples.portableDirect]
   ] as const) {
     const ours = sortedMs(outcomes)
     if (ours.length > 0 && stock.length > 0) {

@@ -1,9 +1,9 @@
 /**
  * A plugin's process as a scoped resource: started in its own process group
- * by the `ProcessLauncher` in context, watched until it ends, and stopped
+ * by the `ProcessSpawner` in context, watched until it ends, and stopped
  * with everything it started when the scope closes.
  *
- * What the launcher reports (output, end of file, exit) is handled by one
+ * What the spawner reports (output, end of file, exit) is handled by one
  * fiber, in the order it happened, so an answer written just before a crash
  * reaches its call before the crash does. The end is one `Deferred`,
  * completed by whichever sign of death comes first: the child's exit, its
@@ -32,7 +32,7 @@ import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as PluginError from "../PluginError.js"
-import * as ProcessLauncher from "../ProcessLauncher.js"
+import * as ProcessSpawner from "../ProcessSpawner.js"
 import * as Procfs from "./procfs.js"
 
 /** How a plugin process ended. @internal */
@@ -118,11 +118,11 @@ export const spawn = (
   Scope.Scope | CommandExecutor.CommandExecutor | FileSystem.FileSystem
 > =>
   Effect.gen(function* () {
-    const launcher = yield* ProcessLauncher.ProcessLauncher
+    const spawner = yield* ProcessSpawner.ProcessSpawner
     const procfs = yield* Procfs.make
-    const events = yield* Queue.unbounded<ProcessLauncher.Event>()
+    const events = yield* Queue.unbounded<ProcessSpawner.Event>()
     // Started and counted as one step: a process that runs is always one the owner knows of.
-    const started = yield* launcher
+    const started = yield* spawner
       .start({
         command: options.command,
         stdin: Stream.fromQueue(options.stdin),
@@ -266,10 +266,10 @@ export const spawn = (
         detail: `Its stdout reader failed (${why}), so no answer could arrive; it was killed`
       })
 
-    // What the launcher reports, handled in order, a batch at a time: the stdout bytes of a batch
+    // What the spawner reports, handled in order, a batch at a time: the stdout bytes of a batch
     // are handed on together, and before any end, so an answer written just before a crash counts.
     const readerBroken = yield* Ref.make(false)
-    const handle = (batch: Chunk.Chunk<ProcessLauncher.Event>) =>
+    const handle = (batch: Chunk.Chunk<ProcessSpawner.Event>) =>
       Effect.gen(function* () {
         let output: Array<Uint8Array> = []
         const flush = Effect.gen(function* () {

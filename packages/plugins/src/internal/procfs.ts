@@ -7,7 +7,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type * as ProcessLauncher from "../ProcessLauncher.js"
+import type * as ProcessSpawner from "../ProcessSpawner.js"
 
 /** @internal */
 export interface ProcStat {
@@ -90,7 +90,7 @@ const signalNames: ReadonlyArray<string> = [
 ]
 
 /** A waitpid(2) status as an exit code or a signal name. @internal */
-export const decodeWaitStatus = (status: number): ProcessLauncher.ExitStatus => {
+export const decodeWaitStatus = (status: number): ProcessSpawner.ExitStatus => {
   const signal = status & 0x7f
   return signal === 0
     ? { exitCode: (status >> 8) & 0xff, signal: null }
@@ -98,11 +98,11 @@ export const decodeWaitStatus = (status: number): ProcessLauncher.ExitStatus => 
 }
 
 /**
- * A stat (`undefined` when it could not be read) as what a launcher reports:
+ * A stat (`undefined` when it could not be read) as what a spawner reports:
  * unreadable is reaped where /proc exists, and unknown where it does not.
  * @internal
  */
-export const statusOf = (procAvailable: boolean, stat: ProcStat | undefined): ProcessLauncher.Status => {
+export const statusOf = (procAvailable: boolean, stat: ProcStat | undefined): ProcessSpawner.Status => {
   if (stat === undefined) return procAvailable ? { _tag: "Reaped" } : { _tag: "Unknown" }
   if (isDead(stat) && stat.waitStatus !== undefined) return { _tag: "Zombie", ...decodeWaitStatus(stat.waitStatus) }
   return { _tag: "Running" }

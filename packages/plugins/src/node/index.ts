@@ -1,5 +1,5 @@
 /**
- * The Node-only part of the plugins: the launcher that watches plugin
+ * The Node-only part of the plugins: the spawner that watches plugin
  * processes straight from `node:child_process`. Import it from
  * `@agent-kernel/plugins/node`; the main entry runs on any platform with a
  * `CommandExecutor`.
@@ -12,4 +12,4 @@
  *
  * @since 0.1.0
  */
-export * as NodeProcessLauncher from "./NodeProcessLauncher.js"
+export * as NodeProcessSpawner from "./NodeProcessSpawner.js"

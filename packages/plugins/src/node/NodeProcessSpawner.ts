@@ -1,9 +1,9 @@
 /**
- * The Node launcher: plugin processes started with `node:child_process`,
+ * The Node spawner: plugin processes started with `node:child_process`,
  * their output and their end reported straight from the `ChildProcess`
  * events, and /proc read synchronously from a file kept open.
  *
- * Why it is faster than the portable launcher: there, the end of file on a
+ * Why it is faster than the portable spawner: there, the end of file on a
  * pipe travels through a `Stream` (several fiber steps, each a turn of the
  * scheduler) and the look at /proc that tells a dying process from one that
  * only closed its pipe is an asynchronous read on libuv's thread pool. Here
@@ -27,7 +27,7 @@ import * as Stream from "effect/Stream"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Procfs from "../internal/procfs.js"
-import * as ProcessLauncher from "../ProcessLauncher.js"
+import * as ProcessSpawner from "../ProcessSpawner.js"
 
 const reasonOf = (code: string | undefined): PlatformError.SystemErrorReason => {
   switch (code) {
@@ -79,9 +79,12 @@ const statReader = (pid: number): { readonly read: () => Procfs.ProcStat | undef
   }
 }
 
+/** How long the release waits for a killed process's exit; SIGKILLed processes still need CPU to exit. */
+const releaseBoundMillis = 5_000
+
 const startStandard = (
   command: Command.StandardCommand,
-  options: ProcessLauncher.StartOptions,
+  options: ProcessSpawner.StartOptions,
   procAvailable: boolean
 ) =>
   Effect.gen(function* () {
@@ -95,7 +98,7 @@ const startStandard = (
           env: command.extendEnv
             ? { ...process.env, ...Object.fromEntries(command.env) }
             : Object.fromEntries(command.env),
-          // Its own process group (its pid is the group id), as the portable launcher does.
+          // Its own process group (its pid is the group id), as the portable spawner does.
           detached: true
         })
         const failed = (error: NodeJS.ErrnoException) => resume(Effect.fail(spawnError(error, command)))
@@ -105,15 +108,23 @@ const startStandard = (
           resume(Effect.succeed(child))
         })
       }),
+      // The owner stops it first (gracefully or not); this makes sure, as the portable spawner's
+      // `CommandExecutor` does: a group still running is killed, and its exit awaited (on the wall
+      // clock, bounded), so that a closed scope means a dead process even when the owner's own
+      // shutdown was cut short by an interruption.
       (child) =>
-        Effect.sync(() => {
-          // The owner stops it first (gracefully or not); this only makes sure, and lets go of the pipes.
-          if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
-            Procfs.signalGroup(child.pid, "SIGKILL")
+        Effect.async<void>((resume) => {
+          const done = () => {
+            clearTimeout(bound)
+            child.stdin?.destroy()
+            child.stdout?.destroy()
+            child.stderr?.destroy()
+            resume(Effect.void)
           }
-          child.stdin?.destroy()
-          child.stdout?.destroy()
-          child.stderr?.destroy()
+          const bound = setTimeout(done, releaseBoundMillis)
+          if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return done()
+          child.once("exit", done)
+          Procfs.signalGroup(child.pid, "SIGKILL")
         })
     )
     const pid = child.pid!
@@ -150,40 +161,37 @@ const startStandard = (
   })
 
 /**
- * Builds the Node launcher. A piped command (`a | b`), which `McpStdio` never
- * makes, is handed to the portable launcher.
+ * Builds the Node spawner. A piped command (`a | b`), which `McpStdio` never
+ * makes, is handed to the portable spawner.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (): ProcessLauncher.Service => {
+export const make = (): ProcessSpawner.Service => {
   const procAvailable = Fs.existsSync("/proc/self/stat")
   return {
     start: (options) =>
       options.command._tag === "StandardCommand"
         ? startStandard(options.command, options, procAvailable)
-        : ProcessLauncher.platform.start(options)
+        : ProcessSpawner.platform.start(options)
   }
 }
 
 /**
- * The Node launcher, set as the one `McpStdio` uses.
+ * The Node spawner, set as the one `McpStdio` uses.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerLauncher: Layer.Layer<ProcessLauncher.ProcessLauncher> = Layer.sync(
-  ProcessLauncher.ProcessLauncher,
-  make
-)
+export const layerSpawner: Layer.Layer<ProcessSpawner.ProcessSpawner> = Layer.sync(ProcessSpawner.ProcessSpawner, make)
 
 /**
- * Everything `McpStdio` needs on Node: the Node launcher, and the
+ * Everything `McpStdio` needs on Node: the Node spawner, and the
  * `CommandExecutor` and `FileSystem` of `@effect/platform-node`.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer: Layer.Layer<
-  ProcessLauncher.ProcessLauncher | CommandExecutor.CommandExecutor | FileSystem.FileSystem
-> = Layer.mergeAll(layerLauncher, NodeCommandExecutor.layer.pipe(Layer.provideMerge(NodeFileSystem.layer)))
+  ProcessSpawner.ProcessSpawner | CommandExecutor.CommandExecutor | FileSystem.FileSystem
+> = Layer.mergeAll(layerSpawner, NodeCommandExecutor.layer.pipe(Layer.provideMerge(NodeFileSystem.layer)))

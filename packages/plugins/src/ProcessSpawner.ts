@@ -1,6 +1,6 @@
 /**
  * How a plugin's process is started and watched: the one place that touches
- * the runtime's process API. A launcher starts a command in its own process
+ * the runtime's process API. A spawner starts a command in its own process
  * group with its three pipes, feeds its stdin, and reports, in the order they
  * happened, what it writes, when a pipe reaches end of file and how it
  * exited. It can also say what Linux's /proc shows of it at any moment, which
@@ -9,7 +9,7 @@
  *
  * The default, `platform`, works wherever @effect/platform runs: it starts
  * the process with the `CommandExecutor` in context and reads /proc through
- * the `FileSystem` in context. On Node, `NodeProcessLauncher` from
+ * the `FileSystem` in context. On Node, `NodeProcessSpawner` from
  * `@agent-kernel/plugins/node` takes the events straight from the
  * `ChildProcess` and reads /proc synchronously, which sees a crash several
  * event-loop turns sooner (see the package README, "Crash-to-error latency").
@@ -106,13 +106,13 @@ export interface Started {
 }
 
 /**
- * A launcher. `start` runs the command in a process group of its own (its pid
+ * A spawner. `start` runs the command in a process group of its own (its pid
  * is the group's id) as a resource of the scope: the scope's close releases
- * what the launcher holds, and kills the group if it still runs. Stopping the
+ * what the spawner holds, and kills the group if it still runs. Stopping the
  * process gracefully is the caller's business, before the scope closes.
  *
- * The requirements are those of the portable launcher, so that choosing a
- * launcher never changes what a provider needs from its context.
+ * The requirements are those of the portable spawner, so that choosing a
+ * spawner never changes what a provider needs from its context.
  *
  * @since 0.1.0
  * @category models
@@ -139,7 +139,7 @@ const exitOf = (result: Either.Either<CommandExecutor.ExitCode, PlatformError.Pl
 const describe = (cause: Cause.Cause<unknown>): string => Cause.pretty(cause).split("\n", 1)[0] ?? "unknown"
 
 /**
- * The portable launcher: `CommandExecutor` for the process, its `Stream`s for
+ * The portable spawner: `CommandExecutor` for the process, its `Stream`s for
  * the pipes, and the `FileSystem` for /proc.
  *
  * @since 0.1.0
@@ -187,19 +187,19 @@ export const platform: Service = {
 }
 
 /**
- * The launcher `McpStdio` uses: the one in context, `platform` by default.
+ * The spawner `McpStdio` uses: the one in context, `platform` by default.
  *
  * @since 0.1.0
  * @category tags
  */
-export class ProcessLauncher extends Context.Reference<ProcessLauncher>()("@agent-kernel/plugins/ProcessLauncher", {
+export class ProcessSpawner extends Context.Reference<ProcessSpawner>()("@agent-kernel/plugins/ProcessSpawner", {
   defaultValue: (): Service => platform
 }) {}
 
 /**
- * A layer that sets the launcher.
+ * A layer that sets the spawner.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (launcher: Service): Layer.Layer<ProcessLauncher> => Layer.succeed(ProcessLauncher, launcher)
+export const layer = (spawner: Service): Layer.Layer<ProcessSpawner> => Layer.succeed(ProcessSpawner, spawner)
