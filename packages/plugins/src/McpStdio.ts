@@ -1,12 +1,13 @@
 /**
  * MCP servers over stdio, as tool providers.
  *
- * Each server is a subprocess started with @effect/platform `Command` (in its
- * own process group), as a resource of the scope `make` runs in: lazily on
- * first use, and again lazily after a crash. The protocol goes through the
- * official SDK `Client` over a transport of our own. The process itself
- * (watching it, tracking its descendants, stopping it) is
- * `internal/pluginProcess.ts`; this module is the MCP side.
+ * Each server is a subprocess described by an @effect/platform `Command` and
+ * started (in its own process group) by the `ProcessSpawner` in context, as
+ * a resource of the scope `make` runs in: lazily on first use, and again
+ * lazily after a crash. The protocol goes through the official SDK `Client`
+ * over a transport of our own. The process itself (watching it, tracking its
+ * descendants, stopping it) is `internal/pluginProcess.ts`; this module is
+ * the MCP side.
  *
  * A crash is the first sign of death, not the pipes closing: the child's
  * exit, or end of file on a pipe while /proc shows the child a zombie (a
@@ -143,8 +144,12 @@ const highestBit = (n: number): number => 31 - Math.clz32(n)
 /**
  * Declares an MCP stdio server. Nothing is started until the first `list`
  * or `call`; every process is killed when the scope closes. The process is
- * started through the `CommandExecutor` in context, and /proc is read
- * through the `FileSystem` in context (`NodeContext.layer` provides both).
+ * started by the `ProcessSpawner` in context: by default through the
+ * `CommandExecutor` in context, or, on Node, straight from `child_process`
+ * with `NodeProcessSpawner` (`@agent-kernel/plugins/node`), which sees a
+ * crash sooner. /proc is read through the `FileSystem` in context
+ * (`NodeContext.layer`, or `NodeProcessSpawner.layer`, provides both). The
+ * spawner is the one in context when `make` runs.
  *
  * @example
  * ```ts

@@ -35,6 +35,13 @@ export * as McpStdio from "./McpStdio.js"
 export * as PluginError from "./PluginError.js"
 
 /**
+ * How plugin processes are started and watched; the portable spawner is the default.
+ *
+ * @since 0.1.0
+ */
+export * as ProcessSpawner from "./ProcessSpawner.js"
+
+/**
  * The kernel's `Toolbox`, built from providers, a gate and per-provider breakers.
  *
  * @since 0.1.0

@@ -2,7 +2,6 @@
  * Hostile MCP servers (issue 10): a hostile stdout line, a server that closes its stdout, a
  * detached grandchild, and a crash that must be seen without any timer. Processes are real.
  */
-import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -10,7 +9,7 @@ import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
 import { McpStdio, PluginToolbox } from "../src/index.js"
-import { eventually, fixture, inflight, isAlive, parse, recordEvents, use } from "./helpers.js"
+import { eventually, fixture, inflight, isAlive, spawners, parse, recordEvents, use } from "./helpers.js"
 
 const toolbox = (config: McpStdio.Config, settings: PluginToolbox.Options<never>["settings"] = {}) =>
   Effect.gen(function* () {
@@ -34,7 +33,7 @@ const killAtEnd = (pid: number) =>
     })
   )
 
-describe("hostile MCP servers", () => {
+describe.each(spawners)("hostile MCP servers, $name", ({ context }) => {
   it.scopedLive(
     "issue 10 #3: an oversize line whose id is not valid JSON is a warning; the reader lives on and the call is answered",
     () =>
@@ -50,7 +49,7 @@ describe("hostile MCP servers", () => {
         // The same process goes on answering.
         expect((yield* box.invoke(use("echo", { text: "still reading" }))).content).toBe("still reading")
         expect(yield* provider.stats).toMatchObject({ spawns: 1, crashes: 0, junkLines: 1 })
-      }).pipe(Effect.provide(NodeContext.layer)),
+      }).pipe(Effect.provide(context)),
     // On the old reader the call waited for tool_timeout_ms (30 s by default): fail well before.
     20_000
   )
@@ -69,7 +68,7 @@ describe("hostile MCP servers", () => {
         yield* eventually(() => !isAlive(first), "the server to be killed")
         expect(yield* pidOf(box)).not.toBe(first)
         expect(yield* provider.stats).toMatchObject({ spawns: 2, crashes: 1 })
-      }).pipe(Effect.provide(NodeContext.layer))
+      }).pipe(Effect.provide(context))
   )
 
   it.scoped(
@@ -84,7 +83,7 @@ describe("hostile MCP servers", () => {
         const result = yield* Fiber.join(call)
         expect(result.is_error).toBe(true)
         expect(result.content).toContain(`process_crashed: killed by signal SIGKILL, pid ${pid}`)
-      }).pipe(Effect.provide(NodeContext.layer))
+      }).pipe(Effect.provide(context))
   )
 
   it.live("issue 10 #4: a grandchild that left the process group (setsid) is ended when the scope closes", () =>
@@ -101,7 +100,7 @@ describe("hostile MCP servers", () => {
       yield* Scope.close(scope, Exit.void)
       expect(isAlive(leader)).toBe(false)
       expect(isAlive(detached)).toBe(false)
-    }).pipe(Effect.scoped, Effect.provide(NodeContext.layer))
+    }).pipe(Effect.scoped, Effect.provide(context))
   )
 
   it.scopedLive("issue 10 #4: a tracked detached grandchild is ended when the server crashes, not orphaned", () =>
@@ -119,7 +118,7 @@ describe("hostile MCP servers", () => {
       const crashed = yield* box.invoke(use("crash", { code: 4 }))
       expect(crashed.content).toContain(`process_crashed: exit code 4, pid ${leader}`)
       yield* eventually(() => !isAlive(detached), "the orphan to be killed")
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
 })
 

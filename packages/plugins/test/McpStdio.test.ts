@@ -1,6 +1,6 @@
 import type { Toolbox } from "@agent-kernel/kernel"
 import * as FileSystem from "@effect/platform/FileSystem"
-import { NodeCommandExecutor, NodeContext, NodeFileSystem } from "@effect/platform-node"
+import { NodeCommandExecutor, NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -11,7 +11,18 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { McpStdio, PluginToolbox } from "../src/index.js"
-import { eventually, fixture, inflight, isAlive, liveGroup, parse, recordEvents, use, wrapped } from "./helpers.js"
+import {
+  eventually,
+  fixture,
+  inflight,
+  isAlive,
+  spawners,
+  liveGroup,
+  parse,
+  recordEvents,
+  use,
+  wrapped
+} from "./helpers.js"
 
 const toolbox = (config: McpStdio.Config, settings: PluginToolbox.Options<never>["settings"] = {}) =>
   Effect.gen(function* () {
@@ -25,7 +36,7 @@ const pidOf = (box: Toolbox.Service) =>
 
 const expectGroupGone = (pgid: number) => eventually(() => liveGroup(pgid).length === 0, `group ${pgid} to be empty`)
 
-describe("McpStdio against the fixture server", () => {
+describe.each(spawners)("McpStdio against the fixture server, $name", ({ context }) => {
   it.scopedLive("spawns lazily, lists every page of tools and speaks 2025-11-25", () =>
     Effect.gen(function* () {
       const { box, provider } = yield* toolbox(fixture("fx"))
@@ -42,7 +53,7 @@ describe("McpStdio against the fixture server", () => {
       const result = yield* box.invoke(use("echo", { text: "hello" }))
       expect(result).toMatchObject({ content: "hello", is_error: false })
       expect(yield* provider.ping).toBe(true)
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
 
   it.scopedLive("asks for the tools again, every page, after notifications/tools/list_changed", () =>
@@ -59,7 +70,7 @@ describe("McpStdio against the fixture server", () => {
       expect(yield* provider.changed).toBe(false)
       expect((yield* box.invoke(use("brand-new"))).content).toContain("not found")
       expect((yield* provider.stats).spawns).toBe(1)
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
 
   it.scopedLive("negotiates down to the server's older protocol version", () =>
@@ -67,7 +78,7 @@ describe("McpStdio against the fixture server", () => {
       const { box, provider } = yield* toolbox(fixture("old", "--protocol=2025-06-18"))
       expect((yield* box.invoke(use("echo", { text: "x" }))).is_error).toBe(false)
       expect((yield* provider.stats).protocolVersion).toBe("2025-06-18")
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
 
   it.scopedLive(
@@ -86,7 +97,7 @@ describe("McpStdio against the fixture server", () => {
         expect(after).not.toBe(before)
         expect(isAlive(before)).toBe(false)
         expect(yield* provider.stats).toMatchObject({ spawns: 2, crashes: 1 })
-      }).pipe(Effect.provide(NodeContext.layer))
+      }).pipe(Effect.provide(context))
   )
 
   it.scopedLive("a kill by signal fails every in-flight call at once, with the signal", () =>
@@ -106,7 +117,7 @@ describe("McpStdio against the fixture server", () => {
         expect(result.content).toContain("killed by signal SIGKILL")
         expect(result.content).toContain(`pid ${pid}`)
       }
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
 
   it.scopedLive("an exit at startup withdraws the tools and reports its stderr", () =>
@@ -125,7 +136,7 @@ describe("McpStdio against the fixture server", () => {
       expect(result.is_error).toBe(true)
       expect(result.content).toContain("the configuration file is missing")
       expect((yield* provider.stats).spawns).toBe(2)
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
 
   it.scopedLive("a spawn failure (ENOENT) is an error, not a fault", () =>
@@ -135,7 +146,7 @@ describe("McpStdio against the fixture server", () => {
       const result = yield* box.invoke(use("anything"))
       expect(result.is_error).toBe(true)
       expect(result.content).toContain('Plugin "ghost" could not be started (/nonexistent/mcp-server): NotFound')
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
 
   it.scopedLive("junk on stdout is counted and reported, never fatal", () =>
@@ -149,7 +160,7 @@ describe("McpStdio against the fixture server", () => {
       const warnings = (yield* recorded.events).filter((event) => event.type === "warning")
       expect(warnings.length).toBeGreaterThan(0)
       expect(JSON.stringify(warnings)).toContain("junk line")
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
 
   it.scopedLive("a 20 MB result is truncated with a visible marker", () =>
@@ -160,7 +171,7 @@ describe("McpStdio against the fixture server", () => {
       expect(Buffer.byteLength(result.content)).toBeLessThanOrEqual(100_000)
       expect(result.content.startsWith("xxxxxxxx")).toBe(true)
       expect(result.content).toContain("[truncated: the result was 20000000 bytes")
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
 
   it.scopedLive("a line over maxMessageBytes is discarded and fails only its own call", () =>
@@ -170,7 +181,7 @@ describe("McpStdio against the fixture server", () => {
       expect(result.is_error).toBe(true)
       expect(result.content).toContain("exceeded the limit of 1000000 bytes")
       expect((yield* box.invoke(use("echo", { text: "ok" }))).content).toBe("ok")
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
 
   it.scopedLive(
@@ -190,7 +201,7 @@ describe("McpStdio against the fixture server", () => {
         const unknown = yield* box.invoke(use("echo", "not an object"))
         expect(unknown.content).toContain("must be a JSON object")
         expect(yield* breaker.counts).toEqual({ consecutive: 1, total: 1 })
-      }).pipe(Effect.provide(NodeContext.layer))
+      }).pipe(Effect.provide(context))
   )
 
   it.scopedLive(
@@ -209,7 +220,7 @@ describe("McpStdio against the fixture server", () => {
         yield* expectGroupGone(launcher)
         // And it comes back.
         expect((yield* box.invoke(use("echo", { text: "back" }))).content).toBe("back")
-      }).pipe(Effect.provide(NodeContext.layer))
+      }).pipe(Effect.provide(context))
   )
 
   it.scopedLive("a killed launcher whose grandchild holds the pipes is a crash at once, and the grandchild dies", () =>
@@ -225,7 +236,7 @@ describe("McpStdio against the fixture server", () => {
       const result = yield* Fiber.join(call)
       expect(result.content).toContain("killed by signal SIGKILL")
       yield* expectGroupGone(leader)
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
 
   it.live("closing the scope kills every process of every group, even one that ignores SIGTERM", () =>
@@ -242,7 +253,7 @@ describe("McpStdio against the fixture server", () => {
       yield* Scope.close(scope, Exit.void)
       expect(liveGroup(leader)).toEqual([])
       expect([leader, plain, stubborn].filter(isAlive)).toEqual([])
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
 
   it.live("closing the scope shuts a well-behaved server down by closing its stdin, as the MCP spec asks", () =>
@@ -256,7 +267,7 @@ describe("McpStdio against the fixture server", () => {
       )
       expect(Fs.readFileSync(marker, "utf8")).toBe("stdin closed")
       Fs.rmSync(marker)
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
 
   it.live("interrupting a run in flight kills the plugin's processes", () =>
@@ -275,7 +286,7 @@ describe("McpStdio against the fixture server", () => {
       yield* Fiber.interrupt(fiber)
       expect(pids.filter(isAlive)).toEqual([])
       expect(liveGroup(pids[0]!)).toEqual([])
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
 
   it.scopedLive("the server gets a minimal environment: no host API keys unless named", () =>
@@ -304,9 +315,11 @@ describe("McpStdio against the fixture server", () => {
       expect(env["PATH"]).toBe(process.env["PATH"])
       const allowed = new Set([...McpStdio.baseEnvironment, "FIXTURE_TOKEN", "FIXTURE_MODE"])
       expect(Object.keys(env).filter((key) => !allowed.has(key) && !key.startsWith("LC_"))).toEqual([])
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
+})
 
+describe("McpStdio with the portable spawner (the default)", () => {
   it.scopedLive(
     "takes the CommandExecutor and the FileSystem from context: /proc is read through the one provided",
     () =>

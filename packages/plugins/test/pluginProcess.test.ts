@@ -1,5 +1,4 @@
 import * as Command from "@effect/platform/Command"
-import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -8,7 +7,7 @@ import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as Queue from "effect/Queue"
 import * as PluginProcess from "../src/internal/pluginProcess.js"
-import { eventually, isAlive } from "./helpers.js"
+import { eventually, isAlive, spawners } from "./helpers.js"
 
 const ticker = Command.make(process.execPath, "-e", "setInterval(() => process.stdout.write('tick\\n'), 5)")
 
@@ -29,7 +28,7 @@ const spawn = (onStdout: PluginProcess.Options["onStdout"]) =>
     })
   })
 
-describe("a plugin process", () => {
+describe.each(spawners)("a plugin process, $name", ({ context }) => {
   it("is stopped gracefully when its scope closes cleanly or is interrupted, at once when it fails", () => {
     expect(PluginProcess.shutdownMode(Exit.void)).toBe("graceful")
     expect(PluginProcess.shutdownMode(Exit.interrupt(FiberId.none))).toBe("graceful")
@@ -48,7 +47,7 @@ describe("a plugin process", () => {
         expect(end.detail).toContain("the reader broke")
       }
       yield* eventually(() => !isAlive(proc.pid), "the process to be killed")
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
 
   it.live("that is stopped ends with the reason, and its scope's close kills it", () =>
@@ -64,6 +63,6 @@ describe("a plugin process", () => {
         })
       )
       expect(isAlive(pid)).toBe(false)
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(context))
   )
 })

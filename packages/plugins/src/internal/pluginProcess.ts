@@ -1,13 +1,16 @@
 /**
- * A plugin's process as a scoped resource: spawned in its own process group
- * through the `CommandExecutor` in context, watched until it ends, and
- * stopped with everything it started when the scope closes.
+ * A plugin's process as a scoped resource: started in its own process group
+ * by the `ProcessSpawner` in context, watched until it ends, and stopped
+ * with everything it started when the scope closes.
  *
- * Its end is one `Deferred`, completed by whichever sign of death comes
- * first: the child's exit, its stdout or stderr reaching end of file while
- * /proc shows it a zombie (usually sooner than Node's exit event), the exit
- * of a launched process of its group (`watchGroup`), or its stdout reader
- * dying (then no answer could ever arrive). How it is stopped is decided
+ * What the spawner reports (output, end of file, exit) is handled by one
+ * fiber, in the order it happened, so an answer written just before a crash
+ * reaches its call before the crash does. The end is one `Deferred`,
+ * completed by whichever sign of death comes first: the child's exit, its
+ * stdout or stderr reaching end of file while /proc shows it a zombie
+ * (usually sooner than the exit is reported), the exit of a launched process
+ * of its group (`watchGroup`), or its stdout reader dying (then no answer
+ * could ever arrive). How it is stopped is decided
  * from the `Exit` the scope closes with: a success or an interruption gets
  * the MCP shutdown (close stdin, wait, SIGTERM, wait, SIGKILL); a failure
  * (a broken server, a tripped breaker) gets SIGKILL at once.
@@ -17,20 +20,19 @@
  * the rest.
  */
 import * as Command from "@effect/platform/Command"
-import * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type * as PlatformError from "@effect/platform/Error"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import type * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as PluginError from "../PluginError.js"
+import * as ProcessSpawner from "../ProcessSpawner.js"
 import * as Procfs from "./procfs.js"
 
 /** How a plugin process ended. @internal */
@@ -93,22 +95,14 @@ export const shutdownMode = (exit: Exit.Exit<unknown, unknown>): "graceful" | "i
   Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause) ? "graceful" : "immediate"
 
 /**
- * After end of file on a pipe, how long to look for the zombie before
- * concluding the process lives on without it. The process is nearly always
- * a zombie by the time the end of file is read; the steps only cover a
- * process still tearing down its threads.
+ * After end of file on a pipe and a first look that found it still running,
+ * the waits between further looks for the zombie before concluding the
+ * process lives on without the pipe. A killed process is usually a zombie by
+ * the time the end of file is read, or soon after (its exit is then reported
+ * too); the steps cover a process still tearing down its threads.
  * @internal
  */
-export const confirmationSteps: ReadonlyArray<number> = [0, 1, 2, 4, 8, 16, 32, 64, 128]
-
-const signalOf = (error: PlatformError.PlatformError): string => {
-  // platform-node reports a signal exit only as the text of a SystemError.
-  const text = error._tag === "SystemError" ? (error.description ?? error.message) : error.message
-  return /signal:?\s*(SIG[A-Z0-9]+)/.exec(text)?.[1] ?? "unknown signal"
-}
-
-const exitOf = (result: Either.Either<CommandExecutor.ExitCode, PlatformError.PlatformError>): Procfs.ExitStatus =>
-  result._tag === "Right" ? { exitCode: result.right, signal: null } : { exitCode: null, signal: signalOf(result.left) }
+export const confirmationSteps: ReadonlyArray<number> = [1, 2, 4, 8, 16, 32, 64, 128]
 
 const describe = (cause: Cause.Cause<unknown>): string => Cause.pretty(cause).split("\n", 1)[0] ?? "unknown"
 
@@ -124,28 +118,39 @@ export const spawn = (
   Scope.Scope | CommandExecutor.CommandExecutor | FileSystem.FileSystem
 > =>
   Effect.gen(function* () {
-    const executor = yield* CommandExecutor.CommandExecutor
+    const spawner = yield* ProcessSpawner.ProcessSpawner
     const procfs = yield* Procfs.make
+    const events = yield* Queue.unbounded<ProcessSpawner.Event>()
     // Started and counted as one step: a process that runs is always one the owner knows of.
-    const proc = yield* executor.start(options.command).pipe(
-      Effect.mapError(
-        (error) =>
-          new PluginError.SpawnFailed({
-            provider: options.provider,
-            command: commandLine(options.command),
-            reason: error._tag === "SystemError" ? `${error.reason}: ${error.description ?? ""}` : error.message
-          })
-      ),
-      Effect.tap(() => options.onStarted),
-      Effect.uninterruptible
-    )
-    const pid = proc.pid
-    const serverStat = yield* procfs.statReader(pid)
+    const started = yield* spawner
+      .start({
+        command: options.command,
+        stdin: Stream.fromQueue(options.stdin),
+        emit: (event) => {
+          Queue.unsafeOffer(events, event)
+        }
+      })
+      .pipe(
+        Effect.mapError(
+          (error) =>
+            new PluginError.SpawnFailed({
+              provider: options.provider,
+              command: commandLine(options.command),
+              reason: error._tag === "SystemError" ? `${error.reason}: ${error.description ?? ""}` : error.message
+            })
+        ),
+        Effect.tap(() => options.onStarted),
+        Effect.uninterruptible
+      )
+    const pid = started.pid
     const ended = yield* Deferred.make<End>()
+    const reaped = yield* Deferred.make<void>()
     const stderr = new TailBuffer(options.stderrTailBytes)
     const stderrDone = yield* Deferred.make<void>()
     // Descendants seen while it lived, each with its start time: a pid alone may have been reused.
     const tracked = yield* Ref.make<ReadonlyMap<number, Procfs.ProcStat>>(new Map())
+    const scope = yield* Effect.scope
+    const fork = <A, E>(effect: Effect.Effect<A, E>) => Effect.forkIn(Effect.ignore(effect), scope)
 
     const alive = (known: Procfs.ProcStat) =>
       Effect.map(
@@ -170,8 +175,9 @@ export const spawn = (
 
     // A crashed plugin's processes get no grace. What it wrote just before dying is the most useful
     // part of a crash report: when stderr is still open (a launcher or a grandchild may hold it),
-    // the group is killed first and the end waits, briefly, for the last bytes. Otherwise the end
-    // comes first and the signals wait for the next turn of the event loop, so the calls failed by
+    // the group is killed first and the end waits, briefly, for the last bytes (on a fiber of its
+    // own: stderr's end is reported to the fiber that may be calling this). Otherwise the end comes
+    // first and the signals wait for the next turn of the event loop, so the calls failed by
     // `onEnd` answer first: a kill is a system call, and an exception when the group is gone.
     // The first sign of death names the end: a later one (the group's launcher dying of the kill) is its echo.
     const dying = yield* Ref.make(false)
@@ -180,16 +186,28 @@ export const spawn = (
         if ((yield* Ref.getAndSet(dying, true)) || (yield* Deferred.isDone(ended))) return
         if (!(yield* Deferred.isDone(stderrDone))) {
           yield* signalAll("SIGKILL")
-          yield* Effect.raceFirst(Deferred.await(stderrDone), Procfs.wallSleep(50))
-          yield* end(how)
+          yield* fork(Effect.zipRight(Effect.raceFirst(Deferred.await(stderrDone), Procfs.wallSleep(50)), end(how)))
         } else if (yield* end(how)) {
           yield* Procfs.nextTurn
           yield* signalAll("SIGKILL")
         }
       })
 
-    // End of file on a pipe: it is dying, or it closed the pipe and lives on. Both pipes close at
-    // once when it dies: one look at /proc serves both.
+    // One look at /proc after an end of file: whether that settled it (it has ended, or it is
+    // dead and now ends). Reaped already: its exit is reported with the status.
+    const settled = Effect.gen(function* () {
+      if (yield* Deferred.isDone(ended)) return true
+      const status = yield* started.status
+      if (status._tag === "Reaped") return true
+      if (status._tag !== "Zombie") return false
+      yield* died({ _tag: "Exited", pid, exitCode: status.exitCode, signal: status.signal })
+      return true
+    })
+
+    // End of file on a pipe: it is dying, or it closed the pipe and lives on. Each end of file
+    // looks at /proc at once: the pipes close as the process tears down, a little before it is a
+    // zombie, so the second may find what the first could not. Further looks, for a process still
+    // tearing down its threads or one that lives on, are timed, on one fiber of their own.
     const pipes = yield* Ref.make({ closed: new Set<"stdout" | "stderr">(), confirming: false })
     const pipeClosed = (pipe: "stdout" | "stderr") =>
       Effect.gen(function* () {
@@ -197,32 +215,28 @@ export const spawn = (
           state.confirming,
           { closed: new Set([...state.closed, pipe]), confirming: true }
         ])
-        if (busy) return
-        for (const wait of confirmationSteps) {
-          if (wait > 0) yield* Procfs.wallSleep(wait)
-          if (yield* Deferred.isDone(ended)) return
-          const stat = yield* serverStat
-          // Reaped already: the exit watcher has the status.
-          if (stat === undefined && procfs.available) return
-          if (stat !== undefined && Procfs.isDead(stat) && stat.waitStatus !== undefined) {
-            return yield* died({ _tag: "Exited", pid, ...Procfs.decodeWaitStatus(stat.waitStatus) })
-          }
-        }
-        // It lives on. stderr may be closed on purpose; with stdout gone no answer can ever arrive.
-        const stdoutClosed = yield* Ref.modify(pipes, (state) => [
-          state.closed.has("stdout"),
-          { ...state, confirming: false }
-        ])
-        if (stdoutClosed) {
-          yield* died({
-            _tag: "Exited",
-            pid,
-            exitCode: null,
-            signal: null,
-            detail: `It closed its stdout but kept running, so no answer could arrive; it was killed`
-          })
-        }
+        if (!(yield* settled) && !busy) yield* fork(confirm)
       })
+    const confirm = Effect.gen(function* () {
+      for (const wait of confirmationSteps) {
+        yield* Procfs.wallSleep(wait)
+        if (yield* settled) return
+      }
+      // It lives on. stderr may be closed on purpose; with stdout gone no answer can ever arrive.
+      const stdoutClosed = yield* Ref.modify(pipes, (state) => [
+        state.closed.has("stdout"),
+        { ...state, confirming: false }
+      ])
+      if (stdoutClosed) {
+        yield* died({
+          _tag: "Exited",
+          pid,
+          exitCode: null,
+          signal: null,
+          detail: `It closed its stdout but kept running, so no answer could arrive; it was killed`
+        })
+      }
+    })
 
     const track = Effect.gen(function* () {
       if (!procfs.available) return
@@ -243,35 +257,54 @@ export const spawn = (
       yield* Ref.set(tracked, next)
     })
 
-    const scope = yield* Effect.scope
-    const fork = <A, E>(effect: Effect.Effect<A, E>) => Effect.forkIn(Effect.ignore(effect), scope)
+    const readerFailed = (why: string) =>
+      died({
+        _tag: "Exited",
+        pid,
+        exitCode: null,
+        signal: null,
+        detail: `Its stdout reader failed (${why}), so no answer could arrive; it was killed`
+      })
 
-    // Writing to a dead child fails with EPIPE; the exit watcher reports the death.
-    yield* fork(Stream.run(Stream.fromQueue(options.stdin), proc.stdin))
-    yield* fork(
-      // By chunk, not by element: the fewer steps per read, the sooner a death is seen under load.
-      Stream.runForEachChunk(proc.stderr, (chunks) =>
-        Effect.sync(() => Chunk.forEach(chunks, (bytes) => stderr.append(bytes)))
-      ).pipe(Effect.ensuring(Deferred.succeed(stderrDone, undefined)), Effect.zipRight(pipeClosed("stderr")))
-    )
-    yield* fork(
-      Effect.flatMap(Effect.either(proc.exitCode), (result) => died({ _tag: "Exited", pid, ...exitOf(result) }))
-    )
-    yield* fork(
-      Effect.flatMap(Effect.exit(Stream.runForEachChunk(proc.stdout, options.onStdout)), (exit) =>
-        Exit.isSuccess(exit)
-          ? pipeClosed("stdout")
-          : Cause.isInterruptedOnly(exit.cause)
-            ? Effect.void
-            : died({
-                _tag: "Exited",
-                pid,
-                exitCode: null,
-                signal: null,
-                detail: `Its stdout reader failed (${describe(exit.cause)}), so no answer could arrive; it was killed`
-              })
-      )
-    )
+    // What the spawner reports, handled in order, a batch at a time: the stdout bytes of a batch
+    // are handed on together, and before any end, so an answer written just before a crash counts.
+    const readerBroken = yield* Ref.make(false)
+    const handle = (batch: Chunk.Chunk<ProcessSpawner.Event>) =>
+      Effect.gen(function* () {
+        let output: Array<Uint8Array> = []
+        const flush = Effect.gen(function* () {
+          if (output.length === 0 || (yield* Ref.get(readerBroken))) return
+          const chunks = Chunk.unsafeFromArray(output)
+          output = []
+          const exit = yield* Effect.exit(options.onStdout(chunks))
+          if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
+            yield* Ref.set(readerBroken, true)
+            yield* readerFailed(describe(exit.cause))
+          }
+        })
+        for (const event of batch) {
+          if (event._tag === "Output") {
+            if (event.pipe === "stdout") output.push(event.bytes)
+            else stderr.append(event.bytes)
+            continue
+          }
+          yield* flush
+          if (event._tag === "Exited") {
+            yield* Deferred.succeed(reaped, undefined)
+            yield* died({ _tag: "Exited", pid, ...event.status })
+          } else if (event.pipe === "stderr") {
+            yield* Deferred.succeed(stderrDone, undefined)
+            if (event.failure === undefined) yield* pipeClosed("stderr")
+          } else if (event.failure === undefined) {
+            yield* pipeClosed("stdout")
+          } else {
+            yield* readerFailed(event.failure)
+          }
+        }
+        yield* flush
+      })
+    yield* fork(Effect.forever(Effect.flatMap(Queue.takeBetween(events, 1, Number.POSITIVE_INFINITY), handle)))
+
     if (procfs.available && options.descendantPollMillis > 0) {
       const poll: Effect.Effect<void> = Effect.flatMap(Deferred.isDone(ended), (done) =>
         done
@@ -291,7 +324,7 @@ export const spawn = (
         const grace = options.shutdownGraceMillis
         // Finalizers are uninterruptible, and a race must interrupt its loser.
         const exited = Effect.interruptible(
-          Effect.raceFirst(Effect.as(Effect.either(proc.exitCode), true), Effect.as(Procfs.wallSleep(grace), false))
+          Effect.raceFirst(Effect.as(Deferred.await(reaped), true), Effect.as(Procfs.wallSleep(grace), false))
         )
         // Per the MCP spec: close stdin, wait, SIGTERM, wait, SIGKILL.
         yield* Queue.shutdown(options.stdin)

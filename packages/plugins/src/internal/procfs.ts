@@ -7,6 +7,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import type * as ProcessSpawner from "../ProcessSpawner.js"
 
 /** @internal */
 export interface ProcStat {
@@ -88,18 +89,23 @@ const signalNames: ReadonlyArray<string> = [
   "SIGSYS"
 ]
 
-/** How a process ended: an exit code or a signal name. @internal */
-export interface ExitStatus {
-  readonly exitCode: number | null
-  readonly signal: string | null
-}
-
 /** A waitpid(2) status as an exit code or a signal name. @internal */
-export const decodeWaitStatus = (status: number): ExitStatus => {
+export const decodeWaitStatus = (status: number): ProcessSpawner.ExitStatus => {
   const signal = status & 0x7f
   return signal === 0
     ? { exitCode: (status >> 8) & 0xff, signal: null }
     : { exitCode: null, signal: signalNames[signal] ?? `signal ${signal}` }
+}
+
+/**
+ * A stat (`undefined` when it could not be read) as what a spawner reports:
+ * unreadable is reaped where /proc exists, and unknown where it does not.
+ * @internal
+ */
+export const statusOf = (procAvailable: boolean, stat: ProcStat | undefined): ProcessSpawner.Status => {
+  if (stat === undefined) return procAvailable ? { _tag: "Reaped" } : { _tag: "Unknown" }
+  if (isDead(stat) && stat.waitStatus !== undefined) return { _tag: "Zombie", ...decodeWaitStatus(stat.waitStatus) }
+  return { _tag: "Running" }
 }
 
 /** The /proc reader of one FileSystem. @internal */
