@@ -51,7 +51,14 @@ const result = await esbuild.build({
   sourcesContent: false,
   metafile: true,
   logLevel: "warning",
-  banner: { js: "#!/usr/bin/env node" },
+  // CommonJS dependencies bundled into an ES module (the durable store's @libsql/client and ws)
+  // require node's built-ins: give them a `require`.
+  banner: {
+    js: '#!/usr/bin/env node\nimport { createRequire as __createRequire } from "node:module"\nconst require = __createRequire(import.meta.url)'
+  },
+  // libsql (the durable session store's SQLite) loads a prebuilt native addon at run time: it stays
+  // a package of its own, resolved from examples/node_modules.
+  external: ["libsql"],
   write: false
 })
 

@@ -175,6 +175,17 @@ const summaryOf = (row: Store.Row): Summary => ({
 })
 
 /**
+ * The sessions of the store in context, by last update. Needs no engine.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const summaries: Effect.Effect<ReadonlyArray<Summary>, Store.StoreError, SqlClient.SqlClient> = Effect.map(
+  Store.list,
+  (rows) => rows.map(summaryOf)
+)
+
+/**
  * The service over the engine and store in context. Runs execute in the
  * `AgentRun` workflow registered by `layer`.
  *
@@ -215,7 +226,7 @@ export const make: Effect.Effect<Service, never, WorkflowEngine.WorkflowEngine |
           Effect.provide(Store.get(id), context),
           Option.flatMap((row) => Option.fromNullable(row.state))
         ),
-      list: Effect.map(Effect.provide(Store.list, context), (rows) => rows.map(summaryOf)),
+      list: Effect.provide(summaries, context),
       delete: (id) => Effect.provide(Store.remove(id), context),
       exportJson: (id) =>
         Effect.flatMap(found(id), (row) =>

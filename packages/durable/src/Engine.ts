@@ -113,17 +113,16 @@ const exclusive = (filename: string): Layer.Layer<never, StoreError> =>
   )
 
 /**
- * The embedded store: the file `filename` (SQLite, WAL), owned by this
- * process alone, with the cluster engine on a single runner.
+ * The embedded store's database alone, without an engine: the file
+ * `filename` (SQLite, WAL), owned by this process alone, with the session
+ * tables. For reading a store (`DurableSessions.summaries`) without running
+ * (or resuming) anything.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerSqlite = (
-  filename: string,
-  options: ClusterOptions = {}
-): Layer.Layer<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient, StoreError> =>
-  layerSql(options).pipe(
+export const layerSqliteStore = (filename: string): Layer.Layer<SqlClient.SqlClient, StoreError> =>
+  migrated.pipe(
     Layer.provideMerge(
       Layer.effectDiscard(
         Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe("PRAGMA journal_mode=WAL")).pipe(
@@ -137,6 +136,19 @@ export const layerSqlite = (
     Layer.provideMerge(LibsqlClient.layer({ url: `file:${filename}`, intMode: "bigint" })),
     Layer.provideMerge(exclusive(filename))
   )
+
+/**
+ * The embedded store: the file `filename` (SQLite, WAL), owned by this
+ * process alone, with the cluster engine on a single runner.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSqlite = (
+  filename: string,
+  options: ClusterOptions = {}
+): Layer.Layer<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient, StoreError> =>
+  layerSql(options).pipe(Layer.provideMerge(layerSqliteStore(filename)))
 
 /**
  * @effect/workflow's in-memory engine, with the session store in an

@@ -42,39 +42,37 @@ const rateLimited = ScriptedModel.rateLimited({ retryAfterMs: 10 })
 const hang: ScriptedModel.Step = () => Effect.never as Effect.Effect<ModelProvider.ModelResponse>
 
 describe("durable sessions on a SQLite file", () => {
-  it.live(
-    "the session budget is never reset by a restart: two retries, a restart, exactly one more",
-    () =>
-      Effect.gen(function* () {
-        const file = store()
-        const first = yield* ScriptedModel.make([rateLimited, rateLimited, hang])
-        const running = yield* Effect.fork(
-          Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.run("s", "go")).pipe(
-            Effect.provide(processOn(file, first)),
-            Effect.scoped
-          )
+  it.live("the session budget is never reset by a restart: two retries, a restart, exactly one more", () =>
+    Effect.gen(function* () {
+      const file = store()
+      const first = yield* ScriptedModel.make([rateLimited, rateLimited, hang])
+      const running = yield* Effect.fork(
+        Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.run("s", "go")).pipe(
+          Effect.provide(processOn(file, first)),
+          Effect.scoped
         )
-        yield* until(first.calls, (calls) => calls.length >= 3)
-        yield* Fiber.interrupt(running)
+      )
+      yield* until(first.calls, (calls) => calls.length >= 3)
+      yield* Fiber.interrupt(running)
 
-        const second = yield* ScriptedModel.make([rateLimited, rateLimited, rateLimited])
-        const outcome = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
-          Effect.zip(sessions.resume("s"), sessions.list)
-        ).pipe(Effect.provide(processOn(file, second)), Effect.scoped)
-        const [resumed, listed] = outcome
-        assert.isTrue(Option.isSome(resumed))
-        const run = Option.getOrThrow(resumed)
-        assert.strictEqual(run.status, "retry_budget_exhausted")
-        assert.strictEqual(run.retries.session_total, 3)
-        // The call in flight was sent again (it never completed); the two completed ones were not.
-        assert.strictEqual((yield* second.calls).length, 2)
-        assert.deepStrictEqual(
-          listed.map((s) => [s.id, s.status, s.retries_used]),
-          [["s", "retry_budget_exhausted", 3]]
-        )
-        const history = run.history.map((message) => message.role)
-        assert.deepStrictEqual(history, ["user"])
-      })
+      const second = yield* ScriptedModel.make([rateLimited, rateLimited, rateLimited])
+      const outcome = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+        Effect.zip(sessions.resume("s"), sessions.list)
+      ).pipe(Effect.provide(processOn(file, second)), Effect.scoped)
+      const [resumed, listed] = outcome
+      assert.isTrue(Option.isSome(resumed))
+      const run = Option.getOrThrow(resumed)
+      assert.strictEqual(run.status, "retry_budget_exhausted")
+      assert.strictEqual(run.retries.session_total, 3)
+      // The call in flight was sent again (it never completed); the two completed ones were not.
+      assert.strictEqual((yield* second.calls).length, 2)
+      assert.deepStrictEqual(
+        listed.map((s) => [s.id, s.status, s.retries_used]),
+        [["s", "retry_budget_exhausted", 3]]
+      )
+      const history = run.history.map((message) => message.role)
+      assert.deepStrictEqual(history, ["user"])
+    })
   )
 
   it.live("a tool call in flight is answered 'unknown' and not run again; a completed one is not run again", () =>
