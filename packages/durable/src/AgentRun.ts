@@ -25,12 +25,17 @@ import * as Workflow from "@effect/workflow/Workflow"
 import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import type { RuntimeFiber } from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Journal from "./internal/journal.js"
 import * as Store from "./internal/store.js"
 
@@ -102,6 +107,36 @@ export interface Config {
  */
 export class RunConfig extends Context.Tag("@agent-kernel/durable/RunConfig")<RunConfig, Config>() {}
 
+/**
+ * The fibers running the bodies of this process's runs, by execution id: an
+ * interrupted caller (Ctrl-C) interrupts the body it waits for, and waits for
+ * it to record the interrupted run, before the process stops. An engine stops
+ * its own fibers without waiting for them.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Bodies extends Context.Tag("@agent-kernel/durable/Bodies")<
+  Bodies,
+  Map<string, RuntimeFiber<unknown, unknown>>
+>() {}
+
+/**
+ * Interrupts the body of the run `executionId` if it runs in this process,
+ * and waits (at most `timeout`) for it to end.
+ *
+ * @since 0.1.0
+ * @category workflows
+ */
+export const stop = (
+  executionId: string,
+  timeout: Duration.DurationInput = "5 seconds"
+): Effect.Effect<void, never, Bodies> =>
+  Effect.flatMap(Bodies, (bodies) => {
+    const fiber = bodies.get(executionId)
+    return fiber === undefined ? Effect.void : Effect.ignore(Effect.timeout(Fiber.interrupt(fiber), timeout))
+  })
+
 /** The journaled start of a run: the session's state before it, and the instant it started. */
 const Start = Schema.Struct({ state: Schema.NullOr(Session.State), at: Schema.Number })
 
@@ -120,10 +155,14 @@ export const body = (
 ): Effect.Effect<
   RunOutcome.RunOutcome,
   never,
-  RunConfig | ModelProvider.ModelProvider | SqlClient.SqlClient | Journal.Journal
+  RunConfig | Bodies | ModelProvider.ModelProvider | SqlClient.SqlClient | Journal.Journal | Scope.Scope
 > =>
   Effect.gen(function* () {
     const config = yield* RunConfig
+    const bodies = yield* Bodies
+    const fiber = yield* Effect.withFiberRuntime<RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
+    bodies.set(executionId, fiber)
+    yield* Effect.addFinalizer(() => Effect.sync(() => bodies.get(executionId) === fiber && bodies.delete(executionId)))
     const start = yield* Activity.make({
       name: "start",
       success: Start,
@@ -149,9 +188,21 @@ export const body = (
       ...(start.state === null ? {} : { state: start.state }),
       effects: Journal.wrap({ executionId, clock, idempotent: (tool) => idempotent.has(tool) }, context)
     })
-    const outcome = yield* session
-      .run(payload.input)
-      .pipe(Effect.withClock(clock), Effect.withRandom(Random.make(executionId)))
+    const outcome = yield* session.run(payload.input).pipe(
+      Effect.withClock(clock),
+      Effect.withRandom(Random.make(executionId)),
+      // The run was stopped (Ctrl-C, see `Bodies`): it ends `interrupted`, and the history as it
+      // left it (every tool_use answered) goes to the store.
+      Effect.onExit((exit) =>
+        Exit.isInterrupted(exit)
+          ? Effect.flatMap(session.state, (state) =>
+              Effect.ignore(
+                Store.interrupted(payload.session_id, payload.run, state, clock.real.unsafeCurrentTimeMillis())
+              )
+            )
+          : Effect.void
+      )
+    )
     const state = yield* session.state
     yield* Activity.make({
       name: "end",
@@ -173,5 +224,5 @@ export const body = (
 export const layer: Layer.Layer<
   never,
   never,
-  WorkflowEngine.WorkflowEngine | RunConfig | ModelProvider.ModelProvider | SqlClient.SqlClient
+  WorkflowEngine.WorkflowEngine | RunConfig | Bodies | ModelProvider.ModelProvider | SqlClient.SqlClient
 > = AgentRun.toLayer(body)

@@ -186,69 +186,88 @@ export const summaries: Effect.Effect<ReadonlyArray<Summary>, Store.StoreError, 
 )
 
 /**
+ * The state of the session `id` in the store in context, after its last
+ * finished (or interrupted) run; `None` for no session, or none yet. Needs no
+ * engine.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const read = (id: string): Effect.Effect<Option.Option<Session.State>, Store.StoreError, SqlClient.SqlClient> =>
+  Effect.map(
+    Store.get(id),
+    Option.flatMap((row) => Option.fromNullable(row.state))
+  )
+
+/**
  * The service over the engine and store in context. Runs execute in the
  * `AgentRun` workflow registered by `layer`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<Service, never, WorkflowEngine.WorkflowEngine | SqlClient.SqlClient> = Effect.gen(
-  function* () {
-    const context = yield* Effect.context<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient>()
-    const execute = (payload: AgentRun.Payload) => Effect.provide(AgentRun.AgentRun.execute(payload), context)
-    const found = (id: string) =>
-      Effect.flatMap(
-        Effect.provide(Store.get(id), context),
-        Option.match({
-          onNone: () => Effect.fail(new SessionNotFound({ session_id: id })),
-          onSome: Effect.succeed
-        })
-      )
-    return {
-      run: (id, input) =>
-        Effect.gen(function* () {
-          const message = typeof input === "string" ? Content.userText(input) : input
-          const row = yield* Effect.provide(Store.get(id), context)
-          if (Option.isSome(row) && row.value.pending !== null) {
-            return yield* new RunPending({ session_id: id, run: row.value.run_index })
-          }
-          const run = Option.match(row, { onNone: () => 1, onSome: (row) => row.run_index + 1 })
-          yield* Effect.provide(Store.begin(id, run, message, yield* Clock.currentTimeMillis), context)
-          return yield* execute({ session_id: id, run, input: message })
-        }),
-      resume: (id) =>
-        Effect.flatMap(Effect.provide(Store.get(id), context), (row) => {
-          if (Option.isNone(row) || row.value.pending === null) return Effect.succeedNone
-          return Effect.asSome(execute({ session_id: id, run: row.value.run_index, input: row.value.pending }))
-        }),
-      state: (id) =>
-        Effect.map(
-          Effect.provide(Store.get(id), context),
-          Option.flatMap((row) => Option.fromNullable(row.state))
-        ),
-      list: Effect.provide(summaries, context),
-      delete: (id) => Effect.provide(Store.remove(id), context),
-      exportJson: (id) =>
-        Effect.flatMap(found(id), (row) =>
-          row.state === null
-            ? Effect.fail(new SessionNotFound({ session_id: id }))
-            : Effect.orDie(Schema.encode(ExportJson)({ format: "agent-kernel/session@1", id, state: row.state }))
-        ),
-      importJson: (json) =>
-        Schema.decode(ExportJson)(json).pipe(
-          Effect.mapError((error) => new InvalidExport({ message: ParseResult.TreeFormatter.formatErrorSync(error) })),
-          Effect.flatMap((exported) =>
-            Effect.as(
-              Effect.flatMap(Clock.currentTimeMillis, (at) =>
-                Effect.provide(Store.put(exported.id, exported.state, at), context)
-              ),
-              exported.id
-            )
+export const make: Effect.Effect<
+  Service,
+  never,
+  WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies
+> = Effect.gen(function* () {
+  const context = yield* Effect.context<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies>()
+  // An interrupted caller (Ctrl-C) ends the run: its body records the interrupted run first.
+  const execute = (payload: AgentRun.Payload) =>
+    Effect.provide(
+      Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) =>
+        Effect.onInterrupt(AgentRun.AgentRun.execute(payload), () => AgentRun.stop(executionId))
+      ),
+      context
+    )
+  const found = (id: string) =>
+    Effect.flatMap(
+      Effect.provide(Store.get(id), context),
+      Option.match({
+        onNone: () => Effect.fail(new SessionNotFound({ session_id: id })),
+        onSome: Effect.succeed
+      })
+    )
+  return {
+    run: (id, input) =>
+      Effect.gen(function* () {
+        const message = typeof input === "string" ? Content.userText(input) : input
+        const row = yield* Effect.provide(Store.get(id), context)
+        if (Option.isSome(row) && row.value.pending !== null) {
+          return yield* new RunPending({ session_id: id, run: row.value.run_index })
+        }
+        const run = Option.match(row, { onNone: () => 1, onSome: (row) => row.run_index + 1 })
+        yield* Effect.provide(Store.begin(id, run, message, yield* Clock.currentTimeMillis), context)
+        return yield* execute({ session_id: id, run, input: message })
+      }),
+    resume: (id) =>
+      Effect.flatMap(Effect.provide(Store.get(id), context), (row) => {
+        if (Option.isNone(row) || row.value.pending === null) return Effect.succeedNone
+        return Effect.asSome(execute({ session_id: id, run: row.value.run_index, input: row.value.pending }))
+      }),
+    state: (id) => Effect.provide(read(id), context),
+    list: Effect.provide(summaries, context),
+    delete: (id) => Effect.provide(Store.remove(id), context),
+    exportJson: (id) =>
+      Effect.flatMap(found(id), (row) =>
+        row.state === null
+          ? Effect.fail(new SessionNotFound({ session_id: id }))
+          : Effect.orDie(Schema.encode(ExportJson)({ format: "agent-kernel/session@1", id, state: row.state }))
+      ),
+    importJson: (json) =>
+      Schema.decode(ExportJson)(json).pipe(
+        Effect.mapError((error) => new InvalidExport({ message: ParseResult.TreeFormatter.formatErrorSync(error) })),
+        Effect.flatMap((exported) =>
+          Effect.as(
+            Effect.flatMap(Clock.currentTimeMillis, (at) =>
+              Effect.provide(Store.put(exported.id, exported.state, at), context)
+            ),
+            exported.id
           )
         )
-    } satisfies Service
-  }
-)
+      )
+  } satisfies Service
+})
 
 /**
  * The service, with the `AgentRun` workflow registered for the runs of this
@@ -268,5 +287,6 @@ export const layer = (
 > =>
   Layer.effect(DurableSessions, make).pipe(
     Layer.provideMerge(AgentRun.layer),
-    Layer.provide(Layer.succeed(AgentRun.RunConfig, config))
+    Layer.provide(Layer.succeed(AgentRun.RunConfig, config)),
+    Layer.provide(Layer.sync(AgentRun.Bodies, () => new Map()))
   )

@@ -23,7 +23,9 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
 import * as Store from "./internal/store.js"
 
 /**
@@ -83,6 +85,9 @@ export const layerSql = (
       })
     ),
     Layer.mapError((error) => new StoreError({ message: `cannot start the runner: ${error.message}`, locked: false })),
+    // The runner logs its housekeeping (a runner found unhealthy at shutdown) at WARN, to the app's
+    // logger: a CLI's stdout. Only its errors are the app's business.
+    Layer.locally(FiberRef.currentMinimumLogLevel, LogLevel.Error),
     Layer.provideMerge(migrated)
   ) as Layer.Layer<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient, StoreError, SqlClient.SqlClient>
 
@@ -98,6 +103,17 @@ const exclusive = (filename: string): Layer.Layer<never, StoreError> =>
       const lock = yield* LibsqlClient.make({ url: `file:${filename}.lock` })
       yield* lock.unsafe("PRAGMA locking_mode = EXCLUSIVE")
       yield* lock.unsafe("BEGIN EXCLUSIVE")
+      // Released at once when the scope ends, not whenever the connection is collected: the same
+      // process may open the store again (a test, an app reopening it).
+      yield* Effect.addFinalizer(() =>
+        Effect.ignore(
+          Effect.all([
+            lock.unsafe("ROLLBACK"),
+            lock.unsafe("PRAGMA locking_mode = NORMAL"),
+            lock.unsafe("SELECT count(*) FROM sqlite_master")
+          ])
+        )
+      )
     }).pipe(
       Effect.mapError(
         (error) =>

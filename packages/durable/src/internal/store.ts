@@ -136,6 +136,26 @@ export const finish = (
   }).pipe(Effect.mapError(storeError(`cannot record the end of a run of the session "${id}"`)))
 
 /**
+ * Records the state an interrupted run left (every tool_use answered), with
+ * the status `interrupted`: the run has ended.
+ *
+ * @internal
+ */
+export const interrupted = (
+  id: string,
+  run: number,
+  state: Session.State,
+  at: number
+): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const encoded = yield* encodeState(state)
+    yield* sql`UPDATE agent_sessions SET state = ${encoded}, status = 'interrupted', pending = NULL,
+      retries_used = ${state.budget.used}, updated_at = ${at}
+      WHERE id = ${id} AND run_index = ${run} AND pending IS NOT NULL`
+  }).pipe(Effect.mapError(storeError(`cannot record the interruption of a run of the session "${id}"`)))
+
+/**
  * Writes a session's state as imported: no run in progress.
  *
  * @internal
