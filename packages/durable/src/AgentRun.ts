@@ -108,18 +108,27 @@ export interface Config {
 export class RunConfig extends Context.Tag("@agent-kernel/durable/RunConfig")<RunConfig, Config>() {}
 
 /**
- * The fibers running the bodies of this process's runs, by execution id: an
- * interrupted caller (Ctrl-C) interrupts the body it waits for, and waits for
- * it to record the interrupted run, before the process stops. An engine stops
- * its own fibers without waiting for them.
+ * A run's body running in this process, and whether its caller stopped it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Body {
+  readonly fiber: RuntimeFiber<unknown, unknown>
+  stopped: boolean
+}
+
+/**
+ * The bodies of this process's runs, by execution id. An interrupted caller
+ * (Ctrl-C) stops the body it waits for (see `stop`): the run ends
+ * `interrupted`, with its state recorded. A body interrupted any other way
+ * (its engine shutting down, the process stopping) is left unfinished in the
+ * journal, to be resumed: that is a crash, not a decision to end the run.
  *
  * @since 0.1.0
  * @category tags
  */
-export class Bodies extends Context.Tag("@agent-kernel/durable/Bodies")<
-  Bodies,
-  Map<string, RuntimeFiber<unknown, unknown>>
->() {}
+export class Bodies extends Context.Tag("@agent-kernel/durable/Bodies")<Bodies, Map<string, Body>>() {}
 
 /**
  * Interrupts the body of the run `executionId` if it runs in this process,
@@ -133,8 +142,10 @@ export const stop = (
   timeout: Duration.DurationInput = "5 seconds"
 ): Effect.Effect<void, never, Bodies> =>
   Effect.flatMap(Bodies, (bodies) => {
-    const fiber = bodies.get(executionId)
-    return fiber === undefined ? Effect.void : Effect.ignore(Effect.timeout(Fiber.interrupt(fiber), timeout))
+    const body = bodies.get(executionId)
+    if (body === undefined) return Effect.void
+    body.stopped = true
+    return Effect.ignore(Effect.timeout(Fiber.interrupt(body.fiber), timeout))
   })
 
 /** The journaled start of a run: the session's state before it, and the instant it started. */
@@ -161,8 +172,14 @@ export const body = (
     const config = yield* RunConfig
     const bodies = yield* Bodies
     const fiber = yield* Effect.withFiberRuntime<RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
-    bodies.set(executionId, fiber)
-    yield* Effect.addFinalizer(() => Effect.sync(() => bodies.get(executionId) === fiber && bodies.delete(executionId)))
+    // A run stopped in this process stays stopped: the engine may start its body again at once
+    // (it sees an interrupted body, not a finished run), and that body must not run it on.
+    if (bodies.get(executionId)?.stopped === true) return yield* Effect.never
+    const running: Body = { fiber, stopped: false }
+    bodies.set(executionId, running)
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => bodies.get(executionId) === running && !running.stopped && bodies.delete(executionId))
+    )
     const start = yield* Activity.make({
       name: "start",
       success: Start,
@@ -194,7 +211,7 @@ export const body = (
       // The run was stopped (Ctrl-C, see `Bodies`): it ends `interrupted`, and the history as it
       // left it (every tool_use answered) goes to the store.
       Effect.onExit((exit) =>
-        Exit.isInterrupted(exit)
+        Exit.isInterrupted(exit) && running.stopped
           ? Effect.flatMap(session.state, (state) =>
               Effect.ignore(
                 Store.interrupted(payload.session_id, payload.run, state, clock.real.unsafeCurrentTimeMillis())

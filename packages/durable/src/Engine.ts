@@ -57,6 +57,15 @@ export interface ClusterOptions {
   readonly sharding?: Partial<ShardingConfig.ShardingConfig["Type"]> | undefined
 }
 
+/**
+ * What an engine layer provides: the workflow engine, and the database of
+ * the journal and the session store.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Engine = WorkflowEngine.WorkflowEngine | SqlClient.SqlClient
+
 const migrated = Layer.effectDiscard(
   Effect.mapError(Store.migrate, (error) => new StoreError({ message: error.message, locked: false }))
 )

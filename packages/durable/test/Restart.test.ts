@@ -8,10 +8,11 @@ import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -32,6 +33,24 @@ const processOn = (file: string, model: ScriptedModel.ScriptedModel, toolbox: To
     Layer.provide(Toolbox.layer(toolbox))
   )
 
+/**
+ * Starts `sessions.run(id, input)` on an engine over `file`, and returns a `crash` that stops the
+ * engine under it (as a dying process would) without the caller deciding to end the run.
+ */
+const crashable = <A, E>(layer: Layer.Layer<A | DurableSessions.DurableSessions, E>, id: string, input: string) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.make()
+    const context = yield* Layer.buildWithScope(layer, scope)
+    // A daemon, never interrupted: the caller of a dead process does not decide to end its run
+    // (interrupting it would be a Ctrl-C, which ends the run `interrupted`).
+    yield* Effect.forkDaemon(
+      Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.run(id, input)).pipe(
+        Effect.provide(context)
+      )
+    )
+    return Scope.close(scope, Exit.void)
+  })
+
 /** Real time passes here: the engine under test runs on real processes' clocks. The bound is generous. */
 const until = <A>(check: Effect.Effect<A>, done: (a: A) => boolean) =>
   Effect.repeat(check, { until: done, schedule: Schedule.spaced(Duration.millis(20)) }).pipe(
@@ -46,14 +65,9 @@ describe("durable sessions on a SQLite file", () => {
     Effect.gen(function* () {
       const file = store()
       const first = yield* ScriptedModel.make([rateLimited, rateLimited, hang])
-      const running = yield* Effect.fork(
-        Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.run("s", "go")).pipe(
-          Effect.provide(processOn(file, first)),
-          Effect.scoped
-        )
-      )
+      const crash = yield* crashable(processOn(file, first), "s", "go")
       yield* until(first.calls, (calls) => calls.length >= 3)
-      yield* Fiber.interrupt(running)
+      yield* crash
 
       const second = yield* ScriptedModel.make([rateLimited, rateLimited, rateLimited])
       const outcome = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
@@ -92,17 +106,12 @@ describe("durable sessions on a SQLite file", () => {
         ScriptedModel.text("done")
       ]
       const first = yield* ScriptedModel.make(script)
-      const running = yield* Effect.fork(
-        Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.run("s", "go")).pipe(
-          Effect.provide(processOn(file, first, tools("b"))),
-          Effect.scoped
-        )
-      )
+      const crash = yield* crashable(processOn(file, first, tools("b")), "s", "go")
       yield* until(
         Effect.sync(() => invoked.length),
         (n) => n >= 2
       )
-      yield* Fiber.interrupt(running)
+      yield* crash
       const second = yield* ScriptedModel.make(script.slice(1))
       const resumed = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.resume("s")).pipe(
         Effect.provide(processOn(file, second, tools("none"))),
