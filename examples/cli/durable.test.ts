@@ -202,7 +202,7 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
     } finally {
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }
-  }, 600_000)
+  }, 1_200_000)
 
   it("a second process on the same store gets a clear error and exit 2; SIGINT ends with 130 and the history on disk", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "durable-lock-"))

@@ -52,9 +52,9 @@ export const makeClock = (clock: Clock.Clock, startedAt: number): JournalClock =
     [Clock.ClockTypeId]: Clock.ClockTypeId,
     real,
     unsafeCurrentTimeMillis: millis,
-    unsafeCurrentTimeNanos: () => BigInt(millis()) * BigInt(1_000_000),
+    unsafeCurrentTimeNanos: () => BigInt(Math.round(millis() * 1_000_000)),
     currentTimeMillis: Effect.sync(millis),
-    currentTimeNanos: Effect.sync(() => BigInt(millis()) * BigInt(1_000_000)),
+    currentTimeNanos: Effect.sync(() => BigInt(Math.round(millis() * 1_000_000))),
     sleep: (duration) => real.sleep(duration),
     completed: (at) => {
       if (at > pinned) pinned = at
