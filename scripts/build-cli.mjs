@@ -51,10 +51,16 @@ const result = await esbuild.build({
   sourcesContent: false,
   metafile: true,
   logLevel: "warning",
-  banner: { js: "#!/usr/bin/env node" },
-  // The optional OpenTelemetry packages of `agent --otel`, imported when it is given (examples/cli/otel.ts):
-  // left out, a command without --otel loads none of them, and an install without them still runs.
-  external: ["@effect/opentelemetry", "@opentelemetry/*"],
+  // CommonJS dependencies bundled into an ES module (the durable store's @libsql/client and ws)
+  // require node's built-ins: give them a `require`.
+  banner: {
+    js: '#!/usr/bin/env node\nimport { createRequire as __createRequire } from "node:module"\nconst require = __createRequire(import.meta.url)'
+  },
+  // Left out of the bundle: the optional OpenTelemetry packages of `agent --otel`, imported only when it is
+  // given (examples/cli/otel.ts), so a command without --otel loads none of them and an install without them
+  // still runs; and libsql (the durable session store's SQLite), which loads a prebuilt native addon at run
+  // time, resolved from examples/node_modules.
+  external: ["@effect/opentelemetry", "@opentelemetry/*", "libsql"],
   write: false
 })
 

@@ -2,6 +2,7 @@
  * The `agent` command: one run (or an interactive session) of the kernel
  * against the fake provider, Anthropic or OpenAI, with MCP plugins.
  */
+import { DurableSessions, Engine } from "@agent-kernel/durable"
 import { Content, EventBus, ModelProvider, type RunOutcome, Session, Toolbox } from "@agent-kernel/kernel"
 import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
 import { Anthropic, OpenAi } from "@agent-kernel/providers"
@@ -69,6 +70,16 @@ const options = {
     Options.withDescription(
       "Export the run's spans and metrics over OTLP/HTTP, to OTEL_EXPORTER_OTLP_ENDPOINT (OTEL_SERVICE_NAME names the service); needs the optional OpenTelemetry packages"
     )
+  ),
+  session: Options.text("session").pipe(
+    Options.withPseudoName("PATH"),
+    Options.withDescription(
+      "Keep the session in the store at PATH (created if new): a new prompt continues its conversation, and a run a crash interrupted is finished first"
+    ),
+    Options.optional
+  ),
+  resume: Options.boolean("resume").pipe(
+    Options.withDescription("With --session: finish the interrupted run in the store, without a new prompt")
   )
 }
 
@@ -147,8 +158,8 @@ const resolveScenario = (name: string) =>
   })
 
 /** The interactive prompt: one line a run, until end of input or "exit". The prompt goes to stderr under --json. */
-const interactive = (
-  session: Session.Service,
+const interactive = <E>(
+  run: (input: string) => Effect.Effect<RunOutcome.RunOutcome, E>,
   report: (outcome: RunOutcome.RunOutcome) => Effect.Effect<void>,
   json: boolean
 ) =>
@@ -183,7 +194,7 @@ const interactive = (
           })
           if (line === undefined || line.trim() === "exit") return last
           if (line.trim() === "") continue
-          last = yield* session.run(line)
+          last = yield* run(line)
           yield* report(last)
         }
       }),
@@ -236,9 +247,13 @@ const run = (parsed: Parsed) =>
     if (Option.isSome(parsed.prompt) && parsed.prompt.value.trim() === "") {
       return yield* new UsageError({ message: "--prompt is empty: pass the text to send, or text on stdin" })
     }
+    const store = Option.getOrUndefined(parsed.session)
+    if (parsed.resume && store === undefined) {
+      return yield* new UsageError({ message: "--resume needs --session PATH: the store of the run to finish" })
+    }
     const input = Option.getOrUndefined(parsed.prompt) ?? chosen.scenario?.prompt
     const stdinInput =
-      input === undefined && process.stdin.isTTY !== true
+      input === undefined && !parsed.resume && process.stdin.isTTY !== true
         ? yield* Effect.mapError(readStdin(process.stdin), (message) => new UsageError({ message }))
         : undefined
     if (stdinInput !== undefined && stdinInput.trim() === "") {
@@ -271,6 +286,28 @@ const run = (parsed: Parsed) =>
           { concurrency: "unbounded", discard: true }
         )
         const toolbox = yield* PluginToolbox.make({ providers: providers.map(Effect.succeed), settings })
+        const report = (outcome: RunOutcome.RunOutcome) =>
+          json ? Effect.void : Effect.sync(() => out.write(Render.summary(outcome, color)))
+        const text = input ?? stdinInput
+        if (store !== undefined) {
+          const durable = DurableSessions.layer({
+            model,
+            settings,
+            ...Option.match(parsed.system, { onNone: () => ({}), onSome: (system) => ({ system }) })
+          }).pipe(
+            Layer.provideMerge(Engine.layerSqlite(store)),
+            Layer.provide(Layer.succeed(ModelProvider.ModelProvider, provider)),
+            Layer.provide(Layer.succeed(EventBus.EventBus, bus)),
+            Layer.provide(Layer.succeed(Toolbox.Toolbox, toolbox))
+          )
+          return yield* durableRun(store, parsed.resume, text, report, json).pipe(
+            Effect.provide(durable),
+            // Another process holds the store: a usage error (exit 2), not a crash.
+            Effect.catchTag("StoreError", (error) =>
+              Effect.fail(error.locked ? new UsageError({ message: error.message }) : error)
+            )
+          )
+        }
         // One session per process, so its id is fixed: a run reads "session-1/run-N".
         const session = yield* Session.Session.pipe(
           Effect.provide(
@@ -285,18 +322,43 @@ const run = (parsed: Parsed) =>
           Effect.provideService(EventBus.EventBus, bus),
           Effect.provideService(Toolbox.Toolbox, toolbox)
         )
-        const report = (outcome: RunOutcome.RunOutcome) =>
-          json ? Effect.void : Effect.sync(() => out.write(Render.summary(outcome, color)))
-        const text = input ?? stdinInput
         const outcome =
           text !== undefined
             ? yield* Effect.tap(session.run(Content.userText(text)), report)
-            : yield* interactive(session, report, json)
+            : yield* interactive((line) => session.run(line), report, json)
         // The status of the last run (none if an interactive session ran nothing): main.ts maps it to the exit code.
         return outcome?.status
       })
     ).pipe(Effect.provide(NodeTransport.layer()), Effect.provide(telemetry))
   }).pipe(Effect.catchTag("ConfigError", (error) => new UsageError({ message: error.message })))
+
+/** The store's one session: the CLI keeps one conversation per store. */
+const durableSessionId = "session-1"
+
+/**
+ * A run on a durable session: an unfinished run (a crash, a kill, Ctrl-C) is finished first, from
+ * its journal; then the new input, if any, runs as the session's next run.
+ */
+const durableRun = (
+  store: string,
+  resumeOnly: boolean,
+  text: string | undefined,
+  report: (outcome: RunOutcome.RunOutcome) => Effect.Effect<void>,
+  json: boolean
+) =>
+  Effect.gen(function* () {
+    const sessions = yield* DurableSessions.DurableSessions
+    const resumed = yield* sessions.resume(durableSessionId)
+    if (Option.isSome(resumed)) yield* report(resumed.value)
+    if (resumeOnly && text === undefined) {
+      if (Option.isNone(resumed))
+        yield* Effect.sync(() => process.stderr.write(`agent: no unfinished run in ${store}\n`))
+      return Option.getOrUndefined(resumed)?.status
+    }
+    const run = (line: string) => sessions.run(durableSessionId, line)
+    const outcome = text !== undefined ? yield* Effect.tap(run(text), report) : yield* interactive(run, report, json)
+    return outcome?.status
+  })
 
 /** Runs one bundled scenario as `agent --scenario NAME` would, returning its exit code. */
 export const runScenario = (name: string, output: { readonly json?: boolean } = {}) =>
@@ -310,7 +372,9 @@ export const runScenario = (name: string, output: { readonly json?: boolean } = 
     set: [],
     scenario: Option.some(name),
     json: output.json ?? false,
-    otel: false
+    otel: false,
+    session: Option.none(),
+    resume: false
   })
 
 export const command = Command.make("agent", options, run).pipe(

@@ -14,11 +14,12 @@ import { command } from "./agent.js"
 import * as Argv from "./argv.js"
 import * as CliConsole from "./cliConsole.js"
 import { outcomeOf } from "./exitCodes.js"
+import { sessions } from "./sessions.js"
 import { simulate } from "./simulate.js"
 import { UsageError } from "./usage.js"
 
 /** Every subcommand of `agent`. */
-export const subcommands = [simulate] as const
+export const subcommands = [simulate, sessions] as const
 
 /** The root command. */
 export const root = command.pipe(Command.withSubcommands(subcommands))
@@ -39,10 +40,7 @@ const main = () => {
   }
 
   // Option names and choices are checked first, so that a typo gets a suggestion (see argv.ts).
-  const spec = Argv.specOfCommand(
-    command,
-    subcommands.map((subcommand) => Argv.specOfCommand(subcommand))
-  )
+  const spec = Argv.specOfCommand(command, [Argv.specOfCommand(simulate), Argv.specOfCommand(sessions)])
   const problem = Argv.check(process.argv.slice(2), spec)
 
   const color = {

@@ -1,0 +1,201 @@
+/**
+ * The journaling cost of durable sessions (issue 13): the same run (a model
+ * that asks for one tool call per response, `steps` times, then answers) as a
+ * plain in-memory session, as a durable session on @effect/workflow's
+ * in-memory engine, and as a durable session on the embedded store (the
+ * cluster engine's single runner over a SQLite file through libsql). Each
+ * step is two journaled activities (the model call and the tool call). The
+ * engines are started once, outside the samples; every sample is a new
+ * session. Then the resume time of a 100-turn session: a process stopped in
+ * its 101st model call, and a new one on the same file replaying the journal
+ * until that call answers.
+ *
+ * @since 0.1.0
+ */
+import { DurableSessions, Engine } from "@agent-kernel/durable"
+import { Content, ModelProvider, Session, Settings, Toolbox } from "@agent-kernel/kernel"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { performance } from "node:perf_hooks"
+import * as Goal from "./Goal.js"
+import * as Measure from "./Measure.js"
+import * as Report from "./Report.js"
+import * as Script from "./Script.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Plan {
+  readonly steps: number
+  readonly rounds: number
+  /** Turns of the session whose resume is timed. */
+  readonly resumeTurns: number
+}
+
+/**
+ * @since 0.1.0
+ * @category plans
+ */
+export const plans: { readonly full: Plan; readonly quick: Plan } = {
+  full: { steps: 50, rounds: 5, resumeTurns: 100 },
+  quick: { steps: 20, rounds: 3, resumeTurns: 100 }
+}
+
+const usage: ModelProvider.Usage = { input_tokens: 1, output_tokens: 1 }
+
+/** The scripted model, stateless: the call's number is the count of assistant messages so far. */
+const provider = (steps: number, last: Effect.Effect<ModelProvider.ModelResponse> | undefined = undefined) =>
+  ModelProvider.make("bench", (request) => {
+    const call = request.messages.filter((message) => message.role === "assistant").length
+    if (Script.wantsTool(call, steps))
+      return Effect.succeed({
+        model: "bench",
+        content: [Content.toolUse(Script.callId(call), Script.toolName, Script.input(call))],
+        stop_reason: "tool_use",
+        usage
+      })
+    return (
+      last ??
+      Effect.succeed({ model: "bench", content: [Content.text(Script.finalText)], stop_reason: "end_turn", usage })
+    )
+  })
+
+const toolbox: Toolbox.Service = {
+  definitions: Effect.succeed([
+    { name: Script.toolName, description: Script.toolDescription, input_schema: Script.inputJsonSchema }
+  ]),
+  invoke: (call) => Effect.succeed(Content.toolResult(call.id, JSON.stringify(call.input)))
+}
+
+const settingsFor = (steps: number): Settings.Settings => ({ ...Settings.defaults, max_turns: steps + 2 })
+
+const durable = (
+  engine: Layer.Layer<Engine.Engine, Engine.StoreError>,
+  steps: number,
+  model: ModelProvider.Service = provider(steps)
+) =>
+  DurableSessions.layer({ model: "bench", settings: settingsFor(steps), metrics: false }).pipe(
+    Layer.provideMerge(engine),
+    Layer.provide(Layer.succeed(ModelProvider.ModelProvider, model)),
+    Layer.provide(Toolbox.layer(toolbox))
+  )
+
+const check = (name: string, status: string) => {
+  if (status !== "completed") throw new Error(`${name}: the run ended ${status}`)
+}
+
+const temporaryStore = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-journal-")), "agent.db")
+
+/** Resume time: run `turns` turns, stop the process in the next model call, reopen and time the replay. */
+const resumeTime = async (turns: number): Promise<{ readonly replayMs: number; readonly startMs: number }> => {
+  const file = temporaryStore()
+  const reached = Effect.runSync(Deferred.make<void>())
+  const first = ManagedRuntime.make(
+    durable(
+      Engine.layerSqlite(file),
+      turns,
+      provider(turns, Effect.zipRight(Deferred.succeed(reached, undefined), Effect.never))
+    )
+  )
+  first.runFork(Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.run("r", "go")))
+  await Effect.runPromise(Deferred.await(reached))
+  // The process dies: its engine stops under the run, which stays unfinished in the journal.
+  await first.dispose()
+  const startedAt = performance.now()
+  const second = ManagedRuntime.make(durable(Engine.layerSqlite(file), turns))
+  await second.runPromise(Effect.void)
+  const readyAt = performance.now()
+  const outcome = await second.runPromise(
+    Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.resume("r"))
+  )
+  const doneAt = performance.now()
+  await second.dispose()
+  if (outcome._tag !== "Some") throw new Error("resume: nothing to resume")
+  check("resume", outcome.value.status)
+  if (outcome.value.turns !== turns + 1) throw new Error(`resume: ${outcome.value.turns} turns`)
+  return { replayMs: doneAt - readyAt, startMs: readyAt - startedAt }
+}
+
+/**
+ * Measures, prints the tables and returns the verdict on the journaling goal.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
+  const { steps, rounds } = plan
+  const memoryEngine = ManagedRuntime.make(durable(Engine.layerMemory, steps))
+  const sqliteEngine = ManagedRuntime.make(durable(Engine.layerSqlite(temporaryStore()), steps))
+  await memoryEngine.runPromise(Effect.void)
+  await sqliteEngine.runPromise(Effect.void)
+  let sessions = 0
+  const onDurable = (runtime: typeof memoryEngine, name: string) => () =>
+    Measure.sample(() =>
+      runtime
+        .runPromise(Effect.flatMap(DurableSessions.DurableSessions, (all) => all.run(`s${sessions++}`, Script.prompt)))
+        .then((outcome) => check(name, outcome.status))
+    )
+  const contenders = [
+    {
+      name: "in-memory session (no journal)",
+      samples: rounds,
+      measure: () =>
+        Measure.sample(() =>
+          Effect.runPromise(
+            Effect.gen(function* () {
+              const session = yield* Session.make({ model: "bench", settings: settingsFor(steps), metrics: false })
+              check("plain", (yield* session.run(Script.prompt)).status)
+            }).pipe(
+              Effect.provideService(ModelProvider.ModelProvider, provider(steps)),
+              Effect.provideService(Toolbox.Toolbox, toolbox)
+            )
+          )
+        )
+    },
+    { name: "durable, in-memory engine", samples: rounds, measure: onDurable(memoryEngine, "memory engine") },
+    {
+      name: "durable, SQLite file (cluster single runner)",
+      samples: rounds,
+      measure: onDurable(sqliteEngine, "sqlite")
+    }
+  ]
+  const samples = await Measure.interleave(contenders, rounds)
+  await memoryEngine.dispose()
+  await sqliteEngine.dispose()
+  const medians = contenders.map((_, i) => ({
+    millis: Measure.median((samples[i] ?? []).map((s) => s.millis)),
+    cpu: Measure.median((samples[i] ?? []).map((s) => s.cpuMicros / 1_000))
+  }))
+  const base = medians[0]!
+  const perStep = (value: number, baseline: number) => (value - baseline) / steps
+  console.log(
+    `${steps} steps a run (a model call and a tool call each: ${2 * steps + 2} journaled activities with start and end), ` +
+      `medians of ${rounds} interleaved rounds`
+  )
+  console.log(
+    Report.table(
+      ["", "wall ms/run", "CPU ms/run", "journal wall ms/step", "journal CPU ms/step", "x in-memory"],
+      contenders.map((contender, i) => [
+        contender.name,
+        Report.figure(medians[i]!.millis),
+        Report.figure(medians[i]!.cpu),
+        i === 0 ? "-" : Report.figure(perStep(medians[i]!.millis, base.millis)),
+        i === 0 ? "-" : Report.figure(perStep(medians[i]!.cpu, base.cpu)),
+        Report.times(Goal.ratio(medians[i]!.millis, base.millis))
+      ])
+    )
+  )
+  const resume = await resumeTime(plan.resumeTurns)
+  console.log(
+    `Resume of a ${plan.resumeTurns}-turn session on the SQLite file: engine start ${Report.figure(resume.startMs)} ms, ` +
+      `replay to the interrupted call and its end ${Report.figure(resume.replayMs)} ms`
+  )
+  const sqlitePerStep = perStep(medians[2]!.millis, base.millis)
+  return [Goal.judge(Goal.make("journaling cost per step, embedded store", "less than", 1, "ms"), sqlitePerStep)]
+}

@@ -1,0 +1,264 @@
+/**
+ * End-to-end crash tests of durable sessions: the agent CLI (the bundle, on node) with
+ * `--session`, killed with SIGKILL at seeded random moments (in a model call, in a retry wait
+ * with retry-after, in a tool call of an MCP fixture that counts its invocations in a file,
+ * between turns), then `--resume`d. The fake provider is a real HTTP server that outlives the
+ * killed processes; the store is a real SQLite file. Moments are chosen from the CLI's own JSON
+ * events; real time only bounds process start and exit, generously.
+ */
+import { DurableSessions, Engine } from "@agent-kernel/durable"
+import type { Content, Session } from "@agent-kernel/kernel"
+import { FakeProvider, type FaultPlan } from "@agent-kernel/providers/testing"
+import { assert, beforeAll, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { ensureBundle, entry } from "./testBundle.js"
+
+const root = path.resolve(import.meta.dirname, "../..")
+beforeAll(ensureBundle)
+
+interface Finished {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** The CLI as a child process; `events` sees each JSON event line as it arrives. */
+const start = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  onEvent: (type: string) => void = () => {}
+) => {
+  const child = spawn(process.execPath, [entry, ...args], {
+    cwd: root,
+    env: { ...process.env, ANTHROPIC_API_KEY: "fake-key", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let stdout = ""
+  let stderr = ""
+  let pending = ""
+  child.stdout!.on("data", (chunk: Buffer) => {
+    stdout += chunk
+    pending += chunk
+    let newline = pending.indexOf("\n")
+    while (newline >= 0) {
+      const line = pending.slice(0, newline)
+      pending = pending.slice(newline + 1)
+      if (line.startsWith("{")) onEvent((JSON.parse(line) as { type: string }).type)
+      newline = pending.indexOf("\n")
+    }
+  })
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk))
+  const finished = new Promise<Finished>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
+  )
+  return { child, finished }
+}
+
+/** A small seeded generator (mulberry32): the same moments on every run of the test. */
+const seeded = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+const rateLimited = (retryAfterSeconds: number): FaultPlan.Step => ({
+  kind: "error",
+  status: 429,
+  error_type: "rate_limit_error",
+  message: "Number of requests has exceeded your per-minute rate limit",
+  headers: { "retry-after": String(retryAfterSeconds) }
+})
+
+/** Per round: a slow tool call to the counter, a 429 with retry-after, a slow final answer. */
+const planFor = (rounds: number): FaultPlan.FaultPlan => ({
+  steps: Array.from(
+    { length: rounds },
+    (_, i): ReadonlyArray<FaultPlan.Step> => [
+      {
+        kind: "reply",
+        delay_ms: 400,
+        tool_calls: [{ name: "count", input: { key: `k${i}` }, id: `toolu_k${i}` }],
+        stop: "tool_use"
+      },
+      rateLimited(1),
+      { kind: "reply", delay_ms: 400, text: `done ${i}` }
+    ]
+  ).flat()
+})
+
+/** Every tool_use has its tool_result in the next message. */
+const unanswered = (history: Content.History): ReadonlyArray<string> =>
+  history.flatMap((message, i) =>
+    message.content.flatMap((block) => {
+      if (block.type !== "tool_use") return []
+      const next = history[i + 1]
+      const answered = next?.content.some((b) => b.type === "tool_result" && b.tool_use_id === block.id) ?? false
+      return answered ? [] : [block.id]
+    })
+  )
+
+/** The session's state as the store holds it (no process is running on the store). */
+const stored = (file: string): Promise<Option.Option<Session.State>> =>
+  Effect.runPromise(Effect.provide(DurableSessions.read("session-1"), Engine.layerSqliteStore(file)))
+
+/** The session's status in the store: `running` while a run is unfinished. */
+const status = (file: string): Promise<string | undefined> =>
+  Effect.runPromise(Effect.provide(DurableSessions.summaries, Engine.layerSqliteStore(file))).then(
+    (listed) => listed[0]?.status
+  )
+
+/** How often the counter was invoked for each key. */
+const invocations = (file: string): Map<string, number> => {
+  const counts = new Map<string, number>()
+  if (!fs.existsSync(file)) return counts
+  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+    const [kind, key] = line.split(" ")
+    if (kind === "start" && key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1)
+  }
+  return counts
+}
+
+type Moment = "model call" | "retry wait" | "tool call" | "between turns"
+
+/** The event a moment follows, and how long after it (at most) the kill comes. */
+const moments: Record<Moment, { readonly after: string; readonly within: number }> = {
+  "model call": { after: "model_request", within: 350 },
+  "retry wait": { after: "retry_scheduled", within: 900 },
+  "tool call": { after: "tool_call_started", within: 450 },
+  "between turns": { after: "turn_ended", within: 0 }
+}
+
+describe("agent CLI with --session: SIGKILL at random moments, then --resume", () => {
+  it("20 kills: every run ends with a status and a valid history, no tool call runs twice, the budget never goes down", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "durable-kill-"))
+    const store = path.join(dir, "agent.db")
+    const counter = path.join(dir, "counts.txt")
+    const scope = Effect.runSync(Scope.make())
+    const rounds = 20
+    const provider = await Effect.runPromise(Scope.extend(FakeProvider.make(planFor(rounds + 10)), scope))
+    const env = { ANTHROPIC_BASE_URL: provider.url }
+    const common = ["--provider", "anthropic", "--json", "--session", store]
+    const mcp = ["--mcp", `node ${path.join(root, "examples/plugins/counter.mjs")} ${counter} 600`]
+    const random = seeded(13)
+    const kinds = Object.keys(moments) as ReadonlyArray<Moment>
+    const killed: Array<string> = []
+    let budget = 0
+    try {
+      for (let round = 0; round < rounds; round++) {
+        const moment = kinds[round % kinds.length]!
+        const { after, within } = moments[moment]
+        const wait = Math.floor(random() * within)
+        let child: ChildProcess | undefined
+        const run = start([...common, ...mcp, "--prompt", `round ${round}`], env, (type) => {
+          if (type === after && child !== undefined && child.exitCode === null) {
+            const target = child
+            child = undefined
+            setTimeout(() => target.kill("SIGKILL"), wait)
+          }
+        })
+        child = run.child
+        const first = await run.finished
+        // A kill can land after the run ended (while the process shuts down): nothing to resume then.
+        const unfinished = (await status(store)) === "running"
+        if (first.signal === "SIGKILL" && unfinished) killed.push(`${round}:${moment}+${wait}ms`)
+        if (first.signal !== "SIGKILL") assert.strictEqual(first.code, 0, first.stderr)
+        const before = await stored(store)
+        const usedBefore = Option.match(before, { onNone: () => 0, onSome: (state) => state.budget.used })
+        assert.isAtLeast(usedBefore, budget, `round ${round}: the budget went down before the resume`)
+
+        const resumed = await start([...common, ...mcp, "--resume"], env).finished
+        assert.isNull(resumed.signal, resumed.stderr)
+        const events = resumed.stdout.split("\n").filter((line) => line.startsWith("{"))
+        if (unfinished) {
+          // The interrupted run was finished: it ended with a status.
+          const ended = events.map((line) => JSON.parse(line) as Record<string, unknown>).at(-1)
+          assert.strictEqual(ended?.["type"], "run_ended", `round ${round} (${moment}): ${resumed.stderr}`)
+          assert.isString(ended?.["status"])
+        } else {
+          assert.include(resumed.stderr, "no unfinished run")
+        }
+        assert.notStrictEqual(await status(store), "running", `round ${round}: still unfinished after --resume`)
+        const after_ = Option.getOrThrow(await stored(store))
+        assert.deepStrictEqual(unanswered(after_.history), [], `round ${round}: a tool_use without its tool_result`)
+        assert.isAtLeast(after_.budget.used, usedBefore, `round ${round}: the resume reset the budget`)
+        budget = after_.budget.used
+        for (const [key, count] of invocations(counter)) {
+          assert.strictEqual(count, 1, `round ${round}: the counter ran ${key} ${count} times`)
+        }
+      }
+      // The kills landed where they were meant to: most rounds were cut short mid-run.
+      assert.isAtLeast(killed.length, rounds / 2, killed.join(", "))
+      // eslint-disable-next-line no-console
+      console.log(`killed ${killed.length}/${rounds}: ${killed.join(", ")}`)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }, 1_200_000)
+
+  it("a second process on the same store gets a clear error and exit 2; SIGINT ends with 130 and the history on disk", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "durable-lock-"))
+    const store = path.join(dir, "agent.db")
+    const scope = Effect.runSync(Scope.make())
+    const provider = await Effect.runPromise(
+      Scope.extend(
+        FakeProvider.make({
+          steps: [
+            {
+              kind: "reply",
+              tool_calls: [{ name: "count", input: { key: "slow" }, id: "toolu_slow" }],
+              stop: "tool_use"
+            }
+          ]
+        }),
+        scope
+      )
+    )
+    const env = { ANTHROPIC_BASE_URL: provider.url }
+    const args = ["--provider", "anthropic", "--json", "--session", store]
+    try {
+      let holder: ChildProcess | undefined
+      const started = new Promise<void>((resolve) => {
+        const run = start(
+          [
+            ...args,
+            "--mcp",
+            `node ${path.join(root, "examples/plugins/counter.mjs")} ${path.join(dir, "counts.txt")} 60000`,
+            "--prompt",
+            "count"
+          ],
+          env,
+          (type) => {
+            if (type === "tool_call_started") resolve()
+          }
+        )
+        holder = run.child
+        void run.finished
+      })
+      await started
+      const second = await start([...args, "--prompt", "hello"], env).finished
+      assert.strictEqual(second.code, 2)
+      assert.include(second.stderr, "in use by another process")
+      const exited = new Promise<number | null>((resolve) => holder!.on("close", (code) => resolve(code)))
+      holder!.kill("SIGINT")
+      assert.strictEqual(await exited, 130)
+      const state = Option.getOrThrow(await stored(store))
+      assert.deepStrictEqual(unanswered(state.history), [])
+      const roles = state.history.map((message) => message.role)
+      assert.deepStrictEqual(roles, ["user", "assistant", "user"])
+      const listed = await start(["sessions", store], {}).finished
+      assert.strictEqual(listed.code, 0, listed.stderr)
+      assert.match(listed.stdout, /session-1\tinterrupted\t1\t0\t3/)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  })
+})

@@ -1,0 +1,43 @@
+/**
+ * `agent sessions PATH`: the sessions of a durable store (see `agent --session`), one a line:
+ * id, the last run's status (`running` or `interrupted` for a run to finish with --resume),
+ * runs, the session retry budget used, and messages in its history.
+ */
+import { DurableSessions, Engine } from "@agent-kernel/durable"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import * as Render from "./render.js"
+import { UsageError } from "./usage.js"
+
+const args = {
+  store: Args.text({ name: "PATH" }).pipe(Args.withDescription("The session store (agent --session PATH)"))
+}
+const options = { json: Options.boolean("json").pipe(Options.withDescription("One JSON object a session")) }
+
+export const sessions = Command.make("sessions", { ...args, ...options }, ({ store, json }) =>
+  Effect.gen(function* () {
+    const listed = yield* DurableSessions.summaries
+    const out = Render.stdout
+    if (json) {
+      for (const session of listed) out.write(`${JSON.stringify(session)}\n`)
+      return
+    }
+    if (listed.length === 0) {
+      out.write(`no sessions in ${store}\n`)
+      return
+    }
+    out.write("id\tstatus\truns\tretries_used\tmessages\tupdated_at\n")
+    for (const s of listed) {
+      out.write(
+        `${s.id}\t${s.status}\t${s.runs}\t${s.retries_used}\t${s.messages}\t${new Date(s.updated_at).toISOString()}\n`
+      )
+    }
+  }).pipe(
+    Effect.provide(Engine.layerSqliteStore(store)),
+    Effect.catchTag("StoreError", (error) =>
+      Effect.fail(error.locked ? new UsageError({ message: error.message }) : error)
+    )
+  )
+).pipe(Command.withDescription("List the sessions of a durable store: status, runs, retry budget used"))

@@ -1,0 +1,136 @@
+/**
+ * Durable sessions over a real SQLite file on the cluster engine: the process's engine is torn
+ * down in the middle of a run and a new one on the same file finishes it from the journal.
+ */
+import { DurableSessions, Engine } from "@agent-kernel/durable"
+import { Content, type ModelProvider, Settings, Toolbox } from "@agent-kernel/kernel"
+import { ScriptedModel } from "@agent-kernel/kernel/testing"
+import { assert, describe, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+const settings: Settings.Settings = {
+  ...Settings.defaults,
+  jitter: "none",
+  max_session_retries: 3,
+  session_retries_refill: false
+}
+
+const store = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "durable-restart-")), "agent.db")
+
+const processOn = (file: string, model: ScriptedModel.ScriptedModel, toolbox: Toolbox.Service = Toolbox.empty) =>
+  DurableSessions.layer({ model: "m", settings }).pipe(
+    Layer.provideMerge(Engine.layerSqlite(file)),
+    Layer.provide(model.layer),
+    Layer.provide(Toolbox.layer(toolbox))
+  )
+
+/**
+ * Starts `sessions.run(id, input)` on an engine over `file`, and returns a `crash` that stops the
+ * engine under it (as a dying process would) without the caller deciding to end the run.
+ */
+const crashable = <A, E>(layer: Layer.Layer<A | DurableSessions.DurableSessions, E>, id: string, input: string) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.make()
+    const context = yield* Layer.buildWithScope(layer, scope)
+    // A daemon, never interrupted: the caller of a dead process does not decide to end its run
+    // (interrupting it would be a Ctrl-C, which ends the run `interrupted`).
+    yield* Effect.forkDaemon(
+      Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.run(id, input)).pipe(
+        Effect.provide(context)
+      )
+    )
+    return Scope.close(scope, Exit.void)
+  })
+
+/** Real time passes here: the engine under test runs on real processes' clocks. The bound is generous. */
+const until = <A>(check: Effect.Effect<A>, done: (a: A) => boolean) =>
+  Effect.repeat(check, { until: done, schedule: Schedule.spaced(Duration.millis(20)) }).pipe(
+    Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => new Error("timed out waiting") })
+  )
+
+const rateLimited = ScriptedModel.rateLimited({ retryAfterMs: 10 })
+const hang: ScriptedModel.Step = () => Effect.never as Effect.Effect<ModelProvider.ModelResponse>
+
+describe("durable sessions on a SQLite file", () => {
+  it.live("the session budget is never reset by a restart: two retries, a restart, exactly one more", () =>
+    Effect.gen(function* () {
+      const file = store()
+      const first = yield* ScriptedModel.make([rateLimited, rateLimited, hang])
+      const crash = yield* crashable(processOn(file, first), "s", "go")
+      yield* until(first.calls, (calls) => calls.length >= 3)
+      yield* crash
+
+      const second = yield* ScriptedModel.make([rateLimited, rateLimited, rateLimited])
+      const outcome = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+        Effect.zip(sessions.resume("s"), sessions.list)
+      ).pipe(Effect.provide(processOn(file, second)), Effect.scoped)
+      const [resumed, listed] = outcome
+      assert.isTrue(Option.isSome(resumed))
+      const run = Option.getOrThrow(resumed)
+      assert.strictEqual(run.status, "retry_budget_exhausted")
+      assert.strictEqual(run.retries.session_total, 3)
+      // The call in flight was sent again (it never completed); the two completed ones were not.
+      assert.strictEqual((yield* second.calls).length, 2)
+      assert.deepStrictEqual(
+        listed.map((s) => [s.id, s.status, s.retries_used]),
+        [["s", "retry_budget_exhausted", 3]]
+      )
+      const history = run.history.map((message) => message.role)
+      assert.deepStrictEqual(history, ["user"])
+    })
+  )
+
+  it.live("a tool call in flight is answered 'unknown' and not run again; a completed one is not run again", () =>
+    Effect.gen(function* () {
+      const file = store()
+      const invoked: Array<string> = []
+      const tools = (hangOn: string): Toolbox.Service => ({
+        definitions: Effect.succeed([]),
+        invoke: (call) =>
+          Effect.suspend(() => {
+            invoked.push(call.id)
+            return call.id === hangOn ? Effect.never : Effect.succeed(Content.toolResult(call.id, `did ${call.id}`))
+          })
+      })
+      const script = [
+        ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }, { id: "b", name: "write", input: 2 }),
+        ScriptedModel.text("done")
+      ]
+      const first = yield* ScriptedModel.make(script)
+      const crash = yield* crashable(processOn(file, first, tools("b")), "s", "go")
+      yield* until(
+        Effect.sync(() => invoked.length),
+        (n) => n >= 2
+      )
+      yield* crash
+      const second = yield* ScriptedModel.make(script.slice(1))
+      const resumed = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.resume("s")).pipe(
+        Effect.provide(processOn(file, second, tools("none"))),
+        Effect.scoped
+      )
+      const run = Option.getOrThrow(resumed)
+      assert.strictEqual(run.status, "completed")
+      assert.deepStrictEqual(invoked, ["a", "b"])
+      const results = run.history.flatMap((message) =>
+        message.content.flatMap((block) => (block.type === "tool_result" ? [block] : []))
+      )
+      assert.deepStrictEqual(
+        results.map((result) => [result.tool_use_id, result.is_error]),
+        [
+          ["a", false],
+          ["b", true]
+        ]
+      )
+      assert.match(results[1]!.content, /unknown whether the tool finished/)
+    })
+  )
+})
