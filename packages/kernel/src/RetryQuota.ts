@@ -62,21 +62,23 @@ export const unlimited: Service = { acquire: () => Effect.succeed(true), recordS
 /**
  * A quota that runs a retry budget's pure functions over state kept
  * elsewhere: `modify` applies a transition to it atomically. The in-memory
- * quota and the shared stores are this, over a `Ref` or a table row.
+ * quota and the shared stores are this, over a `Ref` or a table row. A store
+ * that can fail answers `unreachable` when it does: a granted retry, and
+ * nothing recorded.
  *
  * @since 0.2.0
  * @category constructors
  */
 export const fromBudget = (
   budget: RetryBudget.Budget,
-  modify: <A>(f: (state: RetryBudget.State) => readonly [A, RetryBudget.State]) => Effect.Effect<A>
+  modify: <A>(f: (state: RetryBudget.State) => readonly [A, RetryBudget.State], unreachable: A) => Effect.Effect<A>
 ): Service => ({
   acquire: () =>
     modify((state) => {
       const charged = budget.acquire(state)
       return Option.isSome(charged) ? [true, charged.value] : [false, state]
-    }),
-  recordSuccess: modify((state) => [undefined, budget.recordSuccess(state)])
+    }, true),
+  recordSuccess: modify((state) => [undefined, budget.recordSuccess(state)], undefined)
 })
 
 /**

@@ -22,5 +22,8 @@ export const admit = (
 ): readonly [Option.Option<number>, Window] => {
   const recent = window.filter((at) => at > now - second)
   if (recent.length < capacity.requests_per_second) return [Option.none(), [...recent, now]]
-  return [Option.some(Math.max(1, (recent[recent.length - capacity.requests_per_second] ?? now) + second - now)), recent]
+  return [
+    Option.some(Math.max(1, (recent[recent.length - capacity.requests_per_second] ?? now) + second - now)),
+    recent
+  ]
 }
