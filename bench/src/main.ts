@@ -54,6 +54,7 @@ import * as ConcurrentSessions from "./ConcurrentSessions.js"
 import type * as Goal from "./Goal.js"
 import * as IdleSessions from "./IdleSessions.js"
 import * as Report from "./Report.js"
+import * as RetryAmplification from "./RetryAmplification.js"
 import * as StepCost from "./StepCost.js"
 
 interface Section {
@@ -73,6 +74,10 @@ const sections: ReadonlyArray<Section> = [
   {
     title: "Idle sessions",
     run: (quick) => IdleSessions.run(quick ? IdleSessions.plans.quick : IdleSessions.plans.full)
+  },
+  {
+    title: "Retry amplification (issue 15)",
+    run: (quick) => RetryAmplification.run(quick ? RetryAmplification.plans.quick : RetryAmplification.plans.full)
   }
   // Issue 13 adds "Journaling cost per step" here (durable store vs in-memory),
   // issue 12 "Stream time-to-first-delta".
