@@ -58,7 +58,10 @@ export const make = (options: Options): Effect.Effect<RetryQuota.Service, never,
         })
         .pipe(
           Effect.catchAll((error) =>
-            Effect.as(Effect.logWarning(`retry quota: ${error.message}; the retry is granted`), unreachable)
+            Effect.as(
+              Effect.logWarning(`retry quota: ${error.message}; answering as an unlimited quota would`),
+              unreachable
+            )
           )
         )
     )
