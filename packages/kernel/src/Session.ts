@@ -42,6 +42,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as Content from "./Content.js"
+import type * as InternalEffects from "./internal/effects.js"
 import * as internal from "./internal/session.js"
 import type * as KernelEvent from "./KernelEvent.js"
 import * as ModelProvider from "./ModelProvider.js"
@@ -136,7 +137,46 @@ export interface Options {
   readonly maxOutputTokens?: number | undefined
   /** Update the kernel's global metrics. Default true; simulations turn it off. */
   readonly metrics?: boolean | undefined
+  /**
+   * Wraps the effects every run performs (see `Effects`). Default: none, the
+   * live effects as they are. A durable runtime journals a session here.
+   */
+  readonly effects?: ((live: Effects) => Effects) | undefined
 }
+
+/**
+ * The effects seam: the three kinds of effect a run performs, and the only
+ * way it performs them. `model` is one attempt of a model call (it never
+ * fails: a provider error is a `Left`), `tool` one tool call (it never fails:
+ * a broken tool gives an error result), `sleep` the wait before a retry.
+ *
+ * Everything else a run does is a pure decision over what these return and
+ * the clock, so a wrapper that records their results and answers them again
+ * on a later run of the same input (with the same clock readings and the same
+ * `Random` seed) replays the run exactly: what `Options.effects` is for.
+ * Streaming changes how `model` observes a response, never its result.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Effects extends InternalEffects.Effects {}
+
+/**
+ * Which call of the run a model attempt is: its turn (from 1) and its
+ * attempt in the turn (from 1, carried across a fallback).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface AttemptInfo extends InternalEffects.AttemptInfo {}
+
+/**
+ * Which turn of the run a tool call belongs to.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface ToolInfo extends InternalEffects.ToolInfo {}
 
 /**
  * What a session does.
@@ -177,7 +217,7 @@ export class Session extends Context.Tag("@agent-kernel/kernel/Session")<Session
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Service, never, ModelProvider.ModelProvider> =>
-  internal.make(options)
+  internal.make(options, options.effects)
 
 /**
  * A layer that makes a session from the services in context.

@@ -1,0 +1,177 @@
+/**
+ * A run of a session as a durable workflow: the `AgentRun` workflow of
+ * @effect/workflow, whose body is the kernel's own turn loop with its effects
+ * seam journaled (see `Session.Options.effects`).
+ *
+ * - Each model attempt and each tool call is an activity: its result is
+ *   journaled, and a replay answers it from the journal.
+ * - A retry's wait is a durable clock: its deadline is journaled as a
+ *   wall-clock time, so a restart finishes the same wait.
+ * - The session's state at the start of the run is read inside an activity,
+ *   so a replay starts from the same budget, history and figures.
+ *
+ * The execution id is derived from the session id and the run's number, so
+ * executing the same run again attaches to it. The engine is a Layer:
+ * `Engine.layerSqlite` (the embedded file), `Engine.layerSql` (any
+ * `SqlClient`, such as Postgres) or `Engine.layerMemory`; the code here is the
+ * same for all of them.
+ *
+ * @since 0.1.0
+ */
+import { Content, type ModelProvider, RunOutcome, Session, type Settings } from "@agent-kernel/kernel"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import * as Activity from "@effect/workflow/Activity"
+import * as Workflow from "@effect/workflow/Workflow"
+import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Random from "effect/Random"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import * as Journal from "./internal/journal.js"
+import * as Store from "./internal/store.js"
+
+/**
+ * The payload of a run: which session, which of its runs (from 1), and the
+ * input. The workflow's idempotency key is `session_id/run`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Payload = Schema.Struct({
+  session_id: Schema.String,
+  run: Schema.Number,
+  input: Content.Message
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Payload extends Schema.Schema.Type<typeof Payload> {}
+
+/**
+ * The workflow. Its result is the run's `RunOutcome`; a run never fails.
+ *
+ * @since 0.1.0
+ * @category workflows
+ */
+export const AgentRun = Workflow.make({
+  name: "AgentRun",
+  payload: Payload,
+  success: RunOutcome.RunOutcome,
+  idempotencyKey: (payload) => `${payload.session_id}/${payload.run}`,
+  // A caller waiting on a suspended run (a long retry wait) learns of its end within a second.
+  suspendedRetrySchedule: Schedule.spaced("1 second")
+})
+
+/**
+ * What the current process supplies to the runs it executes: the model,
+ * settings and system prompt (the journal supplies the conversation, the
+ * budgets and the pending deadlines), and which tools may run again after a
+ * crash.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Config {
+  readonly model: string
+  readonly system?: string | undefined
+  readonly settings?: Settings.Settings | undefined
+  readonly toolConcurrency?: number | undefined
+  readonly maxOutputTokens?: number | undefined
+  /**
+   * Tools that may run again when the process stopped while they ran: a read,
+   * or a write keyed so that a second call changes nothing. Any other tool
+   * in flight at a crash gets an error result saying that it is unknown
+   * whether it finished. Default: none.
+   */
+  readonly idempotentTools?: ReadonlyArray<string> | undefined
+  /** Update the kernel's global metrics. Default true. */
+  readonly metrics?: boolean | undefined
+}
+
+/**
+ * The run configuration of this process.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class RunConfig extends Context.Tag("@agent-kernel/durable/RunConfig")<RunConfig, Config>() {}
+
+/** The journaled start of a run: the session's state before it, and the instant it started. */
+const Start = Schema.Struct({ state: Schema.NullOr(Session.State), at: Schema.Number })
+
+/**
+ * The body of a run: the kernel's session, made from the journaled state,
+ * running the input with its effects journaled. Decisions read the journal's
+ * clock and a `Random` seeded with the execution id, so a replay decides as
+ * the first execution did.
+ *
+ * @since 0.1.0
+ * @category workflows
+ */
+export const body = (
+  payload: Payload,
+  executionId: string
+): Effect.Effect<
+  RunOutcome.RunOutcome,
+  never,
+  RunConfig | ModelProvider.ModelProvider | SqlClient.SqlClient | Journal.Journal
+> =>
+  Effect.gen(function* () {
+    const config = yield* RunConfig
+    const start = yield* Activity.make({
+      name: "start",
+      success: Start,
+      execute: Effect.gen(function* () {
+        const row = yield* Effect.orDie(Store.get(payload.session_id))
+        return {
+          state: Option.match(row, { onNone: () => null, onSome: (row) => row.state }),
+          at: yield* Clock.currentTimeMillis
+        }
+      })
+    })
+    const clock = Journal.makeClock(yield* Effect.clock, start.at)
+    const context = yield* Effect.context<Journal.Journal>()
+    const idempotent = new Set(config.idempotentTools ?? [])
+    const session = yield* Session.make({
+      id: payload.session_id,
+      model: config.model,
+      system: config.system,
+      settings: config.settings,
+      toolConcurrency: config.toolConcurrency,
+      maxOutputTokens: config.maxOutputTokens,
+      metrics: config.metrics,
+      ...(start.state === null ? {} : { state: start.state }),
+      effects: Journal.wrap({ executionId, clock, idempotent: (tool) => idempotent.has(tool) }, context)
+    })
+    const outcome = yield* session
+      .run(payload.input)
+      .pipe(Effect.withClock(clock), Effect.withRandom(Random.make(executionId)))
+    const state = yield* session.state
+    yield* Activity.make({
+      name: "end",
+      execute: Effect.orDie(
+        Effect.flatMap(Clock.currentTimeMillis, (at) =>
+          Store.finish(payload.session_id, payload.run, state, outcome.status, at)
+        )
+      )
+    })
+    return outcome
+  })
+
+/**
+ * Registers the workflow with the engine, for the runs of this process.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<
+  never,
+  never,
+  WorkflowEngine.WorkflowEngine | RunConfig | ModelProvider.ModelProvider | SqlClient.SqlClient
+> = AgentRun.toLayer(body)

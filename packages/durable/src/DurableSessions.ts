@@ -1,0 +1,261 @@
+/**
+ * Durable sessions: sessions kept in a store by id, whose runs are `AgentRun`
+ * workflows. A process killed in the middle of a run resumes it from the
+ * journal: no completed model call is sent again, no completed tool call is
+ * run again, a tool call in flight gets an error result (unless the tool is
+ * idempotent), a retry wait ends at its journaled deadline, and the session's
+ * retry budget carries on where it was.
+ *
+ * @example
+ * ```ts
+ * import { DurableSessions, Engine } from "@agent-kernel/durable"
+ * import { ModelProvider } from "@agent-kernel/kernel"
+ * import { Effect, Layer } from "effect"
+ *
+ * declare const provider: ModelProvider.Service
+ *
+ * const program = Effect.gen(function* () {
+ *   const sessions = yield* DurableSessions.DurableSessions
+ *   // Finish a run a crash interrupted, then take the next input.
+ *   yield* sessions.resume("support-42")
+ *   const outcome = yield* sessions.run("support-42", "What changed since yesterday?")
+ *   console.log(outcome.status, outcome.final_text)
+ * })
+ *
+ * const live = DurableSessions.layer({ model: "claude-sonnet-4-5" }).pipe(
+ *   Layer.provideMerge(Engine.layerSqlite("agent.db")),
+ *   Layer.provide(Layer.succeed(ModelProvider.ModelProvider, provider))
+ * )
+ * Effect.runPromise(Effect.provide(program, live))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { Content, type ModelProvider, type RunOutcome, Session } from "@agent-kernel/kernel"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as AgentRun from "./AgentRun.js"
+import * as Store from "./internal/store.js"
+
+/**
+ * A session as the store lists it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Summary {
+  readonly id: string
+  /** `running` while a run is in progress (or was, when its process stopped), else the last run's status. */
+  readonly status: string
+  /** Runs started. */
+  readonly runs: number
+  /** The session retry budget used, over all its runs. */
+  readonly retries_used: number
+  /** Messages in the history after the last run that ended. */
+  readonly messages: number
+  readonly updated_at: number
+}
+
+/**
+ * The portable form of a session: its id and its whole state. Export one
+ * store's session and import it into another.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Export = Schema.Struct({
+  format: Schema.Literal("agent-kernel/session@1"),
+  id: Schema.String,
+  state: Session.State
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Export extends Schema.Schema.Type<typeof Export> {}
+
+const ExportJson = Schema.parseJson(Export)
+
+/**
+ * The session has a run in progress (or one a stopped process left): resume
+ * it before sending a new input.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RunPending extends Schema.TaggedError<RunPending>("@agent-kernel/durable/RunPending")("RunPending", {
+  session_id: Schema.String,
+  run: Schema.Number
+}) {
+  /** @since 0.1.0 */
+  override get message(): string {
+    return `the session "${this.session_id}" has an unfinished run (run ${this.run}): resume it first`
+  }
+}
+
+/**
+ * No session has this id.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SessionNotFound extends Schema.TaggedError<SessionNotFound>("@agent-kernel/durable/SessionNotFound")(
+  "SessionNotFound",
+  { session_id: Schema.String }
+) {
+  /** @since 0.1.0 */
+  override get message(): string {
+    return `no session "${this.session_id}" in the store`
+  }
+}
+
+/**
+ * An exported session that does not decode.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidExport extends Schema.TaggedError<InvalidExport>("@agent-kernel/durable/InvalidExport")(
+  "InvalidExport",
+  { message: Schema.String }
+) {}
+
+/**
+ * The durable sessions of a store.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /**
+   * Runs one input through the session `id` (created when new), as the next
+   * run of the session's workflow. Fails with `RunPending` if a run of it is
+   * unfinished.
+   */
+  readonly run: (
+    id: string,
+    input: string | Content.Message
+  ) => Effect.Effect<RunOutcome.RunOutcome, RunPending | Store.StoreError>
+  /** Finishes the session's unfinished run, if it has one; `None` if it has none. */
+  readonly resume: (id: string) => Effect.Effect<Option.Option<RunOutcome.RunOutcome>, Store.StoreError>
+  /** The session's state after its last finished run; `None` for no session, or none finished. */
+  readonly state: (id: string) => Effect.Effect<Option.Option<Session.State>, Store.StoreError>
+  readonly list: Effect.Effect<ReadonlyArray<Summary>, Store.StoreError>
+  /** Deletes the session from the store (its journal stays with the engine). */
+  readonly delete: (id: string) => Effect.Effect<void, Store.StoreError>
+  /** The session as `Export`, Schema-encoded JSON. */
+  readonly exportJson: (id: string) => Effect.Effect<string, SessionNotFound | Store.StoreError>
+  /** Imports an exported session, replacing one of the same id; returns its id. */
+  readonly importJson: (json: string) => Effect.Effect<string, InvalidExport | Store.StoreError>
+}
+
+/**
+ * The durable sessions service.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class DurableSessions extends Context.Tag("@agent-kernel/durable/DurableSessions")<DurableSessions, Service>() {}
+
+const summaryOf = (row: Store.Row): Summary => ({
+  id: row.id,
+  status: row.status,
+  runs: row.run_index,
+  retries_used: row.retries_used,
+  messages: row.state?.history.length ?? 0,
+  updated_at: row.updated_at
+})
+
+/**
+ * The service over the engine and store in context. Runs execute in the
+ * `AgentRun` workflow registered by `layer`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Service, never, WorkflowEngine.WorkflowEngine | SqlClient.SqlClient> = Effect.gen(
+  function* () {
+    const context = yield* Effect.context<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient>()
+    const execute = (payload: AgentRun.Payload) => Effect.provide(AgentRun.AgentRun.execute(payload), context)
+    const found = (id: string) =>
+      Effect.flatMap(
+        Effect.provide(Store.get(id), context),
+        Option.match({
+          onNone: () => Effect.fail(new SessionNotFound({ session_id: id })),
+          onSome: Effect.succeed
+        })
+      )
+    return {
+      run: (id, input) =>
+        Effect.gen(function* () {
+          const message = typeof input === "string" ? Content.userText(input) : input
+          const row = yield* Effect.provide(Store.get(id), context)
+          if (Option.isSome(row) && row.value.pending !== null) {
+            return yield* new RunPending({ session_id: id, run: row.value.run_index })
+          }
+          const run = Option.match(row, { onNone: () => 1, onSome: (row) => row.run_index + 1 })
+          yield* Effect.provide(Store.begin(id, run, message, yield* Clock.currentTimeMillis), context)
+          return yield* execute({ session_id: id, run, input: message })
+        }),
+      resume: (id) =>
+        Effect.flatMap(Effect.provide(Store.get(id), context), (row) => {
+          if (Option.isNone(row) || row.value.pending === null) return Effect.succeedNone
+          return Effect.asSome(execute({ session_id: id, run: row.value.run_index, input: row.value.pending }))
+        }),
+      state: (id) =>
+        Effect.map(
+          Effect.provide(Store.get(id), context),
+          Option.flatMap((row) => Option.fromNullable(row.state))
+        ),
+      list: Effect.map(Effect.provide(Store.list, context), (rows) => rows.map(summaryOf)),
+      delete: (id) => Effect.provide(Store.remove(id), context),
+      exportJson: (id) =>
+        Effect.flatMap(found(id), (row) =>
+          row.state === null
+            ? Effect.fail(new SessionNotFound({ session_id: id }))
+            : Effect.orDie(Schema.encode(ExportJson)({ format: "agent-kernel/session@1", id, state: row.state }))
+        ),
+      importJson: (json) =>
+        Schema.decode(ExportJson)(json).pipe(
+          Effect.mapError((error) => new InvalidExport({ message: ParseResult.TreeFormatter.formatErrorSync(error) })),
+          Effect.flatMap((exported) =>
+            Effect.as(
+              Effect.flatMap(Clock.currentTimeMillis, (at) =>
+                Effect.provide(Store.put(exported.id, exported.state, at), context)
+              ),
+              exported.id
+            )
+          )
+        )
+    } satisfies Service
+  }
+)
+
+/**
+ * The service, with the `AgentRun` workflow registered for the runs of this
+ * process. Provide an engine (`Engine.layerSqlite`, `Engine.layerSql`,
+ * `Engine.layerMemory`) and a `ModelProvider`; `Toolbox`, `EventBus`,
+ * `ContextProvider` and `RetryBudget` come from context as for any session.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  config: AgentRun.Config
+): Layer.Layer<
+  DurableSessions,
+  never,
+  WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | ModelProvider.ModelProvider
+> =>
+  Layer.effect(DurableSessions, make).pipe(
+    Layer.provideMerge(AgentRun.layer),
+    Layer.provide(Layer.succeed(AgentRun.RunConfig, config))
+  )

@@ -1,0 +1,200 @@
+import { Content, ModelError, ModelProvider, type Session } from "@agent-kernel/kernel"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Activity from "@effect/workflow/Activity"
+import * as DurableClock from "@effect/workflow/DurableClock"
+import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
+import * as Clock from "effect/Clock"
+import type * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+/**
+ * The clock a journaled run reads.
+ *
+ * A decision of the loop reads the clock (a retry that would outlast
+ * `max_wall_clock_ms`, the time left for a call), so a replay must read the
+ * instants the first execution read, or a decision journaled as a retry could
+ * come out as `wall_clock_exceeded` after a restart. Every journaled step
+ * records the instant it completed; between steps the clock reads the latest
+ * such instant, in the first execution and in every replay alike; while a
+ * step executes for real, it reads the real clock (its timeouts and spans
+ * need it). So the loop's decisions, which run between steps, see the same
+ * instants on every execution.
+ *
+ * @internal
+ */
+export interface JournalClock extends Clock.Clock {
+  /** The clock it reads while a step executes. */
+  readonly real: Clock.Clock
+  /** A step completed (journaled or replayed) at `at`. */
+  readonly completed: (at: number) => void
+  /** Marks a step executing for real until the returned effect's end. */
+  readonly live: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}
+
+const isJournalClock = (clock: Clock.Clock): clock is JournalClock => "real" in clock && "completed" in clock
+
+/**
+ * A journal clock over `clock`. An engine may resume an execution from a
+ * fiber of an earlier one (the memory engine does, from the fiber that ended
+ * a durable clock), so the clock in context can be an earlier execution's
+ * journal clock: its real clock is taken.
+ *
+ * @internal
+ */
+export const makeClock = (clock: Clock.Clock, startedAt: number): JournalClock => {
+  const real = isJournalClock(clock) ? clock.real : clock
+  let pinned = startedAt
+  let executing = 0
+  const millis = () => (executing > 0 ? real.unsafeCurrentTimeMillis() : pinned)
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    real,
+    unsafeCurrentTimeMillis: millis,
+    unsafeCurrentTimeNanos: () => BigInt(millis()) * BigInt(1_000_000),
+    currentTimeMillis: Effect.sync(millis),
+    currentTimeNanos: Effect.sync(() => BigInt(millis()) * BigInt(1_000_000)),
+    sleep: (duration) => real.sleep(duration),
+    completed: (at) => {
+      if (at > pinned) pinned = at
+    },
+    live: (effect) =>
+      Effect.acquireUseRelease(
+        Effect.sync(() => executing++),
+        () => effect,
+        () => Effect.sync(() => executing--)
+      )
+  }
+}
+
+/** A journaled model attempt: what the seam returned, and when. */
+const ModelStep = Schema.Struct({
+  result: Schema.Either({ right: ModelProvider.ModelResponse, left: ModelError.ModelError }),
+  at: Schema.Number
+})
+
+/** A journaled tool call: its result, and when it came. */
+const ToolStep = Schema.Struct({ result: Content.ToolResultBlock, at: Schema.Number })
+
+/** A journaled instant. */
+const Instant = Schema.Struct({ at: Schema.Number })
+
+/**
+ * The result a tool call gets when the process stopped while it ran: the
+ * journal cannot tell whether the tool finished, so it is not run again.
+ *
+ * @internal
+ */
+export const unknownOutcome = (call: Content.ToolUseBlock): Content.ToolResultBlock =>
+  Content.toolResult(
+    call.id,
+    `The agent process stopped while the tool "${call.name}" was running; it is unknown whether the tool finished. ` +
+      "It was not run again: check its effects before calling it again.",
+    true
+  )
+
+/**
+ * What a journaled step needs: the engine and the execution it belongs to, and
+ * the database of the tool-call claims.
+ *
+ * @internal
+ */
+export type Journal = WorkflowEngine.WorkflowEngine | WorkflowEngine.WorkflowInstance | SqlClient.SqlClient
+
+/** @internal */
+export interface Options {
+  readonly executionId: string
+  readonly clock: JournalClock
+  readonly idempotent: (tool: string) => boolean
+}
+
+/**
+ * Wraps the effects seam so that every effect is a journaled step of the
+ * current workflow execution:
+ * - a model attempt is the activity `model/<turn>/<attempt>`;
+ * - a tool call is the activity `tool/<turn>/<n>/<id>` (`n` counts the run's
+ *   tool calls in the order they start), which claims the call in
+ *   `agent_tool_calls` before invoking it: a second execution of the body
+ *   finds the claim and answers `unknownOutcome`, unless the tool is
+ *   idempotent, which runs again;
+ * - a retry's wait is the durable clock `retry/<turn>/<attempt>` (its
+ *   deadline is journaled as a wall-clock time, so a restart finishes the same
+ *   wait), then the activity `woke/<turn>/<attempt>` journals when it ended.
+ *
+ * @internal
+ */
+export const wrap =
+  (options: Options, context: Context.Context<Journal>) =>
+  (live: Session.Effects): Session.Effects => {
+    const { clock, executionId } = options
+    let tools = 0
+    let lastCall = "0/0"
+    const now = () => Effect.sync(() => clock.unsafeCurrentTimeMillis())
+    return {
+      model: (request, info) => {
+        lastCall = `${info.turn}/${info.attempt}`
+        return Activity.make({
+          name: `model/${lastCall}`,
+          success: ModelStep,
+          execute: clock.live(
+            Effect.flatMap(live.model(request, info), (result) => Effect.map(now(), (at) => ({ result, at })))
+          )
+        }).pipe(
+          Effect.map((step) => {
+            clock.completed(step.at)
+            return step.result
+          }),
+          Effect.provide(context)
+        )
+      },
+      tool: (call, info) => {
+        const n = ++tools
+        const invoke = clock.live(
+          Effect.flatMap(live.tool(call, info), (result) => Effect.map(now(), (at) => ({ result, at })))
+        )
+        const claimed = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql<{ readonly call_id: string }>`INSERT INTO agent_tool_calls (execution_id, call_id, started_at)
+            VALUES (${executionId}, ${`${info.turn}/${n}/${call.id}`}, ${clock.unsafeCurrentTimeMillis()})
+            ON CONFLICT DO NOTHING RETURNING call_id`.pipe(Effect.map((rows) => rows.length > 0))
+        )
+        return Activity.make({
+          name: `tool/${info.turn}/${n}/${call.id}`,
+          success: ToolStep,
+          execute: options.idempotent(call.name)
+            ? invoke
+            : Effect.flatMap(
+                // A claim that cannot be written leaves the call unclaimed: it must not run.
+                Effect.orDie(claimed),
+                (fresh) =>
+                  fresh ? invoke : clock.live(Effect.map(now(), (at) => ({ result: unknownOutcome(call), at })))
+              )
+        }).pipe(
+          Effect.map((step) => {
+            clock.completed(step.at)
+            return step.result
+          }),
+          Effect.provide(context)
+        )
+      },
+      sleep: (delay) => {
+        const name = lastCall
+        return DurableClock.sleep({
+          name: `retry/${name}`,
+          duration: delay,
+          // A wait of any length is a journaled deadline: the default keeps waits under a minute in memory.
+          inMemoryThreshold: Duration.zero
+        }).pipe(
+          Effect.zipRight(
+            Activity.make({
+              name: `woke/${name}`,
+              success: Instant,
+              execute: clock.live(Effect.map(now(), (at) => ({ at })))
+            })
+          ),
+          Effect.map((step) => clock.completed(step.at)),
+          Effect.provide(context)
+        )
+      }
+    }
+  }

@@ -1,0 +1,161 @@
+import { Content, Session } from "@agent-kernel/kernel"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlError from "@effect/sql/SqlError"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+
+/** An integer column: libsql in `intMode: "bigint"` reads integers as bigint, Postgres BIGINT as string. */
+const Integer = Schema.Union(
+  Schema.Number,
+  Schema.transform(Schema.BigIntFromSelf, Schema.Number, { strict: true, decode: Number, encode: BigInt }),
+  Schema.NumberFromString
+)
+
+/** Session.State as stored: Schema-encoded JSON text. */
+const StateJson = Schema.parseJson(Session.State)
+const MessageJson = Schema.parseJson(Content.Message)
+
+/** @internal */
+export const Row = Schema.Struct({
+  id: Schema.String,
+  state: Schema.NullOr(StateJson),
+  status: Schema.String,
+  run_index: Integer,
+  pending: Schema.NullOr(MessageJson),
+  retries_used: Integer,
+  updated_at: Integer
+})
+
+/** @internal */
+export interface Row extends Schema.Schema.Type<typeof Row> {}
+
+const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
+const encodeState = Schema.encode(StateJson)
+const encodeMessage = Schema.encode(MessageJson)
+
+/**
+ * The tables of the session store, in the database of the journal:
+ * `agent_sessions`, one row a session (its state after its last run, the
+ * status of that run, and the input of a run in progress), and
+ * `agent_tool_calls`, one row a tool call whose invocation started (the claim
+ * that tells a re-executed tool activity the call was in flight). Their SQL is
+ * portable between SQLite and Postgres.
+ *
+ * @internal
+ */
+export const migrate: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE IF NOT EXISTS agent_sessions (
+    id TEXT PRIMARY KEY,
+    state TEXT,
+    status TEXT NOT NULL,
+    run_index BIGINT NOT NULL,
+    pending TEXT,
+    retries_used BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  )`
+  yield* sql`CREATE TABLE IF NOT EXISTS agent_tool_calls (
+    execution_id TEXT NOT NULL,
+    call_id TEXT NOT NULL,
+    started_at BIGINT NOT NULL,
+    PRIMARY KEY (execution_id, call_id)
+  )`
+})
+
+/**
+ * The session store failed: another process holds it (`locked`), or its
+ * database cannot be read, written or set up, or a row does not decode.
+ *
+ * @internal
+ */
+export class StoreError extends Schema.TaggedError<StoreError>("@agent-kernel/durable/StoreError")("StoreError", {
+  message: Schema.String,
+  locked: Schema.Boolean
+}) {}
+
+const storeError = (what: string) => (cause: { readonly message: string }) =>
+  new StoreError({ message: `${what}: ${cause.message}`, locked: false })
+
+/** @internal */
+export const get = (id: string): Effect.Effect<Option.Option<Row>, StoreError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql`SELECT * FROM agent_sessions WHERE id = ${id}`
+    const decoded = yield* decodeRows(rows)
+    return Option.fromNullable(decoded[0])
+  }).pipe(Effect.mapError(storeError(`cannot read the session "${id}"`)))
+
+/** Every session, by last update. @internal */
+export const list: Effect.Effect<ReadonlyArray<Row>, StoreError, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  return yield* decodeRows(yield* sql`SELECT * FROM agent_sessions ORDER BY updated_at, id`)
+}).pipe(Effect.mapError(storeError("cannot list the sessions")))
+
+/**
+ * Marks run `run` of the session started with `input`. Idempotent: it only
+ * moves a session forward (a run already recorded is left as it is).
+ *
+ * @internal
+ */
+export const begin = (
+  id: string,
+  run: number,
+  input: Content.Message,
+  at: number
+): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const pending = yield* encodeMessage(input)
+    yield* sql`INSERT INTO agent_sessions (id, state, status, run_index, pending, retries_used, updated_at)
+      VALUES (${id}, NULL, 'new', 0, NULL, 0, ${at}) ON CONFLICT DO NOTHING`
+    yield* sql`UPDATE agent_sessions SET status = 'running', run_index = ${run}, pending = ${pending}, updated_at = ${at}
+      WHERE id = ${id} AND run_index < ${run}`
+  }).pipe(Effect.mapError(storeError(`cannot start a run of the session "${id}"`)))
+
+/**
+ * Records the end of run `run`: the state after it and its status. A set,
+ * never an increment, so writing it twice (an activity runs at least once)
+ * changes nothing.
+ *
+ * @internal
+ */
+export const finish = (
+  id: string,
+  run: number,
+  state: Session.State,
+  status: string,
+  at: number
+): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const encoded = yield* encodeState(state)
+    yield* sql`UPDATE agent_sessions SET state = ${encoded}, status = ${status}, pending = NULL,
+      retries_used = ${state.budget.used}, updated_at = ${at}
+      WHERE id = ${id} AND run_index = ${run}`
+  }).pipe(Effect.mapError(storeError(`cannot record the end of a run of the session "${id}"`)))
+
+/**
+ * Writes a session's state as imported: no run in progress.
+ *
+ * @internal
+ */
+export const put = (
+  id: string,
+  state: Session.State,
+  at: number
+): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const encoded = yield* encodeState(state)
+    yield* sql`DELETE FROM agent_sessions WHERE id = ${id}`
+    yield* sql`INSERT INTO agent_sessions (id, state, status, run_index, pending, retries_used, updated_at)
+      VALUES (${id}, ${encoded}, 'imported', ${state.runs}, NULL, ${state.budget.used}, ${at})`
+  }).pipe(Effect.mapError(storeError(`cannot import the session "${id}"`)))
+
+/** @internal */
+export const remove = (id: string): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`DELETE FROM agent_sessions WHERE id = ${id}`
+  }).pipe(Effect.mapError(storeError(`cannot delete the session "${id}"`)))
