@@ -6,5 +6,6 @@
  */
 export * as ProviderLimiter from "./ProviderLimiter.js"
 export * as RateBucket from "./RateBucket.js"
+export * as Runner from "./Runner.js"
 export * as SharedRetryQuota from "./SharedRetryQuota.js"
 export * as StateStore from "./StateStore.js"

@@ -2,70 +2,12 @@ import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as ChildProcess from "node:child_process"
-import * as Path from "node:path"
 import { postgresUrl } from "./postgres.js"
-
-const root = Path.join(import.meta.dirname, "..", "..", "..")
-const worker = Path.join(import.meta.dirname, "worker", "limitedSessions.ts")
+import * as Workers from "./workers.js"
 
 const Report = Schema.parseJson(
   Schema.Struct({ statuses: Schema.Array(Schema.String), retries: Schema.Array(Schema.Number) })
 )
-
-interface Worker {
-  /** Succeeds once the worker has connected and waits for its go. */
-  readonly ready: Effect.Effect<void>
-  readonly go: Effect.Effect<void>
-  /** The worker's report, once it has exited. */
-  readonly report: Effect.Effect<typeof Report.Type, Error>
-}
-
-/** Starts one worker process; it is killed if the scope closes first. */
-const startWorker = (env: Record<string, string>) =>
-  Effect.acquireRelease(
-    Effect.sync(() =>
-      ChildProcess.spawn(Path.join(root, "node_modules", ".bin", "tsx"), [worker], {
-        cwd: root,
-        env: { ...process.env, ...env },
-        stdio: ["pipe", "pipe", "pipe"]
-      })
-    ),
-    (child) => Effect.sync(() => child.kill("SIGKILL"))
-  ).pipe(
-    Effect.map((child): Worker => {
-      let stdout = ""
-      let stderr = ""
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString("utf8")
-      })
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString("utf8")
-      })
-      const exited = new Promise<number | null>((resolve) => child.on("close", resolve))
-      return {
-        ready: Effect.async<void>((resume) => {
-          const check = () => {
-            if (!stdout.startsWith("ready\n")) return
-            child.stdout.off("data", check)
-            resume(Effect.void)
-          }
-          child.stdout.on("data", check)
-          check()
-        }),
-        go: Effect.sync(() => child.stdin.write("go\n")),
-        report: Effect.flatMap(
-          Effect.promise(() => exited),
-          (code) =>
-            code !== 0
-              ? Effect.fail(new Error(`worker exited ${code}: ${stderr}`))
-              : Schema.decode(Report)(stdout.trim().split("\n").at(-1) ?? "").pipe(
-                  Effect.mapError((error) => new Error(`worker report: ${error.message}`))
-                )
-        )
-      }
-    })
-  )
 
 /** The most arrivals in any window of `ms` milliseconds. */
 const busiestWindow = (times: ReadonlyArray<number>, ms: number): number => {
@@ -96,11 +38,15 @@ describe("the provider-wide limiter across processes", () => {
             LIMITER_KEY: `fake-${Date.now()}`,
             TABLE: "limiter_processes"
           }
-          const workers = yield* Effect.forEach(Array.from({ length: processes }), () => startWorker(env))
+          const workers = yield* Effect.forEach(Array.from({ length: processes }), () =>
+            Workers.start("limitedSessions", env)
+          )
           // Every process connected before any starts, so that they compete for the whole run.
           yield* Effect.forEach(workers, (w) => w.ready, { concurrency: "unbounded" })
           yield* Effect.forEach(workers, (w) => w.go)
-          const reports = yield* Effect.forEach(workers, (w) => w.report, { concurrency: "unbounded" })
+          const reports = yield* Effect.forEach(workers, (w) => Effect.flatMap(w.report, Schema.decode(Report)), {
+            concurrency: "unbounded"
+          })
           const statuses = reports.flatMap((report) => report.statuses)
           assert.strictEqual(statuses.length, processes * sessions)
           assert.deepStrictEqual([...new Set(statuses)], ["completed"])
