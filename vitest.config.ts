@@ -1,14 +1,36 @@
 import { defineConfig } from "vitest/config"
 
+/** Test files that need the throwaway PostgreSQL of the `postgres` project: `*.pg.test.ts`. */
+const postgresTests = ["packages/*/test/**/*.pg.test.ts", "examples/**/*.pg.test.ts", "bench/test/**/*.pg.test.ts"]
+
 export default defineConfig({
   test: {
-    include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts", "bench/test/**/*.test.ts"],
     // A ceiling, not a measurement: subprocess and loopback tests spawn real processes,
     // and a shared 2-core machine running other test files at once can be slow.
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Under CI, also write a JSON report: .ci/run derives its "N passed, N failed" line from it.
     reporters: process.env["CI"] ? ["default", "json"] : ["default"],
-    outputFile: { json: ".vitest-results.json" }
+    outputFile: { json: ".vitest-results.json" },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts", "bench/test/**/*.test.ts"],
+          exclude: ["**/node_modules/**", ...postgresTests]
+        }
+      },
+      {
+        // A project's global setup runs only when one of its files is in the run, so the
+        // database starts only for the tests that need it.
+        extends: true,
+        test: {
+          name: "postgres",
+          include: postgresTests,
+          globalSetup: ["packages/cluster/test/postgres.setup.ts"]
+        }
+      }
+    ]
   }
 })

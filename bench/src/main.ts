@@ -54,6 +54,7 @@ import type * as Goal from "./Goal.js"
 import * as IdleSessions from "./IdleSessions.js"
 import * as Journaling from "./Journaling.js"
 import * as Report from "./Report.js"
+import * as RetryAmplification from "./RetryAmplification.js"
 import * as StepCost from "./StepCost.js"
 
 interface Section {
@@ -77,6 +78,10 @@ const sections: ReadonlyArray<Section> = [
   {
     title: "Journaling cost per step (durable sessions)",
     run: (quick) => Journaling.run(quick ? Journaling.plans.quick : Journaling.plans.full)
+  },
+  {
+    title: "Retry amplification (issue 15)",
+    run: (quick) => RetryAmplification.run(quick ? RetryAmplification.plans.quick : RetryAmplification.plans.full)
   }
   // Issue 12 adds "Stream time-to-first-delta" here.
 ]

@@ -51,6 +51,8 @@ export const describe = (event: KernelEvent.KernelEvent, color: boolean): string
           event.source === "retry_after" ? " — the server's retry-after" : " — backoff"
         }; session retries used ${event.session_retries_used}`
       )
+    case "retry_quota_exhausted":
+      return c.red(`  ⛔ the provider-wide retry quota refused a retry after ${event.category} on ${event.model}`)
     case "stream_restarted":
       return c.yellow(`  ↺ the stream failed mid-way (${event.category}): the whole request is restarted`)
     case "fallback":

@@ -23,7 +23,8 @@ const event = <Type extends string, Fields extends Schema.Struct.Fields>(type: T
  * - `retries_exhausted`: a call used its retries, was told to wait longer
  *   than `max_retry_wait_ms`, or met a transient error its server marked not
  *   retryable (`x-should-retry: false`), and no fallback model was left.
- * - `retry_budget_exhausted`: the session-wide retry budget ran out.
+ * - `retry_budget_exhausted`: the session-wide retry budget ran out, or the
+ *   provider-wide retry quota (`RetryQuota`) refused a retry.
  * - `max_turns`, `wall_clock_exceeded`, `cost_exceeded`: a bound tripped.
  * - `failed`: an error that is never retried (`unknown`, `process_crashed`).
  * - `interrupted`: the run was interrupted.
@@ -117,6 +118,19 @@ export const RetryScheduled = event("retry_scheduled", {
   retry_after_ms: Schema.NullOr(Schema.Number),
   source: Schema.Literal("backoff", "retry_after")
 })
+/**
+ * The provider-wide retry quota (`RetryQuota`) refused a retry the session's
+ * own budget allowed; the run ends `retry_budget_exhausted`.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const RetryQuotaExhausted = event("retry_quota_exhausted", {
+  turn: Schema.Number,
+  model: Schema.String,
+  category: ModelError.Category,
+  message: Schema.String
+})
 /** @since 0.1.0 @category schemas */
 export const StreamRestarted = event("stream_restarted", {
   turn: Schema.Number,
@@ -207,6 +221,7 @@ export const KernelEvent = Schema.Union(
   ModelRequested,
   ModelResponded,
   RetryScheduled,
+  RetryQuotaExhausted,
   StreamRestarted,
   Fallback,
   ContextReduced,

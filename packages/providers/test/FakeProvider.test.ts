@@ -188,6 +188,52 @@ describe("FakeProvider", () => {
     })
   )
 
+  it.scoped(
+    "a capacity answers 429 above N requests in the last second, with a retry-after, and takes no plan step",
+    () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(10_000)
+        const plan: FaultPlan.FaultPlan = {
+          steps: [
+            { kind: "reply", text: "first" },
+            { kind: "reply", text: "second" },
+            { kind: "reply", text: "third" }
+          ],
+          capacity: { requests_per_second: 2 }
+        }
+        const server = yield* FakeProvider.make(yield* FaultPlan.validate(plan))
+        const send = Effect.promise(() =>
+          fetch(`${server.url}/v1/messages`, {
+            method: "POST",
+            body: JSON.stringify({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }] })
+          }).then(async (r) => ({
+            status: r.status,
+            retryAfterMs: r.headers.get("retry-after-ms"),
+            body: await r.json()
+          }))
+        )
+        const first = yield* send
+        yield* TestClock.adjust("400 millis")
+        const second = yield* send
+        const refused = yield* send
+        expect([first.status, second.status, refused.status]).toEqual([200, 200, 429])
+        expect(refused.body).toMatchObject({ error: { type: "rate_limit_error" } })
+        // The first admitted request leaves the window 600 ms later.
+        expect(refused.retryAfterMs).toBe("600")
+        yield* TestClock.adjust("600 millis")
+        const third = yield* send
+        expect(third.status).toBe(200)
+        expect(third.body).toMatchObject({ content: [{ type: "text", text: "third" }] })
+        const recorded = yield* server.requests
+        expect(recorded.map((r) => [r.index, r.time, r.throttled])).toEqual([
+          [0, 10_000, false],
+          [1, 10_400, false],
+          [2, 10_400, true],
+          [3, 11_000, false]
+        ])
+      })
+  )
+
   it.scoped("answers 404 on unknown paths and 400 on a body that is not JSON", () =>
     Effect.gen(function* () {
       const server = yield* FakeProvider.make(FaultPlan.happy)

@@ -21,6 +21,7 @@ import * as ModelProvider from "../ModelProvider.js"
 import * as Pricing from "../Pricing.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import * as RetryPolicy from "../RetryPolicy.js"
+import * as RetryQuota from "../RetryQuota.js"
 import type * as RunOutcome from "../RunOutcome.js"
 import type * as SessionApi from "../Session.js"
 import * as Settings from "../Settings.js"
@@ -486,6 +487,9 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
     if (env.metrics) env.meter.modelCall(model, now(run) - sentAt, result)
     if (Either.isRight(result)) {
       const response = result.right
+      const quota = yield* RetryQuota.RetryQuota
+      // The default quota grants everything: it is not worth an effect a call.
+      if (quota !== RetryQuota.unlimited) yield* quota.recordSuccess
       if (listening(env))
         note(cursor, {
           type: "model_response",
@@ -525,6 +529,26 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       budget: env.budget,
       budgetState: cursor.state.budget
     })
+    // The provider-wide quota is asked only for what the session budget was charged for: a retry,
+    // or a fallback step after a retryable error. A refusal ends the run as an empty budget does.
+    if (
+      decision._tag === "Retry" ||
+      (decision._tag === "Fallback" && decision.budget.used > cursor.state.budget.used)
+    ) {
+      const quota = yield* RetryQuota.RetryQuota
+      if (!(yield* quota.acquire({ model, category: error.category }))) {
+        if (listening(env))
+          note(cursor, {
+            type: "retry_quota_exhausted",
+            at: now(run),
+            turn,
+            model,
+            category: error.category,
+            message: error.message
+          })
+        return yield* end(run, cursor, Decision.End({ status: "retry_budget_exhausted", error }))
+      }
+    }
     switch (decision._tag) {
       case "End": {
         if (decision.reductions !== undefined)

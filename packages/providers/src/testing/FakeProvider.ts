@@ -36,6 +36,7 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as NodeHttp from "node:http"
 import * as FaultPlan from "./FaultPlan.js"
+import * as Capacity from "./internal/capacity.js"
 import * as Dialect from "./internal/dialect.js"
 import type { Answer, Incoming } from "./internal/dialect.js"
 
@@ -46,8 +47,10 @@ import type { Answer, Incoming } from "./internal/dialect.js"
  * @category models
  */
 export interface RecordedRequest {
-  /** Position in arrival order, from 0; also the plan step it got. */
+  /** Position in arrival order, from 0; also the plan step it got, unless the plan has a `capacity`. */
   readonly index: number
+  /** Refused with a 429 by the plan's `capacity`: it took no plan step. */
+  readonly throttled: boolean
   /** Arrival time in epoch milliseconds on the server runtime's `Clock`. */
   readonly time: number
   readonly api: "anthropic" | "openai" | "unknown"
@@ -228,6 +231,9 @@ export const make = (
   Effect.gen(function* () {
     const recorded = yield* SubscriptionRef.make<ReadonlyArray<RecordedRequest>>([])
     const arrivals = yield* Ref.make(0)
+    const admission = yield* Ref.make(Capacity.empty)
+    // Without a capacity, the plan step is the arrival index; with one, it counts admitted requests only.
+    const admitted = yield* Ref.make(0)
 
     const record = (entry: RecordedRequest) => SubscriptionRef.update(recorded, (all) => [...all, entry])
 
@@ -240,11 +246,16 @@ export const make = (
         const body = Either.getOrElse(json, () => raw)
         const dialect = Dialect.forPath(path)
         if (Option.isNone(dialect)) {
-          yield* record({ index, time, api: "unknown", path, model: undefined, stream: false, body })
+          yield* record({ index, time, api: "unknown", path, model: undefined, stream: false, body, throttled: false })
           res.writeHead(404, jsonHeaders).end(JSON.stringify({ error: { message: `no route ${path}` } }))
           return
         }
         const incoming = dialect.value.view(body, raw, keyOf(req))
+        const capacity = plan.capacity
+        const refusal =
+          capacity === undefined
+            ? Option.none<number>()
+            : yield* Ref.modify(admission, (window) => Capacity.admit(window, capacity, time))
         yield* record({
           index,
           time,
@@ -252,14 +263,29 @@ export const make = (
           path,
           model: incoming.model,
           stream: incoming.stream,
-          body
+          body,
+          throttled: Option.isSome(refusal)
         })
+        if (Option.isSome(refusal)) {
+          const error = dialect.value.errorBody("rate_limit_error", "capacity exceeded: slow down", undefined)
+          res
+            .writeHead(429, {
+              ...jsonHeaders,
+              "retry-after-ms": String(refusal.value),
+              "retry-after": String(Math.ceil(refusal.value / 1000))
+            })
+            .end(JSON.stringify(error))
+          return
+        }
         if (Either.isLeft(json)) {
           const error = dialect.value.errorBody("invalid_request_error", "request body is not JSON", undefined)
           res.writeHead(400, jsonHeaders).end(JSON.stringify(error))
           return
         }
-        const step = FaultPlan.stepAt(plan, index)
+        const step = FaultPlan.stepAt(
+          plan,
+          plan.capacity === undefined ? index : yield* Ref.getAndUpdate(admitted, (n) => n + 1)
+        )
         if (step.delay_ms !== undefined && step.delay_ms > 0) yield* Effect.sleep(step.delay_ms)
         yield* render(step, dialect.value, incoming, index, req, res)
       })

@@ -237,8 +237,30 @@ export const Step = Schema.Union(
 export type Step = typeof Step.Type
 
 /**
+ * A capacity limit, as a provider enforces its rate limits: a request that
+ * arrives when `requests_per_second` requests were admitted in the last
+ * second (a sliding window on the server's `Clock`) is answered 429
+ * `rate_limit_error`, with a `retry-after-ms` (and a whole-second
+ * `retry-after`) saying when the window has room again. Refused requests
+ * are not admitted: they take no plan step and do not count against the
+ * window.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Capacity = Schema.Struct({
+  requests_per_second: Schema.Int.pipe(Schema.positive())
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Capacity extends Schema.Schema.Type<typeof Capacity> {}
+
+/**
  * A plan: its steps, then what to do once they run out (`happy`, the
- * default, or `repeat_last`).
+ * default, or `repeat_last`), and an optional `capacity` in front of them.
  *
  * @since 0.1.0
  * @category schemas
@@ -247,7 +269,8 @@ export const FaultPlan = Schema.Struct({
   name: Schema.optional(Schema.String),
   description: Schema.optional(Schema.String),
   steps: Schema.Array(Step),
-  after: Schema.optional(Schema.Literal("happy", "repeat_last"))
+  after: Schema.optional(Schema.Literal("happy", "repeat_last")),
+  capacity: Schema.optional(Capacity)
 })
 
 /**
@@ -268,6 +291,19 @@ export const make = (
 ): FaultPlan => ({
   steps,
   ...(options?.after !== undefined ? { after: options.after } : {})
+})
+
+/**
+ * A plan that answers happily, up to `requestsPerSecond` requests a second;
+ * above that, 429s (see `Capacity`).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const capacityLimited = (requestsPerSecond: number): FaultPlan => ({
+  name: "capacity-limited",
+  steps: [],
+  capacity: { requests_per_second: requestsPerSecond }
 })
 
 /**

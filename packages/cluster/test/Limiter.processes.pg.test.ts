@@ -1,0 +1,70 @@
+import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { postgresUrl } from "./postgres.js"
+import * as Workers from "./workers.js"
+
+const Report = Schema.parseJson(
+  Schema.Struct({ statuses: Schema.Array(Schema.String), retries: Schema.Array(Schema.Number) })
+)
+
+/** The most arrivals in any window of `ms` milliseconds. */
+const busiestWindow = (times: ReadonlyArray<number>, ms: number): number => {
+  let best = 0
+  let start = 0
+  for (let end = 0; end < times.length; end++) {
+    while (times[end]! - times[start]! >= ms) start++
+    best = Math.max(best, end - start + 1)
+  }
+  return best
+}
+
+describe("the provider-wide limiter across processes", () => {
+  it.live(
+    "three processes sharing the Postgres limiter keep the provider's observed rate within its limit + 10 %",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const rate = 5
+          const processes = 3
+          const sessions = 15
+          const server = yield* FakeProvider.make(FaultPlan.capacityLimited(rate))
+          const env = {
+            DATABASE_URL: postgresUrl(),
+            PROVIDER_URL: server.url,
+            SESSIONS: String(sessions),
+            RATE: String(rate),
+            LIMITER_KEY: `fake-${Date.now()}`,
+            TABLE: "limiter_processes"
+          }
+          const workers = yield* Effect.forEach(Array.from({ length: processes }), () =>
+            Workers.start("limitedSessions", env)
+          )
+          // Every process connected before any starts, so that they compete for the whole run.
+          yield* Effect.forEach(workers, (w) => w.ready, { concurrency: "unbounded" })
+          yield* Effect.forEach(workers, (w) => w.go)
+          const reports = yield* Effect.forEach(workers, (w) => Effect.flatMap(w.report, Schema.decode(Report)), {
+            concurrency: "unbounded"
+          })
+          const statuses = reports.flatMap((report) => report.statuses)
+          assert.strictEqual(statuses.length, processes * sessions)
+          assert.deepStrictEqual([...new Set(statuses)], ["completed"])
+          const requests = yield* server.requests
+          const times = requests.map((request) => request.time).sort((a, b) => a - b)
+          const first = times[0]!
+          const last = times.at(-1)!
+          const observed = ((times.length - 1) * 1_000) / (last - first)
+          const throttled = requests.filter((request) => request.throttled).length
+          console.log(
+            `limiter across ${processes} processes: ${times.length} requests for ${statuses.length} sessions ` +
+              `(${(times.length / statuses.length).toFixed(2)} attempts per success), ${throttled} answered 429; ` +
+              `observed ${observed.toFixed(1)} req/s against a limit of ${rate}; busiest second ${busiestWindow(times, 1_000)}`
+          )
+          // Without a shared budget, three processes at the limit each would send three times the rate.
+          assert.isAtMost(observed, rate * 1.1)
+        })
+      ),
+    180_000
+  )
+})
