@@ -24,7 +24,7 @@
  * @since 0.1.0
  */
 import { ModelError } from "@agent-kernel/kernel"
-import { RetryAfter } from "@agent-kernel/providers"
+import { Redaction, RetryAfter } from "@agent-kernel/providers"
 import * as AiError from "@effect/ai/AiError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -114,7 +114,7 @@ const classifyHttp = (failure: Errors.HttpFailure, options: Options, source: Sou
       message: `${label}: ${facts.message ?? "no message"}`,
       status: failure.status,
       retryAfter: Option.getOrUndefined(retryAfter),
-      retryable: Errors.retryableOf(failure.headers),
+      retryable: classified.retryable,
       details,
       promptTokens: classified.promptTokens,
       maxTokens: classified.maxTokens
@@ -134,11 +134,11 @@ interface Fields {
 const build = (category: ModelError.Category, options: Options, fields: Fields): ModelError.ModelError => {
   const secrets = (options.redact ?? []).map(Redacted.value)
   const details: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(fields.details)) details[key] = Errors.scrubDeep(secrets, value)
+  for (const [key, value] of Object.entries(fields.details)) details[key] = Redaction.scrubDeep(secrets, value)
   const common: ModelError.ModelErrorFields = {
     provider: options.provider,
     model: options.model,
-    message: Errors.scrub(secrets, fields.message),
+    message: Redaction.scrub(secrets, fields.message),
     status: fields.status,
     retryAfter: fields.retryAfter,
     retryable: fields.retryable,
@@ -191,14 +191,15 @@ const describe = (error: { readonly description?: string | undefined }, fallback
   error.description ?? fallback
 
 /** The cause an `AiError` kept (a parse error's issues, a thrown error's message), shortened for `details`. */
-const causeOf = (cause: unknown): { readonly cause?: string } => {
+const causeOf = (cause: unknown, options: Options): { readonly cause?: string } => {
   if (cause === undefined) return {}
   const text = ParseResult.isParseError(cause)
     ? ParseResult.TreeFormatter.formatErrorSync(cause)
     : cause instanceof Error
       ? cause.message
       : String(cause)
-  return { cause: text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text }
+  // Scrubbed before the cut: a secret split by the cut would no longer match.
+  return { cause: Redaction.excerpt((options.redact ?? []).map(Redacted.value), text, 2_000) }
 }
 
 /** The variants that carry no response: their category, and why it is the one. */
@@ -281,7 +282,7 @@ export const toModelError = (error: AiError.AiError, options: Options): Effect.E
       return Effect.succeed(
         build(category, options, {
           message: `${error._tag}: ${describe(error, fallback)}`,
-          details: { rule, ...source, ...causeOf(error.cause), note }
+          details: { rule, ...source, ...causeOf(error.cause, options), note }
         })
       )
     }
@@ -297,7 +298,7 @@ const unknownRequest = {
 } as const
 
 const responseHeaders = (error: ModelError.ModelError): Record<string, string> => {
-  const headers = Errors.keptHeaders(error.details?.["headers"])
+  const headers = Redaction.keptHeaders(error.details?.["headers"])
   if (
     error.retryAfter !== undefined &&
     headers["retry-after"] === undefined &&

@@ -81,6 +81,38 @@ describe("AiErrors.toModelError: every AiError variant", () => {
     })
   )
 
+  it.effect("x-should-retry: true makes an odd status retryable, as the kernel's providers read it", () =>
+    Effect.gen(function* () {
+      // 302 with an error body of an unknown type: no row but the should_retry one matches.
+      const redirect = yield* map(
+        httpError("AnthropicClient", 302, {
+          body: anthropicBody("brand_new_error", "moved"),
+          headers: { "x-should-retry": "true" }
+        })
+      )
+      expect(redirect._tag).toBe("ServerError")
+      expect(redirect.details?.["rule"]).toBe("anthropic.should_retry")
+      expect(ModelError.isRetryable(redirect)).toBe(true)
+      const teapot = yield* map(
+        httpError("OpenAiClient", 418, {
+          body: openAiBody("teapot", null, "short and stout"),
+          headers: { "x-should-retry": "true" }
+        })
+      )
+      expect(teapot._tag).toBe("ServerError")
+      expect(teapot.details?.["rule"]).toBe("openai.4xx.should_retry")
+      // The header never overrides the spec: an auth error stays final.
+      const auth = yield* map(
+        httpError("AnthropicClient", 401, {
+          body: anthropicBody("authentication_error", "bad key"),
+          headers: { "x-should-retry": "true" }
+        })
+      )
+      expect(auth._tag).toBe("AuthError")
+      expect(ModelError.isRetryable(auth)).toBe(false)
+    })
+  )
+
   it.effect(
     "the body decides where the status alone cannot: quota vs rate limit, context overflow with its counts",
     () =>

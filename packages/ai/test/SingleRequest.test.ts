@@ -45,3 +45,26 @@ describe.each(apis)("SingleRequest with a retrying %s client", (api) => {
     })
   )
 })
+
+describe.each(apis)("SingleRequest reads a bounded error body (%s)", (api) => {
+  it.scoped("a 3 MiB error body is recorded cut at 1 MiB, and the client above still gets its status", () =>
+    Effect.gen(function* () {
+      const huge = `{"error": "${"x".repeat(3 * 1024 * 1024)}"}`
+      const { server, provider } = yield* setup(
+        api,
+        FaultPlan.make([{ kind: "raw", status: 503, headers: { "content-type": "application/json" }, body: huge }], {
+          after: "repeat_last"
+        })
+      )
+      const error = yield* TestClockDriver.run(
+        Effect.flip(provider.generate({ model: "m", messages: [Content.userText("hi")], tools: [] }))
+      )
+      expect(error.status).toBe(503)
+      expect(error.category).toBe("server_error")
+      const body = error.details?.["body"]
+      // Recorded by the guard: the text of at most 1 MiB (not JSON any more, being cut).
+      expect(typeof body === "string" && body.length <= 1024 * 1024).toBe(true)
+      expect(yield* server.requests).toHaveLength(1)
+    })
+  )
+})

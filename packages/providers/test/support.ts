@@ -17,6 +17,24 @@ import { NodeTransport } from "../src/node/index.js"
 
 export const KEY = "sk-test-Sup3rSecretKey-0123456789abcdef"
 
+/**
+ * The first 8-character slice of `key` that `text` contains, if any: a part
+ * of a key is a leak too (a key cut in two by a truncation no longer matches
+ * a scrub of the whole key).
+ */
+export const leakedSlice = (text: string, key: string = KEY, width = 8): string | undefined => {
+  for (let at = 0; at + width <= key.length; at++) {
+    const slice = key.slice(at, at + width)
+    if (text.includes(slice)) return slice
+  }
+  return undefined
+}
+
+/** Fails when `text` holds any 8-character slice of the key. */
+export const expectNoKeySlice = (text: string, key: string = KEY): void => {
+  expect(leakedSlice(text, key), `a slice of the key leaked into: ${text.slice(0, 300)}`).toBeUndefined()
+}
+
 export type Api = "anthropic" | "openai"
 
 export const apis: ReadonlyArray<Api> = ["anthropic", "openai"]

@@ -21,8 +21,8 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as NodeCrypto from "node:crypto"
 import * as Classification from "../Classification.js"
+import * as Redaction from "../Redaction.js"
 import * as RetryAfter from "../RetryAfter.js"
 import * as Timeouts from "../Timeouts.js"
 import * as Transport from "../Transport.js"
@@ -38,43 +38,16 @@ export interface Call {
   readonly maxErrorBodyBytes: number
 }
 
-const REDACTED = "<redacted>"
+const secretsOf = (call: Call): ReadonlyArray<string> => [Redacted.value(call.secret)]
 
 /** Replaces every occurrence of the key in a string. */
-export const scrub = (call: Call, text: string): string => {
-  const secret = Redacted.value(call.secret)
-  return secret.length >= 4 ? text.split(secret).join(REDACTED) : text
-}
+export const scrub = (call: Call, text: string): string => Redaction.scrub(secretsOf(call), text)
 
 /** Replaces the key everywhere inside a JSON-like value. */
-export const scrubDeep = (call: Call, value: unknown): unknown => {
-  if (typeof value === "string") return scrub(call, value)
-  if (Array.isArray(value)) return value.map((item) => scrubDeep(call, item))
-  if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(value)) out[scrub(call, key)] = scrubDeep(call, item)
-    return out
-  }
-  return value
-}
+export const scrubDeep = (call: Call, value: unknown): unknown => Redaction.scrubDeep(secretsOf(call), value)
 
-const sensitiveHeaders = new Set([
-  "set-cookie",
-  "cookie",
-  "authorization",
-  "x-api-key",
-  "api-key",
-  "proxy-authorization"
-])
-
-/** Response headers worth keeping in `details` (all but credentials and cookies). */
-export const keptHeaders = (headers: Readonly<Record<string, string>>): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const [key, value] of Object.entries(headers)) {
-    if (!sensitiveHeaders.has(key.toLowerCase())) out[key] = value
-  }
-  return out
-}
+/** At most `max` characters of a text, the key scrubbed before the cut. */
+const excerpt = (call: Call, text: string, max = 2_000): string => Redaction.excerpt(secretsOf(call), text, max)
 
 interface ErrorFields {
   readonly message: string
@@ -214,14 +187,13 @@ export const open = (
         Effect.timeoutFail({ duration: call.timeouts.firstByte, onTimeout: () => timeoutError(call, "first_byte") })
       )
     }
-    const id = NodeCrypto.randomUUID()
     const connected = yield* Deferred.make<void>()
-    yield* Effect.acquireRelease(
-      Effect.sync(() => transport.watch(id, () => Deferred.unsafeDone(connected, Exit.void))),
-      (unwatch) => Effect.sync(unwatch)
+    const { callId } = yield* Effect.acquireRelease(
+      Effect.sync(() => transport.watch(() => Deferred.unsafeDone(connected, Exit.void))),
+      (watch) => Effect.sync(watch.unwatch)
     )
     const fiber = yield* Effect.forkScoped(
-      client.execute(HttpClientRequest.setHeader(request, Transport.callHeader, id))
+      client.execute(HttpClientRequest.setHeader(request, Transport.callHeader, callId))
     )
     // Connect phase: ends when the socket connects, or when the request
     // settles first (for example, connection refused).
@@ -341,21 +313,7 @@ export const readText = (
   })
 
 /** Parses JSON without throwing. */
-export const parseJson = (text: string): Option.Option<unknown> => {
-  try {
-    return Option.some(JSON.parse(text))
-  } catch {
-    return Option.none()
-  }
-}
-
-const truncate = (text: string, max = 2_000): string => (text.length > max ? `${text.slice(0, max)}…` : text)
-
-/** The `x-should-retry` header as a boolean, when it is `true` or `false`. */
-const shouldRetryOf = (value: string | undefined): boolean | undefined => {
-  const normalized = value?.trim().toLowerCase()
-  return normalized === "true" ? true : normalized === "false" ? false : undefined
-}
+export const parseJson = Redaction.parseJson
 
 /**
  * Classifies an error from its facts, reading the retry hint and
@@ -374,20 +332,20 @@ export const classify = (
 ): Effect.Effect<ModelError.ModelError> =>
   Effect.gen(function* () {
     const headers = context.headers ?? {}
-    const shouldRetry = shouldRetryOf(headers["x-should-retry"])
-    const classified = Classification.classify(call.table, { ...facts, shouldRetry })
+    const { status, ...bodyFacts } = facts
+    const classified = Classification.classifyFailure(call.table, { status, headers, facts: bodyFacts })
     const retryAfter = yield* RetryAfter.parse(headers)
     const label = facts.type ?? facts.code ?? (facts.status !== undefined ? `HTTP ${facts.status}` : "error")
     const details: Record<string, unknown> = {
       rule: classified.rule?.id ?? "fallback.unknown",
-      ...(context.headers !== undefined ? { headers: keptHeaders(context.headers) } : {}),
+      ...(context.headers !== undefined ? { headers: Redaction.keptHeaders(context.headers) } : {}),
       ...(context.body !== undefined ? { body: context.body } : {})
     }
     return makeError(call, classified.category, {
       message: `${label}: ${facts.message ?? "no message"}`,
       status: facts.status,
       retryAfter: Option.getOrUndefined(retryAfter),
-      retryable: shouldRetry === false ? false : undefined,
+      retryable: classified.retryable,
       midStream: context.midStream === true ? true : undefined,
       details,
       promptTokens: classified.promptTokens,
@@ -410,12 +368,13 @@ export const fromErrorResponse = (
     const text = read._tag === "Right" ? read.right : undefined
     const json = text === undefined ? Option.none() : parseJson(text)
     const facts = Option.flatMap(json, extract)
-    const body = Option.isSome(json) ? json.value : text === undefined ? undefined : truncate(text)
+    // The key is scrubbed before any cut: a key split by the cut would no longer match.
+    const body = Option.isSome(json) ? json.value : text === undefined ? undefined : excerpt(call, text)
     const bodyNote =
       read._tag === "Left"
         ? read.left.message
         : Option.isNone(facts)
-          ? `unparseable body: ${truncate(text ?? "", 200)}`
+          ? `unparseable body: ${excerpt(call, text ?? "", 200)}`
           : undefined
     return yield* classify(
       call,
@@ -438,7 +397,7 @@ export const malformed = (
     message: `malformed response: ${reason}`,
     status,
     midStream: options?.midStream === true ? true : undefined,
-    details: options?.body !== undefined ? { body: truncate(options.body) } : undefined
+    details: options?.body !== undefined ? { body: excerpt(call, options.body) } : undefined
   })
 
 /**
