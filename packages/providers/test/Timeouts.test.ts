@@ -157,7 +157,7 @@ describe.each(apis)("timeouts (%s)", (api) => {
     })
   )
 
-  it.scoped.each(["ping", "comment", "empty"] as const)(
+  it.scoped.each(["ping", "comment", "empty", "empty_events"] as const)(
     "idle: keep-alives (%s) forever never restart the idle timer: a Timeout at the bound, mid-stream",
     (style) =>
       Effect.gen(function* () {

@@ -251,6 +251,26 @@ const started = (block: Block): Building =>
         ? { kind: "thinking", thinking: block.thinking, signature: block.signature }
         : { kind: "other" }
 
+/** Whether a block, as it starts, carries anything the response keeps. */
+const carries = (block: Building): boolean => {
+  switch (block.kind) {
+    case "text":
+      return block.text.length > 0
+    case "tool":
+      return true
+    case "thinking":
+      return block.thinking.length > 0 || block.signature !== undefined
+    case "other":
+      return false
+  }
+}
+
+const usageFields = ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"] as const
+
+/** Whether a usage report changes nothing the stream had already said. */
+const sameUsage = (before: Option.Option<Usage>, after: Usage): boolean =>
+  Option.isSome(before) && usageFields.every((field) => (before.value[field] ?? null) === (after[field] ?? null))
+
 /** A delta applied to its block; `undefined` when it changes nothing (an unknown or empty delta). */
 const applyDelta = (block: Building, delta: typeof Delta.Type): Building | undefined => {
   if ("text" in delta && block.kind === "text" && delta.text.length > 0)
@@ -307,23 +327,22 @@ const stepStream = (
     })
   }
   const value = decoded.right
+  // An event counts as content (and restarts the idle timer) only when it changes something the response
+  // carries: a server looping empty blocks, block stops or empty message deltas is cut at the idle bound.
   switch (value.type) {
-    case "message_start":
-      return continued(
-        {
-          ...state,
-          model: value.message.model ?? state.model,
-          usage: Option.some(
-            mergeUsage(
-              Option.getOrElse(state.usage, () => ({})),
-              value.message.usage
-            )
-          )
-        },
-        true
+    case "message_start": {
+      const usage = mergeUsage(
+        Option.getOrElse(state.usage, () => ({})),
+        value.message.usage
       )
-    case "content_block_start":
-      return continued({ ...state, blocks: new Map(state.blocks).set(value.index, started(value.content_block)) }, true)
+      const model = value.message.model ?? state.model
+      const changed = model !== state.model || !sameUsage(state.usage, usage)
+      return continued({ ...state, model, usage: Option.some(usage) }, changed)
+    }
+    case "content_block_start": {
+      const block = started(value.content_block)
+      return continued({ ...state, blocks: new Map(state.blocks).set(value.index, block) }, carries(block))
+    }
     case "content_block_delta": {
       const current = state.blocks.get(value.index)
       if (current === undefined) {
@@ -335,23 +354,18 @@ const stepStream = (
         : continued({ ...state, blocks: new Map(state.blocks).set(value.index, next) }, true)
     }
     case "content_block_stop":
-      return continued(state, true)
+      return continued(state, false)
     case "ping":
       return continued(state, false)
-    case "message_delta":
-      return continued(
-        {
-          ...state,
-          stopReason: value.delta.stop_reason !== undefined ? value.delta.stop_reason : state.stopReason,
-          usage: Option.some(
-            mergeUsage(
-              Option.getOrElse(state.usage, () => ({})),
-              value.usage
-            )
-          )
-        },
-        true
+    case "message_delta": {
+      const usage = mergeUsage(
+        Option.getOrElse(state.usage, () => ({})),
+        value.usage
       )
+      const stopReason = value.delta.stop_reason !== undefined ? value.delta.stop_reason : state.stopReason
+      const changed = stopReason !== state.stopReason || !sameUsage(state.usage, usage)
+      return continued({ ...state, stopReason, usage: Option.some(usage) }, changed)
+    }
     case "message_stop":
       return continued({ ...state, stopped: true }, true, true)
     case "error":

@@ -440,7 +440,9 @@ const render = (
           ? ": keep-alive\n\n"
           : step.style === "empty"
             ? "data:\n\n"
-            : dialect.ping(incoming, index)
+            : step.style === "empty_events"
+              ? dialect.emptyEvents(incoming, index)
+              : dialect.ping(incoming, index)
       return Effect.zipRight(
         incoming.stream
           ? Effect.zipRight(openStream(res), writeEvents(res, dialect.streamHead(incoming, index, step.text ?? "")))

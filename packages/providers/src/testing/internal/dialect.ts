@@ -62,6 +62,12 @@ export interface Dialect {
   readonly streamError: (type: string, message: string, code: string | undefined) => string
   /** A keep-alive event that carries no content (Anthropic `ping`, an OpenAI chunk with an empty delta). */
   readonly ping: (incoming: Incoming, index: number) => string
+  /**
+   * Events that look like content but change nothing the response carries
+   * (a repeated message_start, an empty block started and stopped, an empty
+   * message_delta; an OpenAI chunk whose delta is empty text).
+   */
+  readonly emptyEvents: (incoming: Incoming, index: number) => string
   /** The end-of-stream marker that the format has apart from its stop reason (`data: [DONE]`), if any. */
   readonly doneMarker: Option.Option<string>
 }
@@ -241,6 +247,19 @@ export const anthropic: Dialect = {
   errorBody: (type, message) => ({ type: "error", error: { type, message }, request_id: "req_fake" }),
   streamError: (type, message, code) => sse("error", anthropic.errorBody(type, message, code)),
   ping: () => sse("ping", { type: "ping" }),
+  emptyEvents: (incoming, index) =>
+    [
+      anthropic.streamHead(incoming, index, "")[0] ?? "",
+      sse("content_block_start", { type: "content_block_start", index: 90, content_block: { type: "text", text: "" } }),
+      sse("content_block_stop", { type: "content_block_stop", index: 90 }),
+      sse("content_block_start", {
+        type: "content_block_start",
+        index: 91,
+        content_block: { type: "brand_new_block" }
+      }),
+      sse("content_block_stop", { type: "content_block_stop", index: 91 }),
+      sse("message_delta", { type: "message_delta", delta: {} })
+    ].join(""),
   doneMarker: Option.none()
 }
 
@@ -387,6 +406,8 @@ export const openAi: Dialect = {
   errorBody: (type, message, code) => ({ error: { message, type, param: null, code: code ?? null } }),
   streamError: (type, message, code) => sse(undefined, openAi.errorBody(type, message, code)),
   ping: (incoming, index) => chunk(incoming, index, {}),
+  emptyEvents: (incoming, index) =>
+    [chunk(incoming, index, { role: "assistant", content: "" }), chunk(incoming, index, { tool_calls: [] })].join(""),
   doneMarker: Option.some(sse(undefined, "[DONE]"))
 }
 
