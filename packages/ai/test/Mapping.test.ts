@@ -73,25 +73,28 @@ describe("requests on the wire", () => {
     })
   )
 
-  it.scoped("openai: the same conversation as Responses input items (recorded as Chat Completions by the front)", () =>
+  it.scoped("openai: the same conversation as Responses input items, as the fake server recorded them", () =>
     Effect.gen(function* () {
       const { server, provider } = yield* setup("openai", cachedReply)
       yield* provider.generate(conversation)
       const [recorded] = yield* server.requests
+      expect(recorded?.api).toBe("openai-responses")
       expect(recorded?.body).toMatchObject({
         model: "model-1",
-        max_tokens: 123,
-        tools: [{ type: "function", function: { name: "lookup", parameters: tool.input_schema } }],
-        messages: [
+        max_output_tokens: 123,
+        tools: [{ type: "function", name: "lookup", parameters: tool.input_schema }],
+        input: [
           { role: "system", content: "Be brief." },
-          { role: "user", content: "define serendipity" },
+          { role: "user", content: [{ type: "input_text", text: "define serendipity" }] },
+          { role: "assistant", content: [{ type: "output_text", text: "Let me look it up." }] },
           {
-            role: "assistant",
-            content: "Let me look it up.",
-            tool_calls: [{ id: "toolu_1", function: { name: "lookup", arguments: '{"word":"serendipity","limit":1}' } }]
+            type: "function_call",
+            call_id: "toolu_1",
+            name: "lookup",
+            arguments: '{"word":"serendipity","limit":1}'
           },
-          { role: "tool", tool_call_id: "toolu_1", content: '"not found"' },
-          { role: "user", content: "Try again." }
+          { type: "function_call_output", call_id: "toolu_1", output: '"not found"' },
+          { role: "user", content: [{ type: "input_text", text: "Try again." }] }
         ]
       })
     })

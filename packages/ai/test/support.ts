@@ -26,7 +26,6 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
-import * as ResponsesFront from "./responsesFront.js"
 
 export type Api = "anthropic" | "openai"
 
@@ -52,7 +51,7 @@ const httpClient = (options: ClientOptions) =>
     ? NodeHttpClient.layerUndici
     : SingleRequest.layer.pipe(Layer.provide(NodeHttpClient.layerUndici))
 
-/** A `LanguageModel` of `api`, talking to the fake server (OpenAI through the Responses front). */
+/** A `LanguageModel` of `api`, talking to the fake server (OpenAI over its Responses API dialect). */
 export const languageModel = (
   api: Api,
   server: FakeProvider.FakeProvider,
@@ -67,9 +66,14 @@ export const languageModel = (
         Layer.provide(httpClient(options))
       )
     }
-    const front = yield* ResponsesFront.make(server.openAiBaseUrl)
     return OpenAiLanguageModel.layer({ model: "gpt-test", config: { strict: false } }).pipe(
-      Layer.provide(OpenAiClient.layer({ apiUrl: front, apiKey: Redacted.make(KEY), transformClient: retryTransient })),
+      Layer.provide(
+        OpenAiClient.layer({
+          apiUrl: server.openAiBaseUrl,
+          apiKey: Redacted.make(KEY),
+          transformClient: retryTransient
+        })
+      ),
       Layer.provide(httpClient(options))
     )
   })

@@ -50,7 +50,7 @@ export interface RecordedRequest {
   readonly index: number
   /** Arrival time in epoch milliseconds on the server runtime's `Clock`. */
   readonly time: number
-  readonly api: "anthropic" | "openai" | "unknown"
+  readonly api: "anthropic" | "openai" | "openai-responses" | "unknown"
   readonly path: string
   readonly model: string | undefined
   readonly stream: boolean
@@ -67,7 +67,11 @@ export interface RecordedRequest {
 export interface FakeProvider {
   /** `http://127.0.0.1:PORT`: use it as `ANTHROPIC_BASE_URL`. */
   readonly url: string
-  /** `url + "/v1"`: use it as `OPENAI_BASE_URL`. */
+  /**
+   * `url + "/v1"`: use it as `OPENAI_BASE_URL`. It serves Chat Completions
+   * (`/v1/chat/completions`) and the Responses API (`/v1/responses`, as
+   * @effect/ai-openai calls it), both following the same plan.
+   */
   readonly openAiBaseUrl: string
   readonly port: number
   readonly requests: Effect.Effect<ReadonlyArray<RecordedRequest>>
