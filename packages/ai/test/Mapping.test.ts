@@ -150,7 +150,7 @@ describe.each(apis)("responses from %s", (api) => {
 it.scoped("without configure, a request's output limit is refused rather than silently dropped", () =>
   Effect.gen(function* () {
     const server = yield* Effect.orDie(FakeProvider.make(cachedReply))
-    const model = yield* Layer.build(yield* languageModel("anthropic", server))
+    const model = yield* Layer.build(languageModel("anthropic", server))
     const provider = yield* LanguageModelProvider.make().pipe(Effect.provide(model))
     const refused: ModelError.ModelError = yield* Effect.flip(provider.generate(conversation))
     expect(refused._tag).toBe("InvalidRequest")

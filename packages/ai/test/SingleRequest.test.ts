@@ -35,7 +35,7 @@ describe.each(apis)("SingleRequest with a retrying %s client", (api) => {
           ])
         )
       )
-      const model = yield* Layer.build(yield* languageModel(api, server))
+      const model = yield* Layer.build(languageModel(api, server))
       // retryTransient's own 10 ms spacing runs on the TestClock.
       const answer = yield* TestClockDriver.run(
         LanguageModel.generateText({ prompt: "hi" }).pipe(Effect.provide(model))
