@@ -82,7 +82,7 @@ export const fromLanguageModel = (
   options: Options = {}
 ): ModelProvider.ModelProvider["Type"] => {
   const name = options.name ?? "effect-ai"
-  return ModelProvider.make(name, (request) =>
+  return ModelProvider.fromGenerate(name, (request) =>
     Effect.gen(function* () {
       const attempt = yield* SingleRequest.makeAttempt
       const errorOptions = Effect.map(

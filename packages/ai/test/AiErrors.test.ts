@@ -3,7 +3,7 @@
  * checked against errors the kernel's own providers produce from real
  * fault-plan responses.
  */
-import { ModelError, type ModelProvider } from "@agent-kernel/kernel"
+import { ModelError, ModelProvider } from "@agent-kernel/kernel"
 import { Anthropic, OpenAi, Transport } from "@agent-kernel/providers"
 import { NodeTransport } from "@agent-kernel/providers/node"
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
@@ -326,7 +326,7 @@ describe("AiErrors.toAiError", () => {
             : OpenAi.make({ ...common, baseUrl: server.openAiBaseUrl })
         ).pipe(Effect.provideService(Transport.Transport, transport), Effect.orDie)
         const request: ModelProvider.ModelRequest = { model: "m", messages: [], tools: [] }
-        const original = yield* Effect.flip(provider.generate(request))
+        const original = yield* Effect.flip(ModelProvider.generate(provider, request))
         const back = yield* AiErrors.toModelError(AiErrors.toAiError(original), {
           provider: api,
           model: "m",

@@ -3,7 +3,7 @@
  * provider recorded it, through the real @effect/ai clients) and what comes
  * back to the kernel.
  */
-import { Content, type ModelError, type ModelProvider } from "@agent-kernel/kernel"
+import { Content, type ModelError, ModelProvider } from "@agent-kernel/kernel"
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { Response } from "@effect/ai"
 import { describe, expect, it } from "@effect/vitest"
@@ -43,7 +43,7 @@ describe("requests on the wire", () => {
   it.scoped("anthropic: system, thinking with its signature, tool use and error result, tools, max_tokens, model", () =>
     Effect.gen(function* () {
       const { server, provider } = yield* setup("anthropic", cachedReply)
-      yield* provider.generate(conversation)
+      yield* ModelProvider.generate(provider, conversation)
       const [recorded] = yield* server.requests
       expect(recorded?.body).toMatchObject({
         model: "model-1",
@@ -76,7 +76,7 @@ describe("requests on the wire", () => {
   it.scoped("openai: the same conversation as Responses input items, as the fake server recorded them", () =>
     Effect.gen(function* () {
       const { server, provider } = yield* setup("openai", cachedReply)
-      yield* provider.generate(conversation)
+      yield* ModelProvider.generate(provider, conversation)
       const [recorded] = yield* server.requests
       expect(recorded?.api).toBe("openai-responses")
       expect(recorded?.body).toMatchObject({
@@ -105,7 +105,7 @@ describe.each(apis)("responses from %s", (api) => {
   it.scoped("text and usage, with cache reads counted apart from input as the kernel counts them", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, cachedReply)
-      const response = yield* provider.generate(conversation)
+      const response = yield* ModelProvider.generate(provider, conversation)
       expect(response.content).toEqual([Content.text("A happy accident.")])
       expect(response.stop_reason).toBe("end_turn")
       expect(response.usage).toEqual({ input_tokens: 5, output_tokens: 2, cache_read_tokens: 7 })
@@ -115,7 +115,11 @@ describe.each(apis)("responses from %s", (api) => {
   it.scoped("a tool call comes back as tool_use with its input, and the stop reason says so", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, FaultPlan.make([{ kind: "happy" }]))
-      const response = yield* provider.generate({ model: "m", messages: [Content.userText("go")], tools: [tool] })
+      const response = yield* ModelProvider.generate(provider, {
+        model: "m",
+        messages: [Content.userText("go")],
+        tools: [tool]
+      })
       expect(response.stop_reason).toBe("tool_use")
       expect(
         Content.toolUses({ role: "assistant", content: response.content }).map((use) => [use.name, use.input])
@@ -126,7 +130,7 @@ describe.each(apis)("responses from %s", (api) => {
   it.scoped("max_tokens maps to the kernel's stop reason", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, FaultPlan.make([{ kind: "reply", text: "cut", stop: "max_tokens" }]))
-      expect((yield* provider.generate(conversation)).stop_reason).toBe("max_tokens")
+      expect((yield* ModelProvider.generate(provider, conversation)).stop_reason).toBe("max_tokens")
     })
   )
 
@@ -134,7 +138,7 @@ describe.each(apis)("responses from %s", (api) => {
     Effect.gen(function* () {
       const { server, provider } = yield* setup(api, cachedReply)
       const error = yield* Effect.flip(
-        provider.generate({
+        ModelProvider.generate(provider, {
           model: "m",
           tools: [],
           messages: [{ role: "user", content: [Content.toolUse("t", "lookup", {})] }]
@@ -152,11 +156,11 @@ it.scoped("without configure, a request's output limit is refused rather than si
     const server = yield* Effect.orDie(FakeProvider.make(cachedReply))
     const model = yield* Layer.build(languageModel("anthropic", server))
     const provider = yield* LanguageModelProvider.make().pipe(Effect.provide(model))
-    const refused: ModelError.ModelError = yield* Effect.flip(provider.generate(conversation))
+    const refused: ModelError.ModelError = yield* Effect.flip(ModelProvider.generate(provider, conversation))
     expect(refused._tag).toBe("InvalidRequest")
     expect(yield* server.requests).toHaveLength(0)
     const { max_output_tokens: _, ...unlimited } = conversation
-    expect((yield* provider.generate(unlimited)).content).toEqual([Content.text("A happy accident.")])
+    expect((yield* ModelProvider.generate(provider, unlimited)).content).toEqual([Content.text("A happy accident.")])
   })
 )
 

@@ -3,7 +3,7 @@
  * first failure is what the kernel sees; outside one, the client is the
  * user's, retries included.
  */
-import { Content } from "@agent-kernel/kernel"
+import { Content, ModelProvider } from "@agent-kernel/kernel"
 import { TestClockDriver } from "@agent-kernel/kernel/testing"
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { LanguageModel } from "@effect/ai"
@@ -17,7 +17,7 @@ describe.each(apis)("SingleRequest with a retrying %s client", (api) => {
     Effect.gen(function* () {
       const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "reset" }], { after: "repeat_last" }))
       const error = yield* TestClockDriver.run(
-        Effect.flip(provider.generate({ model: "m", messages: [Content.userText("hi")], tools: [] }))
+        Effect.flip(ModelProvider.generate(provider, { model: "m", messages: [Content.userText("hi")], tools: [] }))
       )
       expect(error._tag).toBe("ConnectionError")
       expect(error.details?.["source"]).toBe("SingleRequest")

@@ -63,6 +63,8 @@ type WireBlock =
       readonly is_error: boolean
     }
   | { readonly type: "thinking"; readonly thinking: string; readonly signature: string }
+  | { readonly type: "redacted_thinking"; readonly data: string }
+  | { readonly type: "image" | "document"; readonly source: Content.MediaSource }
 
 const toWireBlocks = (block: Content.ContentBlock): ReadonlyArray<WireBlock> => {
   switch (block.type) {
@@ -78,6 +80,11 @@ const toWireBlocks = (block: Content.ContentBlock): ReadonlyArray<WireBlock> => 
       return block.signature === undefined
         ? []
         : [{ type: "thinking", thinking: block.thinking, signature: block.signature }]
+    case "redacted_thinking":
+      return [{ type: "redacted_thinking", data: block.data }]
+    case "image":
+    case "document":
+      return [{ type: block.type, source: block.source }]
   }
 }
 
@@ -162,7 +169,7 @@ export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Co
       })
     })
 
-    return ModelProvider.make(name, generate)
+    return ModelProvider.fromGenerate(name, generate)
   })
 
 /**

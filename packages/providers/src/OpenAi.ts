@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import type { Content } from "@agent-kernel/kernel"
+import { Content } from "@agent-kernel/kernel"
 import { ModelProvider } from "@agent-kernel/kernel"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
@@ -134,7 +134,10 @@ export const toWire = (
   }
 ): Record<string, unknown> => ({
   model: request.model,
-  messages: toWireMessages(request.system, request.messages),
+  messages: toWireMessages(
+    request.system === undefined ? undefined : Content.systemText(request.system),
+    request.messages
+  ),
   ...(request.tools.length > 0
     ? {
         tools: request.tools.map((tool) => ({
@@ -201,7 +204,7 @@ export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Co
       })
     })
 
-    return ModelProvider.make(name, generate)
+    return ModelProvider.fromGenerate(name, generate)
   })
 
 /**

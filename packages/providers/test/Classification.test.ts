@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ModelError } from "@agent-kernel/kernel"
+import { ModelError, ModelProvider } from "@agent-kernel/kernel"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -354,7 +354,7 @@ describe("stop reasons", () => {
         FaultPlan.make([{ kind: "reply", text: "I started to answer", stop: "refusal" }]),
         { stream: s }
       )
-      const response = yield* provider.generate(request())
+      const response = yield* ModelProvider.generate(provider, request())
       expect(response.stop_reason).toBe("content_filtered")
       expect(response.content).toEqual([{ type: "text", text: "I started to answer" }])
     })
@@ -367,7 +367,7 @@ describe("stop reasons", () => {
         FaultPlan.make([{ kind: "reply", text: "Partial", stop: "refusal" }]),
         { stream: s }
       )
-      const response = yield* provider.generate(request())
+      const response = yield* ModelProvider.generate(provider, request())
       expect(response.stop_reason).toBe("content_filtered")
       expect(response.content).toEqual([{ type: "text", text: "Partial" }])
     })

@@ -3,7 +3,7 @@
  * event or a log line, even when a server echoes it back.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { ModelError } from "@agent-kernel/kernel"
+import { ModelError, ModelProvider } from "@agent-kernel/kernel"
 import * as Effect from "effect/Effect"
 import * as Inspectable from "effect/Inspectable"
 import * as Logger from "effect/Logger"
@@ -139,7 +139,7 @@ describe.each(apis)("the key never leaks (%s)", (api) => {
   it.scoped("to the server: the key travels only in its header", () =>
     Effect.gen(function* () {
       const { provider, server } = yield* setup(api, FaultPlan.make([{ kind: "reply" }]))
-      yield* provider.generate({ model: "m", messages: [], tools: [] })
+      yield* ModelProvider.generate(provider, { model: "m", messages: [], tools: [] })
       const [recorded] = yield* server.requests
       expect(JSON.stringify(recorded)).not.toContain(KEY)
     })

@@ -118,7 +118,7 @@ describe.each(apis)("timeouts (%s)", (api) => {
           timeouts
         }
       )
-      const fiber = yield* Effect.fork(provider.generate(request()))
+      const fiber = yield* Effect.fork(ModelProvider.generate(provider, request()))
       const { exit, steps } = yield* adjustUntilDone(fiber, "500 millis")
       const response = yield* exit
       expect(response.content).toEqual([{ type: "text", text: "late but fine" }])
@@ -180,7 +180,7 @@ describe.each(apis)("timeouts (%s)", (api) => {
       const { provider } = yield* setup(api, FaultPlan.make([{ kind: "reply", text, event_delay_ms: 1400 }]), {
         timeouts
       })
-      const fiber = yield* Effect.fork(provider.generate(request()))
+      const fiber = yield* Effect.fork(ModelProvider.generate(provider, request()))
       const { exit, steps } = yield* adjustUntilDone(fiber, "700 millis", 60)
       expect((yield* exit).content).toEqual([{ type: "text", text }])
       expect(steps * 700).toBeGreaterThan(3 * 3000)
@@ -262,7 +262,7 @@ it.scoped("a timed-out call releases its connection: the next call on the same p
     yield* server.awaitRequests(1)
     const { exit } = yield* adjustUntilDone(first, "2 seconds")
     expect((yield* exit)._tag).toBe("Timeout")
-    const second = yield* Effect.fork(provider.generate(request()))
+    const second = yield* Effect.fork(ModelProvider.generate(provider, request()))
     const done = yield* adjustUntilDone(second, "100 millis")
     expect((yield* done.exit).content).toEqual([{ type: "text", text: "second" }])
     yield* Fiber.interrupt(second)
@@ -281,7 +281,7 @@ it.scoped("Transport.layerHttpClient over fetch: calls work, and the first-byte 
       Effect.provideService(Transport.Transport, transport),
       Effect.orDie
     )
-    const response = yield* provider.generate(request())
+    const response = yield* ModelProvider.generate(provider, request())
     expect(response.content).toEqual([{ type: "text", text: "via fetch" }])
     const fiber = yield* Effect.fork(failure(provider))
     yield* server.awaitRequests(2)

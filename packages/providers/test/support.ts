@@ -2,7 +2,7 @@
  * Shared helpers for the providers tests: a provider pointed at a fake server
  * over real sockets, and a way to step `TestClock` while I/O is in flight.
  */
-import { Content, type ModelError, type ModelProvider } from "@agent-kernel/kernel"
+import { Content, type ModelError, ModelProvider } from "@agent-kernel/kernel"
 import { afterAll, beforeAll, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
@@ -105,7 +105,7 @@ export const failure = (
   provider: ModelProvider.Service,
   req: ModelProvider.ModelRequest = request()
 ): Effect.Effect<ModelError.ModelError> =>
-  provider.generate(req).pipe(
+  ModelProvider.generate(provider, req).pipe(
     Effect.flatMap((response) => Effect.dieMessage(`expected a failure, got ${JSON.stringify(response)}`)),
     Effect.flip
   )

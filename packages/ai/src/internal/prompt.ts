@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import type { Content, ModelProvider } from "@agent-kernel/kernel"
+import { Content, type ModelProvider } from "@agent-kernel/kernel"
 import * as Prompt from "@effect/ai/Prompt"
 import * as Tool from "@effect/ai/Tool"
 import type * as Toolkit from "@effect/ai/Toolkit"
@@ -143,8 +143,9 @@ export const fromRequest = (request: ModelProvider.ModelRequest): Either.Either<
   Either.gen(function* () {
     const names = toolNames(request.messages)
     const messages: Array<Prompt.Message> = []
-    if (request.system !== undefined && request.system.length > 0) {
-      messages.push(Prompt.systemMessage({ content: request.system }))
+    const system = request.system === undefined ? "" : Content.systemText(request.system)
+    if (system.length > 0) {
+      messages.push(Prompt.systemMessage({ content: system }))
     }
     for (const [index, message] of request.messages.entries()) {
       if (message.role === "assistant") messages.push(yield* assistantMessage(message, index))

@@ -15,7 +15,7 @@ import * as Runtime from "effect/Runtime"
 import * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
 import * as ModelError from "../ModelError.js"
-import type * as ModelProvider from "../ModelProvider.js"
+import * as ModelProvider from "../ModelProvider.js"
 import type * as Toolbox from "../Toolbox.js"
 
 /**
@@ -223,7 +223,7 @@ export const make = (options: Options): Effects => {
         const fiber = start(
           runtime,
           span,
-          attempt(() => provider.generate(request))
+          attempt(() => ModelProvider.generate(provider, request))
         )
         const ended = (exit: Exit.Exit<unknown, unknown>) => spans.end(span, exit)
         const exit = fiber.unsafePoll()
