@@ -175,9 +175,10 @@ describe.each(apis)("timeouts (%s)", (api) => {
 
   it.scoped("idle: content keeps a slow stream alive; only its silence counts", () =>
     Effect.gen(function* () {
-      // An event every 1.4 s, a ping among them: never 3 s without content, though the stream takes far longer.
+      // An event every 0.9 s. A ping, an empty block start and a block stop carry nothing, but never three in a
+      // row: never 3 s without content, though the stream takes far longer.
       const text = "a slow answer, eight characters per delta, over many events"
-      const { provider } = yield* setup(api, FaultPlan.make([{ kind: "reply", text, event_delay_ms: 1400 }]), {
+      const { provider } = yield* setup(api, FaultPlan.make([{ kind: "reply", text, event_delay_ms: 900 }]), {
         timeouts
       })
       const fiber = yield* Effect.fork(ModelProvider.generate(provider, request()))

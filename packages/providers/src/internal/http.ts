@@ -123,6 +123,19 @@ const scrubRecord = (call: Call, record: Record<string, unknown>): Record<string
   return out
 }
 
+/**
+ * A request option the provider cannot honour: `invalid_request`, raised
+ * before anything is sent, naming the option and the provider.
+ */
+export const unsupported = (
+  call: Call,
+  refused: { readonly option: string; readonly reason: string }
+): ModelError.ModelError =>
+  makeError(call, "invalid_request", {
+    message: refused.reason,
+    details: { rule: "request.unsupported_option", option: refused.option, provider: call.provider }
+  })
+
 /** A `Timeout` error for a phase. */
 export const timeoutError = (call: Call, phase: Timeouts.Phase, midStream = false): ModelError.ModelError => {
   const limit =
@@ -233,26 +246,31 @@ export const boundedBytes = (
     })
   )
 
+/** How `withinIdle` reads a stream's elements. */
+export interface IdleOptions<A> {
+  /** Whether an element carries content: only those restart the idle timer. */
+  readonly carries: (element: A) => boolean
+  /** The terminal element: nothing after it is read. */
+  readonly isLast: (element: A) => boolean
+  readonly midStream: boolean
+}
+
 /**
- * Runs a stream to its end (or to an element `isLast` accepts) under the
- * idle timeout: `idle` may pass between two elements that `carries` accepts,
- * and no more. Elements that carry nothing (pings, SSE comments, empty
- * events, whitespace) are consumed but never restart the timer, so a server
- * that only keeps the connection alive is cut at the bound. The timer starts
- * at the first pull, when the response headers have arrived.
+ * A stream under the idle timeout: `idle` may pass between two elements that
+ * `carries` accepts, and no more. Elements that carry nothing (pings, SSE
+ * comments, empty events, whitespace) pass through but never restart the
+ * timer, so a server that only keeps the connection alive is cut at the
+ * bound. The timer starts at the first pull, when the response headers have
+ * arrived. Elements are emitted as soon as content arrives: a content
+ * element is never held back.
  */
-export const drainWithinIdle = <A>(
+export const withinIdle = <A>(
   self: Stream.Stream<A, ModelError.ModelError>,
   call: Call,
-  options: {
-    readonly carries: (element: A) => boolean
-    readonly isLast: (element: A) => boolean
-    readonly midStream: boolean
-  }
-): Effect.Effect<void, ModelError.ModelError> =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const pull = yield* Stream.toPull(self)
+  options: IdleOptions<A>
+): Stream.Stream<A, ModelError.ModelError> =>
+  Stream.unwrapScoped(
+    Effect.map(Stream.toPull(self), (pull) => {
       // The next chunk, or none at the end of the stream.
       const next: Effect.Effect<Option.Option<Chunk.Chunk<A>>, ModelError.ModelError> = pull.pipe(
         Effect.map(Option.some),
@@ -263,31 +281,45 @@ export const drainWithinIdle = <A>(
           })
         )
       )
-      // Pulls until an element carries something ("content"), the last element arrives, or the stream ends.
-      const untilContent: Effect.Effect<"content" | "over", ModelError.ModelError> = Effect.flatMap(
-        next,
-        Option.match({
-          onNone: () => Effect.succeed("over" as const),
-          onSome: (chunk) =>
-            Chunk.some(chunk, options.isLast)
-              ? Effect.succeed("over" as const)
-              : Chunk.some(chunk, options.carries)
-                ? Effect.succeed("content" as const)
-                : Effect.suspend(() => untilContent)
-        })
-      )
-      const withinIdle = untilContent.pipe(
+      // Pulls until a chunk carries content or holds the last element, or the stream ends; returns
+      // everything pulled (up to the last element) and whether reading is over.
+      const untilContent = (
+        pulled: Chunk.Chunk<A>
+      ): Effect.Effect<readonly [Chunk.Chunk<A>, boolean], ModelError.ModelError> =>
+        Effect.flatMap(
+          next,
+          Option.match({
+            onNone: () => Effect.succeed([pulled, true] as const),
+            onSome: (chunk) => {
+              const last = Chunk.findFirstIndex(chunk, options.isLast)
+              if (Option.isSome(last)) {
+                return Effect.succeed([Chunk.appendAll(pulled, Chunk.take(chunk, last.value + 1)), true] as const)
+              }
+              const all = Chunk.appendAll(pulled, chunk)
+              return Chunk.some(chunk, options.carries)
+                ? Effect.succeed([all, false] as const)
+                : Effect.suspend(() => untilContent(all))
+            }
+          })
+        )
+      const withinBound = untilContent(Chunk.empty()).pipe(
         Effect.timeoutFail({
           duration: call.timeouts.idle,
           onTimeout: () => timeoutError(call, "idle", options.midStream)
         })
       )
-      yield* Effect.iterate("content" as "content" | "over", {
-        while: (step) => step === "content",
-        body: () => withinIdle
-      })
+      return Stream.unfoldChunkEffect(false, (over) =>
+        over ? Effect.succeed(Option.none()) : Effect.map(withinBound, ([chunk, ended]) => Option.some([chunk, ended]))
+      )
     })
   )
+
+/** Runs a stream to its end (or its last element) under the idle timeout; see `withinIdle`. */
+export const drainWithinIdle = <A>(
+  self: Stream.Stream<A, ModelError.ModelError>,
+  call: Call,
+  options: IdleOptions<A>
+): Effect.Effect<void, ModelError.ModelError> => Stream.runDrain(withinIdle(self, call, options))
 
 /**
  * Reads a whole body as text, bounded by size and by the idle timeout, which

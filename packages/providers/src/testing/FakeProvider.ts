@@ -77,6 +77,8 @@ export interface FakeProvider {
   readonly requests: Effect.Effect<ReadonlyArray<RecordedRequest>>
   /** Waits until at least `count` requests have arrived. */
   readonly awaitRequests: (count: number) => Effect.Effect<ReadonlyArray<RecordedRequest>>
+  /** Lets every stream held by a `hold_after_events` step (and any later one) write the rest of its events. */
+  readonly release: Effect.Effect<void>
 }
 
 /**
@@ -232,6 +234,8 @@ export const make = (
   Effect.gen(function* () {
     const recorded = yield* SubscriptionRef.make<ReadonlyArray<RecordedRequest>>([])
     const arrivals = yield* Ref.make(0)
+    // Streams held by `hold_after_events` wait here until the test releases them.
+    const released = yield* Effect.makeLatch(false)
 
     const record = (entry: RecordedRequest) => SubscriptionRef.update(recorded, (all) => [...all, entry])
 
@@ -265,7 +269,7 @@ export const make = (
         }
         const step = FaultPlan.stepAt(plan, index)
         if (step.delay_ms !== undefined && step.delay_ms > 0) yield* Effect.sleep(step.delay_ms)
-        yield* render(step, dialect.value, incoming, index, req, res)
+        yield* render(step, dialect.value, incoming, index, req, res, released)
       })
 
     const server = yield* Effect.acquireRelease(
@@ -315,6 +319,7 @@ export const make = (
       openAiBaseUrl: `${url}/v1`,
       port,
       requests: SubscriptionRef.get(recorded),
+      release: released.open,
       awaitRequests: (count: number) =>
         recorded.changes.pipe(
           Stream.filter((all) => all.length >= count),
@@ -355,7 +360,8 @@ const render = (
   incoming: Incoming,
   index: number,
   req: NodeHttp.IncomingMessage,
-  res: NodeHttp.ServerResponse
+  res: NodeHttp.ServerResponse,
+  released: Effect.Latch
 ): Effect.Effect<void> => {
   switch (step.kind) {
     case "happy":
@@ -366,17 +372,25 @@ const render = (
       if (Option.isSome(rejected)) return writeJson(res, rejected.value)
       if (!incoming.stream) return writeJson(res, dialect.json(answer, incoming, index), headers)
       const events = [
-        ...dialect.streamHead(incoming, index, answer.text),
+        ...dialect.streamHead(incoming, index, answer.text, {
+          deltaChars: step.kind === "reply" ? step.delta_chars : undefined,
+          usage: answer.usage
+        }),
         ...dialect.streamTail(answer, incoming, index)
       ]
       const pause = step.kind === "reply" ? (step.event_delay_ms ?? 0) : 0
-      return Effect.all([
-        openStream(res, headers),
+      const hold = step.kind === "reply" ? step.hold_after_events : undefined
+      const write = (some: ReadonlyArray<string>) =>
         pause > 0
-          ? Effect.forEach(events, (event) => Effect.zipRight(Effect.sleep(pause), writeEvents(res, [event])), {
+          ? Effect.forEach(some, (event) => Effect.zipRight(Effect.sleep(pause), writeEvents(res, [event])), {
               discard: true
             })
-          : writeEvents(res, events),
+          : writeEvents(res, some)
+      return Effect.all([
+        openStream(res, headers),
+        hold === undefined
+          ? write(events)
+          : Effect.all([write(events.slice(0, hold)), released.await, write(events.slice(hold))]),
         end(res)
       ])
     }

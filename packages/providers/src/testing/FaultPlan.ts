@@ -63,7 +63,15 @@ export const Reply = Schema.Struct({
   ),
   headers: Schema.optional(Headers),
   /** In a stream: the wait before each event after the headers (on the server's `Clock`), to play a slow model. */
-  event_delay_ms: Schema.optional(Schema.Number.pipe(Schema.nonNegative()))
+  event_delay_ms: Schema.optional(Schema.Number.pipe(Schema.nonNegative())),
+  /** In a stream: the characters of text per delta event. Default: 8. */
+  delta_chars: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  /**
+   * In a stream: write this many events, then hold the rest until the test
+   * calls `FakeProvider.release`, so a client can be seen reading the first
+   * parts while the server still holds the others.
+   */
+  hold_after_events: Schema.optional(Schema.Int.pipe(Schema.nonNegative()))
 })
 
 /**

@@ -54,8 +54,17 @@ export interface Dialect {
    * `model_context_window_exceeded` stop reason: it is a 400 there).
    */
   readonly rejects: (answer: Answer, incoming: Incoming) => Option.Option<JsonReply>
-  /** The opening events of a stream, up to and including `text`. */
-  readonly streamHead: (incoming: Incoming, index: number, text: string) => ReadonlyArray<string>
+  /**
+   * The opening events of a stream, up to and including `text`, in deltas of
+   * `deltaChars` (default 8). `usage`, when the answer is known, is the input
+   * usage an opening event reports (Anthropic's message_start).
+   */
+  readonly streamHead: (
+    incoming: Incoming,
+    index: number,
+    text: string,
+    options?: { readonly deltaChars?: number | undefined; readonly usage?: Answer["usage"] | undefined }
+  ) => ReadonlyArray<string>
   /** The rest of a stream after `streamHead(answer.text)`: tool calls, the stop reason, usage, the terminal event. */
   readonly streamTail: (answer: Answer, incoming: Incoming, index: number) => ReadonlyArray<string>
   readonly errorBody: (type: string, message: string, code: string | undefined) => Record<string, unknown>
@@ -176,7 +185,7 @@ export const anthropic: Dialect = {
     }
   }),
   rejects: () => Option.none(),
-  streamHead: (incoming, index, text) => [
+  streamHead: (incoming, index, text, options) => [
     sse("message_start", {
       type: "message_start",
       message: {
@@ -187,7 +196,10 @@ export const anthropic: Dialect = {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: incoming.inputTokens, output_tokens: 1 }
+        usage:
+          options?.usage === undefined
+            ? { input_tokens: incoming.inputTokens, output_tokens: 1 }
+            : { ...anthropicUsage(options.usage), output_tokens: 1 }
       }
     }),
     sse("ping", { type: "ping" }),
@@ -198,7 +210,7 @@ export const anthropic: Dialect = {
             index: 0,
             content_block: { type: "text", text: "" }
           }),
-          ...pieces(text, 8).map((piece) =>
+          ...pieces(text, options?.deltaChars ?? 8).map((piece) =>
             sse("content_block_delta", {
               type: "content_block_delta",
               index: 0,
@@ -380,9 +392,9 @@ export const openAi: Dialect = {
           )
         })
       : Option.none(),
-  streamHead: (incoming, index, text) => [
+  streamHead: (incoming, index, text, options) => [
     chunk(incoming, index, { role: "assistant", content: "" }),
-    ...pieces(text, 8).map((piece) => chunk(incoming, index, { content: piece }))
+    ...pieces(text, options?.deltaChars ?? 8).map((piece) => chunk(incoming, index, { content: piece }))
   ],
   streamTail: (answer, incoming, index) => [
     ...answer.toolCalls.flatMap((call, i) => [
@@ -540,7 +552,7 @@ export const openAiResponses: Dialect = {
   json: (answer, incoming, index) => ({ status: 200, body: responseObject(incoming, index, answer) }),
   rejects: (answer, incoming) => openAi.rejects(answer, incoming),
   // Sequence numbers: the head's events count from 0, the tail's from 1,000, so both stay increasing.
-  streamHead: (incoming, index, text) => [
+  streamHead: (incoming, index, text, options) => [
     responsesEvent("response.created", 0, { response: responseObject(incoming, index, undefined) }),
     ...(text.length > 0
       ? [
@@ -548,7 +560,7 @@ export const openAiResponses: Dialect = {
             output_index: 0,
             item: messageItem(index, "", "in_progress")
           }),
-          ...pieces(text, 8).map((piece, at) =>
+          ...pieces(text, options?.deltaChars ?? 8).map((piece, at) =>
             responsesEvent("response.output_text.delta", 2 + at, {
               item_id: `msg_fake_${index}`,
               output_index: 0,
