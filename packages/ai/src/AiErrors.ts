@@ -24,13 +24,14 @@
  * @since 0.1.0
  */
 import { ModelError } from "@agent-kernel/kernel"
-import { Redaction, RetryAfter } from "@agent-kernel/providers"
+import { Classification, Redaction, RetryAfter } from "@agent-kernel/providers"
 import * as AiError from "@effect/ai/AiError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as Errors from "./internal/errors.js"
 
 /**
@@ -60,6 +61,8 @@ export interface Options {
   readonly dialect?: Dialect | undefined
   /** Secrets (API keys) to replace with `<redacted>` wherever a server echoed them into the error. */
   readonly redact?: ReadonlyArray<Redacted.Redacted<string>> | undefined
+  /** The failure came inside a stream, after some of the response: the kernel restarts the whole request. */
+  readonly midStream?: boolean | undefined
 }
 
 /**
@@ -142,6 +145,7 @@ const build = (category: ModelError.Category, options: Options, fields: Fields):
     status: fields.status,
     retryAfter: fields.retryAfter,
     retryable: fields.retryable,
+    midStream: options.midStream === true ? true : undefined,
     details
   }
   if (category !== "context_length_exceeded") return ModelError.make(category, common)
@@ -153,6 +157,7 @@ const build = (category: ModelError.Category, options: Options, fields: Fields):
     ...(fields.status !== undefined ? { status: fields.status } : {}),
     ...(fields.retryAfter !== undefined ? { retryAfter: fields.retryAfter } : {}),
     ...(fields.retryable !== undefined ? { retryable: fields.retryable } : {}),
+    ...(options.midStream === true ? { midStream: true } : {}),
     ...(fields.promptTokens !== undefined ? { promptTokens: fields.promptTokens } : {}),
     ...(fields.maxTokens !== undefined ? { maxTokens: fields.maxTokens } : {})
   })
@@ -288,6 +293,44 @@ export const toModelError = (error: AiError.AiError, options: Options): Effect.E
     }
   }
 }
+
+const StreamError = Schema.Struct({
+  type: Schema.optional(Schema.String),
+  code: Schema.optional(Schema.NullOr(Schema.String)),
+  message: Schema.optional(Schema.String)
+})
+const decodeStreamError = Schema.decodeUnknownOption(StreamError)
+
+/**
+ * The `ModelError` for an error part inside a `streamText` stream (an
+ * Anthropic `event: error`, an OpenAI Responses `error` event): classified
+ * by the dialect's table on its type, code and message, as the kernel's own
+ * providers classify an error event inside a 200 stream.
+ *
+ * @since 0.2.0
+ * @category mapping
+ */
+export const fromStreamError = (error: unknown, options: Options): Effect.Effect<ModelError.ModelError> =>
+  Effect.sync(() => {
+    const { dialect, note } = resolveDialect(options, undefined)
+    const read = Option.getOrElse(decodeStreamError(error), () => ({}) as typeof StreamError.Type)
+    // An OpenAI Responses error event says `type: "error"` and puts the error's kind in `code`.
+    const type = read.type === undefined || read.type === "error" ? (read.code ?? undefined) : read.type
+    const facts = { type, code: read.code ?? undefined, message: read.message }
+    const classified = Classification.classifyFailure(Errors.dialects[dialect].table, { facts })
+    return build(classified.category, options, {
+      message: `${type ?? "error"}: ${read.message ?? "no message"}`,
+      details: {
+        rule: classified.rule?.id ?? "fallback.unknown",
+        source: "stream",
+        dialect,
+        body: error,
+        ...(note !== undefined ? { note } : {})
+      },
+      promptTokens: classified.promptTokens,
+      maxTokens: classified.maxTokens
+    })
+  })
 
 const unknownRequest = {
   method: "POST",

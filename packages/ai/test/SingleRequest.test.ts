@@ -57,7 +57,7 @@ describe.each(apis)("SingleRequest reads a bounded error body (%s)", (api) => {
         })
       )
       const error = yield* TestClockDriver.run(
-        Effect.flip(provider.generate({ model: "m", messages: [Content.userText("hi")], tools: [] }))
+        Effect.flip(ModelProvider.generate(provider, { model: "m", messages: [Content.userText("hi")], tools: [] }))
       )
       expect(error.status).toBe(503)
       expect(error.category).toBe("server_error")
