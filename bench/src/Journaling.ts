@@ -51,7 +51,7 @@ const usage: ModelProvider.Usage = { input_tokens: 1, output_tokens: 1 }
 
 /** The scripted model, stateless: the call's number is the count of assistant messages so far. */
 const provider = (steps: number, last: Effect.Effect<ModelProvider.ModelResponse> | undefined = undefined) =>
-  ModelProvider.make("bench", (request) => {
+  ModelProvider.fromGenerate("bench", (request) => {
     const call = request.messages.filter((message) => message.role === "assistant").length
     if (Script.wantsTool(call, steps))
       return Effect.succeed({

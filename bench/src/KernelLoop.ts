@@ -63,7 +63,7 @@ const makeSession = (steps: number, options: Options, counted: Counted) =>
   Effect.gen(function* () {
     const latency = Duration.millis(options.latencyMs ?? 0)
     const answer = Effect.sync(() => response(counted.model++, steps))
-    const provider = ModelProvider.make(
+    const provider = ModelProvider.fromGenerate(
       "bench",
       Duration.isZero(latency) ? () => answer : () => Effect.zipRight(Effect.sleep(latency), answer)
     )

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
 // Any provider; the sample's answers at once.
-const provider = ModelProvider.make("sample", (request) =>
+const provider = ModelProvider.fromGenerate("sample", (request) =>
   Effect.succeed({
     model: request.model,
     content: [{ type: "text" as const, text: "Noted." }],

@@ -24,13 +24,14 @@
  * @since 0.1.0
  */
 import { ModelError } from "@agent-kernel/kernel"
-import { RetryAfter } from "@agent-kernel/providers"
+import { Classification, Redaction, RetryAfter } from "@agent-kernel/providers"
 import * as AiError from "@effect/ai/AiError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as Errors from "./internal/errors.js"
 
 /**
@@ -60,6 +61,8 @@ export interface Options {
   readonly dialect?: Dialect | undefined
   /** Secrets (API keys) to replace with `<redacted>` wherever a server echoed them into the error. */
   readonly redact?: ReadonlyArray<Redacted.Redacted<string>> | undefined
+  /** The failure came inside a stream, after some of the response: the kernel restarts the whole request. */
+  readonly midStream?: boolean | undefined
 }
 
 /**
@@ -114,7 +117,7 @@ const classifyHttp = (failure: Errors.HttpFailure, options: Options, source: Sou
       message: `${label}: ${facts.message ?? "no message"}`,
       status: failure.status,
       retryAfter: Option.getOrUndefined(retryAfter),
-      retryable: Errors.retryableOf(failure.headers),
+      retryable: classified.retryable,
       details,
       promptTokens: classified.promptTokens,
       maxTokens: classified.maxTokens
@@ -134,14 +137,15 @@ interface Fields {
 const build = (category: ModelError.Category, options: Options, fields: Fields): ModelError.ModelError => {
   const secrets = (options.redact ?? []).map(Redacted.value)
   const details: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(fields.details)) details[key] = Errors.scrubDeep(secrets, value)
+  for (const [key, value] of Object.entries(fields.details)) details[key] = Redaction.scrubDeep(secrets, value)
   const common: ModelError.ModelErrorFields = {
     provider: options.provider,
     model: options.model,
-    message: Errors.scrub(secrets, fields.message),
+    message: Redaction.scrub(secrets, fields.message),
     status: fields.status,
     retryAfter: fields.retryAfter,
     retryable: fields.retryable,
+    midStream: options.midStream === true ? true : undefined,
     details
   }
   if (category !== "context_length_exceeded") return ModelError.make(category, common)
@@ -153,6 +157,7 @@ const build = (category: ModelError.Category, options: Options, fields: Fields):
     ...(fields.status !== undefined ? { status: fields.status } : {}),
     ...(fields.retryAfter !== undefined ? { retryAfter: fields.retryAfter } : {}),
     ...(fields.retryable !== undefined ? { retryable: fields.retryable } : {}),
+    ...(options.midStream === true ? { midStream: true } : {}),
     ...(fields.promptTokens !== undefined ? { promptTokens: fields.promptTokens } : {}),
     ...(fields.maxTokens !== undefined ? { maxTokens: fields.maxTokens } : {})
   })
@@ -191,14 +196,15 @@ const describe = (error: { readonly description?: string | undefined }, fallback
   error.description ?? fallback
 
 /** The cause an `AiError` kept (a parse error's issues, a thrown error's message), shortened for `details`. */
-const causeOf = (cause: unknown): { readonly cause?: string } => {
+const causeOf = (cause: unknown, options: Options): { readonly cause?: string } => {
   if (cause === undefined) return {}
   const text = ParseResult.isParseError(cause)
     ? ParseResult.TreeFormatter.formatErrorSync(cause)
     : cause instanceof Error
       ? cause.message
       : String(cause)
-  return { cause: text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text }
+  // Scrubbed before the cut: a secret split by the cut would no longer match.
+  return { cause: Redaction.excerpt((options.redact ?? []).map(Redacted.value), text, 2_000) }
 }
 
 /** The variants that carry no response: their category, and why it is the one. */
@@ -281,12 +287,50 @@ export const toModelError = (error: AiError.AiError, options: Options): Effect.E
       return Effect.succeed(
         build(category, options, {
           message: `${error._tag}: ${describe(error, fallback)}`,
-          details: { rule, ...source, ...causeOf(error.cause), note }
+          details: { rule, ...source, ...causeOf(error.cause, options), note }
         })
       )
     }
   }
 }
+
+const StreamError = Schema.Struct({
+  type: Schema.optional(Schema.String),
+  code: Schema.optional(Schema.NullOr(Schema.String)),
+  message: Schema.optional(Schema.String)
+})
+const decodeStreamError = Schema.decodeUnknownOption(StreamError)
+
+/**
+ * The `ModelError` for an error part inside a `streamText` stream (an
+ * Anthropic `event: error`, an OpenAI Responses `error` event): classified
+ * by the dialect's table on its type, code and message, as the kernel's own
+ * providers classify an error event inside a 200 stream.
+ *
+ * @since 0.2.0
+ * @category mapping
+ */
+export const fromStreamError = (error: unknown, options: Options): Effect.Effect<ModelError.ModelError> =>
+  Effect.sync(() => {
+    const { dialect, note } = resolveDialect(options, undefined)
+    const read = Option.getOrElse(decodeStreamError(error), () => ({}) as typeof StreamError.Type)
+    // An OpenAI Responses error event says `type: "error"` and puts the error's kind in `code`.
+    const type = read.type === undefined || read.type === "error" ? (read.code ?? undefined) : read.type
+    const facts = { type, code: read.code ?? undefined, message: read.message }
+    const classified = Classification.classifyFailure(Errors.dialects[dialect].table, { facts })
+    return build(classified.category, options, {
+      message: `${type ?? "error"}: ${read.message ?? "no message"}`,
+      details: {
+        rule: classified.rule?.id ?? "fallback.unknown",
+        source: "stream",
+        dialect,
+        body: error,
+        ...(note !== undefined ? { note } : {})
+      },
+      promptTokens: classified.promptTokens,
+      maxTokens: classified.maxTokens
+    })
+  })
 
 const unknownRequest = {
   method: "POST",
@@ -297,7 +341,7 @@ const unknownRequest = {
 } as const
 
 const responseHeaders = (error: ModelError.ModelError): Record<string, string> => {
-  const headers = Errors.keptHeaders(error.details?.["headers"])
+  const headers = Redaction.keptHeaders(error.details?.["headers"])
   if (
     error.retryAfter !== undefined &&
     headers["retry-after"] === undefined &&

@@ -20,7 +20,9 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { Redaction } from "@agent-kernel/providers"
+import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -28,6 +30,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import type * as AiErrors from "./AiErrors.js"
 import * as Errors from "./internal/errors.js"
 
@@ -97,18 +100,65 @@ export const makeAttempt: Effect.Effect<Attempt> = Effect.map(
   ([sent, firstFailure, credentials]) => ({ sent, firstFailure, credentials })
 )
 
+/**
+ * The most of an error body the guard reads (as the kernel's providers cap
+ * theirs): a hostile server cannot make the guard buffer without bound.
+ */
+const maxErrorBodyBytes = 1024 * 1024
+
+/** Up to `limit` bytes of a body, and whether there was more. */
+const readCapped = (response: HttpClientResponse.HttpClientResponse, limit: number) =>
+  response.stream.pipe(
+    Stream.runFoldWhile(
+      { chunks: Chunk.empty<Uint8Array>(), size: 0, cut: false },
+      (read) => !read.cut,
+      (read, chunk: Uint8Array) => {
+        const room = limit - read.size
+        return chunk.length > room
+          ? { chunks: Chunk.append(read.chunks, chunk.subarray(0, room)), size: limit, cut: true }
+          : { chunks: Chunk.append(read.chunks, chunk), size: read.size + chunk.length, cut: false }
+      }
+    ),
+    Effect.map((read) => {
+      const bytes = new Uint8Array(read.size)
+      let offset = 0
+      for (const chunk of read.chunks) {
+        bytes.set(chunk, offset)
+        offset += chunk.length
+      }
+      return bytes
+    }),
+    Effect.option
+  )
+
+/**
+ * Records an error response, reading at most `maxErrorBodyBytes` of its
+ * body, and hands the client above a response over the bytes read (the
+ * original body is consumed).
+ */
 const recordResponse = (attempt: Attempt, response: HttpClientResponse.HttpClientResponse) =>
-  Effect.flatMap(Effect.option(response.text), (text) =>
-    Ref.set(
+  Effect.gen(function* () {
+    const bytes = yield* readCapped(response, maxErrorBodyBytes)
+    const text = Option.map(bytes, (read) => new TextDecoder().decode(read))
+    yield* Ref.set(
       attempt.firstFailure,
       Option.some<AiErrors.Failure>({
         _tag: "Http",
         status: response.status,
-        headers: Errors.keptHeaders(response.headers),
-        body: Option.match(text, { onNone: () => undefined, onSome: Errors.bodyOfText })
+        headers: Redaction.keptHeaders(response.headers),
+        body: Option.match(text, { onNone: () => undefined, onSome: Redaction.bodyOfText })
       })
     )
-  )
+    const replayed = Option.flatMap(bytes, (read) =>
+      Option.liftThrowable(
+        () => new Response(read.length === 0 ? null : read, { status: response.status, headers: response.headers })
+      )()
+    )
+    return Option.match(replayed, {
+      onNone: () => response,
+      onSome: (web) => HttpClientResponse.fromWeb(response.request, web)
+    })
+  })
 
 const recordError = (attempt: Attempt, error: HttpClientError.HttpClientError) =>
   error._tag === "RequestError"
@@ -126,7 +176,7 @@ const recordError = (attempt: Attempt, error: HttpClientError.HttpClientError) =
 /**
  * Wraps a client: within an attempt, the first request goes out (its
  * credentials and its failure are recorded; an error body is read once,
- * and the platform's responses cache it for the client above), and any
+ * at most 1 MiB of it, and the client above reads the same bytes), and any
  * further one dies with `ResendBlocked`.
  *
  * @since 0.1.0
@@ -144,8 +194,10 @@ export const guard = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
             : Ref.set(attempt.credentials, Errors.credentialsOf(request.headers).map(Redacted.make)).pipe(
                 Effect.zipRight(effect),
                 Effect.tapError((error) => recordError(attempt, error)),
-                Effect.tap((response) =>
-                  response.status >= 200 && response.status < 300 ? Effect.void : recordResponse(attempt, response)
+                Effect.flatMap((response) =>
+                  response.status >= 200 && response.status < 300
+                    ? Effect.succeed(response)
+                    : recordResponse(attempt, response)
                 )
               )
       )

@@ -3,7 +3,7 @@
  * checked against errors the kernel's own providers produce from real
  * fault-plan responses.
  */
-import { ModelError, type ModelProvider } from "@agent-kernel/kernel"
+import { ModelError, ModelProvider } from "@agent-kernel/kernel"
 import { Anthropic, OpenAi, Transport } from "@agent-kernel/providers"
 import { NodeTransport } from "@agent-kernel/providers/node"
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
@@ -78,6 +78,38 @@ describe("AiErrors.toModelError: every AiError variant", () => {
       expect(overloaded.retryable).toBe(false)
       expect(overloaded.retryAfter).toEqual(Duration.millis(250))
       expect(ModelError.isRetryable(overloaded)).toBe(false)
+    })
+  )
+
+  it.effect("x-should-retry: true makes an odd status retryable, as the kernel's providers read it", () =>
+    Effect.gen(function* () {
+      // 302 with an error body of an unknown type: no row but the should_retry one matches.
+      const redirect = yield* map(
+        httpError("AnthropicClient", 302, {
+          body: anthropicBody("brand_new_error", "moved"),
+          headers: { "x-should-retry": "true" }
+        })
+      )
+      expect(redirect._tag).toBe("ServerError")
+      expect(redirect.details?.["rule"]).toBe("anthropic.should_retry")
+      expect(ModelError.isRetryable(redirect)).toBe(true)
+      const teapot = yield* map(
+        httpError("OpenAiClient", 418, {
+          body: openAiBody("teapot", null, "short and stout"),
+          headers: { "x-should-retry": "true" }
+        })
+      )
+      expect(teapot._tag).toBe("ServerError")
+      expect(teapot.details?.["rule"]).toBe("openai.4xx.should_retry")
+      // The header never overrides the spec: an auth error stays final.
+      const auth = yield* map(
+        httpError("AnthropicClient", 401, {
+          body: anthropicBody("authentication_error", "bad key"),
+          headers: { "x-should-retry": "true" }
+        })
+      )
+      expect(auth._tag).toBe("AuthError")
+      expect(ModelError.isRetryable(auth)).toBe(false)
     })
   )
 
@@ -294,7 +326,7 @@ describe("AiErrors.toAiError", () => {
             : OpenAi.make({ ...common, baseUrl: server.openAiBaseUrl })
         ).pipe(Effect.provideService(Transport.Transport, transport), Effect.orDie)
         const request: ModelProvider.ModelRequest = { model: "m", messages: [], tools: [] }
-        const original = yield* Effect.flip(provider.generate(request))
+        const original = yield* Effect.flip(ModelProvider.generate(provider, request))
         const back = yield* AiErrors.toModelError(AiErrors.toAiError(original), {
           provider: api,
           model: "m",

@@ -4,7 +4,7 @@
  * says, so the kernel sees the first request's classified failure.
  */
 import { LanguageModelProvider, SingleRequest } from "../src/index.js"
-import { Content, type ModelProvider } from "@agent-kernel/kernel"
+import { Content, ModelProvider } from "@agent-kernel/kernel"
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { LanguageModel } from "@effect/ai"
 import { describe, expect, it } from "@effect/vitest"
@@ -12,6 +12,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as ExecutionPlan from "effect/ExecutionPlan"
 import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 import { apis, configure, languageModel } from "./support.js"
 
 // Forgetting the guard does not compile: only SingleRequest.layer (or layerNoHttp) provides the proof.
@@ -22,7 +23,11 @@ const _unguarded: Layer.Layer<ModelProvider.ModelProvider, never, LanguageModel.
 /** The model's calls run under an ExecutionPlan of three attempts: what @effect/ai offers for retries. */
 const withExecutionPlan = (model: LanguageModel.Service): LanguageModel.Service => {
   const plan = ExecutionPlan.make({ provide: Layer.empty, attempts: 3 })
-  return { ...model, generateText: (options) => Effect.withExecutionPlan(model.generateText(options), plan) }
+  return {
+    ...model,
+    generateText: (options) => Effect.withExecutionPlan(model.generateText(options), plan),
+    streamText: (options) => Stream.withExecutionPlan(model.streamText(options), plan)
+  }
 }
 
 describe.each(apis)("an ExecutionPlan around the %s model", (api) => {
@@ -35,13 +40,15 @@ describe.each(apis)("an ExecutionPlan around the %s model", (api) => {
           })
         )
       )
-      const built = yield* Layer.build(yield* languageModel(api, server))
+      const built = yield* Layer.build(languageModel(api, server))
       const provider = LanguageModelProvider.fromLanguageModel(
         withExecutionPlan(Context.get(built, LanguageModel.LanguageModel)),
         Context.get(built, SingleRequest.Guarded),
         { name: api, configure: configure(api) }
       )
-      const error = yield* Effect.flip(provider.generate({ model: "m", messages: [Content.userText("hi")], tools: [] }))
+      const error = yield* Effect.flip(
+        ModelProvider.generate(provider, { model: "m", messages: [Content.userText("hi")], tools: [] })
+      )
       expect(error._tag).toBe("AuthError")
       expect(error.details?.["source"]).toBe("SingleRequest")
       expect(yield* server.requests).toHaveLength(1)
@@ -57,7 +64,7 @@ describe.each(apis)("an ExecutionPlan around the %s model", (api) => {
           })
         )
       )
-      const built = yield* Layer.build(yield* languageModel(api, server))
+      const built = yield* Layer.build(languageModel(api, server))
       const model = withExecutionPlan(Context.get(built, LanguageModel.LanguageModel))
       yield* Effect.flip(model.generateText({ prompt: "hi" }))
       expect(yield* server.requests).toHaveLength(3)

@@ -3,7 +3,7 @@
  * first failure is what the kernel sees; outside one, the client is the
  * user's, retries included.
  */
-import { Content } from "@agent-kernel/kernel"
+import { Content, ModelProvider } from "@agent-kernel/kernel"
 import { TestClockDriver } from "@agent-kernel/kernel/testing"
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { LanguageModel } from "@effect/ai"
@@ -17,7 +17,7 @@ describe.each(apis)("SingleRequest with a retrying %s client", (api) => {
     Effect.gen(function* () {
       const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "reset" }], { after: "repeat_last" }))
       const error = yield* TestClockDriver.run(
-        Effect.flip(provider.generate({ model: "m", messages: [Content.userText("hi")], tools: [] }))
+        Effect.flip(ModelProvider.generate(provider, { model: "m", messages: [Content.userText("hi")], tools: [] }))
       )
       expect(error._tag).toBe("ConnectionError")
       expect(error.details?.["source"]).toBe("SingleRequest")
@@ -35,13 +35,36 @@ describe.each(apis)("SingleRequest with a retrying %s client", (api) => {
           ])
         )
       )
-      const model = yield* Layer.build(yield* languageModel(api, server))
+      const model = yield* Layer.build(languageModel(api, server))
       // retryTransient's own 10 ms spacing runs on the TestClock.
       const answer = yield* TestClockDriver.run(
         LanguageModel.generateText({ prompt: "hi" }).pipe(Effect.provide(model))
       )
       expect(answer.text).toBe("ok")
       expect(yield* server.requests).toHaveLength(2)
+    })
+  )
+})
+
+describe.each(apis)("SingleRequest reads a bounded error body (%s)", (api) => {
+  it.scoped("a 3 MiB error body is recorded cut at 1 MiB, and the client above still gets its status", () =>
+    Effect.gen(function* () {
+      const huge = `{"error": "${"x".repeat(3 * 1024 * 1024)}"}`
+      const { server, provider } = yield* setup(
+        api,
+        FaultPlan.make([{ kind: "raw", status: 503, headers: { "content-type": "application/json" }, body: huge }], {
+          after: "repeat_last"
+        })
+      )
+      const error = yield* TestClockDriver.run(
+        Effect.flip(ModelProvider.generate(provider, { model: "m", messages: [Content.userText("hi")], tools: [] }))
+      )
+      expect(error.status).toBe(503)
+      expect(error.category).toBe("server_error")
+      const body = error.details?.["body"]
+      // Recorded by the guard: the text of at most 1 MiB (not JSON any more, being cut).
+      expect(typeof body === "string" && body.length <= 1024 * 1024).toBe(true)
+      expect(yield* server.requests).toHaveLength(1)
     })
   )
 })

@@ -25,8 +25,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
-import type * as Scope from "effect/Scope"
-import * as ResponsesFront from "./responsesFront.js"
 
 export type Api = "anthropic" | "openai"
 
@@ -56,31 +54,31 @@ const httpClient = (options: ClientOptions): Layer.Layer<HttpClient.HttpClient |
     ? Layer.merge(NodeHttpClient.layerUndici, Layer.succeed(SingleRequest.Guarded, { sendsHttp: true }))
     : SingleRequest.layer.pipe(Layer.provide(NodeHttpClient.layerUndici))
 
-/** A `LanguageModel` of `api`, talking to the fake server (OpenAI through the Responses front). */
+/** A `LanguageModel` of `api`, talking to the fake server (OpenAI over its Responses API dialect). */
 export const languageModel = (
   api: Api,
   server: FakeProvider.FakeProvider,
   options: ClientOptions = {}
-): Effect.Effect<
-  Layer.Layer<LanguageModel.LanguageModel | HttpClient.HttpClient | SingleRequest.Guarded>,
-  never,
-  Scope.Scope
-> =>
-  Effect.gen(function* () {
-    if (api === "anthropic") {
-      return AnthropicLanguageModel.layer({ model: "claude-test" }).pipe(
-        Layer.provide(
-          AnthropicClient.layer({ apiUrl: server.url, apiKey: Redacted.make(KEY), transformClient: retryTransient })
-        ),
-        Layer.provideMerge(httpClient(options))
-      )
-    }
-    const front = yield* ResponsesFront.make(server.openAiBaseUrl)
-    return OpenAiLanguageModel.layer({ model: "gpt-test", config: { strict: false } }).pipe(
-      Layer.provide(OpenAiClient.layer({ apiUrl: front, apiKey: Redacted.make(KEY), transformClient: retryTransient })),
+): Layer.Layer<LanguageModel.LanguageModel | HttpClient.HttpClient | SingleRequest.Guarded> => {
+  if (api === "anthropic") {
+    return AnthropicLanguageModel.layer({ model: "claude-test" }).pipe(
+      Layer.provide(
+        AnthropicClient.layer({ apiUrl: server.url, apiKey: Redacted.make(KEY), transformClient: retryTransient })
+      ),
       Layer.provideMerge(httpClient(options))
     )
-  })
+  }
+  return OpenAiLanguageModel.layer({ model: "gpt-test", config: { strict: false } }).pipe(
+    Layer.provide(
+      OpenAiClient.layer({
+        apiUrl: server.openAiBaseUrl,
+        apiKey: Redacted.make(KEY),
+        transformClient: retryTransient
+      })
+    ),
+    Layer.provideMerge(httpClient(options))
+  )
+}
 
 /** The request's model and output limit, through each provider's config override. */
 export const configure =
@@ -101,7 +99,7 @@ export const setup = (api: Api, plan: FaultPlan.FaultPlan, options: ClientOption
   Effect.gen(function* () {
     const server = yield* Effect.orDie(FakeProvider.make(plan))
     // Built in the test's scope: the client's sockets live as long as the provider is used.
-    const model = yield* Layer.build(yield* languageModel(api, server, options))
+    const model = yield* Layer.build(languageModel(api, server, options))
     const provider = yield* LanguageModelProvider.make({ name: api, configure: configure(api) }).pipe(
       Effect.provide(model)
     )

@@ -23,6 +23,7 @@
  * import { ProviderLimiter } from "@agent-kernel/cluster"
  * import { Anthropic } from "@agent-kernel/providers"
  * import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
  *
  * const limited = ProviderLimiter.provider.pipe(
  *   Layer.provide(Anthropic.layer()),
@@ -33,10 +34,15 @@
  * @since 0.1.0
  */
 import { ModelProvider, TokenEstimate } from "@agent-kernel/kernel"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import * as RateBucket from "./RateBucket.js"
 import * as StateStore from "./StateStore.js"
 
@@ -173,28 +179,57 @@ export const estimate = (request: ModelProvider.ModelRequest): number =>
   TokenEstimate.request(request) + (request.max_output_tokens ?? 0)
 
 /**
- * A provider whose every attempt goes through the limiter.
+ * A provider whose every attempt goes through the limiter: it reserves one
+ * request and the request's estimated tokens before the attempt, and settles
+ * the tokens with the usage the attempt reported (the last `usage` part of a
+ * stream, or a failure's `usage`) when the attempt ends, however it ends. An
+ * attempt that reported no usage gives its whole reservation back.
  *
  * @since 0.1.0
  * @category combinators
  */
-export const limit = (provider: ModelProvider.Service, limiter: Service): ModelProvider.Service =>
-  ModelProvider.make(provider.name, (request) => {
-    const reserved = estimate(request)
-    return Effect.zipRight(
-      limiter.acquire(reserved),
-      provider.generate(request).pipe(
-        Effect.tapBoth({
-          onSuccess: (response) =>
-            limiter.settle(response.usage.input_tokens + response.usage.output_tokens - reserved),
-          onFailure: (error) =>
-            limiter.settle(
-              error.usage === undefined ? -reserved : error.usage.input_tokens + error.usage.output_tokens - reserved
-            )
-        })
-      )
+export const limit = (provider: ModelProvider.Service, limiter: Service): ModelProvider.Service => {
+  const settle = (reserved: number, usage: ModelProvider.Usage | undefined) =>
+    limiter.settle(usage === undefined ? -reserved : usage.input_tokens + usage.output_tokens - reserved)
+  const stream = (request: ModelProvider.ModelRequest) =>
+    Stream.unwrapScoped(
+      Effect.gen(function* () {
+        const reserved = estimate(request)
+        yield* limiter.acquire(reserved)
+        const reported = yield* Ref.make<ModelProvider.Usage | undefined>(undefined)
+        yield* Effect.addFinalizer(() => Effect.flatMap(Ref.get(reported), (usage) => settle(reserved, usage)))
+        return provider.stream(request).pipe(
+          Stream.tap((part) => (part.type === "usage" ? Ref.set(reported, part.usage) : Effect.void)),
+          Stream.tapError((error) => (error.usage === undefined ? Effect.void : Ref.set(reported, error.usage)))
+        )
+      })
     )
-  })
+  const generate = provider.generate
+  if (generate === undefined) return ModelProvider.make(provider.name, stream)
+  return {
+    name: provider.name,
+    stream,
+    generate: (request) => {
+      const reserved = estimate(request)
+      return Effect.zipRight(
+        limiter.acquire(reserved),
+        Effect.onExit(generate(request), (exit) =>
+          settle(
+            reserved,
+            Exit.isSuccess(exit)
+              ? exit.value.usage
+              : Option.getOrUndefined(
+                  Exit.causeOption(exit).pipe(
+                    Option.flatMap(Cause.failureOption),
+                    Option.flatMap((error) => Option.fromNullable(error.usage))
+                  )
+                )
+          )
+        )
+      )
+    }
+  }
+}
 
 /**
  * The `ModelProvider` in context, limited by the `ProviderLimiter` in

@@ -13,7 +13,7 @@ import * as StateStore from "../src/StateStore.js"
 const recordingProvider = (usage: number) =>
   Effect.map(Ref.make<ReadonlyArray<number>>([]), (times) => ({
     times,
-    provider: ModelProvider.make("recording", () =>
+    provider: ModelProvider.fromGenerate("recording", () =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Effect.as(
           Ref.update(times, (all) => [...all, now]),
@@ -45,7 +45,9 @@ describe("ProviderLimiter", () => {
       }).pipe(Effect.provide(StateStore.layerMemory))
       const limited = ProviderLimiter.limit(provider, limiter)
       const calls = yield* Effect.fork(
-        Effect.forEach(Array.from({ length: 6 }), () => limited.generate(request()), { concurrency: "unbounded" })
+        Effect.forEach(Array.from({ length: 6 }), () => ModelProvider.generate(limited, request()), {
+          concurrency: "unbounded"
+        })
       )
       yield* TestClock.adjust("999 millis")
       // Five a second, one at a time: at 0, 200, 400, 600 and 800 ms; the sixth is due at 1,000.
@@ -86,9 +88,9 @@ describe("ProviderLimiter", () => {
       }).pipe(Effect.provide(StateStore.layerMemory))
       const limited = ProviderLimiter.limit(provider, limiter)
       assert.isAbove(ProviderLimiter.estimate(request(1_000)), 1_000)
-      yield* limited.generate(request(1_000))
+      yield* ModelProvider.generate(limited, request(1_000))
       // Without the settlement the bucket would hold under 100 tokens and the next call would wait about 50 s.
-      yield* limited.generate(request(1_000))
+      yield* ModelProvider.generate(limited, request(1_000))
       assert.deepStrictEqual(yield* Ref.get(times), [0, 0])
     })
   )
@@ -99,12 +101,12 @@ describe("ProviderLimiter", () => {
         key: "account",
         tokens: { limit: 1_100, window: "1 minute" }
       }).pipe(Effect.provide(StateStore.layerMemory))
-      const failing = ModelProvider.make("failing", () =>
+      const failing = ModelProvider.fromGenerate("failing", () =>
         Effect.fail(ModelError.make("overloaded", { provider: "failing", model: "m", message: "busy" }))
       )
       const limited = ProviderLimiter.limit(failing, limiter)
-      yield* Effect.flip(limited.generate(request(1_000)))
-      const next = yield* Effect.fork(Effect.flip(limited.generate(request(1_000))))
+      yield* Effect.flip(ModelProvider.generate(limited, request(1_000)))
+      const next = yield* Effect.fork(Effect.flip(ModelProvider.generate(limited, request(1_000))))
       yield* TestClock.adjust("1 millis")
       assert.isTrue((yield* Fiber.poll(next))._tag === "Some")
     })
@@ -121,8 +123,8 @@ describe("ProviderLimiter", () => {
           )
         )
       )
-      yield* limited.generate(request())
-      const second = yield* Effect.fork(limited.generate(request()))
+      yield* ModelProvider.generate(limited, request())
+      const second = yield* Effect.fork(ModelProvider.generate(limited, request()))
       yield* TestClock.adjust("59 seconds")
       assert.deepStrictEqual(yield* Ref.get(times), [0])
       yield* TestClock.adjust("1 second")

@@ -9,6 +9,25 @@
 import * as Schema from "effect/Schema"
 
 /**
+ * An Anthropic prompt-cache breakpoint: the prefix up to and including the
+ * block that carries it is cached (`ttl` five minutes by default, or one
+ * hour). Providers without prompt caching reject it before sending anything.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const CacheControl = Schema.Struct({
+  type: Schema.Literal("ephemeral"),
+  ttl: Schema.optional(Schema.Literal("5m", "1h"))
+})
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface CacheControl extends Schema.Schema.Type<typeof CacheControl> {}
+
+/**
  * Plain text produced by the user or the model.
  *
  * @since 0.1.0
@@ -16,7 +35,8 @@ import * as Schema from "effect/Schema"
  */
 export const TextBlock = Schema.Struct({
   type: Schema.Literal("text"),
-  text: Schema.String
+  text: Schema.String,
+  cache_control: Schema.optional(CacheControl)
 })
 
 /**
@@ -28,6 +48,11 @@ export interface TextBlock extends Schema.Schema.Type<typeof TextBlock> {}
 /**
  * The model's request to run a tool.
  *
+ * `invalid_input` is present only when the model's input was not valid JSON:
+ * it holds the raw text, kept so nothing is dropped, and `input` is then `{}`
+ * so the history stays valid for every wire format. The kernel never invokes
+ * such a call; it answers with an error `tool_result` saying why.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -35,7 +60,9 @@ export const ToolUseBlock = Schema.Struct({
   type: Schema.Literal("tool_use"),
   id: Schema.String,
   name: Schema.String,
-  input: Schema.Unknown
+  input: Schema.Unknown,
+  invalid_input: Schema.optional(Schema.String),
+  cache_control: Schema.optional(CacheControl)
 })
 
 /**
@@ -55,7 +82,8 @@ export const ToolResultBlock = Schema.Struct({
   type: Schema.Literal("tool_result"),
   tool_use_id: Schema.String,
   content: Schema.String,
-  is_error: Schema.Boolean
+  is_error: Schema.Boolean,
+  cache_control: Schema.optional(CacheControl)
 })
 
 /**
@@ -84,12 +112,92 @@ export const ThinkingBlock = Schema.Struct({
 export interface ThinkingBlock extends Schema.Schema.Type<typeof ThinkingBlock> {}
 
 /**
+ * Reasoning the provider returned encrypted (Anthropic's safety-redacted
+ * thinking). Opaque: kept in history and sent back verbatim, never dropped.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const RedactedThinkingBlock = Schema.Struct({
+  type: Schema.Literal("redacted_thinking"),
+  data: Schema.String
+})
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface RedactedThinkingBlock extends Schema.Schema.Type<typeof RedactedThinkingBlock> {}
+
+/**
+ * Where the bytes of an image or document come from: inline base64 data with
+ * its media type, or a URL the provider fetches.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const MediaSource = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("base64"), media_type: Schema.String, data: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("url"), url: Schema.String })
+)
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type MediaSource = Schema.Schema.Type<typeof MediaSource>
+
+/**
+ * An image in user content.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ImageBlock = Schema.Struct({
+  type: Schema.Literal("image"),
+  source: MediaSource,
+  cache_control: Schema.optional(CacheControl)
+})
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface ImageBlock extends Schema.Schema.Type<typeof ImageBlock> {}
+
+/**
+ * A document (such as a PDF) in user content.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const DocumentBlock = Schema.Struct({
+  type: Schema.Literal("document"),
+  source: MediaSource,
+  cache_control: Schema.optional(CacheControl)
+})
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface DocumentBlock extends Schema.Schema.Type<typeof DocumentBlock> {}
+
+/**
  * Any content block.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ContentBlock = Schema.Union(TextBlock, ToolUseBlock, ToolResultBlock, ThinkingBlock)
+export const ContentBlock = Schema.Union(
+  TextBlock,
+  ToolUseBlock,
+  ToolResultBlock,
+  ThinkingBlock,
+  RedactedThinkingBlock,
+  ImageBlock,
+  DocumentBlock
+)
 
 /**
  * @since 0.1.0
@@ -128,6 +236,30 @@ export const History = Schema.Array(Message)
  * @category models
  */
 export type History = ReadonlyArray<Message>
+
+/**
+ * A system prompt: a string, or text blocks (each may carry a cache
+ * breakpoint).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const System = Schema.Union(Schema.String, Schema.Array(TextBlock))
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type System = Schema.Schema.Type<typeof System>
+
+/**
+ * The plain text of a system prompt.
+ *
+ * @since 0.3.0
+ * @category getters
+ */
+export const systemText = (system: System): string =>
+  typeof system === "string" ? system : system.map((block) => block.text).join("\n\n")
 
 /**
  * @since 0.1.0

@@ -100,7 +100,8 @@ const commonFields = {
   retryable: Schema.optional(Schema.Boolean),
   midStream: Schema.optional(Schema.Boolean),
   details: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  usage: Schema.optional(ModelProvider.Usage)
+  // Read lazily: ModelProvider imports this module, so either may load first.
+  usage: Schema.optional(Schema.suspend((): Schema.Schema<ModelProvider.Usage> => ModelProvider.Usage))
 }
 
 /**

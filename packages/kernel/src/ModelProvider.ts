@@ -1,18 +1,22 @@
 /**
- * The model provider service: one request in, one complete response or a
- * classified `ModelError` out. Providers never retry; only the kernel does,
- * so that a quota error is never multiplied by stacked retry layers.
+ * The model provider service: one request in, a stream of response parts out,
+ * ending with the response complete or failing with a classified
+ * `ModelError`. Providers never retry; only the kernel does, so that a quota
+ * error is never multiplied by stacked retry layers.
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import * as Content from "./Content.js"
+import * as responsePart from "./internal/responsePart.js"
+import * as ModelError from "./ModelError.js"
+import type * as ResponsePart from "./ResponsePart.js"
 import * as Settings from "./Settings.js"
-import type * as ModelError from "./ModelError.js"
 
 /**
  * A tool offered to the model: its name, description and JSON Schema input.
@@ -23,7 +27,8 @@ import type * as ModelError from "./ModelError.js"
 export const ToolDefinition = Schema.Struct({
   name: Schema.String,
   description: Schema.String,
-  input_schema: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  input_schema: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  cache_control: Schema.optional(Content.CacheControl)
 })
 
 /**
@@ -86,17 +91,89 @@ export const StopReason = Schema.Literal("end_turn", "tool_use", "max_tokens", "
 export type StopReason = typeof StopReason.Type
 
 /**
- * One request to a model.
+ * Which tool the model may or must call: `auto` (its choice), `any` (some
+ * tool; OpenAI's `required`), `none`, or one named tool.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ToolChoice = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("auto") }),
+  Schema.Struct({ type: Schema.Literal("any") }),
+  Schema.Struct({ type: Schema.Literal("none") }),
+  Schema.Struct({ type: Schema.Literal("tool"), name: Schema.String })
+)
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type ToolChoice = Schema.Schema.Type<typeof ToolChoice>
+
+/**
+ * OpenAI's reasoning effort.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ReasoningEffort = Schema.Literal("minimal", "low", "medium", "high")
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type ReasoningEffort = typeof ReasoningEffort.Type
+
+/**
+ * The options of a request beyond its conversation, all optional. A session
+ * applies its `request` defaults to every call. An option a provider lacks
+ * (`top_k` on OpenAI, `reasoning_effort` on Anthropic, ...) is an
+ * `InvalidRequest` error raised before anything is sent, never a silent drop.
+ *
+ * - `temperature`, `top_p`, `top_k` (Anthropic), `stop_sequences`: sampling.
+ * - `tool_choice`, `parallel_tool_calls`: how the model may call tools.
+ * - `thinking`: Anthropic extended thinking, with its token budget.
+ * - `reasoning_effort`: OpenAI reasoning effort.
+ * - `metadata.user_id`: Anthropic `metadata.user_id`, OpenAI `user`.
+ * - `extra`: fields merged into the wire body as they are, for what is not
+ *   modelled; a key that collides with a modelled field is an error.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const RequestOptions = Schema.Struct({
+  temperature: Schema.optional(Schema.Number.pipe(Schema.between(0, 2))),
+  top_p: Schema.optional(Schema.Number.pipe(Schema.between(0, 1))),
+  top_k: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  stop_sequences: Schema.optional(Schema.Array(Schema.String)),
+  tool_choice: Schema.optional(ToolChoice),
+  parallel_tool_calls: Schema.optional(Schema.Boolean),
+  thinking: Schema.optional(Schema.Struct({ budget_tokens: Schema.Int.pipe(Schema.positive()) })),
+  reasoning_effort: Schema.optional(ReasoningEffort),
+  metadata: Schema.optional(Schema.Struct({ user_id: Schema.optional(Schema.String) })),
+  extra: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+})
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface RequestOptions extends Schema.Schema.Type<typeof RequestOptions> {}
+
+/**
+ * One request to a model: the conversation, the tools offered, and the
+ * request options.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const ModelRequest = Schema.Struct({
   model: Schema.String,
-  system: Schema.optional(Schema.String),
+  system: Schema.optional(Content.System),
   messages: Content.History,
   tools: Schema.Array(ToolDefinition),
-  max_output_tokens: Schema.optional(Schema.Number)
+  max_output_tokens: Schema.optional(Schema.Number),
+  ...RequestOptions.fields
 })
 
 /**
@@ -133,8 +210,21 @@ export interface ModelResponse extends Schema.Schema.Type<typeof ModelResponse> 
 export interface Service {
   /** A short name used in errors and events, such as `anthropic`. */
   readonly name: string
-  /** Sends one request. Never retries. */
-  readonly generate: (request: ModelRequest) => Effect.Effect<ModelResponse, ModelError.ModelError>
+  /**
+   * Sends one request and streams the response's parts as they arrive,
+   * ending after a `finish` part. Never retries. A failure after some parts
+   * is the stream failing with a `ModelError` (`midStream: true`, the usage
+   * so far in `usage`).
+   */
+  readonly stream: (request: ModelRequest) => Stream.Stream<ResponsePart.ResponsePart, ModelError.ModelError>
+  /**
+   * The one-shot call, for a provider that has one cheaper than folding its
+   * stream (`fromGenerate` sets it). When present, `generate` and the kernel
+   * use it, and the kernel publishes the response's parts when it completes,
+   * which is when such a provider's stream would emit them anyway. It must
+   * agree with `stream`.
+   */
+  readonly generate?: (request: ModelRequest) => Effect.Effect<ModelResponse, ModelError.ModelError>
 }
 
 /**
@@ -146,15 +236,77 @@ export interface Service {
 export class ModelProvider extends Context.Tag("@agent-kernel/kernel/ModelProvider")<ModelProvider, Service>() {}
 
 /**
- * A provider from a plain `generate` function.
+ * A provider from a streaming function.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (
   name: string,
+  stream: (request: ModelRequest) => Stream.Stream<ResponsePart.ResponsePart, ModelError.ModelError>
+): Service => ({ name, stream })
+
+/**
+ * A provider from a one-shot function: its stream emits the parts of the
+ * whole response at once (`ResponsePart.fromResponse`) when the call
+ * completes. For tests and providers without streaming.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const fromGenerate = (
+  name: string,
   generate: (request: ModelRequest) => Effect.Effect<ModelResponse, ModelError.ModelError>
-): Service => ({ name, generate })
+): Service => ({
+  name,
+  generate,
+  stream: (request) =>
+    Stream.flatMap(Stream.fromEffect(Effect.suspend(() => generate(request))), (response) =>
+      Stream.fromIterable(responsePart.fromResponse(response))
+    )
+})
+
+/**
+ * The one-shot call: the provider's stream folded into the complete
+ * response (or the provider's own `generate`, when it has one). A stream that ends without a `finish` part was cut short: a
+ * transient `ServerError` (`midStream`), with the usage reported so far.
+ *
+ * @since 0.3.0
+ * @category combinators
+ */
+export const generate = (
+  provider: Service,
+  request: ModelRequest
+): Effect.Effect<ModelResponse, ModelError.ModelError> =>
+  provider.generate !== undefined ? provider.generate(request) : fold(provider, request)
+
+const fold = (provider: Service, request: ModelRequest): Effect.Effect<ModelResponse, ModelError.ModelError> =>
+  Effect.flatMap(
+    Stream.runFold(
+      Stream.suspend(() => provider.stream(request)),
+      responsePart.empty,
+      responsePart.add
+    ),
+    (state) =>
+      responsePart.isFinished(state)
+        ? Effect.succeed(responsePart.toResponse(state, request.model))
+        : Effect.fail(unfinished(provider.name, request.model, responsePart.usage(state)))
+  )
+
+/**
+ * The error for a stream that ended without its `finish` part.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const unfinished = (provider: string, model: string, usage: Usage | undefined): ModelError.ModelError =>
+  ModelError.make("server_error", {
+    provider,
+    model,
+    message: "the response stream ended before its finish part",
+    midStream: true,
+    usage
+  })
 
 /**
  * A layer providing a provider built with `make`.
@@ -164,8 +316,8 @@ export const make = (
  */
 export const layer = (
   name: string,
-  generate: (request: ModelRequest) => Effect.Effect<ModelResponse, ModelError.ModelError>
-): Layer.Layer<ModelProvider> => Layer.succeed(ModelProvider, make(name, generate))
+  stream: (request: ModelRequest) => Stream.Stream<ResponsePart.ResponsePart, ModelError.ModelError>
+): Layer.Layer<ModelProvider> => Layer.succeed(ModelProvider, make(name, stream))
 
 /**
  * The time bounds of one model call. The kernel enforces `attempt` around

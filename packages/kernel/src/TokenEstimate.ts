@@ -24,6 +24,12 @@ const blockChars = (block: Content.ContentBlock): number => {
       return block.name.length + block.id.length + jsonLength(block.input)
     case "tool_result":
       return block.tool_use_id.length + block.content.length
+    case "redacted_thinking":
+      return block.data.length
+    case "image":
+    case "document":
+      // Media is billed by the provider's own measure; the source's size is the only bound the kernel can see.
+      return block.source.type === "url" ? block.source.url.length : block.source.data.length
   }
 }
 

@@ -335,7 +335,7 @@ describe("item 5 (kernel side): model-call timeouts", () => {
   it.effect("a session provides its call timeouts to the provider, from its settings", () =>
     Effect.gen(function* () {
       const seen: Array<ModelProvider.CallTimeouts> = []
-      const provider = ModelProvider.make("p", () =>
+      const provider = ModelProvider.fromGenerate("p", () =>
         Effect.map(ModelProvider.CurrentCallTimeouts, (timeouts) => {
           seen.push(timeouts)
           return ScriptedModel.text("ok")

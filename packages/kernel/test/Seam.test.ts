@@ -89,7 +89,9 @@ describe("the effects seam", () => {
         [2_000, 500]
       )
       // A session whose provider and toolbox would fail, answered from the journal alone.
-      const unreachable = ModelProvider.make("unreachable", () => Effect.dieMessage("the replay called the provider"))
+      const unreachable = ModelProvider.fromGenerate("unreachable", () =>
+        Effect.dieMessage("the replay called the provider")
+      )
       const replayed = yield* internal
         .make({ model: "m", settings }, replaying(journal))
         .pipe(Effect.provideService(ModelProvider.ModelProvider, unreachable))

@@ -22,7 +22,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 
-const provider = ModelProvider.make("p", () => Effect.succeed(ScriptedModel.text("hi")))
+const provider = ModelProvider.fromGenerate("p", () => Effect.succeed(ScriptedModel.text("hi")))
 
 describe("services in the types", () => {
   it("a session without a model provider is a visible missing requirement", () => {

@@ -9,13 +9,16 @@ import type { Content } from "@agent-kernel/kernel"
 import { ModelProvider } from "@agent-kernel/kernel"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
 import * as Classification from "./Classification.js"
 import * as Wire from "./internal/anthropicWire.js"
 import * as Exchange from "./internal/exchange.js"
 import * as Http from "./internal/http.js"
+import * as RequestOptions from "./internal/requestOptions.js"
 import type * as Timeouts from "./Timeouts.js"
 import type { Transport } from "./Transport.js"
 
@@ -53,62 +56,92 @@ export interface Options {
  */
 export const defaultBaseUrl = "https://api.anthropic.com"
 
-type WireBlock =
-  | { readonly type: "text"; readonly text: string }
-  | { readonly type: "tool_use"; readonly id: string; readonly name: string; readonly input: unknown }
-  | {
-      readonly type: "tool_result"
-      readonly tool_use_id: string
-      readonly content: string
-      readonly is_error: boolean
-    }
-  | { readonly type: "thinking"; readonly thinking: string; readonly signature: string }
+const cacheOf = (cache: Content.CacheControl | undefined): { readonly cache_control?: Content.CacheControl } =>
+  cache === undefined ? {} : { cache_control: cache }
 
-const toWireBlocks = (block: Content.ContentBlock): ReadonlyArray<WireBlock> => {
+const sourceOf = (source: Content.MediaSource): Record<string, unknown> =>
+  source.type === "base64"
+    ? { type: "base64", media_type: source.media_type, data: source.data }
+    : { type: "url", url: source.url }
+
+const toWireBlocks = (block: Content.ContentBlock): ReadonlyArray<Record<string, unknown>> => {
   switch (block.type) {
     case "text":
       // The API rejects empty text blocks.
-      return block.text.length === 0 ? [] : [{ type: "text", text: block.text }]
+      return block.text.length === 0 ? [] : [{ type: "text", text: block.text, ...cacheOf(block.cache_control) }]
     case "tool_use":
-      return [{ type: "tool_use", id: block.id, name: block.name, input: block.input ?? {} }]
+      return [
+        { type: "tool_use", id: block.id, name: block.name, input: block.input ?? {}, ...cacheOf(block.cache_control) }
+      ]
     case "tool_result":
-      return [{ type: "tool_result", tool_use_id: block.tool_use_id, content: block.content, is_error: block.is_error }]
+      return [
+        {
+          type: "tool_result",
+          tool_use_id: block.tool_use_id,
+          content: block.content,
+          is_error: block.is_error,
+          ...cacheOf(block.cache_control)
+        }
+      ]
     case "thinking":
       // Thinking can only be sent back with its signature.
       return block.signature === undefined
         ? []
         : [{ type: "thinking", thinking: block.thinking, signature: block.signature }]
+    case "redacted_thinking":
+      // Sent back verbatim: the API needs it to continue a turn that used thinking.
+      return [{ type: "redacted_thinking", data: block.data }]
+    case "image":
+    case "document":
+      return [{ type: block.type, source: sourceOf(block.source), ...cacheOf(block.cache_control) }]
   }
 }
 
+const systemOf = (system: Content.System | undefined): Record<string, unknown> => {
+  if (system === undefined) return {}
+  if (typeof system === "string") return system.length > 0 ? { system } : {}
+  const blocks = system.flatMap((block) =>
+    block.text.length === 0 ? [] : [{ type: "text", text: block.text, ...cacheOf(block.cache_control) }]
+  )
+  return blocks.length > 0 ? { system: blocks } : {}
+}
+
 /**
- * Translates a kernel request to the Messages API body.
+ * Translates a kernel request to the Messages API body: the conversation
+ * (text, tool use and results, thinking with its signature, redacted
+ * thinking verbatim, images and documents, `cache_control` where the request
+ * sets it), then the request options. Fails, naming the option, when the
+ * request sets one Anthropic lacks (`reasoning_effort`, a temperature above
+ * 1) or an `extra` key that collides with a modelled field.
  *
  * @since 0.1.0
  * @category wire
  */
 export const toWire = (
   request: ModelProvider.ModelRequest,
-  options: { readonly stream: boolean; readonly defaultMaxTokens: number }
-): Record<string, unknown> => ({
-  model: request.model,
-  max_tokens: request.max_output_tokens ?? options.defaultMaxTokens,
-  ...(request.system !== undefined && request.system.length > 0 ? { system: request.system } : {}),
-  messages: request.messages.map((message) => ({
-    role: message.role,
-    content: message.content.flatMap(toWireBlocks)
-  })),
-  ...(request.tools.length > 0
-    ? {
-        tools: request.tools.map((tool) => ({
-          name: tool.name,
-          description: tool.description,
-          input_schema: tool.input_schema
-        }))
-      }
-    : {}),
-  ...(options.stream ? { stream: true } : {})
-})
+  options: { readonly stream: boolean; readonly defaultMaxTokens: number; readonly provider?: string | undefined }
+): Either.Either<Record<string, unknown>, RequestOptions.Unsupported> =>
+  Either.map(RequestOptions.anthropic(request, options.provider ?? "anthropic"), (fields) => ({
+    model: request.model,
+    max_tokens: request.max_output_tokens ?? options.defaultMaxTokens,
+    ...systemOf(request.system),
+    messages: request.messages.map((message) => ({
+      role: message.role,
+      content: message.content.flatMap(toWireBlocks)
+    })),
+    ...(request.tools.length > 0
+      ? {
+          tools: request.tools.map((tool) => ({
+            name: tool.name,
+            description: tool.description,
+            input_schema: tool.input_schema,
+            ...cacheOf(tool.cache_control)
+          }))
+        }
+      : {}),
+    ...fields,
+    ...(options.stream ? { stream: true } : {})
+  }))
 
 /**
  * The error facts of an Anthropic error body (`{type: "error", error: {type, message}}`).
@@ -147,22 +180,26 @@ export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Co
     const defaultMaxTokens = options?.defaultMaxTokens ?? 4096
     const url = `${baseUrl}/v1/messages`
 
-    const generate = Effect.fn("Anthropic.generate")(function* (request: ModelProvider.ModelRequest) {
-      yield* Effect.annotateCurrentSpan({ provider: name, model: request.model, stream })
-      const call = yield* callOf(request.model)
-      return yield* Exchange.exchange(transport, call, Wire.decoder, {
-        url,
-        headers: {
-          ...options?.headers,
-          "x-api-key": Redacted.value(apiKey),
-          "anthropic-version": options?.version ?? "2023-06-01",
-          accept: stream ? "text/event-stream" : "application/json"
-        },
-        body: toWire(request, { stream, defaultMaxTokens })
-      })
-    })
+    const streamResponse = (request: ModelProvider.ModelRequest) =>
+      Stream.unwrap(
+        Effect.gen(function* () {
+          const call = yield* callOf(request.model)
+          const body = toWire(request, { stream, defaultMaxTokens, provider: name })
+          if (Either.isLeft(body)) return yield* Effect.fail(Http.unsupported(call, body.left))
+          return Exchange.exchange(transport, call, Wire.decoder, {
+            url,
+            headers: {
+              ...options?.headers,
+              "x-api-key": Redacted.value(apiKey),
+              "anthropic-version": options?.version ?? "2023-06-01",
+              accept: stream ? "text/event-stream" : "application/json"
+            },
+            body: body.right
+          })
+        })
+      ).pipe(Stream.withSpan("Anthropic.stream", { attributes: { provider: name, model: request.model, stream } }))
 
-    return ModelProvider.make(name, generate)
+    return ModelProvider.make(name, streamResponse)
   })
 
 /**

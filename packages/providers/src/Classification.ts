@@ -130,6 +130,21 @@ const shouldRetryRow = (provider: string): Rule => ({
 })
 
 /**
+ * Just above the catch-all `4xx` row: an odd 4xx (418, 423, 425...) that only
+ * the catch-all would call `invalid_request` is retried when the server sends
+ * `x-should-retry: true`, as the official SDKs do. The rows above it (400,
+ * 401, 402, 403, 404, 422, 429...) still win, so the header never makes
+ * auth_error, invalid_request or quota_exceeded retryable.
+ */
+const shouldRetry4xxRow = (provider: string): Rule => ({
+  id: `${provider}.4xx.should_retry`,
+  status: "4xx",
+  shouldRetry: true,
+  category: "server_error",
+  note: "x-should-retry: true on a 4xx no specific row matched (418, 423, 425...): transient"
+})
+
+/**
  * The Anthropic Messages API table.
  *
  * @since 0.1.0
@@ -181,6 +196,7 @@ export const anthropic: ReadonlyArray<Rule> = [
     category: "invalid_request",
     note: "any other 400/404/422 (invalid_request_error, not_found_error)"
   },
+  shouldRetry4xxRow("anthropic"),
   { id: "anthropic.4xx", status: "4xx", category: "invalid_request", note: "any other 4xx" },
   // Mid-stream `event: error` after a 200 carries no status: classify by type.
   {
@@ -313,6 +329,7 @@ export const openAi: ReadonlyArray<Rule> = [
     category: "invalid_request",
     note: "any other 400/404/422"
   },
+  shouldRetry4xxRow("openai"),
   { id: "openai.4xx", status: "4xx", category: "invalid_request", note: "any other 4xx" },
   // Error chunks inside a 200 stream carry no status: classify by code/type.
   {
@@ -402,4 +419,48 @@ export const classify = (table: ReadonlyArray<Rule>, facts: Facts): Classified =
     }
   }
   return { category: "unknown", rule: undefined }
+}
+
+/**
+ * A failure as the tables read it: the status (absent for an error event
+ * inside a 200 stream), the response headers, and the facts of the error
+ * body.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Failure {
+  readonly status?: number | undefined
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  readonly facts: Omit<Facts, "status" | "shouldRetry">
+}
+
+/**
+ * The `x-should-retry` header as a boolean, when it says `true` or `false`.
+ *
+ * @since 0.2.0
+ * @category classification
+ */
+export const shouldRetryOf = (headers: Readonly<Record<string, string>> | undefined): boolean | undefined => {
+  const value = headers?.["x-should-retry"]?.trim().toLowerCase()
+  return value === "true" ? true : value === "false" ? false : undefined
+}
+
+/**
+ * Classifies a failure from everything the response said: status, the
+ * `x-should-retry` header and the body's facts. `retryable` is `false` when
+ * the server sent `x-should-retry: false` (a transient error is then final
+ * for this call). This is the one classification both the kernel providers
+ * and the @effect/ai adapter use.
+ *
+ * @since 0.2.0
+ * @category classification
+ */
+export const classifyFailure = (
+  table: ReadonlyArray<Rule>,
+  failure: Failure
+): Classified & { readonly facts: Facts; readonly retryable: false | undefined } => {
+  const shouldRetry = shouldRetryOf(failure.headers)
+  const facts: Facts = { ...failure.facts, status: failure.status, shouldRetry }
+  return { ...classify(table, facts), facts, retryable: shouldRetry === false ? false : undefined }
 }

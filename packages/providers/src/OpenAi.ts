@@ -13,17 +13,19 @@
  *
  * @since 0.1.0
  */
-import type { Content } from "@agent-kernel/kernel"
-import { ModelProvider } from "@agent-kernel/kernel"
+import { Content, ModelProvider } from "@agent-kernel/kernel"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
 import * as Classification from "./Classification.js"
 import * as Exchange from "./internal/exchange.js"
 import * as Http from "./internal/http.js"
 import * as Wire from "./internal/openAiWire.js"
+import * as RequestOptions from "./internal/requestOptions.js"
 import type * as Timeouts from "./Timeouts.js"
 import type { Transport } from "./Transport.js"
 
@@ -70,18 +72,63 @@ export const defaultBaseUrl = "https://api.openai.com/v1"
 const textOf = (blocks: ReadonlyArray<Content.ContentBlock>): string =>
   blocks.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("")
 
+const dataUrl = (source: Content.MediaSource & { readonly type: "base64" }): string =>
+  `data:${source.media_type};base64,${source.data}`
+
+/** A user message's content: a string, or content parts when it carries images or documents. */
+const userContent = (
+  blocks: ReadonlyArray<Content.ContentBlock>,
+  provider: string
+): Either.Either<string | ReadonlyArray<Record<string, unknown>> | undefined, RequestOptions.Unsupported> => {
+  const media = blocks.filter((block) => block.type === "image" || block.type === "document")
+  const text = textOf(blocks)
+  if (media.length === 0) return Either.right(text.length > 0 || blocks.length === 0 ? text : undefined)
+  const parts: Array<Record<string, unknown>> = []
+  for (const block of blocks) {
+    if (block.type === "text" && block.text.length > 0) parts.push({ type: "text", text: block.text })
+    if (block.type === "image") {
+      parts.push({
+        type: "image_url",
+        image_url: { url: block.source.type === "base64" ? dataUrl(block.source) : block.source.url }
+      })
+    }
+    if (block.type === "document") {
+      if (block.source.type === "url") {
+        return Either.left({
+          option: "document",
+          reason: `a document by URL is not supported by ${provider} (send it as base64)`
+        })
+      }
+      parts.push({ type: "file", file: { filename: `document-${parts.length}`, file_data: dataUrl(block.source) } })
+    }
+  }
+  return Either.right(parts)
+}
+
+const hasCacheControl = (request: ModelProvider.ModelRequest): boolean =>
+  (typeof request.system === "object" && request.system.some((block) => block.cache_control !== undefined)) ||
+  request.tools.some((tool) => tool.cache_control !== undefined) ||
+  request.messages.some((message) =>
+    message.content.some((block) => "cache_control" in block && block.cache_control !== undefined)
+  )
+
 /**
- * Translates the kernel's messages to Chat Completions messages.
+ * Translates the kernel's messages to Chat Completions messages: text, tool
+ * calls and results, images (as `image_url`, base64 as a data URL) and
+ * base64 documents (as `file`). Thinking blocks are Anthropic's and are not
+ * sent. Fails on what the format cannot carry (a document by URL).
  *
  * @since 0.1.0
  * @category wire
  */
 export const toWireMessages = (
-  system: string | undefined,
-  messages: ReadonlyArray<Content.Message>
-): ReadonlyArray<Record<string, unknown>> => {
+  system: Content.System | undefined,
+  messages: ReadonlyArray<Content.Message>,
+  provider = "openai"
+): Either.Either<ReadonlyArray<Record<string, unknown>>, RequestOptions.Unsupported> => {
   const out: Array<Record<string, unknown>> = []
-  if (system !== undefined && system.length > 0) out.push({ role: "system", content: system })
+  const systemText = system === undefined ? "" : Content.systemText(system)
+  if (systemText.length > 0) out.push({ role: "system", content: systemText })
   for (const message of messages) {
     if (message.role === "assistant") {
       const text = textOf(message.content)
@@ -91,7 +138,7 @@ export const toWireMessages = (
               {
                 id: block.id,
                 type: "function",
-                function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) }
+                function: { name: block.name, arguments: block.invalid_input ?? JSON.stringify(block.input ?? {}) }
               }
             ]
           : []
@@ -113,14 +160,18 @@ export const toWireMessages = (
         })
       }
     }
-    const text = textOf(message.content)
-    if (text.length > 0 || message.content.length === 0) out.push({ role: "user", content: text })
+    const content = userContent(message.content, provider)
+    if (Either.isLeft(content)) return Either.left(content.left)
+    if (content.right !== undefined) out.push({ role: "user", content: content.right })
   }
-  return out
+  return Either.right(out)
 }
 
 /**
- * Translates a kernel request to the Chat Completions body.
+ * Translates a kernel request to the Chat Completions body, then the
+ * request options. Fails, naming the option, on what OpenAI lacks
+ * (`top_k`, `thinking`, `cache_control`, more than four stop sequences, a
+ * document by URL) and on an `extra` key that collides with a modelled field.
  *
  * @since 0.1.0
  * @category wire
@@ -131,23 +182,33 @@ export const toWire = (
     readonly stream: boolean
     readonly maxTokensField: "max_completion_tokens" | "max_tokens"
     readonly streamUsage?: boolean | undefined
+    readonly provider?: string | undefined
   }
-): Record<string, unknown> => ({
-  model: request.model,
-  messages: toWireMessages(request.system, request.messages),
-  ...(request.tools.length > 0
-    ? {
-        tools: request.tools.map((tool) => ({
-          type: "function",
-          function: { name: tool.name, description: tool.description, parameters: tool.input_schema }
-        }))
-      }
-    : {}),
-  ...(request.max_output_tokens !== undefined ? { [options.maxTokensField]: request.max_output_tokens } : {}),
-  ...(options.stream
-    ? { stream: true, ...(options.streamUsage !== false ? { stream_options: { include_usage: true } } : {}) }
-    : {})
-})
+): Either.Either<Record<string, unknown>, RequestOptions.Unsupported> => {
+  const provider = options.provider ?? "openai"
+  if (hasCacheControl(request)) {
+    return Either.left({ option: "cache_control", reason: `cache_control is not supported by ${provider}` })
+  }
+  return Either.flatMap(toWireMessages(request.system, request.messages, provider), (messages) =>
+    Either.map(RequestOptions.openAi(request, provider), (fields) => ({
+      model: request.model,
+      messages,
+      ...(request.tools.length > 0
+        ? {
+            tools: request.tools.map((tool) => ({
+              type: "function",
+              function: { name: tool.name, description: tool.description, parameters: tool.input_schema }
+            }))
+          }
+        : {}),
+      ...(request.max_output_tokens !== undefined ? { [options.maxTokensField]: request.max_output_tokens } : {}),
+      ...fields,
+      ...(options.stream
+        ? { stream: true, ...(options.streamUsage !== false ? { stream_options: { include_usage: true } } : {}) }
+        : {})
+    }))
+  )
+}
 
 /**
  * The error facts of an OpenAI error body (`{error: {message, type, code}}`).
@@ -187,21 +248,25 @@ export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Co
     const maxTokensField = options?.maxTokensField ?? "max_completion_tokens"
     const url = `${baseUrl}/chat/completions`
 
-    const generate = Effect.fn("OpenAi.generate")(function* (request: ModelProvider.ModelRequest) {
-      yield* Effect.annotateCurrentSpan({ provider: name, model: request.model, stream })
-      const call = yield* callOf(request.model)
-      return yield* Exchange.exchange(transport, call, Wire.decoder, {
-        url,
-        headers: {
-          ...options?.headers,
-          authorization: `Bearer ${Redacted.value(apiKey)}`,
-          accept: stream ? "text/event-stream" : "application/json"
-        },
-        body: toWire(request, { stream, maxTokensField, streamUsage: options?.streamUsage })
-      })
-    })
+    const streamResponse = (request: ModelProvider.ModelRequest) =>
+      Stream.unwrap(
+        Effect.gen(function* () {
+          const call = yield* callOf(request.model)
+          const body = toWire(request, { stream, maxTokensField, streamUsage: options?.streamUsage, provider: name })
+          if (Either.isLeft(body)) return yield* Effect.fail(Http.unsupported(call, body.left))
+          return Exchange.exchange(transport, call, Wire.decoder, {
+            url,
+            headers: {
+              ...options?.headers,
+              authorization: `Bearer ${Redacted.value(apiKey)}`,
+              accept: stream ? "text/event-stream" : "application/json"
+            },
+            body: body.right
+          })
+        })
+      ).pipe(Stream.withSpan("OpenAi.stream", { attributes: { provider: name, model: request.model, stream } }))
 
-    return ModelProvider.make(name, generate)
+    return ModelProvider.make(name, streamResponse)
   })
 
 /**

@@ -27,6 +27,18 @@ import * as Layer from "effect/Layer"
 export const callHeader = "x-agent-kernel-call"
 
 /**
+ * A registered connect callback: the id the request must carry in
+ * `callHeader`, and how to unregister.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Watch {
+  readonly callId: string
+  readonly unwatch: () => void
+}
+
+/**
  * The transport service.
  *
  * @since 0.1.0
@@ -40,9 +52,11 @@ export class Transport extends Context.Tag("@agent-kernel/providers/Transport")<
     readonly tracksConnect: boolean
     /**
      * Registers a callback run once the socket of the request carrying
-     * `callHeader: callId` is connected. Returns the unregister function.
+     * `callHeader: callId` is connected, under a fresh `callId` the transport
+     * makes (so that the platform-neutral providers need no id source of
+     * their own). Returns the id and the unregister function.
      */
-    readonly watch: (callId: string, onConnect: () => void) => () => void
+    readonly watch: (onConnect: () => void) => Watch
   }
 >() {}
 
@@ -58,6 +72,6 @@ export const layerHttpClient: Layer.Layer<Transport, never, HttpClient.HttpClien
   Effect.map(HttpClient.HttpClient, (client) => ({
     client,
     tracksConnect: false,
-    watch: () => () => {}
+    watch: () => ({ callId: "", unwatch: () => {} })
   }))
 )

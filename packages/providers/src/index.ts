@@ -7,6 +7,7 @@
  */
 export * as Anthropic from "./Anthropic.js"
 export * as Classification from "./Classification.js"
+export * as Redaction from "./Redaction.js"
 export * as RetryAfter from "./RetryAfter.js"
 export * as Timeouts from "./Timeouts.js"
 export * as Transport from "./Transport.js"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ModelError } from "@agent-kernel/kernel"
+import { ModelError, ModelProvider } from "@agent-kernel/kernel"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -161,6 +161,7 @@ export const cases: ReadonlyArray<Case> = [
   }),
   http("anthropic.400_404_422", "anthropic", 404, "not_found_error", "invalid_request"),
   http("anthropic.400_404_422", "anthropic", 422, "invalid_request_error", "invalid_request"),
+  http("anthropic.4xx.should_retry", "anthropic", 418, "teapot", "server_error", { headers: shouldRetry }),
   http("anthropic.4xx", "anthropic", 405, "invalid_request_error", "invalid_request"),
   // Anthropic, mid-stream `event: error` after a 200
   stream("anthropic.stream.prompt_too_long", "anthropic", "invalid_request_error", "context_length_exceeded", {
@@ -226,6 +227,7 @@ export const cases: ReadonlyArray<Case> = [
   http("openai.400_404_422", "openai", 400, "invalid_request_error", "invalid_request", { code: "invalid_value" }),
   http("openai.400_404_422", "openai", 404, "invalid_request_error", "invalid_request", { code: "model_not_found" }),
   http("openai.400_404_422", "openai", 422, "invalid_request_error", "invalid_request"),
+  http("openai.4xx.should_retry", "openai", 418, "teapot", "server_error", { headers: shouldRetry }),
   http("openai.4xx", "openai", 405, "invalid_request_error", "invalid_request"),
   // OpenAI, a 200 whose body is an error object, alike
   http("openai.stream.overloaded_error", "openai", 200, "overloaded_error", "overloaded"),
@@ -352,7 +354,7 @@ describe("stop reasons", () => {
         FaultPlan.make([{ kind: "reply", text: "I started to answer", stop: "refusal" }]),
         { stream: s }
       )
-      const response = yield* provider.generate(request())
+      const response = yield* ModelProvider.generate(provider, request())
       expect(response.stop_reason).toBe("content_filtered")
       expect(response.content).toEqual([{ type: "text", text: "I started to answer" }])
     })
@@ -365,7 +367,7 @@ describe("stop reasons", () => {
         FaultPlan.make([{ kind: "reply", text: "Partial", stop: "refusal" }]),
         { stream: s }
       )
-      const response = yield* provider.generate(request())
+      const response = yield* ModelProvider.generate(provider, request())
       expect(response.stop_reason).toBe("content_filtered")
       expect(response.content).toEqual([{ type: "text", text: "Partial" }])
     })
@@ -415,7 +417,10 @@ describe("headers", () => {
             { kind: "error", status: 400, error_type: "invalid_request_error", headers: shouldRetry },
             "invalid_request"
           ],
-          [{ kind: "error", status: 418, error_type: "teapot", headers: shouldRetry }, "invalid_request"],
+          [
+            { kind: "error", status: 422, error_type: "invalid_request_error", headers: shouldRetry },
+            "invalid_request"
+          ],
           [
             api === "anthropic"
               ? { kind: "error", status: 402, error_type: "billing_error", headers: shouldRetry }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { ModelProvider } from "@agent-kernel/kernel"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -137,10 +138,10 @@ describe("FakeProvider", () => {
     Effect.gen(function* () {
       yield* TestClock.setTime(1_000_000)
       const { server, provider } = yield* setup("anthropic", FaultPlan.happy)
-      yield* provider.generate(request({ model: "first" }))
+      yield* ModelProvider.generate(provider, request({ model: "first" }))
       yield* TestClock.adjust("5 seconds")
       const openai = yield* providerAt("openai", server.openAiBaseUrl, { stream: false })
-      yield* openai.generate(request({ model: "second" }))
+      yield* ModelProvider.generate(openai, request({ model: "second" }))
       const recorded = yield* server.awaitRequests(2)
       expect(recorded.map((r) => [r.index, r.time, r.api, r.model, r.stream])).toEqual([
         [0, 1_000_000, "anthropic", "first", true],
@@ -155,7 +156,7 @@ describe("FakeProvider", () => {
   it.scoped("happy mode without tools answers with text and end_turn", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup("openai", FaultPlan.happy)
-      const response = yield* provider.generate(request())
+      const response = yield* ModelProvider.generate(provider, request())
       expect(response.stop_reason).toBe("end_turn")
       expect(response.content[0]).toEqual({ type: "text", text: "Hello from the fake provider. You said: hello" })
     })
@@ -164,7 +165,7 @@ describe("FakeProvider", () => {
   it.scoped("happy mode offers tool_use again on a fresh user turn", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup("anthropic", FaultPlan.happy, { stream: false })
-      const response = yield* provider.generate(request({ tools: [tool] }))
+      const response = yield* ModelProvider.generate(provider, request({ tools: [tool] }))
       expect(response.stop_reason).toBe("tool_use")
     })
   )

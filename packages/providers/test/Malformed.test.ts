@@ -3,7 +3,7 @@
  * never an unhandled rejection.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { ModelError } from "@agent-kernel/kernel"
+import { ModelError, ModelProvider } from "@agent-kernel/kernel"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as NodeNet from "node:net"
@@ -200,7 +200,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
               "data: [DONE]\n\n"
             ].join("")
       const { provider } = yield* setup(api, FaultPlan.make([{ kind: "raw", status: 200, headers: eventStream, body }]))
-      const response = yield* provider.generate({ model: "m", messages: [], tools: [] })
+      const response = yield* ModelProvider.generate(provider, { model: "m", messages: [], tools: [] })
       expect(response.content).toEqual([{ type: "text", text: "hi" }])
       expect(response.stop_reason).toBe("end_turn")
     })
@@ -253,7 +253,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
         api,
         api === "anthropic" ? `http://127.0.0.1:${port}` : `http://127.0.0.1:${port}/v1`
       )
-      const exit = yield* Effect.exit(provider.generate({ model: "m", messages: [], tools: [] }))
+      const exit = yield* Effect.exit(ModelProvider.generate(provider, { model: "m", messages: [], tools: [] }))
       expect(Exit.isFailure(exit) && exit.cause._tag).toBe("Fail")
       const error = yield* failure(provider)
       expect(error._tag).toBe("ConnectionError")

@@ -118,7 +118,7 @@ describe.each(apis)("timeouts (%s)", (api) => {
           timeouts
         }
       )
-      const fiber = yield* Effect.fork(provider.generate(request()))
+      const fiber = yield* Effect.fork(ModelProvider.generate(provider, request()))
       const { exit, steps } = yield* adjustUntilDone(fiber, "500 millis")
       const response = yield* exit
       expect(response.content).toEqual([{ type: "text", text: "late but fine" }])
@@ -157,7 +157,7 @@ describe.each(apis)("timeouts (%s)", (api) => {
     })
   )
 
-  it.scoped.each(["ping", "comment", "empty"] as const)(
+  it.scoped.each(["ping", "comment", "empty", "empty_events"] as const)(
     "idle: keep-alives (%s) forever never restart the idle timer: a Timeout at the bound, mid-stream",
     (style) =>
       Effect.gen(function* () {
@@ -175,12 +175,13 @@ describe.each(apis)("timeouts (%s)", (api) => {
 
   it.scoped("idle: content keeps a slow stream alive; only its silence counts", () =>
     Effect.gen(function* () {
-      // An event every 1.4 s, a ping among them: never 3 s without content, though the stream takes far longer.
+      // An event every 0.9 s. A ping, an empty block start and a block stop carry nothing, but never three in a
+      // row: never 3 s without content, though the stream takes far longer.
       const text = "a slow answer, eight characters per delta, over many events"
-      const { provider } = yield* setup(api, FaultPlan.make([{ kind: "reply", text, event_delay_ms: 1400 }]), {
+      const { provider } = yield* setup(api, FaultPlan.make([{ kind: "reply", text, event_delay_ms: 900 }]), {
         timeouts
       })
-      const fiber = yield* Effect.fork(provider.generate(request()))
+      const fiber = yield* Effect.fork(ModelProvider.generate(provider, request()))
       const { exit, steps } = yield* adjustUntilDone(fiber, "700 millis", 60)
       expect((yield* exit).content).toEqual([{ type: "text", text }])
       expect(steps * 700).toBeGreaterThan(3 * 3000)
@@ -262,7 +263,7 @@ it.scoped("a timed-out call releases its connection: the next call on the same p
     yield* server.awaitRequests(1)
     const { exit } = yield* adjustUntilDone(first, "2 seconds")
     expect((yield* exit)._tag).toBe("Timeout")
-    const second = yield* Effect.fork(provider.generate(request()))
+    const second = yield* Effect.fork(ModelProvider.generate(provider, request()))
     const done = yield* adjustUntilDone(second, "100 millis")
     expect((yield* done.exit).content).toEqual([{ type: "text", text: "second" }])
     yield* Fiber.interrupt(second)
@@ -281,7 +282,7 @@ it.scoped("Transport.layerHttpClient over fetch: calls work, and the first-byte 
       Effect.provideService(Transport.Transport, transport),
       Effect.orDie
     )
-    const response = yield* provider.generate(request())
+    const response = yield* ModelProvider.generate(provider, request())
     expect(response.content).toEqual([{ type: "text", text: "via fetch" }])
     const fiber = yield* Effect.fork(failure(provider))
     yield* server.awaitRequests(2)

@@ -2,7 +2,7 @@
  * Shared helpers for the providers tests: a provider pointed at a fake server
  * over real sockets, and a way to step `TestClock` while I/O is in flight.
  */
-import { Content, type ModelError, type ModelProvider } from "@agent-kernel/kernel"
+import { Content, type ModelError, ModelProvider } from "@agent-kernel/kernel"
 import { afterAll, beforeAll, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
@@ -16,6 +16,24 @@ import { FakeProvider, type FaultPlan } from "../src/testing/index.js"
 import { NodeTransport } from "../src/node/index.js"
 
 export const KEY = "sk-test-Sup3rSecretKey-0123456789abcdef"
+
+/**
+ * The first 8-character slice of `key` that `text` contains, if any: a part
+ * of a key is a leak too (a key cut in two by a truncation no longer matches
+ * a scrub of the whole key).
+ */
+export const leakedSlice = (text: string, key: string = KEY, width = 8): string | undefined => {
+  for (let at = 0; at + width <= key.length; at++) {
+    const slice = key.slice(at, at + width)
+    if (text.includes(slice)) return slice
+  }
+  return undefined
+}
+
+/** Fails when `text` holds any 8-character slice of the key. */
+export const expectNoKeySlice = (text: string, key: string = KEY): void => {
+  expect(leakedSlice(text, key), `a slice of the key leaked into: ${text.slice(0, 300)}`).toBeUndefined()
+}
 
 export type Api = "anthropic" | "openai"
 
@@ -87,7 +105,7 @@ export const failure = (
   provider: ModelProvider.Service,
   req: ModelProvider.ModelRequest = request()
 ): Effect.Effect<ModelError.ModelError> =>
-  provider.generate(req).pipe(
+  ModelProvider.generate(provider, req).pipe(
     Effect.flatMap((response) => Effect.dieMessage(`expected a failure, got ${JSON.stringify(response)}`)),
     Effect.flip
   )

@@ -5,7 +5,7 @@
  * @internal
  */
 import type { ModelError } from "@agent-kernel/kernel"
-import { Anthropic, Classification, OpenAi } from "@agent-kernel/providers"
+import { Anthropic, Classification, OpenAi, Redaction } from "@agent-kernel/providers"
 import type * as AiError from "@effect/ai/AiError"
 import * as Option from "effect/Option"
 
@@ -51,40 +51,6 @@ export interface TransportFailure {
   readonly code?: string | undefined
 }
 
-const sensitiveHeaders = new Set([
-  "set-cookie",
-  "cookie",
-  "authorization",
-  "x-api-key",
-  "api-key",
-  "proxy-authorization"
-])
-
-/**
- * The response headers worth keeping: string values only (@effect/ai
- * redacts credentials into `Redacted` values) and never credentials or
- * cookies.
- */
-export const keptHeaders = (headers: unknown): Record<string, string> => {
-  const out: Record<string, string> = {}
-  if (typeof headers !== "object" || headers === null) return out
-  for (const [key, value] of Object.entries(headers)) {
-    if (typeof value === "string" && !sensitiveHeaders.has(key.toLowerCase())) out[key.toLowerCase()] = value
-  }
-  return out
-}
-
-const parseJson = (text: string): Option.Option<unknown> => {
-  try {
-    return Option.some(JSON.parse(text))
-  } catch {
-    return Option.none()
-  }
-}
-
-/** A response body as read: parsed JSON when it is JSON, else the text. */
-export const bodyOfText = (text: string): unknown => Option.getOrElse(parseJson(text), () => text)
-
 /**
  * The body an `HttpResponseError` kept. @effect/ai stores it as
  * `JSON.stringify(value, null, 2)` of the parsed JSON (or of the text for
@@ -92,8 +58,8 @@ export const bodyOfText = (text: string): unknown => Option.getOrElse(parseJson(
  */
 export const bodyOf = (stored: string | undefined): unknown => {
   if (stored === undefined) return undefined
-  const value = bodyOfText(stored)
-  return typeof value === "string" ? bodyOfText(value) : value
+  const value = Redaction.bodyOfText(stored)
+  return typeof value === "string" ? Redaction.bodyOfText(value) : value
 }
 
 /** The socket error code inside an `HttpRequestError`'s cause, if any. */
@@ -109,22 +75,23 @@ export const codeOf = (cause: unknown): string | undefined => {
 /** The failure an `HttpResponseError` describes. */
 export const httpFailureOf = (error: AiError.HttpResponseError): HttpFailure => ({
   status: error.response.status,
-  headers: keptHeaders(error.response.headers),
+  headers: Redaction.keptHeaders(error.response.headers),
   body: bodyOf(error.body)
 })
 
-/** What the tables say about an HTTP failure, with the row that decided. */
-export const classifyHttp = (
-  dialect: Dialect,
-  failure: HttpFailure
-): Classification.Classified & { readonly facts: Classification.Facts } => {
+/**
+ * What the tables say about an HTTP failure, with the row that decided: the
+ * kernel providers' own classification, on status, headers (`x-should-retry`
+ * included) and body.
+ */
+export const classifyHttp = (dialect: Dialect, failure: HttpFailure) => {
   const { table, errorFacts } = dialects[dialect]
   const read = failure.body === undefined ? Option.none() : errorFacts(failure.body)
-  const facts: Classification.Facts = {
+  return Classification.classifyFailure(table, {
     status: failure.status,
-    ...Option.getOrElse(read, () => ({ message: "the error body is not in the provider's error shape" }))
-  }
-  return { ...Classification.classify(table, facts), facts }
+    headers: failure.headers,
+    facts: Option.getOrElse(read, () => ({ message: "the error body is not in the provider's error shape" }))
+  })
 }
 
 /**
@@ -146,26 +113,7 @@ export const unreadableCategory = (status: number): ModelError.Category =>
 
 /** `x-should-retry: false` forbids retrying, as the official SDKs read it. */
 export const retryableOf = (headers: Readonly<Record<string, string>>): false | undefined =>
-  headers["x-should-retry"]?.trim().toLowerCase() === "false" ? false : undefined
-
-const REDACTED = "<redacted>"
-
-/** Replaces every occurrence of each secret (of four characters or more) in a string. */
-export const scrub = (secrets: ReadonlyArray<string>, text: string): string =>
-  secrets.reduce((out, secret) => (secret.length >= 4 ? out.split(secret).join(REDACTED) : out), text)
-
-/** Replaces the secrets everywhere inside a JSON-like value, keys included. */
-export const scrubDeep = (secrets: ReadonlyArray<string>, value: unknown): unknown => {
-  if (secrets.length === 0) return value
-  if (typeof value === "string") return scrub(secrets, value)
-  if (Array.isArray(value)) return value.map((item) => scrubDeep(secrets, item))
-  if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(value)) out[scrub(secrets, key)] = scrubDeep(secrets, item)
-    return out
-  }
-  return value
-}
+  Classification.shouldRetryOf(headers) === false ? false : undefined
 
 const credentialHeaders = new Set(["authorization", "x-api-key", "api-key", "proxy-authorization"])
 

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import type { Content, ModelProvider } from "@agent-kernel/kernel"
+import { Content, type ModelProvider } from "@agent-kernel/kernel"
 import * as Prompt from "@effect/ai/Prompt"
 import * as Tool from "@effect/ai/Tool"
 import type * as Toolkit from "@effect/ai/Toolkit"
@@ -15,6 +15,7 @@ import * as Schema from "effect/Schema"
 /** Why a request cannot be expressed as a prompt. */
 export interface Refusal {
   readonly reason: string
+  /** The index of the message that cannot be expressed, or -1 for the system prompt and tools. */
   readonly message: number
 }
 
@@ -60,6 +61,33 @@ const toolNames = (messages: Content.History): ReadonlyMap<string, string> => {
   return names
 }
 
+const cacheRefusal = (index: number): Refusal => ({
+  reason: "cache_control is not supported by the @effect/ai adapter",
+  message: index
+})
+
+/**
+ * An image or a document as @effect/ai's file part: base64 data as it is, a
+ * URL as a `URL`. A URL carries no media type, so an image by URL is
+ * `image/*` and a document by URL `application/pdf`.
+ */
+const filePartOf = (
+  block: Content.ImageBlock | Content.DocumentBlock,
+  index: number
+): Either.Either<Prompt.FilePart, Refusal> => {
+  if (block.source.type === "base64") {
+    return Either.right(Prompt.filePart({ mediaType: block.source.media_type, data: block.source.data }))
+  }
+  const url = block.source.url
+  return Either.map(
+    Either.try({
+      try: () => new URL(url),
+      catch: (): Refusal => ({ reason: `the ${block.type} URL is not a valid URL`, message: index })
+    }),
+    (data) => Prompt.filePart({ mediaType: block.type === "image" ? "image/*" : "application/pdf", data })
+  )
+}
+
 /**
  * A kernel user message becomes user and tool messages in block order: its
  * text as user parts, its tool results as tool parts (@effect/ai regroups
@@ -80,11 +108,20 @@ const userMessages = (
     results = []
   }
   for (const block of message.content) {
+    if ("cache_control" in block && block.cache_control !== undefined) return Either.left(cacheRefusal(index))
     switch (block.type) {
       case "text":
         if (results.length > 0) flush()
         text.push(Prompt.textPart({ text: block.text }))
         break
+      case "image":
+      case "document": {
+        if (results.length > 0) flush()
+        const file = filePartOf(block, index)
+        if (Either.isLeft(file)) return Either.left(file.left)
+        text.push(file.right)
+        break
+      }
       case "tool_result":
         if (text.length > 0) flush()
         results.push(
@@ -108,6 +145,7 @@ const userMessages = (
 const assistantMessage = (message: Content.Message, index: number): Either.Either<Prompt.AssistantMessage, Refusal> => {
   const parts: Array<Prompt.AssistantMessagePart> = []
   for (const block of message.content) {
+    if ("cache_control" in block && block.cache_control !== undefined) return Either.left(cacheRefusal(index))
     switch (block.type) {
       case "text":
         parts.push(Prompt.textPart({ text: block.text }))
@@ -128,8 +166,19 @@ const assistantMessage = (message: Content.Message, index: number): Either.Eithe
           })
         )
         break
+      case "redacted_thinking":
+        // Sent back to Anthropic verbatim, through the part's Anthropic options.
+        parts.push(
+          Prompt.reasoningPart({
+            text: "",
+            options: { anthropic: { type: "redacted_thinking", redactedData: block.data } }
+          })
+        )
+        break
       case "tool_result":
-        return Either.left({ reason: "an assistant message cannot carry a tool_result block", message: index })
+      case "image":
+      case "document":
+        return Either.left({ reason: `an assistant message cannot carry a ${block.type} block`, message: index })
     }
   }
   return Either.right(Prompt.assistantMessage({ content: parts }))
@@ -143,8 +192,13 @@ export const fromRequest = (request: ModelProvider.ModelRequest): Either.Either<
   Either.gen(function* () {
     const names = toolNames(request.messages)
     const messages: Array<Prompt.Message> = []
-    if (request.system !== undefined && request.system.length > 0) {
-      messages.push(Prompt.systemMessage({ content: request.system }))
+    const cached =
+      (typeof request.system === "object" && request.system.some((block) => block.cache_control !== undefined)) ||
+      request.tools.some((tool) => tool.cache_control !== undefined)
+    if (cached) return yield* Either.left(cacheRefusal(-1))
+    const system = request.system === undefined ? "" : Content.systemText(request.system)
+    if (system.length > 0) {
+      messages.push(Prompt.systemMessage({ content: system }))
     }
     for (const [index, message] of request.messages.entries()) {
       if (message.role === "assistant") messages.push(yield* assistantMessage(message, index))

@@ -15,7 +15,7 @@ import * as Runtime from "effect/Runtime"
 import * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
 import * as ModelError from "../ModelError.js"
-import type * as ModelProvider from "../ModelProvider.js"
+import * as ModelProvider from "../ModelProvider.js"
 import type * as Toolbox from "../Toolbox.js"
 import * as Telemetry from "./telemetry.js"
 
@@ -234,7 +234,7 @@ export const make = (options: Options): Effects => {
         const fiber = start(
           runtime,
           span,
-          attempt(() => provider.generate(request))
+          attempt(() => ModelProvider.generate(provider, request))
         )
         const ended = (exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>) => {
           if (span !== undefined) spans.end(span, exit, Telemetry.modelCallEnded(exit))

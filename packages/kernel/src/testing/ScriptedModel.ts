@@ -100,7 +100,7 @@ export const make = (
           return Effect.succeed({ ...step, model: request.model })
         }
       )
-    const provider = ModelProvider.make(name, generate)
+    const provider = ModelProvider.fromGenerate(name, generate)
     return {
       provider,
       layer: Layer.succeed(ModelProvider.ModelProvider, provider),

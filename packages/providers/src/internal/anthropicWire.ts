@@ -4,14 +4,13 @@
  *
  * @internal
  */
-import type { Content, ModelProvider } from "@agent-kernel/kernel"
+import { type Content, type ModelProvider, ResponsePart } from "@agent-kernel/kernel"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Decode from "./decode.js"
-import * as Http from "./http.js"
 
-const knownBlocks = ["text", "tool_use", "thinking"]
+const knownBlocks = ["text", "tool_use", "thinking", "redacted_thinking"]
 
 export const TextBlock = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
 export const ToolUseBlock = Schema.Struct({
@@ -25,11 +24,12 @@ export const ThinkingBlock = Schema.Struct({
   thinking: Schema.String,
   signature: Schema.optional(Schema.String)
 })
-/** Block types this kernel does not model (redacted_thinking, server tools): skipped. */
+export const RedactedThinkingBlock = Schema.Struct({ type: Schema.Literal("redacted_thinking"), data: Schema.String })
+/** Block types this kernel does not model (server tools, citations...): skipped. */
 export const OtherBlock = Schema.Struct({
   type: Schema.String.pipe(Schema.filter((type) => !knownBlocks.includes(type)))
 })
-export const Block = Schema.Union(TextBlock, ToolUseBlock, ThinkingBlock, OtherBlock)
+export const Block = Schema.Union(TextBlock, ToolUseBlock, ThinkingBlock, RedactedThinkingBlock, OtherBlock)
 export type Block = typeof Block.Type
 
 const OptionalCount = Schema.optional(Schema.NullOr(Schema.Number))
@@ -145,16 +145,9 @@ const mergeUsage = (self: Usage, that: Usage | undefined): Usage => {
   return out
 }
 
-const parseToolInput = (json: string, fallback: unknown): unknown => {
-  if (json.trim().length === 0) return fallback ?? {}
-  // Invalid JSON from the model goes to the toolbox as the raw string, so it
-  // becomes an error tool_result the model can see and fix.
-  return Option.getOrElse(Http.parseJson(json), () => json)
-}
-
 const stopOf = (
   stopReason: string | null | undefined,
-  content: ReadonlyArray<Content.ContentBlock>
+  hasToolUse: boolean
 ): ModelProvider.StopReason | "model_context_window_exceeded" => {
   switch (stopReason) {
     case "end_turn":
@@ -171,9 +164,19 @@ const stopOf = (
     case "model_context_window_exceeded":
       return "model_context_window_exceeded"
     default:
-      return content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn"
+      return hasToolUse ? "tool_use" : "end_turn"
   }
 }
+
+/** The model ran out of context window while answering: a failure, though the response is complete. */
+const windowExceeded = (usage: ModelProvider.Usage): Decode.Failure => ({
+  _tag: "Rejected",
+  category: "context_length_exceeded",
+  message: "stop_reason model_context_window_exceeded: the model ran out of context window",
+  details: { rule: "anthropic.stop_reason.model_context_window_exceeded", usage },
+  promptTokens: usage.input_tokens,
+  usage
+})
 
 /** The response, or a context-window failure: the model ran out of window while answering. */
 const finish = (
@@ -182,17 +185,11 @@ const finish = (
   stopReason: string | null | undefined,
   usage: ModelProvider.Usage
 ): Either.Either<ModelProvider.ModelResponse, Decode.Failure> => {
-  const stop = stopOf(stopReason, content)
-  if (stop === "model_context_window_exceeded") {
-    return Either.left({
-      _tag: "Rejected",
-      category: "context_length_exceeded",
-      message: "stop_reason model_context_window_exceeded: the model ran out of context window",
-      details: { rule: "anthropic.stop_reason.model_context_window_exceeded", usage },
-      promptTokens: usage.input_tokens,
-      usage
-    })
-  }
+  const stop = stopOf(
+    stopReason,
+    content.some((block) => block.type === "tool_use")
+  )
+  if (stop === "model_context_window_exceeded") return Either.left(windowExceeded(usage))
   return Either.right({ model, content, stop_reason: stop, usage })
 }
 
@@ -209,85 +206,116 @@ const contentOf = (blocks: ReadonlyArray<Block>): ReadonlyArray<Content.ContentB
           ...(block.signature !== undefined ? { signature: block.signature } : {})
         }
       ]
+    // Kept and sent back verbatim: the API needs it to continue a turn that used thinking.
+    if ("data" in block && block.type === "redacted_thinking") return [{ type: "redacted_thinking", data: block.data }]
     return []
   })
 
-/** A complete Messages API response. */
-export const message = (json: unknown, model: string): Either.Either<ModelProvider.ModelResponse, Decode.Failure> =>
+/** A complete Messages API response, as the parts a stream of it would make. */
+export const message = (
+  json: unknown,
+  model: string
+): Either.Either<ReadonlyArray<ResponsePart.ResponsePart>, Decode.Failure> =>
   Either.match(decodeMessage(json), {
     onLeft: (error) => Either.left({ _tag: "Malformed", reason: `unexpected shape: ${error.message}` }),
     onRight: (decoded) =>
-      finish(decoded.model ?? model, contentOf(decoded.content), decoded.stop_reason, usageOf(decoded.usage))
+      Either.map(
+        finish(decoded.model ?? model, contentOf(decoded.content), decoded.stop_reason, usageOf(decoded.usage)),
+        ResponsePart.fromResponse
+      )
   })
 
-/** A content block being streamed. */
-type Building =
-  | { readonly kind: "text"; readonly text: string }
-  | {
-      readonly kind: "tool"
-      readonly id: string
-      readonly name: string
-      readonly json: string
-      readonly initial: unknown
-    }
-  | { readonly kind: "thinking"; readonly thinking: string; readonly signature: string | undefined }
-  | { readonly kind: "other" }
+/** The kind of a content block being streamed: which deltas it takes. */
+type BlockKind = "text" | "tool" | "thinking" | "other"
 
 /** What a stream has said so far. */
 export interface StreamState {
   readonly model: string
-  readonly blocks: ReadonlyMap<number, Building>
+  readonly blocks: ReadonlyMap<number, BlockKind>
+  readonly hasToolUse: boolean
   readonly usage: Option.Option<Usage>
   readonly stopReason: string | null | undefined
   readonly stopped: boolean
 }
 
-const started = (block: Block): Building =>
-  block.type === "text" && "text" in block
-    ? { kind: "text", text: block.text }
-    : block.type === "tool_use" && "id" in block
-      ? { kind: "tool", id: block.id, name: block.name, json: "", initial: block.input }
-      : block.type === "thinking" && "thinking" in block
-        ? { kind: "thinking", thinking: block.thinking, signature: block.signature }
-        : { kind: "other" }
+const usageFields = ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"] as const
 
-/** A delta applied to its block; `undefined` when it changes nothing (an unknown or empty delta). */
-const applyDelta = (block: Building, delta: typeof Delta.Type): Building | undefined => {
-  if ("text" in delta && block.kind === "text" && delta.text.length > 0)
-    return { ...block, text: block.text + delta.text }
-  if ("partial_json" in delta && block.kind === "tool" && delta.partial_json.length > 0)
-    return { ...block, json: block.json + delta.partial_json }
-  if ("thinking" in delta && block.kind === "thinking" && delta.thinking.length > 0)
-    return { ...block, thinking: block.thinking + delta.thinking }
-  if ("signature" in delta && block.kind === "thinking") return { ...block, signature: delta.signature }
-  return undefined
+/** Whether a usage report changes nothing the stream had already said. */
+const sameUsage = (before: Option.Option<Usage>, after: Usage): boolean =>
+  Option.isSome(before) && usageFields.every((field) => (before.value[field] ?? null) === (after[field] ?? null))
+
+/** The usage after a report, and its part when the report changed anything. */
+const reportUsage = (
+  state: StreamState,
+  report: Usage | undefined
+): readonly [Option.Option<Usage>, ReadonlyArray<ResponsePart.ResponsePart>] => {
+  const merged = mergeUsage(
+    Option.getOrElse(state.usage, () => ({})),
+    report
+  )
+  return sameUsage(state.usage, merged)
+    ? [state.usage, []]
+    : [Option.some(merged), [{ type: "usage", usage: usageOf(merged) }]]
 }
 
-const blockOf = (block: Building): ReadonlyArray<Content.ContentBlock> => {
-  switch (block.kind) {
-    case "text":
-      return [{ type: "text", text: block.text }]
-    case "tool":
-      return [{ type: "tool_use", id: block.id, name: block.name, input: parseToolInput(block.json, block.initial) }]
-    case "thinking":
-      return [
-        {
-          type: "thinking",
-          thinking: block.thinking,
-          ...(block.signature !== undefined ? { signature: block.signature } : {})
-        }
-      ]
-    case "other":
-      return []
+/** A block as it starts: its kind, and the parts its opening carries. */
+const started = (index: number, block: Block): readonly [BlockKind, ReadonlyArray<ResponsePart.ResponsePart>] => {
+  if (block.type === "text" && "text" in block) {
+    return ["text", block.text.length > 0 ? [{ type: "text_delta", index, text: block.text }] : []]
   }
+  if (block.type === "tool_use" && "id" in block) {
+    // The input streams as input_json_delta; an input given whole at the start (a non-empty object) is its JSON.
+    const whole =
+      typeof block.input === "object" && block.input !== null && Object.keys(block.input).length > 0
+        ? [{ type: "tool_input_delta", index, json: JSON.stringify(block.input) } as const]
+        : []
+    return ["tool", [{ type: "tool_use_start", index, id: block.id, name: block.name }, ...whole]]
+  }
+  if (block.type === "thinking" && "thinking" in block) {
+    return [
+      "thinking",
+      [
+        ...(block.thinking.length > 0 ? [{ type: "thinking_delta", index, text: block.thinking } as const] : []),
+        ...(block.signature !== undefined && block.signature.length > 0
+          ? [{ type: "thinking_signature", index, signature: block.signature } as const]
+          : [])
+      ]
+    ]
+  }
+  if (block.type === "redacted_thinking" && "data" in block) {
+    return ["other", [{ type: "redacted_thinking", index, data: block.data }]]
+  }
+  return ["other", []]
+}
+
+/** The part a delta makes of its block; none when it changes nothing (an unknown, empty or mismatched delta). */
+const deltaPart = (
+  index: number,
+  kind: BlockKind,
+  delta: typeof Delta.Type
+): ReadonlyArray<ResponsePart.ResponsePart> => {
+  if ("text" in delta && kind === "text" && delta.text.length > 0)
+    return [{ type: "text_delta", index, text: delta.text }]
+  if ("partial_json" in delta && kind === "tool" && delta.partial_json.length > 0)
+    return [{ type: "tool_input_delta", index, json: delta.partial_json }]
+  if ("thinking" in delta && kind === "thinking" && delta.thinking.length > 0)
+    return [{ type: "thinking_delta", index, text: delta.thinking }]
+  if ("signature" in delta && kind === "thinking" && delta.signature.length > 0)
+    return [{ type: "thinking_signature", index, signature: delta.signature }]
+  return []
 }
 
 const continued = (
   state: StreamState,
-  content: boolean,
+  parts: ReadonlyArray<ResponsePart.ResponsePart>,
   done = false
-): Either.Either<Decode.Stepped<StreamState>, never> => Either.right({ state, content, done })
+): Either.Either<Decode.Stepped<StreamState>, never> => Either.right({ state, parts, done })
 
+/**
+ * One event: the parts it adds. An event that changes nothing the response
+ * carries (a ping, a repeated message_start, an empty block, a block stop, an
+ * empty message_delta) adds none, so it never restarts the idle timer.
+ */
 const stepStream = (
   state: StreamState,
   event: Decode.Event
@@ -297,7 +325,7 @@ const stepStream = (
   }
   const type = Option.map(decodeEventType(event.json.value), (_) => _.type)
   // Unknown event types are allowed by the API's versioning policy; they carry nothing this decoder reads.
-  if (Option.isSome(type) && !streamEventTypes.has(type.value)) return continued(state, false)
+  if (Option.isSome(type) && !streamEventTypes.has(type.value)) return continued(state, [])
   const decoded = decodeEvent(event.json.value)
   if (Either.isLeft(decoded)) {
     return Either.left({
@@ -308,52 +336,38 @@ const stepStream = (
   }
   const value = decoded.right
   switch (value.type) {
-    case "message_start":
+    case "message_start": {
+      const [usage, parts] = reportUsage(state, value.message.usage)
+      return continued({ ...state, model: value.message.model ?? state.model, usage }, parts)
+    }
+    case "content_block_start": {
+      const [kind, parts] = started(value.index, value.content_block)
       return continued(
         {
           ...state,
-          model: value.message.model ?? state.model,
-          usage: Option.some(
-            mergeUsage(
-              Option.getOrElse(state.usage, () => ({})),
-              value.message.usage
-            )
-          )
+          blocks: new Map(state.blocks).set(value.index, kind),
+          hasToolUse: state.hasToolUse || kind === "tool"
         },
-        true
+        parts
       )
-    case "content_block_start":
-      return continued({ ...state, blocks: new Map(state.blocks).set(value.index, started(value.content_block)) }, true)
+    }
     case "content_block_delta": {
-      const current = state.blocks.get(value.index)
-      if (current === undefined) {
+      const kind = state.blocks.get(value.index)
+      if (kind === undefined) {
         return Either.left({ _tag: "Malformed", reason: `delta for unknown block ${value.index}`, body: event.data })
       }
-      const next = applyDelta(current, value.delta)
-      return next === undefined
-        ? continued(state, false)
-        : continued({ ...state, blocks: new Map(state.blocks).set(value.index, next) }, true)
+      return continued(state, deltaPart(value.index, kind, value.delta))
     }
     case "content_block_stop":
-      return continued(state, true)
     case "ping":
-      return continued(state, false)
-    case "message_delta":
-      return continued(
-        {
-          ...state,
-          stopReason: value.delta.stop_reason !== undefined ? value.delta.stop_reason : state.stopReason,
-          usage: Option.some(
-            mergeUsage(
-              Option.getOrElse(state.usage, () => ({})),
-              value.usage
-            )
-          )
-        },
-        true
-      )
+      return continued(state, [])
+    case "message_delta": {
+      const [usage, parts] = reportUsage(state, value.usage)
+      const stopReason = value.delta.stop_reason !== undefined ? value.delta.stop_reason : state.stopReason
+      return continued({ ...state, stopReason, usage }, parts)
+    }
     case "message_stop":
-      return continued({ ...state, stopped: true }, true, true)
+      return continued({ ...state, stopped: true }, [], true)
     case "error":
       return Either.left({
         _tag: "ErrorObject",
@@ -363,10 +377,14 @@ const stepStream = (
   }
 }
 
-const finishStream = (state: StreamState): Either.Either<ModelProvider.ModelResponse, Decode.Failure> => {
+/** After message_stop: the finish part, or why there is no complete response. */
+const finishStream = (state: StreamState): Either.Either<ReadonlyArray<ResponsePart.ResponsePart>, Decode.Failure> => {
   if (!state.stopped) return Either.left({ _tag: "Truncated", reason: "stream ended before message_stop" })
-  const content = [...state.blocks.entries()].sort(([a], [b]) => a - b).flatMap(([, block]) => blockOf(block))
-  return finish(state.model, content, state.stopReason, usageOf(Option.getOrElse(state.usage, () => ({}))))
+  const stop = stopOf(state.stopReason, state.hasToolUse)
+  if (stop === "model_context_window_exceeded") {
+    return Either.left(windowExceeded(usageOf(Option.getOrElse(state.usage, () => ({})))))
+  }
+  return Either.right([{ type: "finish", stop_reason: stop, model: state.model }])
 }
 
 /** The Messages API decoder: JSON bodies and SSE streams. */
@@ -374,7 +392,14 @@ export const decoder: Decode.Decoder<StreamState> = {
   errorFacts,
   message,
   stream: {
-    initial: (model) => ({ model, blocks: new Map(), usage: Option.none(), stopReason: undefined, stopped: false }),
+    initial: (model) => ({
+      model,
+      blocks: new Map(),
+      hasToolUse: false,
+      usage: Option.none(),
+      stopReason: undefined,
+      stopped: false
+    }),
     step: stepStream,
     finish: finishStream,
     usage: (state) => Option.map(state.usage, usageOf)

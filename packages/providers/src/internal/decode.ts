@@ -1,7 +1,9 @@
 /**
  * Decoding a response body, the same for every provider: a thin effectful
- * shell (bounded reads, SSE framing, classification) around each provider's
- * pure decoder, which says what every event means and what the response is.
+ * shell (bounded reads, SSE framing, the idle timeout, classification) around
+ * each provider's pure decoder, which says what every event means as
+ * response parts. A body becomes a stream of `ResponsePart`s, emitted as the
+ * events arrive.
  *
  * A provider's decoder never fails with a `ModelError` itself: it returns a
  * `Failure`, a plain description of what went wrong, which the shell turns
@@ -11,7 +13,7 @@
  */
 import * as Sse from "@effect/experimental/Sse"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
-import type { ModelError, ModelProvider } from "@agent-kernel/kernel"
+import type { ModelError, ModelProvider, ResponsePart } from "@agent-kernel/kernel"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -52,18 +54,22 @@ export interface Event {
 /** The decoder's answer to one event. */
 export interface Stepped<S> {
   readonly state: S
-  /** The event carried content (text, a tool call, a stop reason, usage...): it restarts the idle timer. */
-  readonly content: boolean
+  /**
+   * The parts the event adds to the response. An event that adds none
+   * carried nothing (a ping, an empty block, a repeated report): it never
+   * restarts the idle timer.
+   */
+  readonly parts: ReadonlyArray<ResponsePart.ResponsePart>
   /** The terminal event: stop reading. */
   readonly done: boolean
 }
 
-/** A provider's pure stream decoder: a fold over events, then the response. */
+/** A provider's pure stream decoder: a fold over events that emits the response's parts. */
 export interface StreamDecoder<S> {
   readonly initial: (model: string) => S
   readonly step: (state: S, event: Event) => Either.Either<Stepped<S>, Failure>
-  /** At the end of the stream: the response, or why there is none. */
-  readonly finish: (state: S) => Either.Either<ModelProvider.ModelResponse, Failure>
+  /** At the end of the stream: the closing parts (the last usage, `finish`), or why the response is incomplete. */
+  readonly finish: (state: S) => Either.Either<ReadonlyArray<ResponsePart.ResponsePart>, Failure>
   /** The usage the stream reported so far, if any. */
   readonly usage: (state: S) => Option.Option<ModelProvider.Usage>
 }
@@ -72,8 +78,8 @@ export interface StreamDecoder<S> {
 export interface Decoder<S> {
   /** The facts of the provider's error object, when a JSON value is one. */
   readonly errorFacts: (json: unknown) => Option.Option<ErrorFacts>
-  /** A complete non-streaming body. */
-  readonly message: (json: unknown, model: string) => Either.Either<ModelProvider.ModelResponse, Failure>
+  /** A complete non-streaming body, as the parts a stream of it would make. */
+  readonly message: (json: unknown, model: string) => Either.Either<ReadonlyArray<ResponsePart.ResponsePart>, Failure>
   readonly stream: StreamDecoder<S>
 }
 
@@ -95,7 +101,7 @@ const decodeFlatError = Schema.decodeUnknownOption(FlatError)
 /** Steps a decoder by one continuing event: a keep-alive, an error event, or the decoder's own step. */
 export const stepEvent = <S>(decoder: Decoder<S>, state: S, event: Sse.Event): Either.Either<Stepped<S>, Failure> => {
   // An event with empty data (`data:` alone) is a keep-alive: it carries nothing.
-  if (event.data.trim().length === 0) return Either.right({ state, content: false, done: false })
+  if (event.data.trim().length === 0) return Either.right({ state, parts: [], done: false })
   const json = Http.parseJson(event.data)
   const facts = Option.flatMap(json, decoder.errorFacts)
   if (Option.isSome(facts)) {
@@ -125,7 +131,7 @@ export const decodeJson = <S>(
   decoder: Decoder<S>,
   text: string,
   model: string
-): Either.Either<ModelProvider.ModelResponse, Failure> => {
+): Either.Either<ReadonlyArray<ResponsePart.ResponsePart>, Failure> => {
   const json = Http.parseJson(text)
   if (Option.isNone(json)) return Either.left({ _tag: "Malformed", reason: "not JSON", body: text })
   // Some servers answer 200 with an error object: classified like any error, by its type and code.
@@ -259,9 +265,11 @@ const fromJson = <S>(
   head: Head,
   bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
   decoder: Decoder<S>
-): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> =>
-  Effect.flatMap(Http.readText(bytes, call, head.status), (text) =>
-    orFail(call, head, decodeJson(decoder, text, call.model), false)
+): Stream.Stream<ResponsePart.ResponsePart, ModelError.ModelError> =>
+  Stream.fromIterableEffect(
+    Effect.flatMap(Http.readText(bytes, call, head.status), (text) =>
+      orFail(call, head, decodeJson(decoder, text, call.model), false)
+    )
   )
 
 const fromStream = <S>(
@@ -269,59 +277,58 @@ const fromStream = <S>(
   head: Head,
   bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
   decoder: Decoder<S>
-): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> =>
-  Effect.flatMap(Ref.make(decoder.stream.initial(call.model)), (state) =>
-    readStream(call, head, bytes, decoder, state).pipe(
-      // A failed stream still cost the tokens it reported: the error carries them.
-      Effect.catchAll((error) =>
-        Effect.flatMap(Ref.get(state), (reached) =>
-          Effect.fail(
-            Option.match(decoder.stream.usage(reached), {
-              onNone: () => error,
-              onSome: (usage) => Http.withUsage(call, error, usage)
-            })
+): Stream.Stream<ResponsePart.ResponsePart, ModelError.ModelError> =>
+  Stream.unwrap(
+    Effect.map(Ref.make(decoder.stream.initial(call.model)), (state) => {
+      const handle = (event: Sse.Event) =>
+        Effect.flatMap(
+          Ref.modify(state, (current) => {
+            const stepped = stepEvent(decoder, current, event)
+            return [stepped, Either.isRight(stepped) ? stepped.right.state : current] as const
+          }),
+          (stepped) => orFail(call, head, stepped, true)
+        )
+      const text = Http.boundedBytes(bytes, call, head.status, call.maxBodyBytes, true).pipe(Stream.decodeText())
+      // Only events that add parts restart the idle timer: a server that sends pings forever is cut at the bound.
+      const events = Http.withinIdle(sseEvents(call, head, text).pipe(Stream.mapEffect(handle)), call, {
+        carries: (stepped) => stepped.parts.length > 0,
+        isLast: (stepped) => stepped.done,
+        midStream: true
+      })
+      const closing = Stream.fromIterableEffect(
+        Effect.flatMap(Ref.get(state), (reached) => orFail(call, head, decoder.stream.finish(reached), true))
+      )
+      return Stream.concat(
+        Stream.mapConcat(events, (stepped) => stepped.parts),
+        closing
+      ).pipe(
+        // A failed stream still cost the tokens it reported: the error carries them.
+        Stream.catchAll((error) =>
+          Stream.fromEffect(
+            Effect.flatMap(Ref.get(state), (reached) =>
+              Effect.fail(
+                Option.match(decoder.stream.usage(reached), {
+                  onNone: () => error,
+                  onSome: (usage) => Http.withUsage(call, error, usage)
+                })
+              )
+            )
           )
         )
       )
-    )
+    })
   )
 
-const readStream = <S>(
-  call: Http.Call,
-  head: Head,
-  bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
-  decoder: Decoder<S>,
-  state: Ref.Ref<S>
-): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> =>
-  Effect.gen(function* () {
-    const handle = (event: Sse.Event) =>
-      Effect.flatMap(
-        Ref.modify(state, (current) => {
-          const stepped = stepEvent(decoder, current, event)
-          return [stepped, Either.isRight(stepped) ? stepped.right.state : current] as const
-        }),
-        (stepped) => orFail(call, head, stepped, true)
-      )
-    const text = Http.boundedBytes(bytes, call, head.status, call.maxBodyBytes, true).pipe(Stream.decodeText())
-    // Only content-bearing events restart the idle timer: a server that sends pings forever is cut at the bound.
-    yield* Http.drainWithinIdle(sseEvents(call, head, text).pipe(Stream.mapEffect(handle)), call, {
-      carries: (stepped) => stepped.content,
-      isLast: (stepped) => stepped.done,
-      midStream: true
-    })
-    return yield* orFail(call, head, decoder.stream.finish(yield* Ref.get(state)), true)
-  })
-
 /**
- * Decodes a 2xx body by its content type: server-sent events, or one JSON
- * document.
+ * Decodes a 2xx body by its content type into response parts: server-sent
+ * events as they arrive, or one JSON document, whose parts come at once.
  */
 export const body = <S>(
   call: Http.Call,
   head: Head,
   bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
   decoder: Decoder<S>
-): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> =>
+): Stream.Stream<ResponsePart.ResponsePart, ModelError.ModelError> =>
   (head.headers["content-type"] ?? "").includes("text/event-stream")
     ? fromStream(call, head, bytes, decoder)
     : fromJson(call, head, bytes, decoder)

@@ -21,8 +21,8 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as NodeCrypto from "node:crypto"
 import * as Classification from "../Classification.js"
+import * as Redaction from "../Redaction.js"
 import * as RetryAfter from "../RetryAfter.js"
 import * as Timeouts from "../Timeouts.js"
 import * as Transport from "../Transport.js"
@@ -38,43 +38,16 @@ export interface Call {
   readonly maxErrorBodyBytes: number
 }
 
-const REDACTED = "<redacted>"
+const secretsOf = (call: Call): ReadonlyArray<string> => [Redacted.value(call.secret)]
 
 /** Replaces every occurrence of the key in a string. */
-export const scrub = (call: Call, text: string): string => {
-  const secret = Redacted.value(call.secret)
-  return secret.length >= 4 ? text.split(secret).join(REDACTED) : text
-}
+export const scrub = (call: Call, text: string): string => Redaction.scrub(secretsOf(call), text)
 
 /** Replaces the key everywhere inside a JSON-like value. */
-export const scrubDeep = (call: Call, value: unknown): unknown => {
-  if (typeof value === "string") return scrub(call, value)
-  if (Array.isArray(value)) return value.map((item) => scrubDeep(call, item))
-  if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(value)) out[scrub(call, key)] = scrubDeep(call, item)
-    return out
-  }
-  return value
-}
+export const scrubDeep = (call: Call, value: unknown): unknown => Redaction.scrubDeep(secretsOf(call), value)
 
-const sensitiveHeaders = new Set([
-  "set-cookie",
-  "cookie",
-  "authorization",
-  "x-api-key",
-  "api-key",
-  "proxy-authorization"
-])
-
-/** Response headers worth keeping in `details` (all but credentials and cookies). */
-export const keptHeaders = (headers: Readonly<Record<string, string>>): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const [key, value] of Object.entries(headers)) {
-    if (!sensitiveHeaders.has(key.toLowerCase())) out[key] = value
-  }
-  return out
-}
+/** At most `max` characters of a text, the key scrubbed before the cut. */
+const excerpt = (call: Call, text: string, max = 2_000): string => Redaction.excerpt(secretsOf(call), text, max)
 
 interface ErrorFields {
   readonly message: string
@@ -150,6 +123,19 @@ const scrubRecord = (call: Call, record: Record<string, unknown>): Record<string
   return out
 }
 
+/**
+ * A request option the provider cannot honour: `invalid_request`, raised
+ * before anything is sent, naming the option and the provider.
+ */
+export const unsupported = (
+  call: Call,
+  refused: { readonly option: string; readonly reason: string }
+): ModelError.ModelError =>
+  makeError(call, "invalid_request", {
+    message: refused.reason,
+    details: { rule: "request.unsupported_option", option: refused.option, provider: call.provider }
+  })
+
 /** A `Timeout` error for a phase. */
 export const timeoutError = (call: Call, phase: Timeouts.Phase, midStream = false): ModelError.ModelError => {
   const limit =
@@ -214,14 +200,13 @@ export const open = (
         Effect.timeoutFail({ duration: call.timeouts.firstByte, onTimeout: () => timeoutError(call, "first_byte") })
       )
     }
-    const id = NodeCrypto.randomUUID()
     const connected = yield* Deferred.make<void>()
-    yield* Effect.acquireRelease(
-      Effect.sync(() => transport.watch(id, () => Deferred.unsafeDone(connected, Exit.void))),
-      (unwatch) => Effect.sync(unwatch)
+    const { callId } = yield* Effect.acquireRelease(
+      Effect.sync(() => transport.watch(() => Deferred.unsafeDone(connected, Exit.void))),
+      (watch) => Effect.sync(watch.unwatch)
     )
     const fiber = yield* Effect.forkScoped(
-      client.execute(HttpClientRequest.setHeader(request, Transport.callHeader, id))
+      client.execute(HttpClientRequest.setHeader(request, Transport.callHeader, callId))
     )
     // Connect phase: ends when the socket connects, or when the request
     // settles first (for example, connection refused).
@@ -261,26 +246,31 @@ export const boundedBytes = (
     })
   )
 
+/** How `withinIdle` reads a stream's elements. */
+export interface IdleOptions<A> {
+  /** Whether an element carries content: only those restart the idle timer. */
+  readonly carries: (element: A) => boolean
+  /** The terminal element: nothing after it is read. */
+  readonly isLast: (element: A) => boolean
+  readonly midStream: boolean
+}
+
 /**
- * Runs a stream to its end (or to an element `isLast` accepts) under the
- * idle timeout: `idle` may pass between two elements that `carries` accepts,
- * and no more. Elements that carry nothing (pings, SSE comments, empty
- * events, whitespace) are consumed but never restart the timer, so a server
- * that only keeps the connection alive is cut at the bound. The timer starts
- * at the first pull, when the response headers have arrived.
+ * A stream under the idle timeout: `idle` may pass between two elements that
+ * `carries` accepts, and no more. Elements that carry nothing (pings, SSE
+ * comments, empty events, whitespace) pass through but never restart the
+ * timer, so a server that only keeps the connection alive is cut at the
+ * bound. The timer starts at the first pull, when the response headers have
+ * arrived. Elements are emitted as soon as content arrives: a content
+ * element is never held back.
  */
-export const drainWithinIdle = <A>(
+export const withinIdle = <A>(
   self: Stream.Stream<A, ModelError.ModelError>,
   call: Call,
-  options: {
-    readonly carries: (element: A) => boolean
-    readonly isLast: (element: A) => boolean
-    readonly midStream: boolean
-  }
-): Effect.Effect<void, ModelError.ModelError> =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const pull = yield* Stream.toPull(self)
+  options: IdleOptions<A>
+): Stream.Stream<A, ModelError.ModelError> =>
+  Stream.unwrapScoped(
+    Effect.map(Stream.toPull(self), (pull) => {
       // The next chunk, or none at the end of the stream.
       const next: Effect.Effect<Option.Option<Chunk.Chunk<A>>, ModelError.ModelError> = pull.pipe(
         Effect.map(Option.some),
@@ -291,31 +281,45 @@ export const drainWithinIdle = <A>(
           })
         )
       )
-      // Pulls until an element carries something ("content"), the last element arrives, or the stream ends.
-      const untilContent: Effect.Effect<"content" | "over", ModelError.ModelError> = Effect.flatMap(
-        next,
-        Option.match({
-          onNone: () => Effect.succeed("over" as const),
-          onSome: (chunk) =>
-            Chunk.some(chunk, options.isLast)
-              ? Effect.succeed("over" as const)
-              : Chunk.some(chunk, options.carries)
-                ? Effect.succeed("content" as const)
-                : Effect.suspend(() => untilContent)
-        })
-      )
-      const withinIdle = untilContent.pipe(
+      // Pulls until a chunk carries content or holds the last element, or the stream ends; returns
+      // everything pulled (up to the last element) and whether reading is over.
+      const untilContent = (
+        pulled: Chunk.Chunk<A>
+      ): Effect.Effect<readonly [Chunk.Chunk<A>, boolean], ModelError.ModelError> =>
+        Effect.flatMap(
+          next,
+          Option.match({
+            onNone: () => Effect.succeed([pulled, true] as const),
+            onSome: (chunk) => {
+              const last = Chunk.findFirstIndex(chunk, options.isLast)
+              if (Option.isSome(last)) {
+                return Effect.succeed([Chunk.appendAll(pulled, Chunk.take(chunk, last.value + 1)), true] as const)
+              }
+              const all = Chunk.appendAll(pulled, chunk)
+              return Chunk.some(chunk, options.carries)
+                ? Effect.succeed([all, false] as const)
+                : Effect.suspend(() => untilContent(all))
+            }
+          })
+        )
+      const withinBound = untilContent(Chunk.empty()).pipe(
         Effect.timeoutFail({
           duration: call.timeouts.idle,
           onTimeout: () => timeoutError(call, "idle", options.midStream)
         })
       )
-      yield* Effect.iterate("content" as "content" | "over", {
-        while: (step) => step === "content",
-        body: () => withinIdle
-      })
+      return Stream.unfoldChunkEffect(false, (over) =>
+        over ? Effect.succeed(Option.none()) : Effect.map(withinBound, ([chunk, ended]) => Option.some([chunk, ended]))
+      )
     })
   )
+
+/** Runs a stream to its end (or its last element) under the idle timeout; see `withinIdle`. */
+export const drainWithinIdle = <A>(
+  self: Stream.Stream<A, ModelError.ModelError>,
+  call: Call,
+  options: IdleOptions<A>
+): Effect.Effect<void, ModelError.ModelError> => Stream.runDrain(withinIdle(self, call, options))
 
 /**
  * Reads a whole body as text, bounded by size and by the idle timeout, which
@@ -341,21 +345,7 @@ export const readText = (
   })
 
 /** Parses JSON without throwing. */
-export const parseJson = (text: string): Option.Option<unknown> => {
-  try {
-    return Option.some(JSON.parse(text))
-  } catch {
-    return Option.none()
-  }
-}
-
-const truncate = (text: string, max = 2_000): string => (text.length > max ? `${text.slice(0, max)}…` : text)
-
-/** The `x-should-retry` header as a boolean, when it is `true` or `false`. */
-const shouldRetryOf = (value: string | undefined): boolean | undefined => {
-  const normalized = value?.trim().toLowerCase()
-  return normalized === "true" ? true : normalized === "false" ? false : undefined
-}
+export const parseJson = Redaction.parseJson
 
 /**
  * Classifies an error from its facts, reading the retry hint and
@@ -374,20 +364,20 @@ export const classify = (
 ): Effect.Effect<ModelError.ModelError> =>
   Effect.gen(function* () {
     const headers = context.headers ?? {}
-    const shouldRetry = shouldRetryOf(headers["x-should-retry"])
-    const classified = Classification.classify(call.table, { ...facts, shouldRetry })
+    const { status, ...bodyFacts } = facts
+    const classified = Classification.classifyFailure(call.table, { status, headers, facts: bodyFacts })
     const retryAfter = yield* RetryAfter.parse(headers)
     const label = facts.type ?? facts.code ?? (facts.status !== undefined ? `HTTP ${facts.status}` : "error")
     const details: Record<string, unknown> = {
       rule: classified.rule?.id ?? "fallback.unknown",
-      ...(context.headers !== undefined ? { headers: keptHeaders(context.headers) } : {}),
+      ...(context.headers !== undefined ? { headers: Redaction.keptHeaders(context.headers) } : {}),
       ...(context.body !== undefined ? { body: context.body } : {})
     }
     return makeError(call, classified.category, {
       message: `${label}: ${facts.message ?? "no message"}`,
       status: facts.status,
       retryAfter: Option.getOrUndefined(retryAfter),
-      retryable: shouldRetry === false ? false : undefined,
+      retryable: classified.retryable,
       midStream: context.midStream === true ? true : undefined,
       details,
       promptTokens: classified.promptTokens,
@@ -410,12 +400,13 @@ export const fromErrorResponse = (
     const text = read._tag === "Right" ? read.right : undefined
     const json = text === undefined ? Option.none() : parseJson(text)
     const facts = Option.flatMap(json, extract)
-    const body = Option.isSome(json) ? json.value : text === undefined ? undefined : truncate(text)
+    // The key is scrubbed before any cut: a key split by the cut would no longer match.
+    const body = Option.isSome(json) ? json.value : text === undefined ? undefined : excerpt(call, text)
     const bodyNote =
       read._tag === "Left"
         ? read.left.message
         : Option.isNone(facts)
-          ? `unparseable body: ${truncate(text ?? "", 200)}`
+          ? `unparseable body: ${excerpt(call, text ?? "", 200)}`
           : undefined
     return yield* classify(
       call,
@@ -438,7 +429,7 @@ export const malformed = (
     message: `malformed response: ${reason}`,
     status,
     midStream: options?.midStream === true ? true : undefined,
-    details: options?.body !== undefined ? { body: truncate(options.body) } : undefined
+    details: options?.body !== undefined ? { body: excerpt(call, options.body) } : undefined
   })
 
 /**

@@ -4,12 +4,11 @@
  *
  * @internal
  */
-import type { Content, ModelProvider } from "@agent-kernel/kernel"
+import type { ModelProvider, ResponsePart } from "@agent-kernel/kernel"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Decode from "./decode.js"
-import * as Http from "./http.js"
 
 const OptionalString = Schema.optional(Schema.NullOr(Schema.String))
 
@@ -111,13 +110,6 @@ const usageOf = (usage: Usage | null | undefined): ModelProvider.Usage => {
   }
 }
 
-const parseArguments = (json: string): unknown => {
-  if (json.trim().length === 0) return {}
-  // Invalid JSON from the model goes to the toolbox as the raw string, so it
-  // becomes an error tool_result the model can see and fix.
-  return Option.getOrElse(Http.parseJson(json), () => json)
-}
-
 const stopOf = (finish: string | null | undefined, hasToolCalls: boolean): ModelProvider.StopReason => {
   switch (finish) {
     case "stop":
@@ -134,97 +126,91 @@ const stopOf = (finish: string | null | undefined, hasToolCalls: boolean): Model
   }
 }
 
-interface ToolCallParts {
-  readonly id: string
-  readonly name: string
-  readonly args: string
-}
+/** Block positions: the text at 0, a refusal at 1, tool call k at 2 + k. */
+const textIndex = 0
+const refusalIndex = 1
+const toolIndex = (k: number): number => 2 + k
 
-const assemble = (
-  model: string,
-  text: string,
-  refusal: string,
-  toolCalls: ReadonlyArray<ToolCallParts>,
-  finish: string | null | undefined,
-  usage: Usage | null | undefined
-): ModelProvider.ModelResponse => {
-  const content: Array<Content.ContentBlock> = []
-  if (text.length > 0) content.push({ type: "text", text })
-  if (refusal.length > 0) content.push({ type: "text", text: refusal })
-  for (const call of toolCalls) {
-    content.push({ type: "tool_use", id: call.id, name: call.name, input: parseArguments(call.args) })
-  }
-  const stop = refusal.length > 0 ? "content_filtered" : stopOf(finish, toolCalls.length > 0)
-  return { model, content, stop_reason: stop, usage: usageOf(usage) }
-}
-
-/** A complete Chat Completions response. */
-export const message = (json: unknown, model: string): Either.Either<ModelProvider.ModelResponse, Decode.Failure> =>
+/**
+ * A complete Chat Completions response, as the parts a stream of it would
+ * make (tool arguments as raw JSON text: the kernel's accumulator parses
+ * them, and keeps arguments that are not JSON as `invalid_input`).
+ */
+export const message = (
+  json: unknown,
+  model: string
+): Either.Either<ReadonlyArray<ResponsePart.ResponsePart>, Decode.Failure> =>
   Either.match(decodeCompletion(json), {
     onLeft: (error) => Either.left({ _tag: "Malformed", reason: `unexpected shape: ${error.message}` }),
     onRight: (completion) => {
       const choice = completion.choices[0]
-      return Either.right(
-        assemble(
-          completion.model ?? model,
-          choice.message.content ?? "",
-          choice.message.refusal ?? "",
-          (choice.message.tool_calls ?? []).map((tool) => ({
-            id: tool.id ?? "",
-            name: tool.function.name,
-            args: tool.function.arguments
-          })),
-          choice.finish_reason,
-          completion.usage
-        )
-      )
+      const text = choice.message.content ?? ""
+      const refusal = choice.message.refusal ?? ""
+      const calls = choice.message.tool_calls ?? []
+      const parts: Array<ResponsePart.ResponsePart> = []
+      if (text.length > 0) parts.push({ type: "text_delta", index: textIndex, text })
+      if (refusal.length > 0) parts.push({ type: "text_delta", index: refusalIndex, text: refusal })
+      calls.forEach((call, k) => {
+        parts.push({ type: "tool_use_start", index: toolIndex(k), id: call.id ?? "", name: call.function.name })
+        parts.push({ type: "tool_input_delta", index: toolIndex(k), json: call.function.arguments })
+      })
+      const stop = refusal.length > 0 ? "content_filtered" : stopOf(choice.finish_reason, calls.length > 0)
+      parts.push({ type: "usage", usage: usageOf(completion.usage) })
+      parts.push({ type: "finish", stop_reason: stop, model: completion.model ?? model })
+      return Either.right(parts)
     }
   })
+
+/** A tool call being streamed: started (its `tool_use_start` emitted) once its name is known. */
+interface StreamedCall {
+  readonly id: string
+  readonly name: string
+  /** Arguments that arrived before the name, held until the call starts. */
+  readonly pending: string
+  readonly started: boolean
+}
 
 /** What a stream has said so far. */
 export interface StreamState {
   readonly model: string
-  readonly text: string
-  readonly refusal: string
-  readonly tools: ReadonlyMap<number, ToolCallParts>
+  readonly refused: boolean
+  readonly tools: ReadonlyMap<number, StreamedCall>
   readonly finish: string | null | undefined
   readonly usage: Usage | null | undefined
   readonly done: boolean
 }
 
-const applyToolPart = (
-  tools: ReadonlyMap<number, ToolCallParts>,
+/** One tool call fragment: the call's new state and the parts it makes. */
+const toolPart = (
+  current: StreamedCall | undefined,
   part: typeof DeltaToolCall.Type
-): ReadonlyMap<number, ToolCallParts> => {
-  const current = tools.get(part.index) ?? { id: "", name: "", args: "" }
-  return new Map(tools).set(part.index, {
-    id: part.id != null && part.id.length > 0 ? part.id : current.id,
-    name: current.name + (part.function?.name ?? ""),
-    args: current.args + (part.function?.arguments ?? "")
-  })
+): readonly [StreamedCall, ReadonlyArray<ResponsePart.ResponsePart>] => {
+  const call = current ?? { id: "", name: "", pending: "", started: false }
+  const id = call.id.length > 0 ? call.id : (part.id ?? "")
+  const args = part.function?.arguments ?? ""
+  const index = toolIndex(part.index)
+  if (call.started) {
+    return [{ ...call, id }, args.length > 0 ? [{ type: "tool_input_delta", index, json: args }] : []]
+  }
+  const name = call.name + (part.function?.name ?? "")
+  const pending = call.pending + args
+  if (name.length === 0) return [{ id, name, pending, started: false }, []]
+  return [
+    { id, name, pending: "", started: true },
+    [
+      { type: "tool_use_start", index, id, name },
+      ...(pending.length > 0 ? [{ type: "tool_input_delta", index, json: pending } as const] : [])
+    ]
+  ]
 }
 
-const hasText = (value: string | null | undefined): boolean => value != null && value.length > 0
-
-/** Whether a chunk says anything: text, a refusal, a tool call part, a finish reason or usage. */
-const carriesContent = (chunk: Chunk): boolean =>
-  chunk.usage != null ||
-  chunk.choices.some(
-    (choice) =>
-      choice.finish_reason != null ||
-      hasText(choice.delta?.content) ||
-      hasText(choice.delta?.refusal) ||
-      (choice.delta?.tool_calls ?? []).some(
-        (part) => hasText(part.id) || hasText(part.function?.name) || hasText(part.function?.arguments)
-      )
-  )
+const usagePart = (usage: Usage): ResponsePart.ResponsePart => ({ type: "usage", usage: usageOf(usage) })
 
 const stepStream = (
   state: StreamState,
   event: Decode.Event
 ): Either.Either<Decode.Stepped<StreamState>, Decode.Failure> => {
-  if (event.data.trim() === "[DONE]")
-    return Either.right({ state: { ...state, done: true }, content: true, done: true })
+  if (event.data.trim() === "[DONE]") return Either.right({ state: { ...state, done: true }, parts: [], done: true })
   if (Option.isNone(event.json)) {
     return Either.left({ _tag: "Malformed", reason: "stream chunk is not JSON", body: event.data })
   }
@@ -233,25 +219,32 @@ const stepStream = (
     return Either.left({ _tag: "Malformed", reason: `unexpected chunk: ${decoded.left.message}`, body: event.data })
   }
   const chunk = decoded.right
-  let next: StreamState = {
-    ...state,
-    model: chunk.model ?? state.model,
-    usage: chunk.usage != null ? chunk.usage : state.usage
-  }
+  const parts: Array<ResponsePart.ResponsePart> = []
+  let next: StreamState = { ...state, model: chunk.model ?? state.model }
   for (const choice of chunk.choices) {
     const delta = choice.delta
-    next = {
-      ...next,
-      finish: choice.finish_reason != null ? choice.finish_reason : next.finish,
-      text: next.text + (delta?.content ?? ""),
-      refusal: next.refusal + (delta?.refusal ?? ""),
-      tools: (delta?.tool_calls ?? []).reduce(applyToolPart, next.tools)
+    if (delta?.content != null && delta.content.length > 0) {
+      parts.push({ type: "text_delta", index: textIndex, text: delta.content })
     }
+    if (delta?.refusal != null && delta.refusal.length > 0) {
+      parts.push({ type: "text_delta", index: refusalIndex, text: delta.refusal })
+      next = { ...next, refused: true }
+    }
+    for (const fragment of delta?.tool_calls ?? []) {
+      const [call, made] = toolPart(next.tools.get(fragment.index), fragment)
+      next = { ...next, tools: new Map(next.tools).set(fragment.index, call) }
+      parts.push(...made)
+    }
+    if (choice.finish_reason != null) next = { ...next, finish: choice.finish_reason }
   }
-  return Either.right({ state: next, content: carriesContent(chunk), done: false })
+  if (chunk.usage != null) {
+    next = { ...next, usage: chunk.usage }
+    parts.push(usagePart(chunk.usage))
+  }
+  return Either.right({ state: next, parts, done: false })
 }
 
-const finishStream = (state: StreamState): Either.Either<ModelProvider.ModelResponse, Decode.Failure> => {
+const finishStream = (state: StreamState): Either.Either<ReadonlyArray<ResponsePart.ResponsePart>, Decode.Failure> => {
   // Without `[DONE]` (some compatible servers omit it) a finish reason still
   // marks a complete answer. No finish reason means the answer was cut short,
   // even when `[DONE]` came (the official SDK treats that as an error too).
@@ -261,8 +254,19 @@ const finishStream = (state: StreamState): Either.Either<ModelProvider.ModelResp
       reason: state.done ? "[DONE] without a finish_reason" : "stream ended before a finish_reason"
     })
   }
-  const calls = [...state.tools.entries()].sort(([a], [b]) => a - b).map(([, value]) => value)
-  return Either.right(assemble(state.model, state.text, state.refusal, calls, state.finish, state.usage))
+  // A call whose name never came still is a call: the kernel answers it (no such tool), nothing is dropped.
+  const unstarted = [...state.tools.entries()]
+    .filter(([, call]) => !call.started)
+    .flatMap(
+      ([k, call]): ReadonlyArray<ResponsePart.ResponsePart> => [
+        { type: "tool_use_start", index: toolIndex(k), id: call.id, name: call.name },
+        ...(call.pending.length > 0
+          ? [{ type: "tool_input_delta", index: toolIndex(k), json: call.pending } as const]
+          : [])
+      ]
+    )
+  const stop = state.refused ? "content_filtered" : stopOf(state.finish, state.tools.size > 0)
+  return Either.right([...unstarted, { type: "finish", stop_reason: stop, model: state.model }])
 }
 
 /** The Chat Completions decoder: JSON bodies and SSE streams. */
@@ -272,8 +276,7 @@ export const decoder: Decode.Decoder<StreamState> = {
   stream: {
     initial: (model) => ({
       model,
-      text: "",
-      refusal: "",
+      refused: false,
       tools: new Map(),
       finish: undefined,
       usage: undefined,

@@ -14,12 +14,13 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import * as NodeCrypto from "node:crypto"
 import * as Http from "node:http"
 import * as Https from "node:https"
 import type * as Net from "node:net"
 import type * as Stream from "node:stream"
 import * as Tls from "node:tls"
-import { callHeader, Transport } from "../Transport.js"
+import { callHeader, Transport, type Watch } from "../Transport.js"
 
 /**
  * Options for the Node transport.
@@ -107,10 +108,14 @@ class TrackingHttpsAgent extends Https.Agent {
 
 const makeWatch =
   (registry: Registry) =>
-  (callId: string, onConnect: () => void): (() => void) => {
+  (onConnect: () => void): Watch => {
+    const callId = NodeCrypto.randomUUID()
     registry.set(callId, onConnect)
-    return () => {
-      registry.delete(callId)
+    return {
+      callId,
+      unwatch: () => {
+        registry.delete(callId)
+      }
     }
   }
 

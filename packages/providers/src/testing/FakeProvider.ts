@@ -53,7 +53,7 @@ export interface RecordedRequest {
   readonly throttled: boolean
   /** Arrival time in epoch milliseconds on the server runtime's `Clock`. */
   readonly time: number
-  readonly api: "anthropic" | "openai" | "unknown"
+  readonly api: "anthropic" | "openai" | "openai-responses" | "unknown"
   readonly path: string
   readonly model: string | undefined
   readonly stream: boolean
@@ -70,12 +70,18 @@ export interface RecordedRequest {
 export interface FakeProvider {
   /** `http://127.0.0.1:PORT`: use it as `ANTHROPIC_BASE_URL`. */
   readonly url: string
-  /** `url + "/v1"`: use it as `OPENAI_BASE_URL`. */
+  /**
+   * `url + "/v1"`: use it as `OPENAI_BASE_URL`. It serves Chat Completions
+   * (`/v1/chat/completions`) and the Responses API (`/v1/responses`, as
+   * @effect/ai-openai calls it), both following the same plan.
+   */
   readonly openAiBaseUrl: string
   readonly port: number
   readonly requests: Effect.Effect<ReadonlyArray<RecordedRequest>>
   /** Waits until at least `count` requests have arrived. */
   readonly awaitRequests: (count: number) => Effect.Effect<ReadonlyArray<RecordedRequest>>
+  /** Lets every stream held by a `hold_after_events` step (and any later one) write the rest of its events. */
+  readonly release: Effect.Effect<void>
 }
 
 /**
@@ -234,6 +240,8 @@ export const make = (
     const admission = yield* Ref.make(Capacity.empty)
     // Without a capacity, the plan step is the arrival index; with one, it counts admitted requests only.
     const admitted = yield* Ref.make(0)
+    // Streams held by `hold_after_events` wait here until the test releases them.
+    const released = yield* Effect.makeLatch(false)
 
     const record = (entry: RecordedRequest) => SubscriptionRef.update(recorded, (all) => [...all, entry])
 
@@ -287,7 +295,7 @@ export const make = (
           plan.capacity === undefined ? index : yield* Ref.getAndUpdate(admitted, (n) => n + 1)
         )
         if (step.delay_ms !== undefined && step.delay_ms > 0) yield* Effect.sleep(step.delay_ms)
-        yield* render(step, dialect.value, incoming, index, req, res)
+        yield* render(step, dialect.value, incoming, index, req, res, released)
       })
 
     const server = yield* Effect.acquireRelease(
@@ -337,6 +345,7 @@ export const make = (
       openAiBaseUrl: `${url}/v1`,
       port,
       requests: SubscriptionRef.get(recorded),
+      release: released.open,
       awaitRequests: (count: number) =>
         recorded.changes.pipe(
           Stream.filter((all) => all.length >= count),
@@ -377,7 +386,8 @@ const render = (
   incoming: Incoming,
   index: number,
   req: NodeHttp.IncomingMessage,
-  res: NodeHttp.ServerResponse
+  res: NodeHttp.ServerResponse,
+  released: Effect.Latch
 ): Effect.Effect<void> => {
   switch (step.kind) {
     case "happy":
@@ -388,17 +398,25 @@ const render = (
       if (Option.isSome(rejected)) return writeJson(res, rejected.value)
       if (!incoming.stream) return writeJson(res, dialect.json(answer, incoming, index), headers)
       const events = [
-        ...dialect.streamHead(incoming, index, answer.text),
+        ...dialect.streamHead(incoming, index, answer.text, {
+          deltaChars: step.kind === "reply" ? step.delta_chars : undefined,
+          usage: answer.usage
+        }),
         ...dialect.streamTail(answer, incoming, index)
       ]
       const pause = step.kind === "reply" ? (step.event_delay_ms ?? 0) : 0
-      return Effect.all([
-        openStream(res, headers),
+      const hold = step.kind === "reply" ? step.hold_after_events : undefined
+      const write = (some: ReadonlyArray<string>) =>
         pause > 0
-          ? Effect.forEach(events, (event) => Effect.zipRight(Effect.sleep(pause), writeEvents(res, [event])), {
+          ? Effect.forEach(some, (event) => Effect.zipRight(Effect.sleep(pause), writeEvents(res, [event])), {
               discard: true
             })
-          : writeEvents(res, events),
+          : writeEvents(res, some)
+      return Effect.all([
+        openStream(res, headers),
+        hold === undefined
+          ? write(events)
+          : Effect.all([write(events.slice(0, hold)), released.await, write(events.slice(hold))]),
         end(res)
       ])
     }
@@ -466,7 +484,9 @@ const render = (
           ? ": keep-alive\n\n"
           : step.style === "empty"
             ? "data:\n\n"
-            : dialect.ping(incoming, index)
+            : step.style === "empty_events"
+              ? dialect.emptyEvents(incoming, index)
+              : dialect.ping(incoming, index)
       return Effect.zipRight(
         incoming.stream
           ? Effect.zipRight(openStream(res), writeEvents(res, dialect.streamHead(incoming, index, step.text ?? "")))

@@ -63,7 +63,15 @@ export const Reply = Schema.Struct({
   ),
   headers: Schema.optional(Headers),
   /** In a stream: the wait before each event after the headers (on the server's `Clock`), to play a slow model. */
-  event_delay_ms: Schema.optional(Schema.Number.pipe(Schema.nonNegative()))
+  event_delay_ms: Schema.optional(Schema.Number.pipe(Schema.nonNegative())),
+  /** In a stream: the characters of text per delta event. Default: 8. */
+  delta_chars: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  /**
+   * In a stream: write this many events, then hold the rest until the test
+   * calls `FakeProvider.release`, so a client can be seen reading the first
+   * parts while the server still holds the others.
+   */
+  hold_after_events: Schema.optional(Schema.Int.pipe(Schema.nonNegative()))
 })
 
 /**
@@ -158,7 +166,10 @@ export const Stall = Schema.Struct({ kind: Schema.Literal("stall"), ...common, t
  * keep-alive every `every_ms` (default 1000, on the server runtime's
  * `Clock`) forever. In a stream, `style` picks the keep-alive: `ping`
  * (default: Anthropic `event: ping`, an OpenAI chunk with an empty delta),
- * `comment` (an SSE comment line) or `empty` (an event with empty data). Not
+ * `comment` (an SSE comment line), `empty` (an event with empty data) or
+ * `empty_events` (events that look like content and change nothing: an
+ * Anthropic message_start again, an empty block started and stopped, an
+ * empty message_delta; an OpenAI chunk of empty text). Not
  * streaming: a space, before a JSON body that never comes.
  *
  * @since 0.2.0
@@ -169,7 +180,7 @@ export const KeepAlive = Schema.Struct({
   ...common,
   text: Schema.optional(Schema.String),
   every_ms: Schema.optional(Schema.Number.pipe(Schema.positive())),
-  style: Schema.optional(Schema.Literal("ping", "comment", "empty"))
+  style: Schema.optional(Schema.Literal("ping", "comment", "empty", "empty_events"))
 })
 
 /**

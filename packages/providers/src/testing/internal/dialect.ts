@@ -1,5 +1,6 @@
 /**
- * The two wire formats the fake provider speaks, one record each: how to read
+ * The wire formats the fake provider speaks (Anthropic Messages, OpenAI Chat
+ * Completions, OpenAI Responses), one record each: how to read
  * an incoming request, and how to write answers, errors, streams and
  * keep-alives in that format. The server picks a record by path and never
  * asks which API it is talking.
@@ -42,7 +43,7 @@ export interface JsonReply {
 
 /** One wire format. */
 export interface Dialect {
-  readonly api: "anthropic" | "openai"
+  readonly api: "anthropic" | "openai" | "openai-responses"
   /** The request path (after the base URL) this format is served on. */
   readonly path: string
   readonly view: (body: unknown, raw: string, key: string) => Incoming
@@ -53,8 +54,17 @@ export interface Dialect {
    * `model_context_window_exceeded` stop reason: it is a 400 there).
    */
   readonly rejects: (answer: Answer, incoming: Incoming) => Option.Option<JsonReply>
-  /** The opening events of a stream, up to and including `text`. */
-  readonly streamHead: (incoming: Incoming, index: number, text: string) => ReadonlyArray<string>
+  /**
+   * The opening events of a stream, up to and including `text`, in deltas of
+   * `deltaChars` (default 8). `usage`, when the answer is known, is the input
+   * usage an opening event reports (Anthropic's message_start).
+   */
+  readonly streamHead: (
+    incoming: Incoming,
+    index: number,
+    text: string,
+    options?: { readonly deltaChars?: number | undefined; readonly usage?: Answer["usage"] | undefined }
+  ) => ReadonlyArray<string>
   /** The rest of a stream after `streamHead(answer.text)`: tool calls, the stop reason, usage, the terminal event. */
   readonly streamTail: (answer: Answer, incoming: Incoming, index: number) => ReadonlyArray<string>
   readonly errorBody: (type: string, message: string, code: string | undefined) => Record<string, unknown>
@@ -62,6 +72,12 @@ export interface Dialect {
   readonly streamError: (type: string, message: string, code: string | undefined) => string
   /** A keep-alive event that carries no content (Anthropic `ping`, an OpenAI chunk with an empty delta). */
   readonly ping: (incoming: Incoming, index: number) => string
+  /**
+   * Events that look like content but change nothing the response carries
+   * (a repeated message_start, an empty block started and stopped, an empty
+   * message_delta; an OpenAI chunk whose delta is empty text).
+   */
+  readonly emptyEvents: (incoming: Incoming, index: number) => string
   /** The end-of-stream marker that the format has apart from its stop reason (`data: [DONE]`), if any. */
   readonly doneMarker: Option.Option<string>
 }
@@ -169,7 +185,7 @@ export const anthropic: Dialect = {
     }
   }),
   rejects: () => Option.none(),
-  streamHead: (incoming, index, text) => [
+  streamHead: (incoming, index, text, options) => [
     sse("message_start", {
       type: "message_start",
       message: {
@@ -180,7 +196,10 @@ export const anthropic: Dialect = {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: incoming.inputTokens, output_tokens: 1 }
+        usage:
+          options?.usage === undefined
+            ? { input_tokens: incoming.inputTokens, output_tokens: 1 }
+            : { ...anthropicUsage(options.usage), output_tokens: 1 }
       }
     }),
     sse("ping", { type: "ping" }),
@@ -191,7 +210,7 @@ export const anthropic: Dialect = {
             index: 0,
             content_block: { type: "text", text: "" }
           }),
-          ...pieces(text, 8).map((piece) =>
+          ...pieces(text, options?.deltaChars ?? 8).map((piece) =>
             sse("content_block_delta", {
               type: "content_block_delta",
               index: 0,
@@ -241,6 +260,19 @@ export const anthropic: Dialect = {
   errorBody: (type, message) => ({ type: "error", error: { type, message }, request_id: "req_fake" }),
   streamError: (type, message, code) => sse("error", anthropic.errorBody(type, message, code)),
   ping: () => sse("ping", { type: "ping" }),
+  emptyEvents: (incoming, index) =>
+    [
+      anthropic.streamHead(incoming, index, "")[0] ?? "",
+      sse("content_block_start", { type: "content_block_start", index: 90, content_block: { type: "text", text: "" } }),
+      sse("content_block_stop", { type: "content_block_stop", index: 90 }),
+      sse("content_block_start", {
+        type: "content_block_start",
+        index: 91,
+        content_block: { type: "brand_new_block" }
+      }),
+      sse("content_block_stop", { type: "content_block_stop", index: 91 }),
+      sse("message_delta", { type: "message_delta", delta: {} })
+    ].join(""),
   doneMarker: Option.none()
 }
 
@@ -360,9 +392,9 @@ export const openAi: Dialect = {
           )
         })
       : Option.none(),
-  streamHead: (incoming, index, text) => [
+  streamHead: (incoming, index, text, options) => [
     chunk(incoming, index, { role: "assistant", content: "" }),
-    ...pieces(text, 8).map((piece) => chunk(incoming, index, { content: piece }))
+    ...pieces(text, options?.deltaChars ?? 8).map((piece) => chunk(incoming, index, { content: piece }))
   ],
   streamTail: (answer, incoming, index) => [
     ...answer.toolCalls.flatMap((call, i) => [
@@ -387,11 +419,213 @@ export const openAi: Dialect = {
   errorBody: (type, message, code) => ({ error: { message, type, param: null, code: code ?? null } }),
   streamError: (type, message, code) => sse(undefined, openAi.errorBody(type, message, code)),
   ping: (incoming, index) => chunk(incoming, index, {}),
+  emptyEvents: (incoming, index) =>
+    [chunk(incoming, index, { role: "assistant", content: "" }), chunk(incoming, index, { tool_calls: [] })].join(""),
   doneMarker: Option.some(sse(undefined, "[DONE]"))
 }
 
-/** Both formats. */
-export const all: ReadonlyArray<Dialect> = [anthropic, openAi]
+// ---------------------------------------------------------------------------
+// OpenAI Responses
+
+const ResponsesText = Schema.Union(
+  Schema.String,
+  Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) }))
+)
+
+const ResponsesRequest = Schema.Struct({
+  model: Schema.optional(Schema.String),
+  stream: Schema.optional(Schema.Boolean),
+  tools: Schema.optional(
+    Schema.Array(Schema.Struct({ name: Schema.optional(Schema.String), parameters: Schema.optional(Schema.Unknown) }))
+  ),
+  input: Schema.optional(
+    Schema.Union(
+      Schema.String,
+      Schema.Array(
+        Schema.Struct({
+          type: Schema.optional(Schema.String),
+          role: Schema.optional(Schema.String),
+          content: Schema.optional(ResponsesText),
+          output: Schema.optional(Schema.Unknown)
+        })
+      )
+    )
+  )
+})
+
+const responsesUsage = (usage: Answer["usage"]) => ({
+  input_tokens: usage.input_tokens + (usage.cache_read_tokens ?? 0),
+  input_tokens_details: { cached_tokens: usage.cache_read_tokens ?? 0 },
+  output_tokens: usage.output_tokens,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: usage.input_tokens + (usage.cache_read_tokens ?? 0) + usage.output_tokens
+})
+
+/** Why a response is incomplete, if it is. */
+const incompleteReason = (stop: Answer["stop"]): string | null =>
+  stop === "max_tokens" ? "max_output_tokens" : stop === "refusal" ? "content_filter" : null
+
+const messageItem = (index: number, text: string, status: string) => ({
+  id: `msg_fake_${index}`,
+  type: "message",
+  role: "assistant",
+  status,
+  content: text.length === 0 ? [] : [{ type: "output_text", text, annotations: [] }]
+})
+
+const functionItem = (
+  index: number,
+  position: number,
+  call: Answer["toolCalls"][number],
+  args: string,
+  status: string
+) => ({
+  id: `fc_fake_${index}_${position}`,
+  type: "function_call",
+  call_id: call.id,
+  name: call.name,
+  arguments: args,
+  status
+})
+
+/** The Response object, complete (`answer`) or as it starts (no answer yet). */
+const responseObject = (incoming: Incoming, index: number, answer: Answer | undefined) => {
+  const reason = answer === undefined ? null : incompleteReason(answer.stop)
+  return {
+    id: `resp_fake_${index}`,
+    object: "response",
+    created_at: 0,
+    status: answer === undefined ? "in_progress" : reason === null ? "completed" : "incomplete",
+    error: null,
+    incomplete_details: reason === null ? null : { reason },
+    instructions: null,
+    model: incoming.model,
+    output:
+      answer === undefined
+        ? []
+        : [
+            ...(answer.text.length > 0 ? [messageItem(index, answer.text, "completed")] : []),
+            ...answer.toolCalls.map((call, position) =>
+              functionItem(index, position, call, JSON.stringify(call.input ?? {}), "completed")
+            )
+          ],
+    metadata: {},
+    temperature: null,
+    top_p: null,
+    parallel_tool_calls: true,
+    tool_choice: "auto",
+    tools: [],
+    ...(answer === undefined ? {} : { usage: responsesUsage(answer.usage) })
+  }
+}
+
+/** A Responses stream event: named, with its `type` and `sequence_number` in the data. */
+const responsesEvent = (type: string, sequence: number, fields: Record<string, unknown>) =>
+  sse(type, { type, sequence_number: sequence, ...fields })
+
+/** OpenAI Responses (`/v1/responses`), as @effect/ai-openai calls it. */
+export const openAiResponses: Dialect = {
+  api: "openai-responses",
+  path: "/responses",
+  view: (body, raw, key) => {
+    const request = Option.getOrElse(
+      Schema.decodeUnknownOption(ResponsesRequest)(body),
+      (): typeof ResponsesRequest.Type => ({})
+    )
+    const items = typeof request.input === "string" ? [{ role: "user", content: request.input }] : (request.input ?? [])
+    const trailing: Array<string> = []
+    for (let i = items.length - 1; i >= 0 && items[i]?.type === "function_call_output"; i--) {
+      trailing.unshift(textOfUnknown(items[i]?.output))
+    }
+    const lastUser = [...items].reverse().find((item) => item.role === "user")
+    return {
+      model: request.model ?? "fake-model",
+      stream: request.stream === true,
+      tools: (request.tools ?? []).map((tool) => ({ name: tool.name ?? "", schema: tool.parameters })),
+      afterTools: trailing.length > 0,
+      lastToolResult: trailing.join("\n"),
+      lastUserText: textOfUnknown(lastUser?.content),
+      inputTokens: inputTokensOf(raw),
+      key
+    }
+  },
+  json: (answer, incoming, index) => ({ status: 200, body: responseObject(incoming, index, answer) }),
+  rejects: (answer, incoming) => openAi.rejects(answer, incoming),
+  // Sequence numbers: the head's events count from 0, the tail's from 1,000, so both stay increasing.
+  streamHead: (incoming, index, text, options) => [
+    responsesEvent("response.created", 0, { response: responseObject(incoming, index, undefined) }),
+    ...(text.length > 0
+      ? [
+          responsesEvent("response.output_item.added", 1, {
+            output_index: 0,
+            item: messageItem(index, "", "in_progress")
+          }),
+          ...pieces(text, options?.deltaChars ?? 8).map((piece, at) =>
+            responsesEvent("response.output_text.delta", 2 + at, {
+              item_id: `msg_fake_${index}`,
+              output_index: 0,
+              content_index: 0,
+              delta: piece
+            })
+          )
+        ]
+      : [])
+  ],
+  streamTail: (answer, incoming, index) => {
+    const events: Array<string> = []
+    let sequence = 1_000
+    let output = 0
+    if (answer.text.length > 0) {
+      events.push(
+        responsesEvent("response.output_item.done", sequence++, {
+          output_index: output++,
+          item: messageItem(index, answer.text, "completed")
+        })
+      )
+    }
+    answer.toolCalls.forEach((call, position) => {
+      const args = JSON.stringify(call.input ?? {})
+      events.push(
+        responsesEvent("response.output_item.added", sequence++, {
+          output_index: output,
+          item: functionItem(index, position, call, "", "in_progress")
+        })
+      )
+      for (const piece of pieces(args, 5)) {
+        events.push(
+          responsesEvent("response.function_call_arguments.delta", sequence++, {
+            item_id: `fc_fake_${index}_${position}`,
+            output_index: output,
+            delta: piece
+          })
+        )
+      }
+      events.push(
+        responsesEvent("response.output_item.done", sequence++, {
+          output_index: output++,
+          item: functionItem(index, position, call, args, "completed")
+        })
+      )
+    })
+    const reason = incompleteReason(answer.stop)
+    events.push(
+      responsesEvent(reason === null ? "response.completed" : "response.incomplete", sequence, {
+        response: responseObject(incoming, index, answer)
+      })
+    )
+    return events
+  },
+  errorBody: (type, message, code) => openAi.errorBody(type, message, code),
+  streamError: (type, message, code) => responsesEvent("error", 999, { code: code ?? type, message, param: null }),
+  ping: (incoming, index) =>
+    responsesEvent("response.in_progress", 0, { response: responseObject(incoming, index, undefined) }),
+  emptyEvents: (incoming, index) =>
+    responsesEvent("response.in_progress", 0, { response: responseObject(incoming, index, undefined) }),
+  doneMarker: Option.none()
+}
+
+/** Every format. */
+export const all: ReadonlyArray<Dialect> = [anthropic, openAi, openAiResponses]
 
 /** The format served on a request path, if any. */
 export const forPath = (path: string): Option.Option<Dialect> =>
