@@ -2,8 +2,15 @@
  * Streaming through the kernel (issue 12): deltas published as parts arrive, restarts that
  * never duplicate text, invalid tool input, unique ids in tool_use_started, final_text.
  */
-import { Content, type KernelEvent, type ModelProvider, type ResponsePart, type Toolbox } from "@agent-kernel/kernel"
-import { ScriptedModel } from "@agent-kernel/kernel/testing"
+import {
+  Content,
+  type KernelEvent,
+  type ModelProvider,
+  type ResponsePart,
+  Session,
+  Toolbox
+} from "@agent-kernel/kernel"
+import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
@@ -155,4 +162,24 @@ describe("streaming through the kernel", () => {
     // The generator reaches the interesting case: restarts after some text was shown.
     expect(restartsSeen).toBeGreaterThan(8)
   })
+
+  it.effect("Session.Options.request: the session's request options reach every call", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([ScriptedModel.rateLimited(), ScriptedModel.text("ok")])
+      const request: ModelProvider.RequestOptions = {
+        temperature: 0.2,
+        stop_sequences: ["END"],
+        tool_choice: { type: "auto" },
+        metadata: { user_id: "u1" }
+      }
+      const session = yield* Session.make({ model: "m", request }).pipe(
+        Effect.provide(model.layer),
+        Effect.provideService(Toolbox.Toolbox, Toolbox.empty)
+      )
+      yield* TestClockDriver.run(session.run("hi"))
+      const requests = yield* model.requests
+      expect(requests).toHaveLength(2)
+      for (const sent of requests) expect(sent).toMatchObject(request)
+    })
+  )
 })

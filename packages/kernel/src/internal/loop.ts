@@ -54,6 +54,8 @@ export interface Env {
   readonly policy: RetryPolicy.RetryPolicy | undefined
   readonly system: string | undefined
   readonly maxOutputTokens: number | undefined
+  /** The session's request options, applied to every call. */
+  readonly request: ModelProvider.RequestOptions | undefined
   readonly toolConcurrency: number
   /** Whether runs update the kernel's global metrics. */
   readonly metrics: boolean
@@ -394,7 +396,7 @@ const requestOf = (
   context: Log.Log<Content.Message>,
   assembled: Content.History | undefined,
   tools: ReadonlyArray<ModelProvider.ToolDefinition>,
-  env: Pick<Env, "system" | "maxOutputTokens">
+  env: Pick<Env, "system" | "maxOutputTokens" | "request">
 ): ModelProvider.ModelRequest => {
   let messages = assembled
   const request = {
@@ -407,6 +409,7 @@ const requestOf = (
   }
   if (env.system !== undefined) Object.assign(request, { system: env.system })
   if (env.maxOutputTokens !== undefined) Object.assign(request, { max_output_tokens: env.maxOutputTokens })
+  if (env.request !== undefined) Object.assign(request, env.request)
   return request
 }
 

@@ -54,6 +54,7 @@ export const make = (
       policy: options.policy,
       system: options.system,
       maxOutputTokens: options.maxOutputTokens,
+      request: options.request,
       toolConcurrency: options.toolConcurrency ?? 1,
       metrics: options.metrics ?? true,
       toolbox: yield* Toolbox.Toolbox,
