@@ -135,7 +135,48 @@ export const RetryQuotaExhausted = event("retry_quota_exhausted", {
 export const StreamRestarted = event("stream_restarted", {
   turn: Schema.Number,
   model: Schema.String,
-  category: ModelError.Category
+  /** The attempt that failed; the next attempt's deltas replace its text. */
+  attempt: Schema.Number,
+  category: ModelError.Category,
+  /** How many characters of text the failed attempt's deltas showed: a frontend drops them. */
+  discarded_text_chars: Schema.Number
+})
+/**
+ * A fragment of the model's answer, published as it arrives. The deltas of
+ * a turn's final attempt, joined, are the text the turn appends to history.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const TextDelta = event("text_delta", {
+  turn: Schema.Number,
+  model: Schema.String,
+  attempt: Schema.Number,
+  text: Schema.String
+})
+/**
+ * A fragment of the model's reasoning, published as it arrives.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ThinkingDelta = event("thinking_delta", {
+  turn: Schema.Number,
+  model: Schema.String,
+  attempt: Schema.Number,
+  text: Schema.String
+})
+/**
+ * The model began a tool call (its input still streaming). `id` is the id the
+ * kernel uses for the call, after making ids unique.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ToolUseStarted = event("tool_use_started", {
+  turn: Schema.Number,
+  id: Schema.String,
+  name: Schema.String
 })
 /** @since 0.1.0 @category schemas */
 export const Fallback = event("fallback", {
@@ -206,7 +247,9 @@ export const RunEnded = event("run_ended", {
   usage: ModelProvider.Usage,
   cost_usd: Schema.NullOr(Schema.Number),
   wall_ms: Schema.Number,
-  error: Schema.NullOr(ErrorSummary)
+  error: Schema.NullOr(ErrorSummary),
+  /** The text of the run's last answer, as `RunOutcome.final_text`. */
+  final_text: Schema.String
 })
 
 /**
@@ -223,6 +266,9 @@ export const KernelEvent = Schema.Union(
   RetryScheduled,
   RetryQuotaExhausted,
   StreamRestarted,
+  TextDelta,
+  ThinkingDelta,
+  ToolUseStarted,
   Fallback,
   ContextReduced,
   ContentFilteredEvent,

@@ -135,6 +135,12 @@ export interface Options {
   /** How many tool calls of one turn run at once. Default 1 (in order). */
   readonly toolConcurrency?: number | undefined
   readonly maxOutputTokens?: number | undefined
+  /**
+   * Request options (sampling, tool choice, thinking, ...) applied to every
+   * model call of the session. An option the provider lacks fails the call
+   * with `InvalidRequest` before anything is sent.
+   */
+  readonly request?: ModelProvider.RequestOptions | undefined
   /** Update the kernel's global metrics. Default true; simulations turn it off. */
   readonly metrics?: boolean | undefined
   /**

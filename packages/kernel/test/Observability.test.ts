@@ -24,6 +24,7 @@ describe("observing a run", () => {
         "model_request",
         "retry_scheduled",
         "model_request",
+        "text_delta",
         "model_response",
         "turn_ended",
         "run_ended"

@@ -12,10 +12,12 @@ import * as FiberRef from "effect/FiberRef"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
+import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
 import * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
+import * as ResponsePart from "../ResponsePart.js"
 import type * as Toolbox from "../Toolbox.js"
 import * as Telemetry from "./telemetry.js"
 
@@ -23,8 +25,10 @@ import * as Telemetry from "./telemetry.js"
  * The three kinds of effect the turn loop performs, and the only way it
  * performs them: a model call, a tool call, and a retry's sleep. Everything
  * else the loop does is pure (its decisions) or bookkeeping (its state and
- * events). A durable runtime journals a session by wrapping this record;
- * streaming replaces `model` alone.
+ * events). A durable runtime journals a session by wrapping this record: a
+ * model call's result is the whole response (or error); the parts it streams
+ * on the way are observation only (`AttemptInfo.observe`), so a replay that
+ * returns the journaled response without streaming is the same run.
  *
  * @internal
  */
@@ -50,6 +54,15 @@ export interface AttemptInfo {
   readonly attempt: number
   /** The span the call's own span is a child of (the turn's). */
   readonly parent: Tracer.AnySpan | undefined
+  /**
+   * Called with each part as it arrives, and the response accumulated so
+   * far (the part included), before the next part is read: its effect
+   * holds up the stream. Absent when nobody listens, so that a call builds
+   * nothing for observers.
+   */
+  readonly observe?:
+    | ((part: ResponsePart.ResponsePart, accumulated: ResponsePart.Accumulator) => Effect.Effect<void>)
+    | undefined
 }
 
 /** @internal */
@@ -231,23 +244,23 @@ export const make = (options: Options): Effects => {
         const span = spans.enabled
           ? spans.start(Telemetry.modelCall(provider.name, request, info), info.parent)
           : undefined
-        const fiber = start(
-          runtime,
-          span,
-          attempt(() => ModelProvider.generate(provider, request))
-        )
+        const fiber = start(runtime, span, call(provider, request, info.observe))
         const ended = (exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>) => {
           if (span !== undefined) spans.end(span, exit, Telemetry.modelCallEnded(exit))
         }
         const exit = fiber.unsafePoll()
-        if (exit !== null) {
-          ended(exit)
-          return modelResult(exit, provider.name, request.model)
-        }
-        return Effect.flatMap(
-          settle(runtime, fiber, ended, { after: attemptTimeout, exit: () => timedOut(request.model) }),
-          (exit) => modelResult(exit, provider.name, request.model)
-        )
+        if (exit !== null) ended(exit)
+        const result =
+          exit !== null
+            ? modelResult(exit, provider.name, request.model)
+            : Effect.flatMap(
+                settle(runtime, fiber, ended, { after: attemptTimeout, exit: () => timedOut(request.model) }),
+                (exit) => modelResult(exit, provider.name, request.model)
+              )
+        const observe = info.observe
+        if (observe === undefined || provider.generate === undefined) return result
+        // A one-shot provider's parts all arrive when its call returns, which is when they are observed.
+        return Effect.tap(result, (result) => (Either.isLeft(result) ? Effect.void : observeAll(result.right, observe)))
       }),
     tool: (call, info) =>
       Effect.suspend(() => {
@@ -274,6 +287,51 @@ export const make = (options: Options): Effects => {
     sleep: Effect.sleep
   }
 }
+
+/**
+ * One attempt as an effect. A provider with a one-shot call is called
+ * directly (no stream machinery per step); any other provider's stream is
+ * folded through the accumulator, each part observed as it arrives.
+ */
+const call = (
+  provider: ModelProvider.Service,
+  request: ModelProvider.ModelRequest,
+  observe: AttemptInfo["observe"]
+): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> => {
+  if (observe === undefined) return attempt(() => ModelProvider.generate(provider, request))
+  const generate = provider.generate
+  // Its parts are observed once the call has returned, outside the attempt's timeout (see `model`).
+  if (generate !== undefined) return attempt(() => generate(request))
+  const folded = Stream.runFoldEffect(
+    Stream.suspend(() => provider.stream(request)),
+    ResponsePart.empty,
+    (state, part) => {
+      const accumulated = ResponsePart.add(state, part)
+      return Effect.as(observe(part, accumulated), accumulated)
+    }
+  )
+  return Effect.flatMap(folded, (state) =>
+    ResponsePart.isFinished(state)
+      ? Effect.succeed(ResponsePart.toResponse(state, request.model))
+      : Effect.fail(ModelProvider.unfinished(provider.name, request.model, ResponsePart.usage(state)))
+  )
+}
+
+const observeAll = (
+  response: ModelProvider.ModelResponse,
+  observe: NonNullable<AttemptInfo["observe"]>
+): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    let accumulated = ResponsePart.empty
+    return Effect.forEach(
+      ResponsePart.fromResponse(response),
+      (part) => {
+        accumulated = ResponsePart.add(accumulated, part)
+        return observe(part, accumulated)
+      },
+      { discard: true }
+    )
+  })
 
 const modelResult = (
   exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>,

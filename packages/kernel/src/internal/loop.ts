@@ -19,6 +19,7 @@ import * as Metrics from "../Metrics.js"
 import type * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
 import * as Pricing from "../Pricing.js"
+import * as ResponsePart from "../ResponsePart.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import * as RetryPolicy from "../RetryPolicy.js"
 import * as RetryQuota from "../RetryQuota.js"
@@ -56,6 +57,8 @@ export interface Env {
   readonly policy: RetryPolicy.RetryPolicy | undefined
   readonly system: string | undefined
   readonly maxOutputTokens: number | undefined
+  /** The session's request options, applied to every call. */
+  readonly request: ModelProvider.RequestOptions | undefined
   readonly toolConcurrency: number
   /** Whether runs update the kernel's global metrics. */
   readonly metrics: boolean
@@ -306,7 +309,7 @@ function* runTools(
                     return Effect.flatMap(
                       publishNow(run, { type: "tool_call_started", at: startedAt, turn, id: call.id, name: call.name }),
                       () =>
-                        Effect.flatMap(run.effects.tool(call, { turn, parent: span }), (result) => {
+                        Effect.flatMap(invoke(run, call, turn, span), (result) => {
                           results[index] = result
                           return publishNow(run, toolResulted(turn, call, result, startedAt, now(run)))
                         })
@@ -339,11 +342,31 @@ function* toolsInOrder(
     const startedAt = now(run)
     if (listening(env)) note(cursor, { type: "tool_call_started", at: startedAt, turn, id: call.id, name: call.name })
     yield* commit(env, cursor)
-    const result = yield* run.effects.tool(call, { turn, parent: span })
+    const result = yield* invoke(run, call, turn, span)
     results[index] = result
     if (listening(env)) note(cursor, toolResulted(turn, call, result, startedAt, now(run)))
   }
 }
+
+/**
+ * Runs one call, unless its input was not valid JSON: such a call is never
+ * invoked, and the model is told why, so the history stays valid.
+ */
+const invoke = (
+  run: Run,
+  call: Content.ToolUseBlock,
+  turn: number,
+  parent: Tracer.Span | undefined
+): Effect.Effect<Content.ToolResultBlock> =>
+  call.invalid_input === undefined
+    ? run.effects.tool(call, { turn, parent })
+    : Effect.succeed(
+        Content.toolResult(
+          call.id,
+          `The input of this call to "${call.name}" was not a valid JSON object, so the tool was not run. Input received: ${call.invalid_input.slice(0, PREVIEW_CHARS)}`,
+          true
+        )
+      )
 
 const toolResulted = (
   turn: number,
@@ -409,7 +432,7 @@ const requestOf = (
   context: Log.Log<Content.Message>,
   assembled: Content.History | undefined,
   tools: ReadonlyArray<ModelProvider.ToolDefinition>,
-  env: Pick<Env, "system" | "maxOutputTokens">
+  env: Pick<Env, "system" | "maxOutputTokens" | "request">
 ): ModelProvider.ModelRequest => {
   let messages = assembled
   const request = {
@@ -422,6 +445,7 @@ const requestOf = (
   }
   if (env.system !== undefined) Object.assign(request, { system: env.system })
   if (env.maxOutputTokens !== undefined) Object.assign(request, { max_output_tokens: env.maxOutputTokens })
+  if (env.request !== undefined) Object.assign(request, env.request)
   return request
 }
 
@@ -481,7 +505,13 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       })
     yield* commit(env, cursor)
     const sentAt = now(run)
-    const called = yield* withinDeadline(run, cursor, run.effects.model(request, { turn, attempt, parent: span }))
+    const shown: Shown = { textChars: 0 }
+    const observe = listening(env) ? observer(run, turn, model, attempt, shown) : undefined
+    const called = yield* withinDeadline(
+      run,
+      cursor,
+      run.effects.model(request, { turn, attempt, parent: span, observe })
+    )
     if (Option.isNone(called)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
     const result = called.value
     if (env.metrics) env.meter.modelCall(model, now(run) - sentAt, result)
@@ -588,6 +618,17 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
             })
           )
         if (listening(env)) {
+          // The next model's answer replaces what this attempt showed.
+          if (shown.textChars > 0)
+            note(cursor, {
+              type: "stream_restarted",
+              at: now(run),
+              turn,
+              model,
+              attempt,
+              category: error.category,
+              discarded_text_chars: shown.textChars
+            })
           const spent = env.budget.snapshot(decision.budget)
           note(cursor, {
             type: "fallback",
@@ -612,8 +653,16 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
         if (stepper !== undefined) stepper.state = scheduleState
         if (listening(env)) {
           const at = now(run)
-          if (error.midStream === true)
-            note(cursor, { type: "stream_restarted", at, turn, model, category: error.category })
+          if (error.midStream === true || shown.textChars > 0)
+            note(cursor, {
+              type: "stream_restarted",
+              at,
+              turn,
+              model,
+              attempt,
+              category: error.category,
+              discarded_text_chars: shown.textChars
+            })
           const spent = env.budget.snapshot(decision.budget)
           note(cursor, {
             type: "retry_scheduled",
@@ -665,6 +714,57 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       }
     }
   }
+}
+
+/** What an attempt has shown observers so far. */
+interface Shown {
+  textChars: number
+}
+
+/**
+ * Publishes an attempt's deltas as its parts arrive, at once (not queued):
+ * the first delta reaches observers before the stream ends.
+ */
+const observer =
+  (run: Run, turn: number, model: string, attempt: number, shown: Shown) =>
+  (part: ResponsePart.ResponsePart, accumulated: ResponsePart.Accumulator): Effect.Effect<void> => {
+    switch (part.type) {
+      case "text_delta":
+        if (part.text.length === 0) return Effect.void
+        shown.textChars += part.text.length
+        return publishNow(run, { type: "text_delta", at: now(run), turn, model, attempt, text: part.text })
+      case "thinking_delta":
+        if (part.text.length === 0) return Effect.void
+        return publishNow(run, { type: "thinking_delta", at: now(run), turn, model, attempt, text: part.text })
+      case "tool_use_start":
+        return publishNow(run, {
+          type: "tool_use_started",
+          at: now(run),
+          turn,
+          id: uniqueIdOf(run, turn, accumulated, part),
+          name: part.name
+        })
+      default:
+        return Effect.void
+    }
+  }
+
+/**
+ * The id the kernel will give a tool call that just started: the ids of the
+ * response so far, made unique as the whole response's will be. Blocks
+ * arrive in index order, so the calls before this one are all known.
+ */
+const uniqueIdOf = (
+  run: Run,
+  turn: number,
+  accumulated: ResponsePart.Accumulator,
+  part: ResponsePart.ToolUseStart
+): string => {
+  const content = ToolIds.unique(ResponsePart.toResponse(accumulated, "").content, run.runNumber, turn)
+  let position = 0
+  for (const block of accumulated.blocks) if (block.index < part.index) position++
+  const block = content[position]
+  return block?.type === "tool_use" ? block.id : part.id
 }
 
 function* reduceContext(run: Run, cursor: Cursor, turn: number, error: ModelError.ModelError) {

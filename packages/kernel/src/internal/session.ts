@@ -55,6 +55,7 @@ export const make = (
       policy: options.policy,
       system: options.system,
       maxOutputTokens: options.maxOutputTokens,
+      request: options.request,
       toolConcurrency: options.toolConcurrency ?? 1,
       metrics: options.metrics ?? true,
       meter: Meter.make(provider.name),
@@ -307,7 +308,8 @@ const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effec
         usage: figures.usage,
         cost_usd: figures.cost_usd,
         wall_ms: wall,
-        error: ending.error === undefined ? null : KernelEvent.summarize(ending.error)
+        error: ending.error === undefined ? null : KernelEvent.summarize(ending.error),
+        final_text: figures.final_text
       })
     yield* Loop.commit(env, cursor)
     if (env.metrics) {

@@ -10,10 +10,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import * as Content from "../Content.js"
 import * as Log from "../internal/log.js"
 import * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
+import * as ResponsePart from "../ResponsePart.js"
 
 /**
  * One step of a script.
@@ -24,7 +26,74 @@ import * as ModelProvider from "../ModelProvider.js"
 export type Step =
   | ModelProvider.ModelResponse
   | ModelError.ModelError
+  | Streamed
   | ((request: ModelProvider.ModelRequest) => Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError>)
+
+/**
+ * A streamed step: these parts, one every `gapMs` on the Clock, then the
+ * end of the stream or, with `failure`, the stream failing mid-way.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Streamed {
+  readonly _tag: "Streamed"
+  readonly parts: ReadonlyArray<ResponsePart.ResponsePart>
+  readonly gapMs: number
+  readonly failure: ModelError.ModelError | undefined
+}
+
+/**
+ * A streamed step from its parts.
+ *
+ * @since 0.3.0
+ * @category steps
+ */
+export const streamed = (
+  parts: ReadonlyArray<ResponsePart.ResponsePart>,
+  options: { readonly gapMs?: number; readonly failure?: ModelError.ModelError } = {}
+): Streamed => ({ _tag: "Streamed", parts, gapMs: options.gapMs ?? 0, failure: options.failure })
+
+/**
+ * A response streamed with its text cut into the given chunk sizes (the
+ * last chunk takes the rest), optionally failing after `failAfter` parts.
+ *
+ * @since 0.3.0
+ * @category steps
+ */
+export const chunked = (
+  response: ModelProvider.ModelResponse,
+  sizes: ReadonlyArray<number>,
+  options: { readonly gapMs?: number; readonly failAfter?: number; readonly failure?: ModelError.ModelError } = {}
+): Streamed => {
+  const parts = ResponsePart.fromResponse(response).flatMap((part): ReadonlyArray<ResponsePart.ResponsePart> => {
+    if (part.type !== "text_delta" && part.type !== "thinking_delta") return [part]
+    const pieces: Array<ResponsePart.ResponsePart> = []
+    let at = 0
+    for (const size of sizes) {
+      if (at >= part.text.length) break
+      pieces.push({ ...part, text: part.text.slice(at, at + Math.max(1, size)) })
+      at += Math.max(1, size)
+    }
+    if (at < part.text.length || pieces.length === 0) pieces.push({ ...part, text: part.text.slice(at) })
+    return pieces
+  })
+  const failure =
+    options.failAfter === undefined ? undefined : (options.failure ?? error("overloaded", { midStream: true }))
+  return streamed(options.failAfter === undefined ? parts : parts.slice(0, options.failAfter), {
+    gapMs: options.gapMs ?? 0,
+    ...(failure === undefined ? {} : { failure })
+  })
+}
+
+const isStreamed = (step: Step): step is Streamed =>
+  typeof step === "object" && "_tag" in step && step._tag === "Streamed"
+
+const streamOf = (step: Streamed): Stream.Stream<ResponsePart.ResponsePart, ModelError.ModelError> => {
+  const parts = Stream.fromIterable(step.parts)
+  const paced = step.gapMs > 0 ? Stream.tap(parts, () => Effect.sleep(Duration.millis(step.gapMs))) : parts
+  return step.failure === undefined ? paced : Stream.concat(paced, Stream.fail(step.failure))
+}
 
 /**
  * A scripted model and what it recorded.
@@ -80,27 +149,47 @@ export const make = (
     // Append-only: recording a call costs the same on the thousandth call as on the first.
     const recorded = yield* Ref.make(Log.empty<Call>())
     const name = options.name ?? "scripted"
-    const generate = (request: ModelProvider.ModelRequest) =>
-      Effect.flatMap(
-        Effect.flatMap(Clock.currentTimeMillis, (at) =>
-          Ref.modify(recorded, (log) => [log.length, Log.append(log, { at, request })] as const)
-        ),
-        (index): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> => {
-          const step = script[index]
-          if (step === undefined)
-            return Effect.fail(
-              new ModelError.Unknown({
-                provider: name,
-                model: request.model,
-                message: `ScriptedModel: no step scripted for call ${index + 1} (the script has ${script.length})`
-              })
-            )
-          if (typeof step === "function") return step(request)
-          if (ModelError.isModelError(step)) return Effect.fail(step)
-          return Effect.succeed({ ...step, model: request.model })
-        }
+    const take = (request: ModelProvider.ModelRequest) =>
+      Effect.flatMap(Clock.currentTimeMillis, (at) =>
+        Ref.modify(recorded, (log) => [log.length, Log.append(log, { at, request })] as const)
       )
-    const provider = ModelProvider.fromGenerate(name, generate)
+    const answer = (
+      request: ModelProvider.ModelRequest,
+      index: number
+    ): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> => {
+      const step = script[index]
+      if (step === undefined)
+        return Effect.fail(
+          new ModelError.Unknown({
+            provider: name,
+            model: request.model,
+            message: `ScriptedModel: no step scripted for call ${index + 1} (the script has ${script.length})`
+          })
+        )
+      if (typeof step === "function") return step(request)
+      if (isStreamed(step))
+        return ModelProvider.generate(
+          ModelProvider.make(name, () => streamOf(step)),
+          request
+        )
+      if (ModelError.isModelError(step)) return Effect.fail(step)
+      return Effect.succeed({ ...step, model: request.model })
+    }
+    // A script with streamed steps streams every step; one without keeps the cheap one-shot call.
+    const provider = script.some(isStreamed)
+      ? ModelProvider.make(name, (request) =>
+          Stream.unwrap(
+            Effect.map(take(request), (index) => {
+              const step = script[index]
+              return step !== undefined && isStreamed(step)
+                ? streamOf(step)
+                : Stream.flatMap(Stream.fromEffect(answer(request, index)), (response) =>
+                    Stream.fromIterable(ResponsePart.fromResponse(response))
+                  )
+            })
+          )
+        )
+      : ModelProvider.fromGenerate(name, (request) => Effect.flatMap(take(request), (index) => answer(request, index)))
     return {
       provider,
       layer: Layer.succeed(ModelProvider.ModelProvider, provider),
