@@ -38,6 +38,27 @@ const stale = () => {
 
 if (process.argv.includes("--if-stale") && !stale()) process.exit(0)
 
+/**
+ * Leaves a package with a native addon (libsql, the durable session store's SQLite) out of the bundle,
+ * loaded with `require` when the module that imports it first runs. An ESM import of an external would
+ * be hoisted to the top of the bundle and load the addon at every start; this way only a command that
+ * keeps a session (examples/cli/durable.ts, imported on demand) loads it.
+ * @param {string} name
+ * @returns {import("esbuild").Plugin}
+ */
+const lazyNative = (name) => ({
+  name: `lazy-native-${name}`,
+  setup(build) {
+    build.onResolve({ filter: new RegExp(`^${name}$`) }, (args) =>
+      args.namespace === "lazy-native" ? { path: name, external: true } : { path: name, namespace: "lazy-native" }
+    )
+    build.onLoad({ filter: /.*/, namespace: "lazy-native" }, () => ({
+      contents: `module.exports = require(${JSON.stringify(name)})`,
+      loader: "js"
+    }))
+  }
+})
+
 const result = await esbuild.build({
   absWorkingDir: root,
   entryPoints,
@@ -58,9 +79,9 @@ const result = await esbuild.build({
   },
   // Left out of the bundle: the optional OpenTelemetry packages of `agent --otel`, imported only when it is
   // given (examples/cli/otel.ts), so a command without --otel loads none of them and an install without them
-  // still runs; and libsql (the durable session store's SQLite), which loads a prebuilt native addon at run
-  // time, resolved from examples/node_modules.
-  external: ["@effect/opentelemetry", "@opentelemetry/*", "libsql"],
+  // still runs.
+  external: ["@effect/opentelemetry", "@opentelemetry/*"],
+  plugins: [lazyNative("libsql")],
   write: false
 })
 

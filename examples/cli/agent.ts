@@ -2,7 +2,6 @@
  * The `agent` command: one run (or an interactive session) of the kernel
  * against the fake provider, Anthropic or OpenAI, with MCP plugins.
  */
-import { DurableSessions, Engine } from "@agent-kernel/durable"
 import { Content, EventBus, ModelProvider, type RunOutcome, Session, Toolbox } from "@agent-kernel/kernel"
 import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
 import { Anthropic, OpenAi } from "@agent-kernel/providers"
@@ -290,6 +289,7 @@ const run = (parsed: Parsed) =>
           json ? Effect.void : Effect.sync(() => out.write(Render.summary(outcome, color)))
         const text = input ?? stdinInput
         if (store !== undefined) {
+          const { DurableSessions, Engine } = yield* Effect.promise(() => import("./durable.js"))
           const durable = DurableSessions.layer({
             model,
             settings,
@@ -300,7 +300,7 @@ const run = (parsed: Parsed) =>
             Layer.provide(Layer.succeed(EventBus.EventBus, bus)),
             Layer.provide(Layer.succeed(Toolbox.Toolbox, toolbox))
           )
-          return yield* durableRun(store, parsed.resume, text, report, json).pipe(
+          return yield* durableRun(DurableSessions.DurableSessions, store, parsed.resume, text, report, json).pipe(
             Effect.provide(durable),
             // Another process holds the store: a usage error (exit 2), not a crash.
             Effect.catchTag("StoreError", (error) =>
@@ -340,6 +340,7 @@ const durableSessionId = "session-1"
  * its journal; then the new input, if any, runs as the session's next run.
  */
 const durableRun = (
+  tag: typeof import("./durable.js").DurableSessions.DurableSessions,
   store: string,
   resumeOnly: boolean,
   text: string | undefined,
@@ -347,7 +348,7 @@ const durableRun = (
   json: boolean
 ) =>
   Effect.gen(function* () {
-    const sessions = yield* DurableSessions.DurableSessions
+    const sessions = yield* tag
     const resumed = yield* sessions.resume(durableSessionId)
     if (Option.isSome(resumed)) yield* report(resumed.value)
     if (resumeOnly && text === undefined) {

@@ -3,7 +3,6 @@
  * id, the last run's status (`running` or `interrupted` for a run to finish with --resume),
  * runs, the session retry budget used, and messages in its history.
  */
-import { DurableSessions, Engine } from "@agent-kernel/durable"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -18,7 +17,8 @@ const options = { json: Options.boolean("json").pipe(Options.withDescription("On
 
 export const sessions = Command.make("sessions", { ...args, ...options }, ({ store, json }) =>
   Effect.gen(function* () {
-    const listed = yield* DurableSessions.summaries
+    const { DurableSessions, Engine } = yield* Effect.promise(() => import("./durable.js"))
+    const listed = yield* DurableSessions.summaries.pipe(Effect.provide(Engine.layerSqliteStore(store)))
     const out = Render.stdout
     if (json) {
       for (const session of listed) out.write(`${JSON.stringify(session)}\n`)
@@ -35,7 +35,6 @@ export const sessions = Command.make("sessions", { ...args, ...options }, ({ sto
       )
     }
   }).pipe(
-    Effect.provide(Engine.layerSqliteStore(store)),
     Effect.catchTag("StoreError", (error) =>
       Effect.fail(error.locked ? new UsageError({ message: error.message }) : error)
     )
