@@ -210,7 +210,9 @@ describe("timeouts and the circuit breaker, on the TestClock", () => {
       const marker = `--tag=detached-${process.pid}-${Date.now()}`
       // A regression must not leave the grandchild behind for the rest of the suite.
       yield* Effect.addFinalizer(() =>
-        Effect.sync(() => processesWith(marker).forEach((pid) => process.kill(pid, "SIGKILL")))
+        Effect.sync(() => {
+          for (const pid of processesWith(marker)) process.kill(pid, "SIGKILL")
+        })
       )
       const { box } = yield* toolbox(fixture("mute", "--hang-at-startup", "--detached-at-startup", marker))
       const listing = yield* Effect.fork(box.definitions)
