@@ -201,4 +201,25 @@ describe("timeouts and the circuit breaker, on the TestClock", () => {
       expect((yield* provider.stats).spawns).toBe(1)
     }).pipe(Effect.provide(NodeContext.layer))
   )
+
+  // The scope of a handshake cut at tool_timeout_ms is closed by the interrupted call's own fiber. The
+  // stop must still run to its end: cut short, it left the SDK's initialize pending (a timer that kept
+  // the CLI from ever exiting) and every descendant outside the process group running.
+  it.scoped("a handshake cut at tool_timeout_ms still stops the server fully, its detached descendant too", () =>
+    Effect.gen(function* () {
+      const marker = `--tag=detached-${process.pid}-${Date.now()}`
+      // A regression must not leave the grandchild behind for the rest of the suite.
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          for (const pid of processesWith(marker)) process.kill(pid, "SIGKILL")
+        })
+      )
+      const { box } = yield* toolbox(fixture("mute", "--hang-at-startup", "--detached-at-startup", marker))
+      const listing = yield* Effect.fork(box.definitions)
+      yield* eventually(() => processesWith(marker).length === 2, "the server and its detached grandchild to start")
+      yield* TestClock.adjust("5 seconds")
+      expect(yield* Fiber.join(listing)).toEqual([])
+      yield* eventually(() => processesWith(marker).length === 0, "the server and its grandchild to be killed")
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
 })

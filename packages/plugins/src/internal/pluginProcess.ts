@@ -318,13 +318,18 @@ export const spawn = (
     yield* Effect.addFinalizer((exit) =>
       Effect.gen(function* () {
         const mode = shutdownMode(exit)
+        // Every step here is bounded, and none may be interruptible: the scope is often closed by an
+        // interrupted fiber (a call cut at tool_timeout_ms mid-startup, Ctrl-C), and an interruptible
+        // step would end this finalizer there, leaving the process running and the SDK's requests
+        // (each with a timer that keeps Node alive) pending: the CLI then never exits.
         // Before any signal: a child that outlives the server is reparented and lost to a search by parent.
-        if (options.descendantPollMillis > 0) yield* Effect.interruptible(track)
+        if (options.descendantPollMillis > 0) yield* track
         yield* end({ _tag: "Stopped", reason: "the session closed" })
         const grace = options.shutdownGraceMillis
-        // Finalizers are uninterruptible, and a race must interrupt its loser.
-        const exited = Effect.interruptible(
-          Effect.raceFirst(Effect.as(Deferred.await(reaped), true), Effect.as(Procfs.wallSleep(grace), false))
+        // Only the racers are interruptible: a race must interrupt its loser.
+        const exited = Effect.raceFirst(
+          Effect.interruptible(Effect.as(Deferred.await(reaped), true)),
+          Effect.interruptible(Effect.as(Procfs.wallSleep(grace), false))
         )
         // Per the MCP spec: close stdin, wait, SIGTERM, wait, SIGKILL.
         yield* Queue.shutdown(options.stdin)
@@ -341,7 +346,7 @@ export const spawn = (
         // Whatever is left (a grandchild that ignored SIGTERM, a daemon that left the group).
         yield* signalAll("SIGKILL")
         // SIGKILLed processes still need CPU to exit; on a loaded machine that takes a while.
-        yield* Effect.interruptible(awaitGone(Math.max(grace, 5_000)))
+        yield* awaitGone(Math.max(grace, 5_000))
       })
     )
 
