@@ -64,7 +64,13 @@ export interface Payload extends Schema.Schema.Type<typeof Payload> {}
  * @since 0.1.0
  * @category workflows
  */
-export const AgentRun = Workflow.make({
+export const AgentRun: Workflow.Workflow<
+  // Annotated so that the declaration names RunOutcome through the kernel's entry, not its source files.
+  "AgentRun",
+  typeof Payload,
+  typeof RunOutcome.RunOutcome,
+  typeof Schema.Never
+> = Workflow.make({
   name: "AgentRun",
   payload: Payload,
   success: RunOutcome.RunOutcome,
