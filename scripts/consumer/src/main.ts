@@ -71,7 +71,18 @@ const program = Effect.gen(function* () {
               { type: "text", text: "Hello from @effect/ai." },
               { type: "finish", reason: "stop", usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 } }
             ]),
-          streamText: () => Stream.empty
+          // The adapter calls streamText: the same answer as parts.
+          streamText: () =>
+            Stream.make(
+              { type: "text-start" as const, id: "t" },
+              { type: "text-delta" as const, id: "t", delta: "Hello from @effect/ai." },
+              { type: "text-end" as const, id: "t" },
+              {
+                type: "finish" as const,
+                reason: "stop" as const,
+                usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 }
+              }
+            )
         })
       )
     ),
