@@ -64,46 +64,21 @@ const notifyOnReuse = (registry: Registry, request: Http.ClientRequest) => {
   if (id !== undefined) registry.get(id)?.()
 }
 
-// One subclass per scheme, since an agent's sockets come from the base it extends
-// (Https.Agent makes the TLS ones); both defer to the same two functions.
-class TrackingHttpAgent extends Http.Agent {
-  readonly registry: Registry
-  constructor(options: Http.AgentOptions, registry: Registry) {
-    super(options)
-    this.registry = registry
-  }
-  override createConnection(
-    options: Http.ClientRequestArgs,
-    callback?: (err: Error | null, stream: Stream.Duplex) => void
-  ): Stream.Duplex | null | undefined {
-    const socket = super.createConnection(options, callback)
-    notifyOnConnect(this.registry, idFromHeaders(options.headers), socket)
+// The stock agents of each scheme (Https.Agent makes the TLS sockets) get the
+// same two hooks on the instance, so one function serves both.
+const track = <A extends Http.Agent>(agent: A, registry: Registry): A => {
+  const createConnection = agent.createConnection.bind(agent)
+  const reuseSocket = agent.reuseSocket.bind(agent)
+  agent.createConnection = (options, callback) => {
+    const socket = createConnection(options, callback)
+    notifyOnConnect(registry, idFromHeaders(options.headers), socket)
     return socket
   }
-  override reuseSocket(socket: Stream.Duplex, request: Http.ClientRequest): void {
-    super.reuseSocket(socket, request)
-    notifyOnReuse(this.registry, request)
+  agent.reuseSocket = (socket, request) => {
+    reuseSocket(socket, request)
+    notifyOnReuse(registry, request)
   }
-}
-
-class TrackingHttpsAgent extends Https.Agent {
-  readonly registry: Registry
-  constructor(options: Https.AgentOptions, registry: Registry) {
-    super(options)
-    this.registry = registry
-  }
-  override createConnection(
-    options: Http.ClientRequestArgs,
-    callback?: (err: Error | null, stream: Stream.Duplex) => void
-  ): Stream.Duplex | null | undefined {
-    const socket = super.createConnection(options, callback)
-    notifyOnConnect(this.registry, idFromHeaders(options.headers), socket)
-    return socket
-  }
-  override reuseSocket(socket: Stream.Duplex, request: Http.ClientRequest): void {
-    super.reuseSocket(socket, request)
-    notifyOnReuse(this.registry, request)
-  }
+  return agent
 }
 
 const makeWatch =
@@ -133,11 +108,11 @@ export const make = (options?: Options): Effect.Effect<Transport["Type"], never,
       ...(options?.lookup !== undefined ? { lookup: options.lookup } : {})
     }
     const http = yield* Effect.acquireRelease(
-      Effect.sync(() => new TrackingHttpAgent(agentOptions, registry)),
+      Effect.sync(() => track(new Http.Agent(agentOptions), registry)),
       (agent) => Effect.sync(() => agent.destroy())
     )
     const https = yield* Effect.acquireRelease(
-      Effect.sync(() => new TrackingHttpsAgent(agentOptions, registry)),
+      Effect.sync(() => track(new Https.Agent(agentOptions), registry)),
       (agent) => Effect.sync(() => agent.destroy())
     )
     const client = yield* NodeHttpClient.make.pipe(
