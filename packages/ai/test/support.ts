@@ -4,17 +4,8 @@
  * fake provider server, wrapped by the adapter, inside a kernel Session.
  */
 import { LanguageModelProvider, SingleRequest } from "../src/index.js"
-import {
-  Content,
-  EventBus,
-  type KernelEvent,
-  ModelProvider,
-  type RunOutcome,
-  Session,
-  Settings,
-  Toolbox
-} from "@agent-kernel/kernel"
-import { TestClockDriver } from "@agent-kernel/kernel/testing"
+import { Content, type ModelProvider, type Settings, type Toolbox } from "@agent-kernel/kernel"
+import { RecordedRun } from "@agent-kernel/kernel/testing"
 import { FakeProvider, type FaultPlan } from "@agent-kernel/providers/testing"
 import type { LanguageModel } from "@effect/ai"
 import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
@@ -116,15 +107,9 @@ export const tool: ModelProvider.ToolDefinition = {
   }
 }
 
-export const lookupToolbox: Toolbox.Toolbox["Type"] = {
+export const lookupToolbox: Toolbox.Service = {
   definitions: Effect.succeed([tool]),
   invoke: (call) => Effect.succeed(Content.toolResult(call.id, `definition of ${JSON.stringify(call.input)}`))
-}
-
-export interface Run {
-  readonly outcome: RunOutcome.RunOutcome
-  readonly events: ReadonlyArray<KernelEvent.KernelEvent>
-  readonly server: FakeProvider.FakeProvider
 }
 
 /**
@@ -144,22 +129,14 @@ export const run = (
 ) =>
   Effect.gen(function* () {
     const { server, provider } = yield* setup(api, plan, options)
-    const events: Array<KernelEvent.KernelEvent> = []
-    const bus = yield* EventBus.make([{ onEvent: (event) => Effect.sync(() => events.push(event)) }])
-    const session = yield* Session.make({
-      model: "model-a",
-      settings: { ...Settings.defaults, jitter: "none", model_attempt_timeout_ms: 86_400_000, ...options.settings },
-      history: options.history
-    }).pipe(
-      Effect.provideService(ModelProvider.ModelProvider, provider),
-      Effect.provideService(EventBus.EventBus, bus),
-      Effect.provideService(Toolbox.Toolbox, lookupToolbox)
-    )
-    const outcome = yield* TestClockDriver.run(session.run(options.input ?? "define serendipity"), {
+    const recorded = yield* RecordedRun.run(provider, {
+      settings: { jitter: "none", model_attempt_timeout_ms: 86_400_000, ...options.settings },
+      toolbox: lookupToolbox,
+      history: options.history,
+      input: options.input ?? "define serendipity",
       horizon: "10 minutes"
     })
-    return { outcome, events, server } satisfies Run
+    return { ...recorded, server }
   })
 
-export const ofType = <T extends KernelEvent.EventType>(events: ReadonlyArray<KernelEvent.KernelEvent>, type: T) =>
-  events.filter((event): event is KernelEvent.EventOf<T> => event.type === type)
+export const ofType = RecordedRun.ofType

@@ -10,39 +10,21 @@
  * turns real I/O into a spurious timeout.
  */
 import { describe, expect, it } from "@effect/vitest"
-import {
-  Content,
-  EventBus,
-  type KernelEvent,
-  ModelProvider,
-  type RunOutcome,
-  Session,
-  Settings,
-  Toolbox
-} from "@agent-kernel/kernel"
-import { TestClockDriver } from "@agent-kernel/kernel/testing"
+import { Content, type Toolbox } from "@agent-kernel/kernel"
+import { RecordedRun } from "@agent-kernel/kernel/testing"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { ChaosPlans, type FakeProvider, FaultPlan } from "../src/testing/index.js"
+import { ChaosPlans, FaultPlan } from "../src/testing/index.js"
 import { type Api, apis, setup, tool } from "./support.js"
 
 const farTimeouts = { connect: "1 day", firstByte: "1 day", idle: "1 day" } as const
-
-/** Runs the effect, moving TestClock to each sleep due within the horizon while real I/O proceeds. */
-const drive = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-  TestClockDriver.run(effect, { horizon: "10 minutes" })
 
 const lookupToolbox: Toolbox.Service = {
   definitions: Effect.succeed([tool]),
   invoke: (call) => Effect.succeed(Content.toolResult(call.id, `definition of ${JSON.stringify(call.input)}`))
 }
 
-interface Run {
-  readonly outcome: RunOutcome.RunOutcome
-  readonly events: ReadonlyArray<KernelEvent.KernelEvent>
-  readonly server: FakeProvider.FakeProvider
-}
-
+/** Moves TestClock only to sleeps due within ten minutes, so real I/O in flight never meets a jump. */
 const run = (
   api: Api,
   plan: FaultPlan.FaultPlan,
@@ -50,24 +32,19 @@ const run = (
 ) =>
   Effect.gen(function* () {
     const { server, provider } = yield* setup(api, plan, { timeouts: farTimeouts })
-    const events: Array<KernelEvent.KernelEvent> = []
-    const bus = yield* EventBus.make([{ onEvent: (event) => Effect.sync(() => events.push(event)) }])
-    const session = yield* Session.make({
+    const recorded = yield* RecordedRun.run(provider, {
       model: "fake-model",
       // The attempt bound as far as the provider's: the driver moves the clock while a request is in flight.
-      settings: { ...Settings.defaults, jitter: "none", model_attempt_timeout_ms: 86_400_000 },
-      history: options?.history
-    }).pipe(
-      Effect.provideService(ModelProvider.ModelProvider, provider),
-      Effect.provideService(EventBus.EventBus, bus),
-      Effect.provideService(Toolbox.Toolbox, lookupToolbox)
-    )
-    const outcome = yield* drive(session.run(options?.input ?? "define serendipity"))
-    return { outcome, events, server } satisfies Run
+      settings: { jitter: "none", model_attempt_timeout_ms: 86_400_000 },
+      toolbox: lookupToolbox,
+      history: options?.history,
+      input: options?.input ?? "define serendipity",
+      horizon: "10 minutes"
+    })
+    return { ...recorded, server }
   })
 
-const ofType = <T extends KernelEvent.EventType>(events: ReadonlyArray<KernelEvent.KernelEvent>, type: T) =>
-  events.filter((event): event is KernelEvent.EventOf<T> => event.type === type)
+const ofType = RecordedRun.ofType
 
 const assistantTexts = (history: Content.History) =>
   history.filter((message) => message.role === "assistant").map(Content.textOf)
