@@ -16,53 +16,11 @@ import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import { outcomeOf } from "./exitCodes.js"
-import { ensureBundle, entry } from "./testBundle.js"
+import { cli, ensureBundle, entry, ofType, type Result } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
 beforeAll(ensureBundle)
 
-interface Result {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-  readonly events: ReadonlyArray<Record<string, unknown> & { readonly type: string }>
-}
-
-interface CliOptions {
-  readonly input?: string | Buffer
-  readonly env?: Record<string, string>
-  /** Run through `bash -c` with this text in place of the arguments (for `<(...)`). */
-  readonly shell?: string
-}
-
-const cli = (args: ReadonlyArray<string>, options: CliOptions = {}) =>
-  new Promise<Result>((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env, ...options.env }
-    for (const key of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"])
-      if (options.env?.[key] === undefined) delete env[key]
-    const argv = [process.execPath, entry, ...args]
-    const child =
-      options.shell === undefined
-        ? spawn(argv[0]!, argv.slice(1), { cwd: root, env })
-        : spawn("bash", ["-c", `exec ${argv.map((arg) => `'${arg}'`).join(" ")} ${options.shell}`], { cwd: root, env })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => (stdout += chunk))
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    child.on("error", reject)
-    child.on("close", (code) => {
-      const events = stdout
-        .split("\n")
-        .filter((line) => line.startsWith("{"))
-        .map((line) => JSON.parse(line) as Result["events"][number])
-      resolve({ code, stdout, stderr, events })
-    })
-    // The CLI may stop reading stdin early (over its cap): the rest is not written, not an error.
-    child.stdin.on("error", () => {})
-    child.stdin.end(options.input ?? "")
-  })
-
-const ofType = (result: Result, type: string) => result.events.filter((event) => event.type === type)
 const last = (result: Result) => result.events.at(-1)
 
 describe("agent CLI: chaos scenarios (fake provider over HTTP, real MCP plugins)", () => {

@@ -14,50 +14,16 @@ import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ensureBundle, entry } from "./testBundle.js"
+import { cli as run, ensureBundle, entry, environment, eventsOf, ofType } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
 beforeAll(ensureBundle)
 
-type Event = Record<string, unknown> & { readonly type: string }
-
-interface Result {
-  readonly code: number | null
-  readonly stderr: string
-  readonly events: ReadonlyArray<Event>
-}
-
 /** A real wall-clock guard: a run still going after this is killed, and the test fails on its code. */
 const guardMillis = 40_000
 
-const environment = () => {
-  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1" }
-  for (const key of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"]) delete env[key]
-  return env
-}
-
-const eventsOf = (stdout: string): ReadonlyArray<Event> =>
-  stdout
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Event)
-
 /** Runs the CLI to its end (or kills it at the guard, which shows as code null). */
-const cli = (args: ReadonlyArray<string>) =>
-  new Promise<Result>((resolve, reject) => {
-    const child = spawn(process.execPath, [entry, ...args], { cwd: root, env: environment() })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => (stdout += chunk))
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    const guard = setTimeout(() => child.kill("SIGKILL"), guardMillis)
-    child.on("error", reject)
-    child.on("close", (code) => {
-      clearTimeout(guard)
-      resolve({ code, stderr, events: eventsOf(stdout) })
-    })
-    child.stdin.end("")
-  })
+const cli = (args: ReadonlyArray<string>) => run(args, { env: { NO_COLOR: "1" }, killAfterMillis: guardMillis })
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-settings-bounds-"))
 let files = 0
@@ -67,8 +33,6 @@ const jsonFile = (value: unknown) => {
   fs.writeFileSync(file, JSON.stringify(value))
   return file
 }
-
-const ofType = (result: Result, type: string) => result.events.filter((event) => event.type === type)
 
 /** Short backoffs: the retry itself is not what these tests are about. */
 const quickRetry = ["--set", "base_delay_ms=10", "--set", "jitter=none"]
@@ -185,7 +149,7 @@ describe("agent CLI: Ctrl-C while the settings file is a FIFO with no writer (is
     execFileSync("mkfifo", [fifo])
     const child = spawn(process.execPath, [entry, "--settings", fifo, "--prompt", "hi", "--json"], {
       cwd: root,
-      env: environment()
+      env: environment({ NO_COLOR: "1" })
     })
     let stdout = ""
     let stderr = ""

@@ -5,7 +5,7 @@
  * thousand modules through its hooks), which starved the test runner on a
  * shared machine.
  */
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import * as path from "node:path"
 
 const root = path.resolve(import.meta.dirname, "../..")
@@ -24,3 +24,72 @@ export const ensureBundle = (): Promise<void> =>
       error === null ? resolve() : reject(error)
     )
   )
+
+/** One JSON line of `--json` output. */
+export type Event = Record<string, unknown> & { readonly type: string }
+
+/** How a run of the command ended. `code` is null when it was killed by a signal. */
+export interface Result {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+  readonly events: ReadonlyArray<Event>
+}
+
+/** How the command is started. */
+export interface CliOptions {
+  readonly input?: string | Buffer
+  /** Added to the environment; the provider keys and base URLs are removed unless given here. */
+  readonly env?: Record<string, string>
+  /** Run through `bash -c` with this text after the arguments (for `<(...)`). */
+  readonly shell?: string
+  /** A real wall-clock guard: a run still going after this is killed (and shows as code null). */
+  readonly killAfterMillis?: number
+}
+
+const providerVariables = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"]
+
+/** The test's environment with no real provider configured, plus `extra`. */
+export const environment = (extra: Record<string, string> = {}): Record<string, string | undefined> => {
+  const env: Record<string, string | undefined> = { ...process.env, ...extra }
+  for (const key of providerVariables) if (extra[key] === undefined) delete env[key]
+  return env
+}
+
+/** The JSON lines of an output. */
+export const eventsOf = (stdout: string): ReadonlyArray<Event> =>
+  stdout
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Event)
+
+/** Runs the command to its end, with `args`, and collects what it wrote. */
+export const cli = (args: ReadonlyArray<string>, options: CliOptions = {}): Promise<Result> =>
+  new Promise((resolve, reject) => {
+    const env = environment(options.env)
+    const argv = [process.execPath, entry, ...args]
+    const child =
+      options.shell === undefined
+        ? spawn(process.execPath, argv.slice(1), { cwd: root, env })
+        : spawn("bash", ["-c", `exec ${argv.map((arg) => `'${arg}'`).join(" ")} ${options.shell}`], { cwd: root, env })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    const guard =
+      options.killAfterMillis === undefined
+        ? undefined
+        : setTimeout(() => child.kill("SIGKILL"), options.killAfterMillis)
+    child.on("error", reject)
+    child.on("close", (code) => {
+      clearTimeout(guard)
+      resolve({ code, stdout, stderr, events: eventsOf(stdout) })
+    })
+    // The CLI may stop reading stdin early (over its cap): the rest is not written, not an error.
+    child.stdin.on("error", () => {})
+    child.stdin.end(options.input ?? "")
+  })
+
+/** The events of one type. */
+export const ofType = (result: Result, type: string): ReadonlyArray<Event> =>
+  result.events.filter((event) => event.type === type)
