@@ -64,7 +64,8 @@ export const make = (
       toolConcurrency: options.toolConcurrency ?? 1,
       metrics: options.metrics ?? true,
       get meter() {
-        return (meter ??= Meter.make(provider.name))
+        if (meter === undefined) meter = Meter.make(provider.name)
+        return meter
       },
       toolbox: yield* Toolbox.Toolbox,
       contextProvider: yield* ContextProvider.ContextProvider,
@@ -72,7 +73,8 @@ export const make = (
       budget,
       state: yield* Ref.make(SessionState.initial(options, budget)),
       get callTimeouts() {
-        return (callTimeouts ??= ModelProvider.callTimeoutsFrom(settings))
+        if (callTimeouts === undefined) callTimeouts = ModelProvider.callTimeoutsFrom(settings)
+        return callTimeouts
       },
       listeners: { hub: undefined, subscribers: 0 }
     }
@@ -81,7 +83,10 @@ export const make = (
       id: env.id,
       settings,
       // Made when the first run is asked for, before any run starts: runs are still serialised.
-      run: (input) => runOnce(env, (semaphore ??= Effect.unsafeMakeSemaphore(1)), provider, effects, input),
+      run: (input) => {
+        if (semaphore === undefined) semaphore = Effect.unsafeMakeSemaphore(1)
+        return runOnce(env, semaphore, provider, effects, input)
+      },
       get history() {
         return Effect.map(Ref.get(env.state), (state) => Log.toArray(state.history))
       },
