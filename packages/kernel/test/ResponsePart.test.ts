@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as internal from "../src/internal/responsePart.js"
 
 const fold = (parts: ReadonlyArray<ResponsePart.ResponsePart>) => parts.reduce(ResponsePart.add, ResponsePart.empty)
 
@@ -56,6 +57,22 @@ describe("ResponsePart", () => {
     }
     // A tool without parameters streams no input: that is an empty object, not an error.
     expect(ResponsePart.toResponse(fold(parts("")), "m").content).toEqual([Content.toolUse("t", "n", {})])
+  })
+
+  it("a whole response's accumulator, built at once, is the fold of its parts", () => {
+    // What a one-shot provider's observers are given: it must be what the stream's fold ends with.
+    const invalid: ModelProvider.ModelResponse = {
+      model: "m",
+      content: [
+        { type: "thinking", thinking: "no signature" },
+        { ...Content.toolUse("t2", "bad", {}), invalid_input: "[1]" },
+        Content.text("")
+      ],
+      stop_reason: "end_turn",
+      usage: { input_tokens: 1, output_tokens: 0 }
+    }
+    for (const whole of [response, invalid])
+      expect(internal.ofResponse(whole)).toEqual(fold(ResponsePart.fromResponse(whole)))
   })
 
   it("without a finish part, infers the stop reason and is not finished", () => {

@@ -19,6 +19,7 @@ import * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
 import * as ResponsePart from "../ResponsePart.js"
 import type * as Toolbox from "../Toolbox.js"
+import * as responsePart from "./responsePart.js"
 import * as Telemetry from "./telemetry.js"
 
 /**
@@ -57,7 +58,8 @@ export interface AttemptInfo {
   /**
    * Called with each part as it arrives, and the response accumulated so
    * far (the part included), before the next part is read: its effect
-   * holds up the stream. Absent when nobody listens, so that a call builds
+   * holds up the stream. A one-shot provider's parts all arrive when its
+   * call returns, each with the whole response as what has accumulated. Absent when nobody listens, so that a call builds
    * nothing for observers.
    */
   readonly observe?:
@@ -264,12 +266,12 @@ export const make = (options: Options): Effects => {
       }),
     tool: (call, info) =>
       Effect.suspend(() => {
-        const span = spans.enabled ? spans.start(Telemetry.toolCall(call, info.turn), info.parent) : undefined
-        const fiber = start(
-          runtime,
-          span,
-          attempt(() => toolbox.invoke(call))
-        )
+        const invoked = attempt(() => toolbox.invoke(call))
+        // A tool call has no timeout, so without a span to be the parent of the toolbox's spans it
+        // needs no fiber of its own: it runs on the run's, for a third of the allocation.
+        if (!spans.enabled) return Effect.flatMap(Effect.exit(invoked), (exit) => toolResult(exit, call))
+        const span = spans.start(Telemetry.toolCall(call, info.turn), info.parent)
+        const fiber = start(runtime, span, invoked)
         const ended = (exit: Exit.Exit<Content.ToolResultBlock>) => {
           if (span === undefined) return
           const end = Telemetry.toolCallEnded(exit)
@@ -317,20 +319,25 @@ const call = (
   )
 }
 
+/**
+ * A one-shot provider's parts, observed when its call returns: they all
+ * arrived at once, so each is observed with the whole response as what has
+ * accumulated (made once, not once a part). The observations run in the
+ * parts' order; those that do nothing (`Effect.void`, most parts for most
+ * observers) are left out of the sequence rather than run.
+ */
 const observeAll = (
   response: ModelProvider.ModelResponse,
   observe: NonNullable<AttemptInfo["observe"]>
 ): Effect.Effect<void> =>
   Effect.suspend(() => {
-    let accumulated = ResponsePart.empty
-    return Effect.forEach(
-      ResponsePart.fromResponse(response),
-      (part) => {
-        accumulated = ResponsePart.add(accumulated, part)
-        return observe(part, accumulated)
-      },
-      { discard: true }
-    )
+    const accumulated = responsePart.ofResponse(response)
+    let all: Effect.Effect<void> = Effect.void
+    for (const part of ResponsePart.fromResponse(response)) {
+      const observed = observe(part, accumulated)
+      if (observed !== Effect.void) all = all === Effect.void ? observed : Effect.zipRight(all, observed)
+    }
+    return all
   })
 
 const modelResult = (

@@ -505,13 +505,14 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       })
     yield* commit(env, cursor)
     const sentAt = now(run)
-    const shown: Shown = { textChars: 0 }
+    const shown: Shown = { textChars: 0, ids: undefined }
     const observe = listening(env) ? observer(run, turn, model, attempt, shown) : undefined
-    const called = yield* withinDeadline(
-      run,
-      cursor,
-      run.effects.model(request, { turn, attempt, parent: span, observe })
-    )
+    const attempted = run.effects.model(request, { turn, attempt, parent: span, observe })
+    // Without a wall-clock bound the call is performed as it is: no Option, no generator, a step.
+    const called =
+      env.settings.max_wall_clock_ms === undefined
+        ? Option.some(yield* attempted)
+        : yield* withinDeadline(run, cursor, attempted)
     if (Option.isNone(called)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
     const result = called.value
     if (env.metrics) env.meter.modelCall(model, now(run) - sentAt, result)
@@ -719,6 +720,8 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
 /** What an attempt has shown observers so far. */
 interface Shown {
   textChars: number
+  /** The unique tool ids last worked out, and the accumulator they are of: a one-shot response shares one. */
+  ids: { readonly of: ResponsePart.Accumulator; readonly content: ReadonlyArray<Content.ContentBlock> } | undefined
 }
 
 /**
@@ -741,7 +744,7 @@ const observer =
           type: "tool_use_started",
           at: now(run),
           turn,
-          id: uniqueIdOf(run, turn, accumulated, part),
+          id: uniqueIdOf(run, turn, accumulated, part, shown),
           name: part.name
         })
       default:
@@ -758,9 +761,15 @@ const uniqueIdOf = (
   run: Run,
   turn: number,
   accumulated: ResponsePart.Accumulator,
-  part: ResponsePart.ToolUseStart
+  part: ResponsePart.ToolUseStart,
+  shown: Shown
 ): string => {
-  const content = ToolIds.unique(ResponsePart.toResponse(accumulated, "").content, run.runNumber, turn)
+  if (shown.ids?.of !== accumulated)
+    shown.ids = {
+      of: accumulated,
+      content: ToolIds.unique(ResponsePart.toResponse(accumulated, "").content, run.runNumber, turn)
+    }
+  const content = shown.ids.content
   let position = 0
   for (const block of accumulated.blocks) if (block.index < part.index) position++
   const block = content[position]

@@ -150,6 +150,45 @@ export const text = (state: State): string => {
 /** @internal */
 export const usage = (state: State): ModelProvider.Usage | undefined => state.usage
 
+/**
+ * The accumulator of a whole response: what folding `fromResponse(response)`
+ * with `add` ends with, built at once, without a state per part.
+ *
+ * @internal
+ */
+export const ofResponse = (response: ModelProvider.ModelResponse): State => {
+  const blocks: Array<Building> = []
+  response.content.forEach((block, index) => {
+    switch (block.type) {
+      case "text":
+        blocks.push({ type: "text", index, text: block.text })
+        return
+      case "thinking":
+        blocks.push(
+          block.signature === undefined
+            ? { type: "thinking", index, thinking: block.thinking }
+            : { type: "thinking", index, thinking: block.thinking, signature: block.signature }
+        )
+        return
+      case "redacted_thinking":
+        blocks.push({ type: "redacted_thinking", index, data: block.data })
+        return
+      case "tool_use":
+        blocks.push({
+          type: "tool_use",
+          index,
+          id: block.id,
+          name: block.name,
+          json: block.invalid_input ?? JSON.stringify(block.input ?? {})
+        })
+        return
+      default:
+        return
+    }
+  })
+  return { blocks, usage: response.usage, finish: { stop_reason: response.stop_reason, model: response.model } }
+}
+
 /** @internal */
 export const fromResponse = (response: ModelProvider.ModelResponse): ReadonlyArray<ResponsePart.ResponsePart> => {
   const parts: Array<ResponsePart.ResponsePart> = []

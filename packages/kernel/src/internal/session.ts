@@ -47,6 +47,11 @@ export const make = (
     const settings = options.settings ?? Settings.defaults
     const budget = (yield* RetryBudget.RetryBudget).budgetFor(settings)
     const provider = yield* ModelProvider.ModelProvider
+    // What only a run needs is made at the first run: an idle session holds none of it (a meter and
+    // a semaphore alone weigh 2 KB, a quarter of what an idle session may hold).
+    let meter: Meter.Meter | undefined
+    let callTimeouts: ModelProvider.CallTimeouts | undefined
+    let semaphore: Effect.Semaphore | undefined
     const env: Loop.Env = {
       id: options.id ?? `session-${crypto.randomUUID()}`,
       model: options.model,
@@ -58,21 +63,30 @@ export const make = (
       request: options.request,
       toolConcurrency: options.toolConcurrency ?? 1,
       metrics: options.metrics ?? true,
-      meter: Meter.make(provider.name),
+      get meter() {
+        if (meter === undefined) meter = Meter.make(provider.name)
+        return meter
+      },
       toolbox: yield* Toolbox.Toolbox,
       contextProvider: yield* ContextProvider.ContextProvider,
       bus: yield* EventBus.EventBus,
       budget,
       state: yield* Ref.make(SessionState.initial(options, budget)),
-      callTimeouts: ModelProvider.callTimeoutsFrom(settings),
+      get callTimeouts() {
+        if (callTimeouts === undefined) callTimeouts = ModelProvider.callTimeoutsFrom(settings)
+        return callTimeouts
+      },
       listeners: { hub: undefined, subscribers: 0 }
     }
-    const semaphore = yield* Effect.makeSemaphore(1)
     // The accessors are built when read: an idle session holds its state and nothing else.
     return {
       id: env.id,
       settings,
-      run: (input) => runOnce(env, semaphore, provider, effects, input),
+      // Made when the first run is asked for, before any run starts: runs are still serialised.
+      run: (input) => {
+        if (semaphore === undefined) semaphore = Effect.unsafeMakeSemaphore(1)
+        return runOnce(env, semaphore, provider, effects, input)
+      },
       get history() {
         return Effect.map(Ref.get(env.state), (state) => Log.toArray(state.history))
       },
