@@ -597,15 +597,26 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       case "End": {
         if (decision.reductions !== undefined)
           cursor.state = SessionState.withRun(cursor.state, { reductions: decision.reductions })
-        if (decision.status === "content_filtered" && listening(env))
-          note(cursor, {
-            type: "content_filtered",
-            at: now(run),
-            turn,
-            model,
-            message: error.message,
-            partial_text: ""
-          })
+        if (decision.status === "content_filtered") {
+          // A filter that failed the stream mid-way keeps what the model wrote before it, as a refusal at a finish does.
+          const partial = error._tag === "ContentFiltered" ? (error.partialText ?? "") : ""
+          if (partial.length > 0)
+            cursor.state = SessionState.answered(
+              cursor.state,
+              { role: "assistant", content: [Content.text(partial)] },
+              cursor.state.budget,
+              { final_text: partial }
+            )
+          if (listening(env))
+            note(cursor, {
+              type: "content_filtered",
+              at: now(run),
+              turn,
+              model,
+              message: error.message,
+              partial_text: partial
+            })
+        }
         return yield* end(run, cursor, decision)
       }
       case "Reduce": {
