@@ -169,6 +169,22 @@ describe("streaming through the kernel", () => {
     expect(restartsSeen).toBeGreaterThan(8)
   })
 
+  it.effect(
+    "ScriptedModel paces a stream on the TestClock: the first part after firstPartMs, the next gapMs apart",
+    () =>
+      Effect.gen(function* () {
+        const { events } = yield* runScript([
+          ScriptedModel.chunked(answer, [4, 6, 6], { firstPartMs: 3_000, gapMs: 250 })
+        ])
+        const sent = ofType(events, "model_request")[0]!.at
+        expect(ofType(events, "text_delta").map((event) => event.at - sent)).toEqual([3_000, 3_250, 3_500, 3_750])
+        // Without firstPartMs the first part waits gapMs like the others.
+        const even = yield* runScript([ScriptedModel.chunked(answer, [4, 6, 6], { gapMs: 250 })])
+        const evenSent = ofType(even.events, "model_request")[0]!.at
+        expect(ofType(even.events, "text_delta").map((event) => event.at - evenSent)).toEqual([250, 500, 750, 1_000])
+      })
+  )
+
   it.effect("a content filter that fails the stream mid-way: its partial text is kept, in the event and history", () =>
     Effect.gen(function* () {
       const filtered = new ModelError.ContentFiltered({
