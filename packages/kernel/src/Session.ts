@@ -179,6 +179,8 @@ export interface Options {
    * meanwhile). No subscriber ever misses an event, and memory never grows
    * past the capacity, however slow a subscriber is. A subscription that is
    * never read stops the run after this many events: read it on another fiber.
+   * An interrupted run still publishes its `run_ended`, so its interruption
+   * waits for such a reader too; closing the subscription's scope releases it.
    * Default: `defaultSubscriberCapacity` (1,024).
    */
   readonly subscriberCapacity?: SubscriberCapacity | undefined

@@ -8,9 +8,11 @@ import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ofType } from "./harness.js"
 
@@ -70,6 +72,48 @@ describe("back-pressure on the session's event stream", () => {
       expect(received).toEqual(observed)
       expect(deltasOf(received)).toBe(TEXT)
       expect(outcome.final_text).toBe(TEXT)
+    })
+  )
+
+  it.scoped("a stalled subscriber that goes away (its scope closes) releases the run it held up", () =>
+    Effect.gen(function* () {
+      const capacity = Session.SubscriberCapacity.make(4)
+      const pulled = { count: 0 }
+      const session = yield* Session.make({ model: "model-a", subscriberCapacity: capacity }).pipe(
+        Effect.provideService(ModelProvider.ModelProvider, countingProvider(pulled))
+      )
+      const scope = yield* Scope.make()
+      yield* Scope.extend(session.subscribe, scope)
+      const run = yield* Effect.fork(session.run("hello"))
+      for (let i = 0; i < 200; i++) yield* Effect.yieldNow()
+      expect(Option.isNone(yield* Fiber.poll(run))).toBe(true)
+      yield* Scope.close(scope, Exit.void)
+      const outcome = yield* Fiber.join(run)
+      expect(outcome.status).toBe("completed")
+      expect(outcome.final_text).toBe(TEXT)
+      expect(pulled.count).toBe(parts.length)
+    })
+  )
+
+  it.scoped("interrupting a run held up by a subscriber: the run ends once it reads, and it still gets run_ended", () =>
+    Effect.gen(function* () {
+      const capacity = Session.SubscriberCapacity.make(4)
+      const session = yield* Session.make({ model: "model-a", subscriberCapacity: capacity }).pipe(
+        Effect.provideService(ModelProvider.ModelProvider, countingProvider({ count: 0 }))
+      )
+      const events = yield* session.subscribe
+      const run = yield* Effect.fork(session.run("hello"))
+      for (let i = 0; i < 200; i++) yield* Effect.yieldNow()
+      const interrupting = yield* Effect.fork(Fiber.interrupt(run))
+      for (let i = 0; i < 200; i++) yield* Effect.yieldNow()
+      // The interrupted run answers what is pending and publishes run_ended: that, too, waits for the reader.
+      expect(Option.isNone(yield* Fiber.poll(interrupting))).toBe(true)
+      const received = Array.from(yield* Stream.runCollect(untilEnded(events)))
+      yield* Fiber.join(interrupting)
+      expect(received.at(-1)).toMatchObject({ type: "run_ended", status: "interrupted" })
+      // What was published before the interruption is all there, in order, with nothing dropped.
+      expect(TEXT.startsWith(deltasOf(received))).toBe(true)
+      expect((yield* session.state).run?.final_text).toBe("")
     })
   )
 
