@@ -14,6 +14,7 @@ import * as ContextSample from "./context-provider.js"
 import * as Observe from "./observe.js"
 import * as Plugins from "./plugins.js"
 import * as ProvidersFake from "./providers-fake.js"
+import * as Streaming from "./streaming.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
 
@@ -95,6 +96,15 @@ describe("guide samples", () => {
       assert.include(lines, "turn 1: end_turn, 5 tokens out")
       assert.strictEqual(retriesSeen, 1)
       assert.isAtLeast(overloadedRetriesTotal, 1)
+    })
+  )
+
+  it.effect("streaming: the reader shows the answer once, the failed attempt's text dropped at the restart", () =>
+    Effect.gen(function* () {
+      const { outcome, shown } = yield* TestClockDriver.run(Streaming.run)
+      assert.strictEqual(outcome.status, "completed")
+      assert.strictEqual(shown, "Streams arrive in pieces.")
+      assert.strictEqual(shown, outcome.final_text)
     })
   )
 })

@@ -247,12 +247,16 @@ export class QuotaExceeded extends Schema.TaggedError<QuotaExceeded>("@agent-ker
 /**
  * The provider's content filter stopped the response. Surfaced as its own event.
  *
+ * When the filter fails a stream mid-way, `partialText` is the text the
+ * model wrote before it: the kernel keeps it (history, `final_text` and the
+ * `content_filtered` event), as it keeps a refusal's text at a finish.
+ *
  * @since 0.1.0
  * @category errors
  */
 export class ContentFiltered extends Schema.TaggedError<ContentFiltered>("@agent-kernel/ContentFiltered")(
   "ContentFiltered",
-  commonFields
+  { ...commonFields, partialText: Schema.optional(Schema.String) }
 ) {
   /** @since 0.1.0 */
   get category(): "content_filtered" {

@@ -281,17 +281,44 @@ export const generate = (
   provider.generate !== undefined ? provider.generate(request) : fold(provider, request)
 
 const fold = (provider: Service, request: ModelRequest): Effect.Effect<ModelResponse, ModelError.ModelError> =>
-  Effect.flatMap(
-    Stream.runFold(
-      Stream.suspend(() => provider.stream(request)),
-      responsePart.empty,
-      responsePart.add
-    ),
-    (state) =>
-      responsePart.isFinished(state)
-        ? Effect.succeed(responsePart.toResponse(state, request.model))
-        : Effect.fail(unfinished(provider.name, request.model, responsePart.usage(state)))
-  )
+  Effect.suspend(() => {
+    // The response so far, for a stream that fails: a content filter's error keeps its text.
+    let reached = responsePart.empty
+    return Effect.flatMap(
+      Stream.runFold(
+        Stream.suspend(() => provider.stream(request)),
+        responsePart.empty,
+        (state, part) => {
+          reached = responsePart.add(state, part)
+          return reached
+        }
+      ).pipe(Effect.mapError((error) => keepPartialText(error, reached))),
+      (state) =>
+        responsePart.isFinished(state)
+          ? Effect.succeed(responsePart.toResponse(state, request.model))
+          : Effect.fail(unfinished(provider.name, request.model, responsePart.usage(state)))
+    )
+  })
+
+/**
+ * The error a stream failed with, given the response it had reached: a
+ * content filter's error (`ContentFiltered`) carries the text written before
+ * it as `partialText`, unless the provider set it already. Every other error
+ * is returned as it is: a failed attempt's text is never kept.
+ *
+ * @since 0.3.0
+ * @category combinators
+ */
+export const keepPartialText = (
+  error: ModelError.ModelError,
+  reached: ResponsePart.Accumulator
+): ModelError.ModelError => {
+  if (error._tag !== "ContentFiltered" || error.partialText !== undefined) return error
+  const text = responsePart.text(reached)
+  return text.length === 0
+    ? error
+    : new ModelError.ContentFiltered({ ...error, message: error.message, partialText: text })
+}
 
 /**
  * The error for a stream that ended without its `finish` part.

@@ -115,6 +115,36 @@ export const State = Schema.Struct({
 export interface State extends Schema.Schema.Type<typeof State> {}
 
 /**
+ * How many events a session's event stream holds for a subscriber that has
+ * not read them yet: a whole number from 1 to 1,048,576 (a larger buffer is
+ * not bounded in any useful sense, and PubSub cannot allocate past 2^31). Decode a configured value
+ * with `Schema.decodeUnknown(SubscriberCapacity)` for a typed error, or use
+ * `SubscriberCapacity.make(n)`, which throws on a bad one.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const SubscriberCapacity = Schema.Int.pipe(
+  Schema.between(1, 1_048_576),
+  Schema.brand("@agent-kernel/kernel/Session/SubscriberCapacity")
+)
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type SubscriberCapacity = Schema.Schema.Type<typeof SubscriberCapacity>
+
+/**
+ * The default `Options.subscriberCapacity`: 1,024 events, about a page of
+ * streamed text in deltas, and a few hundred kilobytes at most.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultSubscriberCapacity: SubscriberCapacity = SubscriberCapacity.make(internal.defaultSubscriberCapacity)
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -141,6 +171,20 @@ export interface Options {
    * with `InvalidRequest` before anything is sent.
    */
   readonly request?: ModelProvider.RequestOptions | undefined
+  /**
+   * Back-pressure for `subscribe` and `events` streams: how many events the
+   * session holds for a subscriber that has not read them yet. The buffer is
+   * bounded and never lossy: once a subscriber is this many events behind,
+   * publishing the next event waits until it reads, which holds up the run
+   * (and a streaming provider's socket, whose next part is not read
+   * meanwhile). No subscriber ever misses an event, and memory never grows
+   * past the capacity, however slow a subscriber is. A subscription that is
+   * never read stops the run after this many events: read it on another fiber.
+   * An interrupted run still publishes its `run_ended`, so its interruption
+   * waits for such a reader too; closing the subscription's scope releases it.
+   * Default: `defaultSubscriberCapacity` (1,024).
+   */
+  readonly subscriberCapacity?: SubscriberCapacity | undefined
   /** Update the kernel's global metrics. Default true; simulations turn it off. */
   readonly metrics?: boolean | undefined
   /**
@@ -201,9 +245,18 @@ export interface Service {
   readonly context: Effect.Effect<Content.History>
   /** The whole state, as a plain value. */
   readonly state: Effect.Effect<State>
-  /** Every event published after the stream starts running. */
+  /**
+   * Every event published after the stream starts running. A slow reader
+   * holds up the run once `Options.subscriberCapacity` events wait for it;
+   * it never misses one.
+   */
   readonly events: Stream.Stream<KernelEvent.KernelEvent>
-  /** Subscribes now, for the life of the scope: no later event is missed. */
+  /**
+   * Subscribes now, for the life of the scope: no later event is missed. Read
+   * the stream on another fiber than the run's: once
+   * `Options.subscriberCapacity` events wait unread, the run waits for the
+   * reader (back-pressure; nothing is dropped).
+   */
   readonly subscribe: Effect.Effect<Stream.Stream<KernelEvent.KernelEvent>, never, Scope.Scope>
   readonly retryBudget: Effect.Effect<RetryBudget.Snapshot>
 }

@@ -5,6 +5,7 @@
 import {
   Content,
   type KernelEvent,
+  ModelError,
   type ModelProvider,
   type ResponsePart,
   Session,
@@ -23,6 +24,11 @@ const historyText = (history: Content.History): string =>
   history
     .filter((message) => message.role === "assistant")
     .map(Content.textOf)
+    .join("")
+
+const deltaText = (events: ReadonlyArray<KernelEvent.KernelEvent>): string =>
+  ofType(events, "text_delta")
+    .map((event) => event.text)
     .join("")
 
 describe("streaming through the kernel", () => {
@@ -162,6 +168,63 @@ describe("streaming through the kernel", () => {
     // The generator reaches the interesting case: restarts after some text was shown.
     expect(restartsSeen).toBeGreaterThan(8)
   })
+
+  it.effect(
+    "ScriptedModel paces a stream on the TestClock: the first part after firstPartMs, the next gapMs apart",
+    () =>
+      Effect.gen(function* () {
+        const { events } = yield* runScript([
+          ScriptedModel.chunked(answer, [4, 6, 6], { firstPartMs: 3_000, gapMs: 250 })
+        ])
+        const sent = ofType(events, "model_request")[0]!.at
+        expect(ofType(events, "text_delta").map((event) => event.at - sent)).toEqual([3_000, 3_250, 3_500, 3_750])
+        // Without firstPartMs the first part waits gapMs like the others.
+        const even = yield* runScript([ScriptedModel.chunked(answer, [4, 6, 6], { gapMs: 250 })])
+        const evenSent = ofType(even.events, "model_request")[0]!.at
+        expect(ofType(even.events, "text_delta").map((event) => event.at - evenSent)).toEqual([250, 500, 750, 1_000])
+      })
+  )
+
+  it.effect("a content filter that fails the stream mid-way: its partial text is kept, in the event and history", () =>
+    Effect.gen(function* () {
+      const filtered = new ModelError.ContentFiltered({
+        provider: "scripted",
+        model: "model-a",
+        message: "the content filter stopped the stream",
+        midStream: true
+      })
+      const step = ScriptedModel.chunked(answer, [4, 6], { failAfter: 2, failure: filtered })
+      // Observed: the deltas are published as they arrive, then the filter's event carries them.
+      const observed = yield* runScript([step])
+      expect(observed.outcome.status).toBe("content_filtered")
+      expect(ofType(observed.events, "content_filtered")).toMatchObject([
+        { turn: 1, message: "the content filter stopped the stream", partial_text: "The quick " }
+      ])
+      expect(deltaText(observed.events)).toBe("The quick ")
+      expect(observed.outcome.final_text).toBe("The quick ")
+      expect(historyText(observed.outcome.history)).toBe("The quick ")
+      expect(ofType(observed.events, "run_ended")[0]!.final_text).toBe("The quick ")
+      // Unobserved: nobody listens, the stream is folded without events, and the text is kept all the same.
+      const model = yield* ScriptedModel.make([step])
+      const session = yield* Session.make({ model: "model-a" }).pipe(Effect.provide(model.layer))
+      const outcome = yield* TestClockDriver.run(session.run("hello"))
+      expect(outcome.status).toBe("content_filtered")
+      expect(outcome.final_text).toBe("The quick ")
+      expect(outcome.history.at(-1)).toEqual({ role: "assistant", content: [Content.text("The quick ")] })
+    })
+  )
+
+  it.effect("a content filter mid-stream before any text: nothing is added to history", () =>
+    Effect.gen(function* () {
+      const filtered = new ModelError.ContentFiltered({ provider: "scripted", model: "model-a", message: "no" })
+      const { outcome, events } = yield* runScript([
+        ScriptedModel.chunked(answer, [4], { failAfter: 0, failure: filtered })
+      ])
+      expect(outcome.status).toBe("content_filtered")
+      expect(ofType(events, "content_filtered")[0]!.partial_text).toBe("")
+      expect(outcome.history.map((message) => message.role)).toEqual(["user"])
+    })
+  )
 
   it.effect("Session.Options.request: the session's request options reach every call", () =>
     Effect.gen(function* () {

@@ -308,4 +308,39 @@ describe("kernel + openai provider + an Azure content filter", () => {
         expect(yield* server.requests).toHaveLength(1)
       })
   )
+
+  it.scoped(
+    "a content_filter error mid-stream, after text: the partial text is kept (event, history, final_text)",
+    () =>
+      Effect.gen(function* () {
+        // Anthropic refuses with stop_reason "refusal" at a finish (tested above for both wire formats);
+        // an OpenAI-compatible server fails the stream with an error of code content_filter.
+        const partial = "Here is the first half"
+        const { outcome, events, server } = yield* run(
+          "openai",
+          FaultPlan.make([
+            {
+              kind: "stream_error",
+              text: partial,
+              error_type: "invalid_request_error",
+              code: "content_filter",
+              message: "the response was filtered"
+            }
+          ])
+        )
+        expect(outcome.status).toBe("content_filtered")
+        expect(yield* server.requests).toHaveLength(1)
+        expect(
+          ofType(events, "text_delta")
+            .map((event) => event.text)
+            .join("")
+        ).toBe(partial)
+        const filtered = ofType(events, "content_filtered")
+        expect(filtered).toHaveLength(1)
+        expect(filtered[0]?.partial_text).toBe(partial)
+        expect(outcome.final_text).toBe(partial)
+        expect(assistantTexts(outcome.history)).toEqual([partial])
+        expect(ofType(events, "stream_restarted")).toHaveLength(0)
+      })
+  )
 })

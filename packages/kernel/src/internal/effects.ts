@@ -304,14 +304,16 @@ const call = (
   const generate = provider.generate
   // Its parts are observed once the call has returned, outside the attempt's timeout (see `model`).
   if (generate !== undefined) return attempt(() => generate(request))
+  // The response so far, for a stream that fails: a content filter's error keeps its text.
+  let reached = ResponsePart.empty
   const folded = Stream.runFoldEffect(
     Stream.suspend(() => provider.stream(request)),
     ResponsePart.empty,
     (state, part) => {
-      const accumulated = ResponsePart.add(state, part)
-      return Effect.as(observe(part, accumulated), accumulated)
+      reached = ResponsePart.add(state, part)
+      return Effect.as(observe(part, reached), reached)
     }
-  )
+  ).pipe(Effect.mapError((error) => ModelProvider.keepPartialText(error, reached)))
   return Effect.flatMap(folded, (state) =>
     ResponsePart.isFinished(state)
       ? Effect.succeed(ResponsePart.toResponse(state, request.model))

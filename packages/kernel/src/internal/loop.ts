@@ -7,7 +7,7 @@ import * as Exit from "effect/Exit"
 import { identity } from "effect/Function"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
-import type * as PubSub from "effect/PubSub"
+import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import type * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
@@ -86,10 +86,21 @@ export interface Listeners {
   subscribers: number
 }
 
-/** Offers an event to the session's stream, if anyone ever subscribed to it. @internal */
-export const offer = (env: Env, event: KernelEvent.KernelEvent): void => {
+/**
+ * Offers events, in order, to the session's stream, if anyone ever subscribed
+ * to it. The stream's buffer is bounded: what does not fit waits (the
+ * returned effect suspends) until every subscriber has read enough to make
+ * room, so a slow subscriber holds up the run and never loses an event.
+ * `Effect.void` when everything fit at once.
+ *
+ * @internal
+ */
+export const offer = (env: Env, events: ReadonlyArray<KernelEvent.KernelEvent>): Effect.Effect<void> => {
   const hub = env.listeners.hub
-  if (hub !== undefined) hub.unsafeOffer(event)
+  if (hub === undefined) return Effect.void
+  for (let i = 0; i < events.length; i++)
+    if (!hub.unsafeOffer(events[i]!)) return Effect.asVoid(PubSub.publishAll(hub, events.slice(i)))
+  return Effect.void
 }
 
 /**
@@ -156,10 +167,11 @@ export const commit = (env: Env, cursor: Cursor): Effect.Effect<void> => {
   if (cursor.events.length === 0) return set
   const events = cursor.events
   cursor.events = []
-  for (const event of events) offer(env, event)
-  if (!env.bus.observed) return set
-  const deliver = env.bus.deliver(events)
-  return Effect.flatMap(set, () => deliver)
+  // The state is set before the stream's buffer may make the run wait, so a reader sees this step meanwhile.
+  const offered = offer(env, events)
+  const stored = offered === Effect.void ? set : Effect.zipRight(set, offered)
+  if (!env.bus.observed) return stored
+  return Effect.flatMap(stored, () => env.bus.deliver(events))
 }
 
 /** Commits, then ends the run. */
@@ -389,8 +401,10 @@ const toolResulted = (
 const publishNow = (run: Run, event: KernelEvent.KernelEvent): Effect.Effect<void> =>
   Effect.suspend(() => {
     if (!listening(run.env)) return Effect.void
-    offer(run.env, event)
-    return run.env.bus.deliver([event])
+    const events = [event]
+    const offered = offer(run.env, events)
+    const delivered = run.env.bus.deliver(events)
+    return offered === Effect.void ? delivered : Effect.zipRight(offered, delivered)
   })
 
 /**
@@ -584,15 +598,26 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       case "End": {
         if (decision.reductions !== undefined)
           cursor.state = SessionState.withRun(cursor.state, { reductions: decision.reductions })
-        if (decision.status === "content_filtered" && listening(env))
-          note(cursor, {
-            type: "content_filtered",
-            at: now(run),
-            turn,
-            model,
-            message: error.message,
-            partial_text: ""
-          })
+        if (decision.status === "content_filtered") {
+          // A filter that failed the stream mid-way keeps what the model wrote before it, as a refusal at a finish does.
+          const partial = error._tag === "ContentFiltered" ? (error.partialText ?? "") : ""
+          if (partial.length > 0)
+            cursor.state = SessionState.answered(
+              cursor.state,
+              { role: "assistant", content: [Content.text(partial)] },
+              cursor.state.budget,
+              { final_text: partial }
+            )
+          if (listening(env))
+            note(cursor, {
+              type: "content_filtered",
+              at: now(run),
+              turn,
+              model,
+              message: error.message,
+              partial_text: partial
+            })
+        }
         return yield* end(run, cursor, decision)
       }
       case "Reduce": {

@@ -34,6 +34,13 @@ import * as SessionState from "./sessionState.js"
 import * as Telemetry from "./telemetry.js"
 
 /**
+ * The default capacity of a session's event stream (`Session.defaultSubscriberCapacity`).
+ *
+ * @internal
+ */
+export const defaultSubscriberCapacity = 1_024
+
+/**
  * Makes a session. `effects` may wrap the effects seam of every run: a
  * durable runtime journals a session there, without touching the loop.
  *
@@ -78,6 +85,7 @@ export const make = (
       },
       listeners: { hub: undefined, subscribers: 0 }
     }
+    const capacity: number = options.subscriberCapacity ?? defaultSubscriberCapacity
     // The accessors are built when read: an idle session holds its state and nothing else.
     return {
       id: env.id,
@@ -97,10 +105,10 @@ export const make = (
         return Effect.map(Ref.get(env.state), SessionState.toPublic)
       },
       get events() {
-        return Stream.unwrapScoped(subscribe(env))
+        return Stream.unwrapScoped(subscribe(env, capacity))
       },
       get subscribe() {
-        return subscribe(env)
+        return subscribe(env, capacity)
       },
       get retryBudget() {
         return Effect.map(Ref.get(env.state), (state) => budget.snapshot(state.budget))
@@ -108,18 +116,25 @@ export const make = (
     } satisfies SessionApi.Service
   })
 
-/** The session's PubSub, made at the first subscription. */
-const hubOf = (env: Loop.Env): Effect.Effect<PubSub.PubSub<KernelEvent.KernelEvent>> =>
+/**
+ * The session's PubSub, made at the first subscription. It is bounded with
+ * the back-pressure strategy: a publisher waits while the slowest subscriber
+ * has `capacity` events unread, so memory stays bounded and no event is lost.
+ */
+const hubOf = (env: Loop.Env, capacity: number): Effect.Effect<PubSub.PubSub<KernelEvent.KernelEvent>> =>
   Effect.suspend(() => {
     const { listeners } = env
     return listeners.hub !== undefined
       ? Effect.succeed(listeners.hub)
-      : Effect.map(PubSub.unbounded<KernelEvent.KernelEvent>(), (hub) => (listeners.hub ??= hub))
+      : Effect.map(PubSub.bounded<KernelEvent.KernelEvent>(capacity), (hub) => (listeners.hub ??= hub))
   })
 
 /** A subscription to the session's events for the life of the scope; while it lasts, the loop builds events. */
-const subscribe = (env: Loop.Env): Effect.Effect<Stream.Stream<KernelEvent.KernelEvent>, never, Scope.Scope> =>
-  Effect.flatMap(hubOf(env), (hub) =>
+const subscribe = (
+  env: Loop.Env,
+  capacity: number
+): Effect.Effect<Stream.Stream<KernelEvent.KernelEvent>, never, Scope.Scope> =>
+  Effect.flatMap(hubOf(env, capacity), (hub) =>
     Effect.acquireRelease(
       Effect.sync(() => {
         env.listeners.subscribers++
@@ -138,16 +153,11 @@ const runBus = (env: Loop.Env): EventBus.Service => ({
   publish: (event) =>
     Effect.flatMap(Effect.clock, (clock) =>
       Effect.suspend(() => {
-        const stamped = KernelEvent.stamp(event, clock.unsafeCurrentTimeMillis())
-        Loop.offer(env, stamped)
-        return env.bus.deliver([stamped])
+        const stamped = [KernelEvent.stamp(event, clock.unsafeCurrentTimeMillis())]
+        return Effect.zipRight(Loop.offer(env, stamped), env.bus.deliver(stamped))
       })
     ),
-  deliver: (events) =>
-    Effect.suspend(() => {
-      for (const event of events) Loop.offer(env, event)
-      return env.bus.deliver(events)
-    }),
+  deliver: (events) => Effect.suspend(() => Effect.zipRight(Loop.offer(env, events), env.bus.deliver(events))),
   modelResponded: env.bus.modelResponded
 })
 

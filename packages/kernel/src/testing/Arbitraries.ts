@@ -1,13 +1,17 @@
 /**
  * fast-check arbitraries (through effect's `FastCheck`) for model errors,
  * fault sequences and settings, for property tests of policies and of the
- * kernel.
+ * kernel; and for streaming: responses, their parts cut at arbitrary
+ * boundaries, and model calls whose attempts fail mid-stream.
  *
  * @since 0.1.0
  */
 import * as Duration from "effect/Duration"
 import * as FastCheck from "effect/FastCheck"
+import * as Content from "../Content.js"
 import * as ModelError from "../ModelError.js"
+import type * as ModelProvider from "../ModelProvider.js"
+import * as ResponsePart from "../ResponsePart.js"
 import * as Settings from "../Settings.js"
 
 /**
@@ -253,3 +257,196 @@ export const faultPlan = (
     ),
     { maxLength: options.maxLength ?? 16 }
   )
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface ResponseOptions {
+  /** Whether a signed thinking block may open the answer. Default true. */
+  readonly thinking?: boolean | undefined
+  /** The most tool calls an answer may ask for. Default 2. */
+  readonly maxToolCalls?: number | undefined
+  /** The tool the calls name. Default `"echo"`. */
+  readonly toolName?: string | undefined
+  /** The answer's text. Default: up to 60 characters, sometimes none. */
+  readonly text?: FastCheck.Arbitrary<string> | undefined
+}
+
+/** A tool input: a small JSON object whose string values may hold quotes and escapes. */
+const toolInput: FastCheck.Arbitrary<Record<string, unknown>> = FastCheck.dictionary(
+  FastCheck.constantFrom("word", "n", "flag", "path"),
+  FastCheck.oneof(FastCheck.string({ maxLength: 12 }), FastCheck.integer(), FastCheck.boolean()),
+  { maxKeys: 3 }
+)
+
+/**
+ * A model response as a provider would stream it: maybe a signed thinking
+ * block, then text, then tool calls (ids `call_0`, `call_1`, ...).
+ *
+ * @since 0.3.0
+ * @category arbitraries
+ */
+export const response = (options: ResponseOptions = {}): FastCheck.Arbitrary<ModelProvider.ModelResponse> => {
+  const thinking =
+    options.thinking === false
+      ? FastCheck.constant(undefined)
+      : FastCheck.option(
+          FastCheck.record({
+            thinking: FastCheck.string({ minLength: 1, maxLength: 30 }),
+            signature: FastCheck.string({ minLength: 1, maxLength: 8 })
+          }),
+          { nil: undefined }
+        )
+  const name = options.toolName ?? "echo"
+  return FastCheck.record({
+    thinking,
+    text: options.text ?? FastCheck.string({ maxLength: 60 }),
+    inputs: FastCheck.array(toolInput, { maxLength: options.maxToolCalls ?? 2 })
+  }).map(
+    ({ thinking, text, inputs }): ModelProvider.ModelResponse => ({
+      model: "arbitrary",
+      content: [
+        ...(thinking === undefined ? [] : [{ type: "thinking" as const, ...thinking }]),
+        ...(text.length > 0 ? [Content.text(text)] : []),
+        ...inputs.map((input, i) => Content.toolUse(`call_${i}`, name, input))
+      ],
+      stop_reason: inputs.length > 0 ? "tool_use" : "end_turn",
+      usage: { input_tokens: 10, output_tokens: 5 }
+    })
+  )
+}
+
+/**
+ * A string cut at arbitrary positions into non-empty pieces, at most
+ * `maxPieces` of them; joined, they give the string back. An empty string is
+ * one empty piece.
+ *
+ * @since 0.3.0
+ * @category arbitraries
+ */
+export const pieces = (text: string, maxPieces = 8): FastCheck.Arbitrary<ReadonlyArray<string>> =>
+  text.length <= 1 || maxPieces <= 1
+    ? FastCheck.constant([text])
+    : FastCheck.uniqueArray(FastCheck.integer({ min: 1, max: text.length - 1 }), {
+        maxLength: Math.min(maxPieces - 1, text.length - 1)
+      }).map((cuts) => {
+        const at = [0, ...[...cuts].sort((a, b) => a - b), text.length]
+        return at.slice(1).map((end, i) => text.slice(at[i], end))
+      })
+
+/** The text a delta part carries, to be cut; undefined for a part that is not cut. */
+const deltaText = (part: ResponsePart.ResponsePart): string | undefined => {
+  switch (part.type) {
+    case "text_delta":
+    case "thinking_delta":
+      return part.text
+    case "tool_input_delta":
+      return part.json
+    default:
+      return undefined
+  }
+}
+
+const withDelta = (part: ResponsePart.ResponsePart, piece: string): ResponsePart.ResponsePart => {
+  switch (part.type) {
+    case "text_delta":
+    case "thinking_delta":
+      return { ...part, text: piece }
+    case "tool_input_delta":
+      return { ...part, json: piece }
+    default:
+      return part
+  }
+}
+
+/**
+ * The parts of a response in the order a provider streams them, each text,
+ * thinking and tool-input delta cut into arbitrary pieces (a tool's JSON
+ * input may be cut anywhere, inside a string or an escape). Folded through
+ * `ResponsePart`'s accumulator they give the response back.
+ *
+ * @since 0.3.0
+ * @category arbitraries
+ */
+export const chunked = (
+  response: ModelProvider.ModelResponse,
+  options: { readonly maxPieces?: number | undefined } = {}
+): FastCheck.Arbitrary<ReadonlyArray<ResponsePart.ResponsePart>> =>
+  FastCheck.tuple(
+    ...ResponsePart.fromResponse(response).map((part) => {
+      const text = deltaText(part)
+      return text === undefined
+        ? FastCheck.constant([part])
+        : pieces(text, options.maxPieces).map((cut) => cut.map((piece) => withDelta(part, piece)))
+    })
+  ).map((groups): ReadonlyArray<ResponsePart.ResponsePart> => groups.flat())
+
+/**
+ * One attempt of a model call as it streams: its parts, then, for an attempt
+ * that fails, the error its stream fails with.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface StreamedAttempt {
+  readonly parts: ReadonlyArray<ResponsePart.ResponsePart>
+  readonly failure: ModelError.ModelError | undefined
+}
+
+/**
+ * A model call that streams: attempts that fail mid-stream, then one that
+ * completes with `response`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface StreamedCall {
+  /** The failed attempts, then the last one, which completes. */
+  readonly attempts: ReadonlyArray<StreamedAttempt>
+  /** What the last attempt answers. */
+  readonly response: ModelProvider.ModelResponse
+}
+
+/**
+ * A streamed model call with up to `maxFailures` (default 3) attempts that
+ * fail mid-stream with a transient error the kernel retries (no retry hint),
+ * each after an arbitrary number of its parts: before any delta, inside a
+ * block, or after its finish. A failed attempt streams its own arbitrary
+ * answer (a retry rarely repeats itself); every answer is cut with
+ * `chunked`. Feed each attempt to `ScriptedModel.streamed`.
+ *
+ * @since 0.3.0
+ * @category arbitraries
+ */
+export const streamedCall = (
+  options: ResponseOptions & {
+    readonly maxFailures?: number | undefined
+    readonly maxPieces?: number | undefined
+  } = {}
+): FastCheck.Arbitrary<StreamedCall> => {
+  const transient = ModelError.Category.literals.filter((category) => ModelError.reactionOf(category) === "retry")
+  const attempt = response(options).chain((answer) => chunked(answer, options).map((parts) => ({ answer, parts })))
+  const failedAttempt = FastCheck.tuple(
+    attempt,
+    FastCheck.constantFrom(...transient),
+    // Half of the failures come early (before or at the first parts), the rest anywhere.
+    FastCheck.oneof(FastCheck.integer({ min: 0, max: 2 }), FastCheck.nat())
+  ).map(
+    ([{ parts }, category, at]): StreamedAttempt => ({
+      parts: parts.slice(0, at % (parts.length + 1)),
+      failure: ModelError.make(category, {
+        provider: "arbitrary",
+        model: "arbitrary",
+        message: `arbitrary ${category} mid-stream`,
+        midStream: true
+      })
+    })
+  )
+  return FastCheck.tuple(FastCheck.array(failedAttempt, { maxLength: options.maxFailures ?? 3 }), attempt).map(
+    ([failed, last]) => ({
+      attempts: [...failed, { parts: last.parts, failure: undefined }],
+      response: last.answer
+    })
+  )
+}

@@ -30,8 +30,10 @@ export type Step =
   | ((request: ModelProvider.ModelRequest) => Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError>)
 
 /**
- * A streamed step: these parts, one every `gapMs` on the Clock, then the
- * end of the stream or, with `failure`, the stream failing mid-way.
+ * A streamed step: these parts, the first after `firstPartMs` and each next
+ * one `gapMs` after the last, on the Clock (so a test drives them with
+ * `TestClock`), then the end of the stream or, with `failure`, the stream
+ * failing mid-way.
  *
  * @since 0.3.0
  * @category models
@@ -40,7 +42,21 @@ export interface Streamed {
   readonly _tag: "Streamed"
   readonly parts: ReadonlyArray<ResponsePart.ResponsePart>
   readonly gapMs: number
+  /** The wait before the first part: the model's time to first token. */
+  readonly firstPartMs: number
   readonly failure: ModelError.ModelError | undefined
+}
+
+/**
+ * How a streamed step is paced, on the Clock: `gapMs` before each part
+ * (default 0), and `firstPartMs` before the first instead (default `gapMs`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Pacing {
+  readonly gapMs?: number | undefined
+  readonly firstPartMs?: number | undefined
 }
 
 /**
@@ -51,8 +67,14 @@ export interface Streamed {
  */
 export const streamed = (
   parts: ReadonlyArray<ResponsePart.ResponsePart>,
-  options: { readonly gapMs?: number; readonly failure?: ModelError.ModelError } = {}
-): Streamed => ({ _tag: "Streamed", parts, gapMs: options.gapMs ?? 0, failure: options.failure })
+  options: Pacing & { readonly failure?: ModelError.ModelError | undefined } = {}
+): Streamed => ({
+  _tag: "Streamed",
+  parts,
+  gapMs: options.gapMs ?? 0,
+  firstPartMs: options.firstPartMs ?? options.gapMs ?? 0,
+  failure: options.failure
+})
 
 /**
  * A response streamed with its text cut into the given chunk sizes (the
@@ -64,7 +86,7 @@ export const streamed = (
 export const chunked = (
   response: ModelProvider.ModelResponse,
   sizes: ReadonlyArray<number>,
-  options: { readonly gapMs?: number; readonly failAfter?: number; readonly failure?: ModelError.ModelError } = {}
+  options: Pacing & { readonly failAfter?: number; readonly failure?: ModelError.ModelError } = {}
 ): Streamed => {
   const parts = ResponsePart.fromResponse(response).flatMap((part): ReadonlyArray<ResponsePart.ResponsePart> => {
     if (part.type !== "text_delta" && part.type !== "thinking_delta") return [part]
@@ -81,8 +103,9 @@ export const chunked = (
   const failure =
     options.failAfter === undefined ? undefined : (options.failure ?? error("overloaded", { midStream: true }))
   return streamed(options.failAfter === undefined ? parts : parts.slice(0, options.failAfter), {
-    gapMs: options.gapMs ?? 0,
-    ...(failure === undefined ? {} : { failure })
+    gapMs: options.gapMs,
+    firstPartMs: options.firstPartMs,
+    failure
   })
 }
 
@@ -91,7 +114,12 @@ const isStreamed = (step: Step): step is Streamed =>
 
 const streamOf = (step: Streamed): Stream.Stream<ResponsePart.ResponsePart, ModelError.ModelError> => {
   const parts = Stream.fromIterable(step.parts)
-  const paced = step.gapMs > 0 ? Stream.tap(parts, () => Effect.sleep(Duration.millis(step.gapMs))) : parts
+  const paced =
+    step.gapMs > 0 || step.firstPartMs > 0
+      ? Stream.tap(Stream.zipWithIndex(parts), ([, i]) =>
+          Effect.sleep(Duration.millis(i === 0 ? step.firstPartMs : step.gapMs))
+        ).pipe(Stream.map(([part]) => part))
+      : parts
   return step.failure === undefined ? paced : Stream.concat(paced, Stream.fail(step.failure))
 }
 
