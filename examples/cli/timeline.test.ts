@@ -183,6 +183,8 @@ describe("timeline: streamed text", () => {
       [response, 7]
     ])
     assert.strictEqual(state.answer, "Done.")
+    const next = Timeline.step(tty, state, stamp({ type: "run_started", run_id: "r2", model: "m", input: "again" }), 8)
+    assert.strictEqual(next.state.answer, "")
   })
 
   it("the summary leaves out an answer already streamed, and prints one that was not", () => {

@@ -347,6 +347,11 @@ export const step = (view: View, before: State, event: KernelEvent.KernelEvent, 
       line(describe(event, view.color))
       state = { ...state, tools: removeTool(state.tools, event.id) }
       break
+    case "run_started":
+      // Each run of an interactive session has its own answer.
+      line(describe(event, view.color))
+      state = { ...state, answer: "" }
+      break
     case "run_ended":
       closeLine()
       state = { ...state, waiting: undefined, retry: undefined, tools: [] }
