@@ -2,7 +2,7 @@
  * The human timeline: the pure decisions (state + event + now → what to
  * write) and the shell that redraws the status line, on TestClock.
  */
-import type { KernelEvent, RunOutcome } from "@agent-kernel/kernel"
+import { KernelEvent, type RunOutcome } from "@agent-kernel/kernel"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/TestClock"
@@ -10,7 +10,7 @@ import * as Render from "./render.js"
 import * as Timeline from "./timeline.js"
 
 type Unstamped = KernelEvent.Unstamped
-const stamp = (event: Unstamped): KernelEvent.KernelEvent => ({ ...event, at: 0 }) as KernelEvent.KernelEvent
+const stamp = (event: Unstamped): KernelEvent.KernelEvent => KernelEvent.stamp(event, 0)
 
 const request = (attempt = 1): Unstamped => ({
   type: "model_request",
@@ -196,9 +196,10 @@ describe("timeline: streamed text", () => {
       usage: { input_tokens: 1, output_tokens: 1 },
       cost_usd: null,
       wall_ms: 1,
-      error: null,
-      final_text: "The answer."
-    } as unknown as RunOutcome.RunOutcome
+      context_reductions: 0,
+      final_text: "The answer.",
+      history: []
+    }
     assert.notInclude(Render.summary(outcome, false, "The answer."), "The answer.")
     assert.include(Render.summary(outcome, false, "Something else"), "The answer.")
     assert.include(Render.summary(outcome, false), "The answer.")
