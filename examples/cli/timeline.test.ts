@@ -77,6 +77,11 @@ describe("timeline: the spinner", () => {
     assert.strictEqual(writes[2], "\r\x1b[K  ⠴ waiting for m 1.6 s")
   })
 
+  it("the status line is cut to the terminal's width, so erasing its one row erases all of it", () => {
+    const { writes } = play({ ...tty, terminal: { columns: 20, rows: 24 } }, [[request(), 0]])
+    assert.strictEqual(writes[0]!.split("\n")[1], "\r\x1b[K  ⠋ waiting for m 0")
+  })
+
   it("the status line is erased before the first token and not drawn while text streams", () => {
     const { writes } = play(tty, [
       [request(), 0],

@@ -185,7 +185,12 @@ export const animated = (view: View, state: State): boolean =>
 const statusLine = (view: View, state: State, now: number): string | undefined => {
   if (!view.tty || state.cursor !== "line_start") return undefined
   const text = status(state, now)
-  return text === undefined ? undefined : `${eraseLine}${paint(view.color).dim(`  ${frame(now)} ${text}`)}`
+  if (text === undefined) return undefined
+  // One row at most: erasing the line would leave the rows of a wrapped status line behind.
+  const line = `  ${frame(now)} ${text}`
+  const fitted =
+    view.terminal === undefined ? line : [...line].slice(0, Math.max(1, view.terminal.columns - 1)).join("")
+  return `${eraseLine}${paint(view.color).dim(fitted)}`
 }
 
 /**
