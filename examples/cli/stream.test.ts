@@ -6,7 +6,7 @@
  * never its timing.
  */
 import { assert, beforeAll, describe, it } from "@effect/vitest"
-import { execFileSync, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -40,14 +40,21 @@ const agent = (args: ReadonlyArray<string>) => run(process.execPath, [entry, "--
 
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
 
-/** `script` from util-linux, which runs a command on a new pseudo-terminal; absent on some systems. */
-const script = (() => {
-  try {
-    return execFileSync("which", ["script"], { encoding: "utf8" }).trim() || undefined
-  } catch {
-    return undefined
-  }
-})()
+/**
+ * `script` from util-linux, which runs a command on a new pseudo-terminal; absent on some systems. Found on
+ * the PATH without running a process, so the test worker's event loop is never blocked.
+ */
+const script = (process.env["PATH"] ?? "")
+  .split(path.delimiter)
+  .map((dir) => path.join(dir, "script"))
+  .find((file) => {
+    try {
+      fs.accessSync(file, fs.constants.X_OK)
+      return true
+    } catch {
+      return false
+    }
+  })
 
 /**
  * The command on a pseudo-terminal of 80 columns by 24 rows: stdout is a TTY. `script` copies what

@@ -338,7 +338,7 @@ export const step = (view: View, before: State, event: KernelEvent.KernelEvent, 
       state = {
         ...state,
         waiting: undefined,
-        retry: event.delay_ms >= 500 ? { attempt: event.attempt, until: now + event.delay_ms } : undefined
+        retry: event.delay_ms > 0 ? { attempt: event.attempt, until: now + event.delay_ms } : undefined
       }
       break
     case "tool_call_started":
