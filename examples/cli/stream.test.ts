@@ -6,65 +6,19 @@
  * never its timing.
  */
 import { assert, beforeAll, describe, it } from "@effect/vitest"
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ensureBundle, entry } from "./testBundle.js"
+import { cli, ensureBundle, ofType, scriptCommand } from "./testBundle.js"
 
-const root = path.resolve(import.meta.dirname, "../..")
 beforeAll(ensureBundle)
 
-interface Result {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const run = (command: string, args: ReadonlyArray<string>) =>
-  new Promise<Result>((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env }
-    for (const key of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "NO_COLOR"]) delete env[key]
-    const child = spawn(command, args, { cwd: root, env })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => (stdout += chunk))
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end()
-  })
-
 /** The command with its output to pipes. */
-const agent = (args: ReadonlyArray<string>) => run(process.execPath, [entry, "--prompt", "hi", ...args])
+const agent = (args: ReadonlyArray<string>) => cli(["--prompt", "hi", ...args])
 
-const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
-
-/**
- * `script` from util-linux, which runs a command on a new pseudo-terminal; absent on some systems. Found on
- * the PATH without running a process, so the test worker's event loop is never blocked.
- */
-const script = (process.env["PATH"] ?? "")
-  .split(path.delimiter)
-  .map((dir) => path.join(dir, "script"))
-  .find((file) => {
-    try {
-      fs.accessSync(file, fs.constants.X_OK)
-      return true
-    } catch {
-      return false
-    }
-  })
-
-/**
- * The command on a pseudo-terminal of 80 columns by 24 rows: stdout is a TTY. `script` copies what
- * the terminal received; the terminal turns each "\n" into "\r\n", turned back here.
- */
-const agentOnTty = async (args: ReadonlyArray<string>) => {
-  const command = `stty cols 80 rows 24; exec ${[process.execPath, entry, "--prompt", "hi", ...args].map(quote).join(" ")}`
-  const result = await run(script ?? "script", ["-qec", command, "/dev/null"])
-  return { ...result, stdout: result.stdout.replace(/\r\n/g, "\n") }
-}
+/** The command on a pseudo-terminal of 80 columns by 24 rows: stdout is a TTY. */
+const agentOnTty = (args: ReadonlyArray<string>) =>
+  cli(["--prompt", "hi", ...args], { terminal: { columns: 80, rows: 24 } })
 
 const planFile = (steps: ReadonlyArray<unknown>) => {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ak-stream-")), "plan.json")
@@ -82,22 +36,19 @@ const restartPlan = () =>
     { kind: "reply", text: answer, delta_chars: 4 }
   ])
 
-type Event = Record<string, unknown> & { readonly type: string }
-
-const eventsOf = (stdout: string): ReadonlyArray<Event> =>
-  stdout
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as Event)
-
 const occurrences = (text: string, part: string) => text.split(part).length - 1
 
 describe("agent CLI streaming: --json", () => {
   it("every line is one JSON object; the text_delta events joined are run_ended.final_text", async () => {
     const result = await agent(["--scenario", planFile([{ kind: "reply", text: answer, delta_chars: 3 }]), "--json"])
     assert.strictEqual(result.code, 0, result.stderr)
-    const events = eventsOf(result.stdout)
-    const deltas = events.filter((event) => event.type === "text_delta")
+    const events = result.events
+    const lines = result.stdout.split("\n").filter((line) => line !== "")
+    assert.deepStrictEqual(
+      lines.map((line): unknown => JSON.parse(line)),
+      [...events]
+    )
+    const deltas = ofType(result, "text_delta")
     assert.strictEqual(deltas.length, Math.ceil(answer.length / 3))
     const ended = events.at(-1)!
     assert.strictEqual(ended.type, "run_ended")
@@ -112,11 +63,11 @@ describe("agent CLI streaming: --json", () => {
   it("a mid-stream failure: stream_restarted counts the discarded text; the last attempt's deltas are final_text", async () => {
     const result = await agent(["--scenario", restartPlan(), "--json"])
     assert.strictEqual(result.code, 0, result.stderr)
-    const events = eventsOf(result.stdout)
-    const restarted = events.filter((event) => event.type === "stream_restarted")
+    const events = result.events
+    const restarted = ofType(result, "stream_restarted")
     assert.lengthOf(restarted, 1)
     assert.deepInclude(restarted[0], { attempt: 1, discarded_text_chars: partial.length, category: "overloaded" })
-    const deltas = events.filter((event) => event.type === "text_delta")
+    const deltas = ofType(result, "text_delta")
     const byAttempt = (attempt: number) =>
       deltas
         .filter((delta) => delta["attempt"] === attempt)
@@ -140,7 +91,7 @@ describe("agent CLI streaming: --json", () => {
     ])
     const result = await agent(["--scenario", plan, "--json"])
     assert.strictEqual(result.code, 0, result.stderr)
-    const started = eventsOf(result.stdout).filter((event) => event.type === "tool_use_started")
+    const started = ofType(result, "tool_use_started")
     assert.lengthOf(started, 1)
     assert.strictEqual(started[0]!["name"], "no_such_tool")
   })
@@ -173,33 +124,36 @@ describe("agent CLI streaming: off a terminal", () => {
   })
 })
 
-describe.skipIf(script === undefined)("agent CLI streaming: on a terminal (a pseudo-terminal from `script`)", () => {
-  it("streams the answer after a spinner, rewrites the failed attempt struck through, and prints the answer once", async () => {
-    const result = await agentOnTty(["--scenario", restartPlan()])
-    assert.strictEqual(result.code, 0, result.stderr)
-    const out = result.stdout
-    // The spinner, erased before the text.
-    assert.include(out, "waiting for fake-model 0.0 s")
-    assert.include(out, "\r\x1b[KPartial words")
-    // The partial text is rewritten in place, struck through and dim, then marked.
-    assert.include(out, `${partial}\r\x1b[J\x1b[2;9m${partial}\x1b[0m\n`)
-    assert.include(out, `[stream restarted (overloaded): ${partial.length} characters discarded, attempt 2]`)
-    // The retry countdown while the kernel waits.
-    assert.match(out, /retry 1 in \d\.\d s/)
-    // The answer streamed once and not repeated by the summary.
-    assert.strictEqual(occurrences(out, answer), 1)
-    assert.include(out, `\r\x1b[K${answer}\n`)
-    assert.notInclude(out.slice(out.indexOf("status")), answer)
-  })
+describe.skipIf(scriptCommand === undefined)(
+  "agent CLI streaming: on a terminal (a pseudo-terminal from `script`)",
+  () => {
+    it("streams the answer after a spinner, rewrites the failed attempt struck through, and prints the answer once", async () => {
+      const result = await agentOnTty(["--scenario", restartPlan()])
+      assert.strictEqual(result.code, 0, result.stderr)
+      const out = result.stdout
+      // The spinner, erased before the text.
+      assert.include(out, "waiting for fake-model 0.0 s")
+      assert.include(out, "\r\x1b[KPartial words")
+      // The partial text is rewritten in place, struck through and dim, then marked.
+      assert.include(out, `${partial}\r\x1b[J\x1b[2;9m${partial}\x1b[0m\n`)
+      assert.include(out, `[stream restarted (overloaded): ${partial.length} characters discarded, attempt 2]`)
+      // The retry countdown while the kernel waits.
+      assert.match(out, /retry 1 in \d\.\d s/)
+      // The answer streamed once and not repeated by the summary.
+      assert.strictEqual(occurrences(out, answer), 1)
+      assert.include(out, `\r\x1b[K${answer}\n`)
+      assert.notInclude(out.slice(out.indexOf("status")), answer)
+    })
 
-  it("a tool's run shows the spinner with its name", async () => {
-    const plan = planFile([
-      { kind: "reply", text: "Calling.", tool_calls: [{ name: "no_such_tool", input: {} }] },
-      { kind: "reply", text: answer }
-    ])
-    const result = await agentOnTty(["--scenario", plan])
-    assert.strictEqual(result.code, 0, result.stderr)
-    assert.include(result.stdout, "running no_such_tool 0.0 s")
-    assert.strictEqual(occurrences(result.stdout, answer), 1)
-  })
-})
+    it("a tool's run shows the spinner with its name", async () => {
+      const plan = planFile([
+        { kind: "reply", text: "Calling.", tool_calls: [{ name: "no_such_tool", input: {} }] },
+        { kind: "reply", text: answer }
+      ])
+      const result = await agentOnTty(["--scenario", plan])
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.include(result.stdout, "running no_such_tool 0.0 s")
+      assert.strictEqual(occurrences(result.stdout, answer), 1)
+    })
+  }
+)
