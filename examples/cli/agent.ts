@@ -63,7 +63,19 @@ const options = {
     Options.optional
   ),
   json: Options.boolean("json").pipe(
-    Options.withDescription("JSON Lines on stdout: one kernel event a line, the last one run_ended")
+    Options.withDescription(
+      "JSON Lines on stdout: one kernel event a line, the last one run_ended; the answer's text_delta events too, as they arrive"
+    )
+  ),
+  stream: Options.boolean("stream").pipe(
+    Options.withDescription(
+      "Print the answer as it streams even when stdout is not a terminal (on a terminal it always streams, with a spinner while waiting); off a terminal the answer is otherwise printed once, at the end"
+    )
+  ),
+  thinking: Options.boolean("thinking").pipe(
+    Options.withDescription(
+      'Print the model\'s thinking as it streams, dimmed (by default the spinner says "thinking")'
+    )
   ),
   otel: Options.boolean("otel").pipe(
     Options.withDescription(
@@ -271,7 +283,10 @@ const run = (parsed: Parsed) =>
             : providerName === "anthropic"
               ? yield* Anthropic.make()
               : yield* OpenAi.make()
-        const bus = yield* EventBus.make([json ? Render.jsonLines(out) : Render.human(out, color)])
+        const timeline = json
+          ? undefined
+          : yield* Render.human(out, { color, stream: out.tty || parsed.stream, thinking: parsed.thinking })
+        const bus = yield* EventBus.make([timeline === undefined ? Render.jsonLines(out) : timeline.observer])
         const providers = yield* Effect.forEach(plugins, ({ config }) => McpStdio.make(config))
         // A plugin the user named is started now: one that cannot start ends the command before
         // any model request, instead of a run without its tools.
@@ -286,7 +301,11 @@ const run = (parsed: Parsed) =>
         )
         const toolbox = yield* PluginToolbox.make({ providers: providers.map(Effect.succeed), settings })
         const report = (outcome: RunOutcome.RunOutcome) =>
-          json ? Effect.void : Effect.sync(() => out.write(Render.summary(outcome, color)))
+          timeline === undefined
+            ? Effect.void
+            : Effect.flatMap(timeline.streamedAnswer, (streamed) =>
+                Effect.sync(() => out.write(Render.summary(outcome, color, streamed)))
+              )
         const text = input ?? stdinInput
         if (store !== undefined) {
           const { DurableSessions, Engine } = yield* Effect.promise(() => import("./durable.js"))
@@ -373,6 +392,8 @@ export const runScenario = (name: string, output: { readonly json?: boolean } = 
     set: [],
     scenario: Option.some(name),
     json: output.json ?? false,
+    stream: false,
+    thinking: false,
     otel: false,
     session: Option.none(),
     resume: false

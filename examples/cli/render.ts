@@ -1,130 +1,103 @@
 /**
- * How the CLI shows a run: a live human timeline (colour and a retry
- * countdown on a TTY, plain text otherwise) or JSON Lines, one event a line.
+ * How the CLI shows a run: a live human timeline (the answer streaming, a
+ * spinner and a retry countdown on a TTY, plain text otherwise) or JSON
+ * Lines, one event a line. The timeline's decisions are pure (timeline.ts);
+ * this is the shell that writes them and redraws the status line.
  */
-import type { EventBus, KernelEvent, RunOutcome } from "@agent-kernel/kernel"
+import type { EventBus, RunOutcome } from "@agent-kernel/kernel"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
-import * as Schedule from "effect/Schedule"
+import * as Ref from "effect/Ref"
+import * as Timeline from "./timeline.js"
 
+/** Where the CLI writes. */
 export interface Output {
   readonly write: (text: string) => void
   readonly tty: boolean
+  /** The terminal's current size, if it is one. */
+  readonly terminal: () => { readonly columns: number; readonly rows: number } | undefined
 }
 
+/** The process's stdout. */
 export const stdout: Output = {
   write: (text) => void process.stdout.write(text),
-  tty: process.stdout.isTTY === true
+  tty: process.stdout.isTTY === true,
+  terminal: () =>
+    process.stdout.isTTY === true ? { columns: process.stdout.columns, rows: process.stdout.rows } : undefined
 }
 
-const paint = (enabled: boolean) => {
-  const wrap = (code: string) => (text: string) => (enabled ? `\x1b[${code}m${text}\x1b[0m` : text)
-  return { dim: wrap("2"), red: wrap("31"), green: wrap("32"), yellow: wrap("33"), cyan: wrap("36"), bold: wrap("1") }
+/** How often the status line is redrawn. */
+const redrawEvery = Duration.millis(100)
+
+/** The human timeline as an observer, and what it has shown. */
+export interface Human {
+  readonly observer: EventBus.Observer
+  /** The text of the last model response it wrote as the response streamed; "" if none. */
+  readonly streamedAnswer: Effect.Effect<string>
 }
 
-const seconds = (ms: number) => (ms >= 1_000 ? `${(ms / 1_000).toFixed(1)} s` : `${Math.round(ms)} ms`)
-const oneLine = (text: string, max = 100) => {
-  const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
-
-/** One human line per event, or nothing for events the timeline leaves out. */
-export const describe = (event: KernelEvent.KernelEvent, color: boolean): string | undefined => {
-  const c = paint(color)
-  switch (event.type) {
-    case "run_started":
-      return c.bold(`▶ run ${event.run_id} on ${event.model}`)
-    case "turn_started":
-      return c.dim(`turn ${event.turn}`)
-    case "model_request":
-      return `  → request ${event.model}${event.attempt > 1 ? ` (attempt ${event.attempt})` : ""}: ${
-        event.messages
-      } messages, ~${event.estimated_tokens} tokens, ${event.tools} tools`
-    case "model_response":
-      return c.dim(
-        `  ← ${event.stop_reason} in ${seconds(event.duration_ms)} (${event.usage.input_tokens} in / ${event.usage.output_tokens} out tokens)`
+/**
+ * The human timeline. While the status line shows something (a TTY only), a
+ * fiber redraws it every 100 ms on the Clock, and stops by itself once it
+ * shows nothing.
+ */
+export const human = (out: Output, options: Omit<Timeline.View, "tty" | "terminal">): Effect.Effect<Human> =>
+  Effect.gen(function* () {
+    // `redrawing`: a fiber redraws the status line. Kept with the timeline so that the decision to start
+    // one and its own decision to stop are taken atomically with the state they read.
+    const shown = yield* Ref.make({ timeline: Timeline.initial, redrawing: false })
+    const view = (): Timeline.View => ({ ...options, tty: out.tty, terminal: out.terminal() })
+    // The write happens inside the update, so two writers (tool calls running at once) never swap their output.
+    const write = (current: Timeline.State, decide: (state: Timeline.State) => Timeline.Step) => {
+      const { state, write } = decide(current)
+      if (write !== "") out.write(write)
+      return state
+    }
+    const redraw: Effect.Effect<void> = Effect.zipRight(
+      Effect.sleep(redrawEvery),
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Ref.modify(shown, ({ timeline }) => {
+          const after = write(timeline, (state) => Timeline.tick(view(), state, now))
+          const again = Timeline.animated(view(), after)
+          return [again, { timeline: after, redrawing: again }]
+        })
       )
-    case "retry_scheduled":
-      return c.yellow(
-        `  ↻ ${event.category} (${oneLine(event.message, 60)}): retry ${event.attempt} in ${seconds(event.delay_ms)}${
-          event.source === "retry_after" ? " — the server's retry-after" : " — backoff"
-        }; session retries used ${event.session_retries_used}`
-      )
-    case "retry_quota_exhausted":
-      return c.red(`  ⛔ the provider-wide retry quota refused a retry after ${event.category} on ${event.model}`)
-    case "stream_restarted":
-      return c.yellow(`  ↺ the stream failed mid-way (${event.category}): the whole request is restarted`)
-    case "fallback":
-      return c.yellow(`  ⇢ fallback ${event.from} → ${event.to} after ${event.category}`)
-    case "context_reduced":
-      return c.cyan(`  ✂ context reduced: ~${event.before} → ~${event.after} tokens (target ${event.target})`)
-    case "content_filtered":
-      return c.red(
-        `  ⚠ content filtered: ${event.message}${event.partial_text ? `; kept "${oneLine(event.partial_text)}"` : ""}`
-      )
-    case "tool_call_started":
-      return `  ⚙ ${event.name} …`
-    case "tool_result":
-      return event.is_error
-        ? c.red(`  ✗ ${event.name} failed after ${seconds(event.duration_ms)}: ${oneLine(event.preview, 160)}`)
-        : c.green(`  ✓ ${event.name} in ${seconds(event.duration_ms)}: ${oneLine(event.preview)}`)
-    case "breaker_changed":
-      return c.red(`  ⛔ breaker for ${event.subject}: ${event.from} → ${event.to} (${event.reason})`)
-    case "warning":
-      return c.yellow(`  ! ${event.message}`)
-    case "turn_ended":
-    case "run_ended":
-      return undefined
-  }
-}
-
-/** The human timeline. On a TTY, a countdown runs while the kernel waits to retry. */
-export const human = (out: Output, color: boolean): EventBus.Observer => {
-  let countdown: Fiber.RuntimeFiber<unknown> | undefined
-  const stopCountdown = Effect.suspend(() => {
-    const fiber = countdown
-    countdown = undefined
-    return fiber === undefined
-      ? Effect.void
-      : Effect.zipRight(
-          Fiber.interrupt(fiber),
-          Effect.sync(() => out.write("\r\x1b[K"))
-        )
+    ).pipe(Effect.repeat({ while: (again) => again }), Effect.asVoid)
+    return {
+      observer: {
+        onEvent: (event) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            Effect.flatMap(
+              Ref.modify(shown, ({ timeline, redrawing }) => {
+                const after = write(timeline, (state) => Timeline.step(view(), state, event, now))
+                const animated = Timeline.animated(view(), after)
+                return [animated && !redrawing, { timeline: after, redrawing: redrawing || animated }]
+              }),
+              (start) => (start ? Effect.asVoid(Effect.forkDaemon(redraw)) : Effect.void)
+            )
+          )
+      },
+      streamedAnswer: Effect.map(Ref.get(shown), ({ timeline }) => (options.stream ? timeline.answer : ""))
+    }
   })
-  const startCountdown = (delayMs: number) =>
-    Effect.gen(function* () {
-      let left = delayMs
-      countdown = yield* Effect.forkDaemon(
-        Effect.sync(() => {
-          out.write(`\r\x1b[K    waiting ${seconds(Math.max(0, left))}`)
-          left -= 100
-        }).pipe(Effect.repeat(Schedule.spaced(Duration.millis(100))))
-      )
-    })
-  return {
-    onEvent: (event) =>
-      Effect.gen(function* () {
-        yield* stopCountdown
-        const line = describe(event, color)
-        if (line !== undefined) out.write(`${line}\n`)
-        if (out.tty && event.type === "retry_scheduled" && event.delay_ms >= 500) yield* startCountdown(event.delay_ms)
-      })
-  }
-}
 
 /** JSON Lines: every event as it is, one a line. */
 export const jsonLines = (out: Output): EventBus.Observer => ({
   onEvent: (event) => Effect.sync(() => out.write(`${JSON.stringify(event)}\n`))
 })
 
-/** The closing summary of a run. */
-export const summary = (outcome: RunOutcome.RunOutcome, color: boolean): string => {
-  const c = paint(color)
+/**
+ * The closing summary of a run. The answer is printed unless it was printed
+ * already as it streamed (`streamed`, the text the timeline wrote).
+ */
+export const summary = (outcome: RunOutcome.RunOutcome, color: boolean, streamed = ""): string => {
+  const c = Timeline.styles(color)
+  const { oneLine, seconds } = Timeline
   const status = outcome.status === "completed" ? c.green(outcome.status) : c.red(outcome.status)
   const lines = [
     "",
-    ...(outcome.final_text ? [outcome.final_text, ""] : []),
+    ...(outcome.final_text && outcome.final_text !== streamed ? [outcome.final_text, ""] : []),
     `${c.bold("status")}   ${status}${outcome.error ? ` — ${outcome.error.category}: ${oneLine(outcome.error.message, 200)}` : ""}`,
     `${c.bold("turns")}    ${outcome.turns}`,
     `${c.bold("retries")}  ${outcome.retries.max_per_call} at most per call, ${outcome.retries.session_total} in the session`,

@@ -6,6 +6,7 @@
  * shared machine.
  */
 import { execFile, spawn } from "node:child_process"
+import * as fs from "node:fs"
 import * as path from "node:path"
 
 const root = path.resolve(import.meta.dirname, "../..")
@@ -45,7 +46,31 @@ export interface CliOptions {
   readonly shell?: string
   /** A real wall-clock guard: a run still going after this is killed (and shows as code null). */
   readonly killAfterMillis?: number
+  /**
+   * Run on a new pseudo-terminal of this size (util-linux `script`, see `scriptCommand`), colour on
+   * (`NO_COLOR` removed): stdout is a TTY. The terminal turns each "\n" into "\r\n", turned back in
+   * `stdout`; its stderr is merged into `stdout`.
+   */
+  readonly terminal?: { readonly columns: number; readonly rows: number }
 }
+
+/**
+ * util-linux `script`, which runs a command on a new pseudo-terminal; absent on some systems. Found on the
+ * PATH without running a process, so the test worker's event loop is never blocked.
+ */
+export const scriptCommand: string | undefined = (process.env["PATH"] ?? "")
+  .split(path.delimiter)
+  .map((dir) => path.join(dir, "script"))
+  .find((file) => {
+    try {
+      fs.accessSync(file, fs.constants.X_OK)
+      return true
+    } catch {
+      return false
+    }
+  })
+
+const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
 
 const providerVariables = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"]
 
@@ -68,10 +93,25 @@ export const cli = (args: ReadonlyArray<string>, options: CliOptions = {}): Prom
   new Promise((resolve, reject) => {
     const env = environment(options.env)
     const argv = [process.execPath, entry, ...args]
+    const terminal = options.terminal
+    if (terminal !== undefined) delete env["NO_COLOR"]
     const child =
-      options.shell === undefined
-        ? spawn(process.execPath, argv.slice(1), { cwd: root, env })
-        : spawn("bash", ["-c", `exec ${argv.map((arg) => `'${arg}'`).join(" ")} ${options.shell}`], { cwd: root, env })
+      terminal !== undefined
+        ? spawn(
+            scriptCommand ?? "script",
+            [
+              "-qec",
+              `stty cols ${terminal.columns} rows ${terminal.rows}; exec ${argv.map(quote).join(" ")}`,
+              "/dev/null"
+            ],
+            { cwd: root, env }
+          )
+        : options.shell === undefined
+          ? spawn(process.execPath, argv.slice(1), { cwd: root, env })
+          : spawn("bash", ["-c", `exec ${argv.map((arg) => `'${arg}'`).join(" ")} ${options.shell}`], {
+              cwd: root,
+              env
+            })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk) => (stdout += chunk))
@@ -83,7 +123,8 @@ export const cli = (args: ReadonlyArray<string>, options: CliOptions = {}): Prom
     child.on("error", reject)
     child.on("close", (code) => {
       clearTimeout(guard)
-      resolve({ code, stdout, stderr, events: eventsOf(stdout) })
+      const written = terminal === undefined ? stdout : stdout.replace(/\r\n/g, "\n")
+      resolve({ code, stdout: written, stderr, events: eventsOf(written) })
     })
     // The CLI may stop reading stdin early (over its cap): the rest is not written, not an error.
     child.stdin.on("error", () => {})
