@@ -177,7 +177,7 @@ interface Running {
 const isJournalFailure = (exit: Exit.Exit<unknown, unknown>): boolean =>
   Exit.isFailure(exit) && Option.exists(Cause.dieOption(exit.cause), (defect) => defect instanceof JournalError)
 
-const describe = (error: unknown): string =>
+const messageOf = (error: unknown): string =>
   ParseResult.isParseError(error)
     ? ParseResult.TreeFormatter.formatErrorSync(error)
     : error instanceof Error
@@ -232,7 +232,7 @@ export const make = (
       (error: unknown) =>
         Effect.die(
           new JournalError({
-            message: `${what}: ${describe(error)}`,
+            message: `${what}: ${messageOf(error)}`,
             ...(executionId === undefined ? {} : { execution_id: executionId })
           })
         )
