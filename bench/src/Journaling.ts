@@ -2,13 +2,14 @@
  * The journaling cost of durable sessions (issue 13): the same run (a model
  * that asks for one tool call per response, `steps` times, then answers) as a
  * plain in-memory session, as a durable session on @effect/workflow's
- * in-memory engine, and as a durable session on the embedded store (the
- * cluster engine's single runner over a SQLite file through libsql). Each
+ * in-memory engine, on the embedded store (the light engine, `SqlEngine`,
+ * over a SQLite file through libsql), and on @effect/cluster's single runner
+ * over a SQLite file (the engine of several runners, for comparison). Each
  * step is two journaled activities (the model call and the tool call). The
  * engines are started once, outside the samples; every sample is a new
- * session. Then the resume time of a 100-turn session: a process stopped in
- * its 101st model call, and a new one on the same file replaying the journal
- * until that call answers.
+ * session. Then the resume time of a 100-turn session on each file engine: a
+ * process stopped in its 101st model call, and a new one on the same file
+ * replaying the journal until that call answers.
  *
  * @since 0.1.0
  */
@@ -92,23 +93,24 @@ const check = (name: string, status: string) => {
 
 const temporaryStore = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-journal-")), "agent.db")
 
+type FileEngine = (file: string) => Layer.Layer<Engine.Engine, Engine.StoreError>
+
 /** Resume time: run `turns` turns, stop the process in the next model call, reopen and time the replay. */
-const resumeTime = async (turns: number): Promise<{ readonly replayMs: number; readonly startMs: number }> => {
+const resumeTime = async (
+  engine: FileEngine,
+  turns: number
+): Promise<{ readonly replayMs: number; readonly startMs: number }> => {
   const file = temporaryStore()
   const reached = Effect.runSync(Deferred.make<void>())
   const first = ManagedRuntime.make(
-    durable(
-      Engine.layerSqlite(file),
-      turns,
-      provider(turns, Effect.zipRight(Deferred.succeed(reached, undefined), Effect.never))
-    )
+    durable(engine(file), turns, provider(turns, Effect.zipRight(Deferred.succeed(reached, undefined), Effect.never)))
   )
   first.runFork(Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.run("r", "go")))
   await Effect.runPromise(Deferred.await(reached))
   // The process dies: its engine stops under the run, which stays unfinished in the journal.
   await first.dispose()
   const startedAt = performance.now()
-  const second = ManagedRuntime.make(durable(Engine.layerSqlite(file), turns))
+  const second = ManagedRuntime.make(durable(engine(file), turns))
   await second.runPromise(Effect.void)
   const readyAt = performance.now()
   const outcome = await second.runPromise(
@@ -132,8 +134,10 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
   const { steps, rounds } = plan
   const memoryEngine = ManagedRuntime.make(durable(Engine.layerMemory, steps))
   const sqliteEngine = ManagedRuntime.make(durable(Engine.layerSqlite(temporaryStore()), steps))
+  const clusterEngine = ManagedRuntime.make(durable(Engine.layerClusterSqlite(temporaryStore()), steps))
   await memoryEngine.runPromise(Effect.void)
   await sqliteEngine.runPromise(Effect.void)
+  await clusterEngine.runPromise(Effect.void)
   let sessions = 0
   const onDurable = (runtime: typeof memoryEngine, name: string) => () =>
     Measure.sample(() =>
@@ -160,14 +164,20 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
     },
     { name: "durable, in-memory engine", samples: rounds, measure: onDurable(memoryEngine, "memory engine") },
     {
-      name: "durable, SQLite file (cluster single runner)",
+      name: "durable, SQLite file (light engine: the embedded default)",
       samples: rounds,
       measure: onDurable(sqliteEngine, "sqlite")
+    },
+    {
+      name: "durable, SQLite file (cluster engine, single runner)",
+      samples: rounds,
+      measure: onDurable(clusterEngine, "cluster")
     }
   ]
   const samples = await Measure.interleave(contenders, rounds)
   await memoryEngine.dispose()
   await sqliteEngine.dispose()
+  await clusterEngine.dispose()
   const medians = contenders.map((_, i) => ({
     millis: Measure.median((samples[i] ?? []).map((s) => s.millis)),
     cpu: Measure.median((samples[i] ?? []).map((s) => s.cpuMicros / 1_000))
@@ -191,11 +201,17 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
       ])
     )
   )
-  const resume = await resumeTime(plan.resumeTurns)
-  console.log(
-    `Resume of a ${plan.resumeTurns}-turn session on the SQLite file: engine start ${Report.figure(resume.startMs)} ms, ` +
-      `replay to the interrupted call and its end ${Report.figure(resume.replayMs)} ms`
-  )
+  const engines: ReadonlyArray<readonly [string, FileEngine]> = [
+    ["light engine", (file) => Engine.layerSqlite(file)],
+    ["cluster engine", (file) => Engine.layerClusterSqlite(file)]
+  ]
+  for (const [name, engine] of engines) {
+    const resume = await resumeTime(engine, plan.resumeTurns)
+    console.log(
+      `Resume of a ${plan.resumeTurns}-turn session on the SQLite file, ${name}: engine start ${Report.figure(resume.startMs)} ms, ` +
+        `replay to the interrupted call and its end ${Report.figure(resume.replayMs)} ms`
+    )
+  }
   const sqlitePerStep = perStep(medians[2]!.millis, base.millis)
   return [Goal.judge(Goal.make("journaling cost per step, embedded store", "less than", 1, "ms"), sqlitePerStep)]
 }

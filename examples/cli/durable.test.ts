@@ -78,17 +78,20 @@ const rateLimited = (retryAfterSeconds: number): FaultPlan.Step => ({
   headers: { "retry-after": String(retryAfterSeconds) }
 })
 
+/** A reply asking for the counter's tool with this key. */
+const countCall = (key: string, delay_ms = 0): FaultPlan.Step => ({
+  kind: "reply",
+  delay_ms,
+  tool_calls: [{ name: "count", input: { key }, id: `toolu_${key}` }],
+  stop: "tool_use"
+})
+
 /** Per round: a slow tool call to the counter, a 429 with retry-after, a slow final answer. */
 const planFor = (rounds: number): FaultPlan.FaultPlan => ({
   steps: Array.from(
     { length: rounds },
     (_, i): ReadonlyArray<FaultPlan.Step> => [
-      {
-        kind: "reply",
-        delay_ms: 400,
-        tool_calls: [{ name: "count", input: { key: `k${i}` }, id: `toolu_k${i}` }],
-        stop: "tool_use"
-      },
+      countCall(`k${i}`, 400),
       rateLimited(1),
       { kind: "reply", delay_ms: 400, text: `done ${i}` }
     ]
@@ -211,13 +214,7 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
     const provider = await Effect.runPromise(
       Scope.extend(
         FakeProvider.make({
-          steps: [
-            {
-              kind: "reply",
-              tool_calls: [{ name: "count", input: { key: "slow" }, id: "toolu_slow" }],
-              stop: "tool_use"
-            }
-          ]
+          steps: [countCall("slow")]
         }),
         scope
       )
@@ -257,6 +254,68 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
       const listed = await start(["sessions", store], {}).finished
       assert.strictEqual(listed.code, 0, listed.stderr)
       assert.match(listed.stdout, /session-1\tinterrupted\t1\t0\t3/)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  })
+
+  it("--resume does not show the replayed steps again: only what runs after the kill, and the run's end", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "durable-replay-"))
+    const store = path.join(dir, "agent.db")
+    const counter = path.join(dir, "counts.txt")
+    const scope = Effect.runSync(Scope.make())
+    const provider = await Effect.runPromise(
+      Scope.extend(
+        FakeProvider.make({
+          steps: [countCall("once"), rateLimited(2), { kind: "reply", text: "done" }]
+        }),
+        scope
+      )
+    )
+    const env = { ANTHROPIC_BASE_URL: provider.url }
+    const args = [
+      "--provider",
+      "anthropic",
+      "--json",
+      "--session",
+      store,
+      "--mcp",
+      `node ${path.join(root, "examples/plugins/counter.mjs")} ${counter} 0`
+    ]
+    try {
+      // Killed in the retry wait: the tool call and the 429 are journaled.
+      let child: ChildProcess | undefined
+      const run = start([...args, "--prompt", "count once"], env, (type) => {
+        if (type === "retry_scheduled" && child !== undefined) {
+          const target = child
+          child = undefined
+          target.kill("SIGKILL")
+        }
+      })
+      child = run.child
+      const first = await run.finished
+      assert.strictEqual(first.signal, "SIGKILL", first.stderr)
+      assert.include(first.stdout, '"type":"tool_call_started"')
+
+      const resumed = await start([...args, "--resume"], env).finished
+      assert.strictEqual(resumed.code, 0, resumed.stderr)
+      const types = resumed.stdout
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => (JSON.parse(line) as { type: string }).type)
+      // The first process showed the run's start, the tool call and the 429: the resume does not.
+      for (const replayed of ["run_started", "tool_call_started", "tool_result"]) {
+        assert.notInclude(types, replayed, `replayed ${replayed} shown again: ${types.join(", ")}`)
+      }
+      // What ran after the kill is shown: the call after the wait, its answer, the end.
+      assert.include(types, "model_response")
+      // One end: a durable wait suspends the run without ending it.
+      assert.deepStrictEqual(
+        types.filter((type) => type === "run_ended"),
+        ["run_ended"]
+      )
+      assert.strictEqual(types.at(-1), "run_ended")
+      assert.strictEqual(invocations(counter).get("once"), 1)
     } finally {
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }

@@ -59,7 +59,8 @@ const settled = (url: string, database: string, runners: number) =>
   )
 
 /** The store's tables, made once by the single-runner engine before any runner starts: their migrations race. */
-const migrated = (url: string) => Effect.scoped(Layer.build(Engine.layerSql().pipe(Layer.provide(clientOf(url)))))
+const migrated = (url: string) =>
+  Effect.scoped(Layer.build(Engine.layerClusterSql().pipe(Layer.provide(clientOf(url)))))
 
 describe("durable sessions sharded over runner processes", () => {
   it.live(

@@ -18,11 +18,11 @@
  *
  * @since 0.1.0
  */
-import { Content, type ModelProvider, RunOutcome, Session, type Settings } from "@agent-kernel/kernel"
+import { Content, EventBus, type ModelProvider, RunOutcome, Session, type Settings } from "@agent-kernel/kernel"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Activity from "@effect/workflow/Activity"
 import * as Workflow from "@effect/workflow/Workflow"
-import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
+import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
@@ -186,10 +186,13 @@ export const body = (
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => bodies.get(executionId) === running && !running.stopped && bodies.delete(executionId))
     )
+    // Whether this execution starts the run (the start step executes) or replays a journal.
+    let fresh = false
     const start = yield* Activity.make({
       name: "start",
       success: Start,
       execute: Effect.gen(function* () {
+        fresh = true
         const row = yield* Effect.orDie(Store.get(payload.session_id))
         return {
           state: Option.match(row, { onNone: () => null, onSome: (row) => row.state }),
@@ -197,7 +200,10 @@ export const body = (
         }
       })
     })
-    const clock = Journal.makeClock(yield* Effect.clock, start.at)
+    const clock = Journal.makeClock(yield* Effect.clock, start.at, fresh)
+    // Replayed steps were published by the execution that journaled them: not again.
+    const instance = yield* WorkflowEngine.WorkflowInstance
+    const bus = Journal.replayAware(yield* EventBus.EventBus, clock, () => instance.suspended)
     const context = yield* Effect.context<Journal.Journal>()
     const idempotent = new Set(config.idempotentTools ?? [])
     const session = yield* Session.make({
@@ -210,8 +216,9 @@ export const body = (
       metrics: config.metrics,
       ...(start.state === null ? {} : { state: start.state }),
       effects: Journal.wrap({ executionId, clock, idempotent: (tool) => idempotent.has(tool) }, context)
-    })
+    }).pipe(Effect.provideService(EventBus.EventBus, bus))
     const outcome = yield* session.run(payload.input).pipe(
+      Effect.provideService(EventBus.EventBus, bus),
       Effect.withClock(clock),
       Effect.withRandom(Random.make(executionId)),
       // The run was stopped (Ctrl-C, see `Bodies`): it ends `interrupted`, and the history as it

@@ -37,12 +37,15 @@ import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Arr from "effect/Array"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as AgentRun from "./AgentRun.js"
+import * as Engine from "./Engine.js"
 import * as Store from "./internal/store.js"
+import * as SqlEngine from "./SqlEngine.js"
 
 /**
  * A session as the store lists it.
@@ -143,13 +146,15 @@ export interface Service {
   readonly run: (
     id: string,
     input: string | Content.Message
-  ) => Effect.Effect<RunOutcome.RunOutcome, RunPending | Store.StoreError>
+  ) => Effect.Effect<RunOutcome.RunOutcome, RunPending | Store.StoreError | SqlEngine.JournalError>
   /** Finishes the session's unfinished run, if it has one; `None` if it has none. */
-  readonly resume: (id: string) => Effect.Effect<Option.Option<RunOutcome.RunOutcome>, Store.StoreError>
+  readonly resume: (
+    id: string
+  ) => Effect.Effect<Option.Option<RunOutcome.RunOutcome>, Store.StoreError | SqlEngine.JournalError>
   /** The session's state after its last finished run; `None` for no session, or none finished. */
   readonly state: (id: string) => Effect.Effect<Option.Option<Session.State>, Store.StoreError>
   readonly list: Effect.Effect<ReadonlyArray<Summary>, Store.StoreError>
-  /** Deletes the session from the store (its journal stays with the engine). */
+  /** Deletes the session from the store, with the engine's journal of its runs. */
   readonly delete: (id: string) => Effect.Effect<void, Store.StoreError>
   /** The session as `Export`, Schema-encoded JSON. */
   readonly exportJson: (id: string) => Effect.Effect<string, SessionNotFound | Store.StoreError>
@@ -219,6 +224,16 @@ export const make: Effect.Effect<
         Effect.onInterrupt(AgentRun.AgentRun.execute(payload), () => AgentRun.stop(executionId))
       ),
       context
+    ).pipe(
+      // The engine's interface has no error channel: a journal failure reaches here as a defect.
+      Effect.catchSomeDefect((defect) =>
+        defect instanceof SqlEngine.JournalError ? Option.some(Effect.fail(defect)) : Option.none()
+      )
+    )
+  // The executions of a session's runs 1..runs (the id derives from the session and the run alone).
+  const executionsOf = (id: string, runs: number) =>
+    Effect.forEach(Arr.range(1, runs), (run) =>
+      AgentRun.AgentRun.executionId({ session_id: id, run, input: Content.userText("") })
     )
   const found = (id: string) =>
     Effect.flatMap(
@@ -247,7 +262,22 @@ export const make: Effect.Effect<
       }),
     state: (id) => Effect.provide(read(id), context),
     list: Effect.provide(summaries, context),
-    delete: (id) => Effect.provide(Store.remove(id), context),
+    delete: (id) =>
+      Effect.gen(function* () {
+        const row = yield* Effect.provide(Store.get(id), context)
+        const ids = Option.isSome(row) && row.value.run_index > 0 ? yield* executionsOf(id, row.value.run_index) : []
+        const journal = yield* Engine.Journal
+        yield* Effect.provide(journal.purge(ids), context).pipe(
+          Effect.mapError(
+            (error) =>
+              new Store.StoreError({
+                message: `cannot delete the journal of the session "${id}": ${error.message}`,
+                locked: false
+              })
+          )
+        )
+        yield* Effect.provide(Store.remove(id, ids), context)
+      }),
     exportJson: (id) =>
       Effect.flatMap(found(id), (row) =>
         row.state === null

@@ -12,3 +12,8 @@ export * as DurableSessions from "./DurableSessions.js"
  * @since 0.1.0
  */
 export * as Engine from "./Engine.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as SqlEngine from "./SqlEngine.js"

@@ -2,7 +2,7 @@
  * Durable sessions over a real SQLite file on the cluster engine: the process's engine is torn
  * down in the middle of a run and a new one on the same file finishes it from the journal.
  */
-import { DurableSessions, Engine } from "@agent-kernel/durable"
+import { AgentRun, DurableSessions, Engine } from "@agent-kernel/durable"
 import { Content, type ModelProvider, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
@@ -12,6 +12,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -131,6 +132,62 @@ describe("durable sessions on a SQLite file", () => {
         ]
       )
       assert.match(results[1]!.content, /unknown whether the tool finished/)
+    })
+  )
+
+  it.live("delete removes the session's journal rows with it, and leaves other sessions' rows", () =>
+    Effect.gen(function* () {
+      const file = store()
+      const echo: Toolbox.Service = {
+        definitions: Effect.succeed([]),
+        invoke: (call) => Effect.succeed(Content.toolResult(call.id, "ok"))
+      }
+      const model = yield* ScriptedModel.make([
+        rateLimited,
+        ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
+        ScriptedModel.text("one"),
+        ScriptedModel.text("two"),
+        ScriptedModel.text("kept")
+      ])
+      const tables = [
+        "workflow_executions",
+        "workflow_activities",
+        "workflow_clocks",
+        "workflow_deferreds",
+        "agent_tool_calls"
+      ] as const
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        const rows = Effect.forEach(tables, (table) =>
+          Effect.map(sql<{ readonly execution_id: string }>`SELECT execution_id FROM ${sql(table)}`, (rows) =>
+            rows.map((row) => row.execution_id)
+          )
+        )
+        yield* sessions.run("s", "first")
+        yield* sessions.run("s", "second")
+        yield* sessions.run("k", "other")
+        const kept = yield* AgentRun.AgentRun.executionId({ session_id: "k", run: 1, input: Content.userText("other") })
+        const before = yield* rows
+        // Every table holds rows of the deleted session: the retry wait's clock and wake-up, the tool's claim.
+        for (const [i, table] of tables.entries())
+          assert.isTrue(
+            before[i]!.some((id) => id !== kept),
+            `${table} holds no row of the session to delete`
+          )
+        yield* sessions.delete("s")
+        const after = yield* rows
+        for (const [i, table] of tables.entries())
+          assert.deepStrictEqual(
+            after[i],
+            before[i]!.filter((id) => id === kept),
+            `${table} after the delete`
+          )
+        assert.deepStrictEqual(
+          (yield* sessions.list).map((session) => session.id),
+          ["k"]
+        )
+      }).pipe(Effect.provide(processOn(file, model, echo)), Effect.scoped)
     })
   )
 })

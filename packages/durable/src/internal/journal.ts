@@ -1,4 +1,4 @@
-import { Content, ModelError, ModelProvider, type Session } from "@agent-kernel/kernel"
+import { Content, type EventBus, ModelError, ModelProvider, type Session } from "@agent-kernel/kernel"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Activity from "@effect/workflow/Activity"
 import * as DurableClock from "@effect/workflow/DurableClock"
@@ -31,6 +31,11 @@ export interface JournalClock extends Clock.Clock {
   readonly completed: (at: number) => void
   /** Marks a step executing for real until the returned effect's end. */
   readonly live: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * Whether the run is replaying its journal: it is a re-execution and no step has executed for
+   * real yet. What it publishes meanwhile was published by the execution that journaled it.
+   */
+  readonly replaying: () => boolean
 }
 
 const isJournalClock = (clock: Clock.Clock): clock is JournalClock => "real" in clock && "completed" in clock
@@ -43,10 +48,11 @@ const isJournalClock = (clock: Clock.Clock): clock is JournalClock => "real" in 
  *
  * @internal
  */
-export const makeClock = (clock: Clock.Clock, startedAt: number): JournalClock => {
+export const makeClock = (clock: Clock.Clock, startedAt: number, fresh: boolean): JournalClock => {
   const real = isJournalClock(clock) ? clock.real : clock
   let pinned = startedAt
   let executing = 0
+  let replaying = !fresh
   const millis = () => (executing > 0 ? real.unsafeCurrentTimeMillis() : pinned)
   return {
     [Clock.ClockTypeId]: Clock.ClockTypeId,
@@ -59,12 +65,43 @@ export const makeClock = (clock: Clock.Clock, startedAt: number): JournalClock =
     completed: (at) => {
       if (at > pinned) pinned = at
     },
+    replaying: () => replaying,
     live: (effect) =>
       Effect.acquireUseRelease(
-        Effect.sync(() => executing++),
+        Effect.sync(() => {
+          replaying = false
+          executing++
+        }),
         () => effect,
         () => Effect.sync(() => executing--)
       )
+  }
+}
+
+/**
+ * The bus a journaled run publishes on: while the run replays its journal
+ * (see `JournalClock.replaying`), events and model responses are not
+ * delivered again, so an observer (the CLI) does not show replayed steps as
+ * new; `run_ended` is (the run ends in this execution). While the execution
+ * suspends (a durable wait: the engine interrupts it, to replay it after the
+ * wait), nothing is: the run has not ended.
+ *
+ * @internal
+ */
+export const replayAware = (
+  bus: EventBus.Service,
+  clock: JournalClock,
+  suspending: () => boolean
+): EventBus.Service => {
+  const shown = (event: { readonly type: string }) =>
+    !suspending() && (!clock.replaying() || event.type === "run_ended")
+  return {
+    observed: bus.observed,
+    responseObserved: bus.responseObserved,
+    publish: (event) => (shown(event) ? bus.publish(event) : Effect.void),
+    deliver: (events) => Effect.suspend(() => bus.deliver(events.filter(shown))),
+    modelResponded: (response, info) =>
+      clock.replaying() || suspending() ? Effect.void : bus.modelResponded(response, info)
   }
 }
 

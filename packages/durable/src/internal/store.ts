@@ -173,9 +173,18 @@ export const put = (
       VALUES (${id}, ${encoded}, 'imported', ${state.runs}, NULL, ${state.budget.used}, ${at})`
   }).pipe(Effect.mapError(storeError(`cannot import the session "${id}"`)))
 
-/** @internal */
-export const remove = (id: string): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
+/**
+ * Deletes the session and the tool-call claims of its runs (the executions
+ * `executionIds`).
+ *
+ * @internal
+ */
+export const remove = (
+  id: string,
+  executionIds: ReadonlyArray<string>
+): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    if (executionIds.length > 0) yield* sql`DELETE FROM agent_tool_calls WHERE ${sql.in("execution_id", executionIds)}`
     yield* sql`DELETE FROM agent_sessions WHERE id = ${id}`
   }).pipe(Effect.mapError(storeError(`cannot delete the session "${id}"`)))

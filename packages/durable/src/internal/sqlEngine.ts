@@ -1,0 +1,585 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlError from "@effect/sql/SqlError"
+import type * as Activity from "@effect/workflow/Activity"
+import * as Workflow from "@effect/workflow/Workflow"
+import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
+import * as Cause from "effect/Cause"
+import type * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as FiberMap from "effect/FiberMap"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+
+/**
+ * The journal cannot be read or written: the database failed, or a row does
+ * not decode (a garbage payload, exit or deadline).
+ *
+ * @internal
+ */
+export class JournalError extends Schema.TaggedError<JournalError>("@agent-kernel/durable/JournalError")(
+  "JournalError",
+  { message: Schema.String, execution_id: Schema.optional(Schema.String) }
+) {}
+
+/**
+ * One write to the journal, as an engine's `beforeWrite` hook sees it.
+ *
+ * @internal
+ */
+export interface Write {
+  /** `execution` (a new run), `activity` (a result), `clock` (a deadline), `deferred` (a wake-up), `status` (suspended or ended). */
+  readonly kind: "execution" | "activity" | "clock" | "deferred" | "status"
+  readonly executionId: string
+  readonly name: string
+}
+
+/** @internal */
+export interface Options {
+  /** Runs before every journal write (counting, fault injection). */
+  readonly beforeWrite?: ((write: Write) => Effect.Effect<void>) | undefined
+}
+
+/**
+ * The light engine's tables: one row an execution, an activity result
+ * (keyed by execution, name and attempt), a durable deferred's result and a
+ * durable clock's wall-clock deadline. Portable SQL (SQLite, Postgres).
+ *
+ * @internal
+ */
+export const migrate: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE IF NOT EXISTS workflow_executions (
+    execution_id TEXT PRIMARY KEY,
+    workflow TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    status TEXT NOT NULL,
+    result TEXT
+  )`
+  yield* sql`CREATE TABLE IF NOT EXISTS workflow_activities (
+    execution_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    attempt BIGINT NOT NULL,
+    exit TEXT NOT NULL,
+    PRIMARY KEY (execution_id, name, attempt)
+  )`
+  yield* sql`CREATE TABLE IF NOT EXISTS workflow_deferreds (
+    execution_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    exit TEXT NOT NULL,
+    PRIMARY KEY (execution_id, name)
+  )`
+  yield* sql`CREATE TABLE IF NOT EXISTS workflow_clocks (
+    execution_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    wake_at BIGINT NOT NULL,
+    PRIMARY KEY (execution_id, name)
+  )`
+})
+
+/**
+ * Deletes every journal row of the executions `ids`.
+ *
+ * @internal
+ */
+export const purge = (ids: ReadonlyArray<string>): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    if (ids.length === 0) return
+    const sql = yield* SqlClient.SqlClient
+    // No transaction: @libsql/client runs one on a new connection (a new, empty database for
+    // `:memory:`). The execution's row goes last, so a delete a crash cut short is done again.
+    yield* sql`DELETE FROM workflow_activities WHERE ${sql.in("execution_id", ids)}`
+    yield* sql`DELETE FROM workflow_deferreds WHERE ${sql.in("execution_id", ids)}`
+    yield* sql`DELETE FROM workflow_clocks WHERE ${sql.in("execution_id", ids)}`
+    yield* sql`DELETE FROM workflow_executions WHERE ${sql.in("execution_id", ids)}`
+  })
+
+/** An integer column: libsql in `intMode: "bigint"` reads bigint, Postgres BIGINT a string, others a number. */
+const Integer = Schema.Union(
+  Schema.Number,
+  Schema.transform(Schema.BigIntFromSelf, Schema.Number, { strict: true, decode: Number, encode: BigInt }),
+  Schema.NumberFromString
+)
+
+/** A journaled exit, in its encoded form (the values as the activity's schemas encode them). */
+const ExitJson = Schema.parseJson(
+  Schema.Exit({ success: Schema.Unknown, failure: Schema.Unknown, defect: Schema.Defect })
+)
+const encodeExit = Schema.encodeSync(ExitJson)
+const decodeExit = Schema.decodeUnknownEither(ExitJson)
+
+const ExecutionRow = Schema.Struct({
+  workflow: Schema.String,
+  payload: Schema.String,
+  status: Schema.String,
+  result: Schema.NullOr(Schema.String)
+})
+const ActivityRow = Schema.Struct({ name: Schema.String, attempt: Integer, exit: Schema.String })
+const DeferredRow = Schema.Struct({ name: Schema.String, exit: Schema.String })
+const ClockRow = Schema.Struct({ name: Schema.String, wake_at: Integer })
+const decodeRows = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknown(Schema.Array(schema))
+
+/**
+ * The schemas of a registered workflow. Their context is `unknown` in
+ * `Workflow.Any`; a workflow registered with this engine (as `AgentRun`)
+ * decodes without services, so it is taken as `never`.
+ */
+type Codec = Schema.Schema<unknown, unknown>
+const codec = (schema: Schema.Schema.All): Codec => schema as Codec
+
+/** An activity's exit, its values encoded: how the engine's caller decodes a journaled one. */
+const activityExit = (activity: Activity.Any) =>
+  Schema.ExitFromSelf({
+    success: codec(activity.successSchema),
+    failure: codec(activity.errorSchema),
+    defect: Schema.Defect
+  })
+
+/** The JSON of a workflow's own exit and payload. */
+const workflowCodecs = (workflow: Workflow.Any) => ({
+  result: Schema.parseJson(
+    Schema.Exit({ success: codec(workflow.successSchema), failure: codec(workflow.errorSchema), defect: Schema.Defect })
+  ),
+  payload: Schema.parseJson(codec(workflow.payloadSchema))
+})
+
+/** What the engine holds of an execution's journal: loaded once, then kept in step with every write. */
+interface Journal {
+  readonly activities: Map<string, string>
+  readonly deferreds: Map<string, string>
+  readonly clocks: Map<string, number>
+}
+
+const emptyJournal = (): Journal => ({ activities: new Map(), deferreds: new Map(), clocks: new Map() })
+
+interface Registered {
+  readonly workflow: Workflow.Any
+  readonly codecs: ReturnType<typeof workflowCodecs>
+  readonly execute: (
+    payload: object,
+    executionId: string
+  ) => Effect.Effect<unknown, unknown, WorkflowEngine.WorkflowInstance | WorkflowEngine.WorkflowEngine>
+}
+
+interface Running {
+  readonly fiber: Fiber.RuntimeFiber<Workflow.Result<unknown, unknown>>
+  readonly instance: WorkflowEngine.WorkflowInstance["Type"]
+}
+
+/** An exit whose failure is the journal's own: not the workflow's result, never recorded as one. */
+const isJournalFailure = (exit: Exit.Exit<unknown, unknown>): boolean =>
+  Exit.isFailure(exit) && Option.exists(Cause.dieOption(exit.cause), (defect) => defect instanceof JournalError)
+
+const messageOf = (error: unknown): string =>
+  ParseResult.isParseError(error)
+    ? ParseResult.TreeFormatter.formatErrorSync(error)
+    : error instanceof Error
+      ? error.message
+      : String(error)
+
+/**
+ * A `WorkflowEngine` for one process over the `SqlClient` in context.
+ *
+ * - `execute` inserts the execution (its payload Schema-encoded) and runs the
+ *   body; the body's result is recorded when it completes.
+ * - An activity's exit is journaled by (execution, name, attempt) when it
+ *   completes; a replay answers it from the journal without running it.
+ * - A durable clock's deadline is journaled as a wall-clock time: the first
+ *   deadline wins, so a replay after a restart waits for the same instant.
+ * - On registering a workflow, every execution of it that had not ended is
+ *   resumed: it replays from its journal.
+ *
+ * Journal failures inside a run are defects carrying a `JournalError` (the
+ * engine's interface has no error channel); such a run is never recorded as
+ * ended, so it resumes once the journal works.
+ *
+ * @internal
+ */
+export const make = (
+  options: Options = {}
+): Effect.Effect<WorkflowEngine.WorkflowEngine["Type"], JournalError, SqlClient.SqlClient | Scope.Scope> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const clock: Clock.Clock = yield* Effect.clock
+    yield* Effect.mapError(
+      migrate,
+      (error) => new JournalError({ message: `cannot create the journal's tables: ${error.message}` })
+    )
+    const layerScope = yield* Effect.scope
+    // Bodies run in their own scope, closed after `closing` is set (finalizers run in reverse):
+    // a body interrupted by the engine's shutdown is a crash (resumed on the next start), one
+    // interrupted while the engine lives was stopped by its caller (left ended).
+    const bodiesScope = yield* Scope.fork(layerScope, ExecutionStrategy.sequential)
+    const clocks = yield* FiberMap.make<string>()
+    let closing = false
+    yield* Effect.addFinalizer(() => Effect.sync(() => (closing = true)))
+
+    const workflows = new Map<string, Registered>()
+    const running = new Map<string, Running>()
+    const journals = new Map<string, Journal>()
+    const resumeRequested = new Set<string>()
+    const beforeWrite = options.beforeWrite ?? (() => Effect.void)
+
+    const fail =
+      (what: string, executionId: string | undefined = undefined) =>
+      (error: unknown) =>
+        Effect.die(
+          new JournalError({
+            message: `${what}: ${messageOf(error)}`,
+            ...(executionId === undefined ? {} : { execution_id: executionId })
+          })
+        )
+
+    const write = (
+      kind: Write["kind"],
+      executionId: string,
+      name: string,
+      statement: Effect.Effect<unknown, SqlError.SqlError>
+    ): Effect.Effect<void> =>
+      Effect.zipRight(
+        beforeWrite({ kind, executionId, name }),
+        Effect.catchAll(Effect.asVoid(statement), fail(`cannot journal the ${kind} "${name}"`, executionId))
+      )
+
+    const load = (executionId: string): Effect.Effect<Journal> =>
+      Effect.gen(function* () {
+        const activities = yield* decodeRows(ActivityRow)(
+          yield* sql`SELECT name, attempt, exit FROM workflow_activities WHERE execution_id = ${executionId}`
+        )
+        const deferreds = yield* decodeRows(DeferredRow)(
+          yield* sql`SELECT name, exit FROM workflow_deferreds WHERE execution_id = ${executionId}`
+        )
+        const clockRows = yield* decodeRows(ClockRow)(
+          yield* sql`SELECT name, wake_at FROM workflow_clocks WHERE execution_id = ${executionId}`
+        )
+        const journal: Journal = {
+          activities: new Map(activities.map((row) => [`${row.name}/${row.attempt}`, row.exit])),
+          deferreds: new Map(deferreds.map((row) => [row.name, row.exit])),
+          clocks: new Map(clockRows.map((row) => [row.name, row.wake_at]))
+        }
+        journals.set(executionId, journal)
+        return journal
+      }).pipe(Effect.catchAll(fail("cannot read the journal", executionId)))
+
+    const journalOf = (executionId: string): Effect.Effect<Journal> =>
+      Effect.suspend(() => {
+        const journal = journals.get(executionId)
+        return journal === undefined ? load(executionId) : Effect.succeed(journal)
+      })
+
+    const readExecution = (executionId: string) =>
+      sql`SELECT workflow, payload, status, result FROM workflow_executions WHERE execution_id = ${executionId}`.pipe(
+        Effect.flatMap(decodeRows(ExecutionRow)),
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.catchAll(fail("cannot read the execution", executionId))
+      )
+
+    const isRunning = (executionId: string): boolean => {
+      const current = running.get(executionId)
+      return current !== undefined && current.fiber.unsafePoll() === null
+    }
+
+    /** Records how a body generation ended. */
+    const record = (entry: Registered, executionId: string, result: Workflow.Result<unknown, unknown>) => {
+      if (result._tag === "Suspended")
+        return write(
+          "status",
+          executionId,
+          "suspended",
+          sql`UPDATE workflow_executions SET status = 'suspended' WHERE execution_id = ${executionId}`
+        )
+      if (isJournalFailure(result.exit)) return Effect.void
+      return Effect.gen(function* () {
+        const encoded = yield* Effect.catchAll(
+          Schema.encode(entry.codecs.result)(result.exit),
+          fail("cannot encode the workflow's result", executionId)
+        )
+        yield* write(
+          "status",
+          executionId,
+          "complete",
+          sql`UPDATE workflow_executions SET status = 'complete', result = ${encoded} WHERE execution_id = ${executionId}`
+        )
+        journals.delete(executionId)
+      })
+    }
+
+    const start = (entry: Registered, executionId: string, payload: object): Effect.Effect<Running> =>
+      Effect.suspend(() => {
+        const instance = WorkflowEngine.WorkflowInstance.initial(entry.workflow, executionId)
+        return entry.execute(payload, executionId).pipe(
+          Workflow.intoResult,
+          Effect.provideService(WorkflowEngine.WorkflowInstance, instance),
+          Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
+          Effect.tap((result) => record(entry, executionId, result)),
+          Effect.onExit((exit) =>
+            Effect.suspend(() => {
+              if (closing) return Effect.void
+              // Stopped by its caller while the engine lives: the run ended there, not to be resumed.
+              const stopped =
+                Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
+                  ? Effect.ignore(
+                      sql`UPDATE workflow_executions SET status = 'stopped' WHERE execution_id = ${executionId}`
+                    )
+                  : Effect.void
+              // A deferred completed while this generation ran: run again, so it is seen.
+              const again = resumeRequested.delete(executionId)
+                ? Effect.forkIn(resume(executionId), layerScope)
+                : Effect.void
+              return Effect.zipRight(stopped, again)
+            })
+          ),
+          Effect.forkIn(bodiesScope),
+          Effect.map((fiber) => {
+            const current: Running = { fiber, instance }
+            running.set(executionId, current)
+            return current
+          })
+        )
+      })
+
+    const decodePayload = (entry: Registered, executionId: string, payload: string) =>
+      Effect.catchAll(
+        Schema.decodeUnknown(entry.codecs.payload)(payload),
+        fail("the journaled payload does not decode", executionId)
+      ).pipe(Effect.map((decoded) => decoded as object))
+
+    /** Replays the execution from its journal. */
+    const replay = (executionId: string, row: typeof ExecutionRow.Type): Effect.Effect<Running | undefined> =>
+      Effect.gen(function* () {
+        const entry = workflows.get(row.workflow)
+        if (entry === undefined) return undefined
+        const payload = yield* decodePayload(entry, executionId, row.payload)
+        yield* journalOf(executionId)
+        return yield* start(entry, executionId, payload)
+      })
+
+    /** Replays the execution, unless it runs (then once it ends) or has ended. */
+    const resume = (executionId: string): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        if (isRunning(executionId)) {
+          resumeRequested.add(executionId)
+          return
+        }
+        const row = yield* readExecution(executionId)
+        if (Option.isNone(row) || row.value.status === "complete" || row.value.status === "stopped") return
+        yield* replay(executionId, row.value)
+      })
+
+    const poll = (
+      entry: Registered,
+      executionId: string
+    ): Effect.Effect<Workflow.Result<unknown, unknown> | undefined> =>
+      Effect.gen(function* () {
+        const current = running.get(executionId)
+        const done = current?.fiber.unsafePoll()
+        if (done !== undefined && done !== null && Exit.isSuccess(done)) return done.value
+        if (current !== undefined && done === null) return undefined
+        const row = yield* readExecution(executionId)
+        if (Option.isNone(row)) return undefined
+        if (row.value.status === "suspended") return new Workflow.Suspended({})
+        if (row.value.status !== "complete" || row.value.result === null) return undefined
+        const exit = yield* Effect.catchAll(
+          Schema.decodeUnknown(entry.codecs.result)(row.value.result),
+          fail("the journaled result does not decode", executionId)
+        )
+        return new Workflow.Complete({ exit: exit as Exit.Exit<unknown, unknown> })
+      })
+
+    const registered = (workflow: Workflow.Any): Effect.Effect<Registered> =>
+      Effect.suspend(() => {
+        const entry = workflows.get(workflow.name)
+        return entry === undefined
+          ? Effect.die(new JournalError({ message: `the workflow ${workflow.name} is not registered` }))
+          : Effect.succeed(entry)
+      })
+
+    const deferredDone = (done: {
+      readonly executionId: string
+      readonly deferredName: string
+      readonly exit: Exit.Exit<unknown, unknown>
+    }): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        const journal = journals.get(done.executionId)
+        if (journal?.deferreds.has(done.deferredName) === true) return
+        const encoded = encodeExit(done.exit)
+        yield* write(
+          "deferred",
+          done.executionId,
+          done.deferredName,
+          sql`INSERT INTO workflow_deferreds (execution_id, name, exit)
+            VALUES (${done.executionId}, ${done.deferredName}, ${encoded}) ON CONFLICT DO NOTHING`
+        )
+        journal?.deferreds.set(done.deferredName, encoded)
+        yield* resume(done.executionId)
+      })
+
+    /** Wakes the execution at `wakeAt` (wall clock), once, whoever arms it first. */
+    const arm = (executionId: string, name: string, deferredName: string, wakeAt: number) =>
+      Effect.flatMap(clock.currentTimeMillis, (now) => clock.sleep(Duration.millis(Math.max(0, wakeAt - now)))).pipe(
+        Effect.zipRight(deferredDone({ executionId, deferredName, exit: Exit.void })),
+        FiberMap.run(clocks, `${executionId}/${name}`, { onlyIfMissing: true }),
+        Effect.asVoid
+      )
+
+    const engine: WorkflowEngine.WorkflowEngine["Type"] = WorkflowEngine.makeUnsafe({
+      register: (workflow, execute) =>
+        Effect.gen(function* () {
+          const entry: Registered = { workflow, codecs: workflowCodecs(workflow), execute }
+          workflows.set(workflow.name, entry)
+          // Recovery: every execution of this workflow that had not ended replays from its journal
+          // (a suspended one re-arms its clock from the journaled deadline).
+          const pending = yield* sql<{ readonly execution_id: string }>`SELECT execution_id FROM workflow_executions
+            WHERE workflow = ${workflow.name} AND status IN ('running', 'suspended')`.pipe(
+            Effect.catchAll(fail("cannot list the executions to resume"))
+          )
+          for (const row of pending) {
+            // One execution the journal cannot replay must not keep the others from resuming.
+            yield* Effect.catchAllDefect(resume(row.execution_id), (defect) =>
+              Effect.logError("an execution cannot be resumed", defect)
+            )
+          }
+        }),
+
+      execute: <const Discard extends boolean>(
+        workflow: Workflow.Any,
+        options: { readonly executionId: string; readonly payload: object; readonly discard: Discard }
+      ) =>
+        Effect.gen(function* () {
+          const entry = yield* registered(workflow)
+          const { executionId } = options
+          let current = running.get(executionId)
+          if (current === undefined) {
+            const payload = yield* Effect.catchAll(
+              Schema.encode(entry.codecs.payload)(options.payload),
+              fail("cannot encode the payload", executionId)
+            )
+            const inserted = yield* Effect.zipRight(
+              beforeWrite({ kind: "execution", executionId, name: workflow.name }),
+              sql`INSERT INTO workflow_executions (execution_id, workflow, payload, status)
+                VALUES (${executionId}, ${workflow.name}, ${payload}, 'running')
+                ON CONFLICT DO NOTHING RETURNING execution_id`.pipe(
+                Effect.catchAll(fail("cannot journal the execution", executionId))
+              )
+            )
+            if (inserted.length > 0) {
+              journals.set(executionId, emptyJournal())
+              current = yield* start(entry, executionId, options.payload)
+            } else {
+              // Journaled, not running here: a suspended run waits for its wake-up, an ended one
+              // answers from the journal, any other (a crash, a stop) replays.
+              const row = yield* readExecution(executionId)
+              if (Option.isSome(row) && row.value.status !== "complete" && row.value.status !== "suspended") {
+                current = yield* replay(executionId, row.value)
+              }
+            }
+          }
+          if (options.discard) return undefined
+          if (current !== undefined) return yield* Fiber.join(current.fiber)
+          return (yield* poll(entry, executionId)) ?? new Workflow.Suspended({})
+          // The engine's interface types the result by `discard`; `undefined` is returned exactly when it is true.
+        }) as Effect.Effect<Discard extends true ? void : Workflow.Result<unknown, unknown>>,
+
+      poll: (workflow, executionId) => Effect.flatMap(registered(workflow), (entry) => poll(entry, executionId)),
+
+      interrupt: (workflow, executionId) =>
+        Effect.gen(function* () {
+          const entry = yield* registered(workflow)
+          const current = running.get(executionId)
+          if (current !== undefined && current.fiber.unsafePoll() === null) {
+            current.instance.interrupted = true
+            yield* Fiber.interrupt(current.fiber)
+            return
+          }
+          const row = yield* readExecution(executionId)
+          if (Option.isNone(row) || row.value.status === "complete") return
+          yield* record(entry, executionId, new Workflow.Complete({ exit: Exit.interrupt(FiberId.none) }))
+        }),
+
+      resume: (_workflow, executionId) => resume(executionId),
+
+      activityExecute: (activity: Activity.Any, attempt: number) =>
+        Effect.gen(function* () {
+          const instance = yield* WorkflowEngine.WorkflowInstance
+          const { executionId } = instance
+          const journal = yield* journalOf(executionId)
+          const key = `${activity.name}/${attempt}`
+          const journaled = journal.activities.get(key)
+          if (journaled !== undefined) {
+            const exit = decodeExit(journaled).pipe(
+              // The engine decodes it with the activity's schemas; checked here, so a garbage row
+              // is a JournalError, not a parse defect.
+              Either.flatMap((exit) => Either.map(Schema.decodeUnknownEither(activityExit(activity))(exit), () => exit))
+            )
+            if (Either.isLeft(exit))
+              return yield* fail(`the journaled activity "${key}" does not decode`, executionId)(exit.left)
+            return new Workflow.Complete({ exit: exit.right })
+          }
+          const activityInstance = WorkflowEngine.WorkflowInstance.initial(instance.workflow, executionId)
+          activityInstance.interrupted = instance.interrupted
+          const result: Workflow.Result<unknown, unknown> = yield* activity.executeEncoded.pipe(
+            Workflow.intoResult,
+            Effect.provideService(WorkflowEngine.WorkflowInstance, activityInstance)
+          )
+          if (result._tag === "Complete") {
+            const encoded = encodeExit(result.exit)
+            yield* write(
+              "activity",
+              executionId,
+              key,
+              sql`INSERT INTO workflow_activities (execution_id, name, attempt, exit)
+                VALUES (${executionId}, ${activity.name}, ${attempt}, ${encoded}) ON CONFLICT DO NOTHING`
+            )
+            journal.activities.set(key, encoded)
+          }
+          return result
+        }) as Effect.Effect<Workflow.Result<unknown, unknown>, never, WorkflowEngine.WorkflowInstance>,
+
+      deferredResult: (deferred) =>
+        Effect.gen(function* () {
+          const instance = yield* WorkflowEngine.WorkflowInstance
+          const journal = yield* journalOf(instance.executionId)
+          const journaled = journal.deferreds.get(deferred.name)
+          if (journaled === undefined) return undefined
+          const exit = decodeExit(journaled)
+          if (Either.isLeft(exit))
+            return yield* fail(
+              `the journaled deferred "${deferred.name}" does not decode`,
+              instance.executionId
+            )(exit.left)
+          return exit.right
+        }),
+
+      deferredDone,
+
+      scheduleClock: (_workflow, options) =>
+        Effect.gen(function* () {
+          const { executionId } = options
+          const journal = yield* journalOf(executionId)
+          if (journal.deferreds.has(options.clock.deferred.name)) return
+          let wakeAt = journal.clocks.get(options.clock.name)
+          if (wakeAt === undefined) {
+            // The FIRST deadline wins: a replay after a restart finds the journaled wall-clock instant.
+            const deadline = (yield* clock.currentTimeMillis) + Duration.toMillis(options.clock.duration)
+            yield* write(
+              "clock",
+              executionId,
+              options.clock.name,
+              sql`INSERT INTO workflow_clocks (execution_id, name, wake_at)
+                VALUES (${executionId}, ${options.clock.name}, ${deadline}) ON CONFLICT DO NOTHING`
+            )
+            journal.clocks.set(options.clock.name, deadline)
+            wakeAt = deadline
+          }
+          yield* arm(executionId, options.clock.name, options.clock.deferred.name, wakeAt)
+        })
+    })
+    return engine
+  })

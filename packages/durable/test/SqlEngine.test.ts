@@ -1,0 +1,206 @@
+/**
+ * The light engine over a real SQLite file: a restart (the engine torn down, a new one on the same
+ * database) never re-runs a journaled activity, re-runs the one in flight, ends a durable sleep at
+ * its journaled wall-clock deadline, and a garbage row is a JournalError.
+ */
+import { SqlEngine } from "@agent-kernel/durable"
+import * as LibsqlClient from "@effect/sql-libsql/LibsqlClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Activity from "@effect/workflow/Activity"
+import * as DurableClock from "@effect/workflow/DurableClock"
+import * as Workflow from "@effect/workflow/Workflow"
+import { assert, describe, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as TestClock from "effect/TestClock"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+const Probe = Workflow.make({
+  name: "Probe",
+  payload: { id: Schema.String },
+  success: Schema.Number,
+  idempotencyKey: (payload) => payload.id
+})
+
+/** What the bodies did, across engines: the test's own record, outside the journal. */
+interface Record {
+  readonly runs: Map<string, number>
+  /** Signalled when an activity starts (by name). */
+  readonly started: Map<string, Deferred.Deferred<void>>
+}
+
+const makeRecord = (): Record => ({ runs: new Map(), started: new Map() })
+
+const signal = (record: Record, name: string) =>
+  Effect.suspend(() => {
+    record.runs.set(name, (record.runs.get(name) ?? 0) + 1)
+    const started = record.started.get(name)
+    return started === undefined ? Effect.void : Deferred.succeed(started, undefined)
+  })
+
+const startedOf = (record: Record, name: string) =>
+  Effect.tap(Deferred.make<void>(), (deferred) => Effect.sync(() => record.started.set(name, deferred)))
+
+const database = () =>
+  LibsqlClient.layer({
+    url: `file:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), "sql-engine-")), "journal.db")}`,
+    intMode: "bigint"
+  })
+
+/** An engine on the database in context with `body` registered, for the life of `scope`. */
+const engineIn = <R>(scope: Scope.Scope, body: (payload: { readonly id: string }) => Effect.Effect<number, never, R>) =>
+  Layer.buildWithScope(Probe.toLayer((payload) => body(payload)).pipe(Layer.provideMerge(SqlEngine.layer())), scope)
+
+/** Event-loop turns (no virtual time) until `check` holds: the SQL driver answers on the event loop. */
+const settle = <E, R>(check: Effect.Effect<boolean, E, R>) =>
+  Effect.gen(function* () {
+    for (let turn = 0; turn < 5_000; turn++) {
+      if (yield* check) return
+      yield* Effect.yieldNow()
+      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+    }
+    return yield* Effect.dieMessage("never settled")
+  })
+
+const statusOf = (id: string) =>
+  Effect.flatMap(Probe.executionId({ id }), (executionId) =>
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) =>
+        sql<{ readonly status: string }>`SELECT status FROM workflow_executions WHERE execution_id = ${executionId}`
+    )
+  ).pipe(Effect.map((rows) => rows[0]?.status))
+
+describe("SqlEngine", () => {
+  it.scoped("a journaled activity is not run again after a restart; the one in flight is", () =>
+    Effect.gen(function* () {
+      const record = makeRecord()
+      const inFlight = yield* startedOf(record, "second")
+      const body = (restarted: boolean) => () =>
+        Effect.gen(function* () {
+          const first = yield* Activity.make({
+            name: "first",
+            success: Schema.Number,
+            execute: Effect.as(signal(record, "first"), 20)
+          })
+          const second = yield* Activity.make({
+            name: "second",
+            success: Schema.Number,
+            execute: Effect.zipRight(signal(record, "second"), restarted ? Effect.succeed(22) : Effect.never)
+          })
+          return first + second
+        })
+      const before = yield* Scope.make()
+      const engine = yield* engineIn(before, body(false))
+      yield* Effect.provide(Probe.execute({ id: "a" }, { discard: true }), engine)
+      yield* Deferred.await(inFlight)
+      yield* Scope.close(before, Exit.void)
+      assert.strictEqual(yield* statusOf("a"), "running")
+
+      const after = yield* Scope.make()
+      const restarted = yield* engineIn(after, body(true))
+      // Resumed on start; executing it again attaches to that run.
+      const result = yield* Effect.provide(Probe.execute({ id: "a" }), restarted)
+      assert.strictEqual(result, 42)
+      assert.deepStrictEqual(Object.fromEntries(record.runs), { first: 1, second: 2 })
+      assert.strictEqual(yield* statusOf("a"), "complete")
+      yield* Scope.close(after, Exit.void)
+    }).pipe(Effect.provide(database()))
+  )
+
+  it.scoped("a durable sleep a restart interrupted ends at the same wall-clock deadline", () =>
+    Effect.gen(function* () {
+      const record = makeRecord()
+      const woke = yield* Deferred.make<number>()
+      const body = () =>
+        Effect.gen(function* () {
+          yield* Activity.make({ name: "before", execute: signal(record, "before") })
+          yield* DurableClock.sleep({ name: "wait", duration: "30 seconds", inMemoryThreshold: Duration.zero })
+          return yield* Activity.make({
+            name: "after",
+            success: Schema.Number,
+            execute: Effect.tap(Clock.currentTimeMillis, (at) => Deferred.succeed(woke, at))
+          })
+        })
+      const before = yield* Scope.make()
+      const engine = yield* engineIn(before, body)
+      yield* Effect.provide(Probe.execute({ id: "w" }, { discard: true }), engine)
+      yield* settle(Effect.map(statusOf("w"), (status) => status === "suspended"))
+      yield* TestClock.adjust("10 seconds")
+      yield* Scope.close(before, Exit.void)
+      // Five seconds of downtime: the wait counts them (its deadline is a wall-clock instant).
+      yield* TestClock.adjust("5 seconds")
+
+      const after = yield* Scope.make()
+      yield* engineIn(after, body)
+      yield* settle(Effect.map(statusOf("w"), (status) => status === "suspended"))
+      yield* TestClock.adjust("14 seconds")
+      yield* settle(Effect.succeed(true))
+      assert.isFalse(yield* Deferred.isDone(woke), "woke before the deadline")
+      yield* TestClock.adjust("1 second")
+      yield* settle(Deferred.isDone(woke))
+      assert.strictEqual(yield* Deferred.await(woke), 30_000)
+      assert.strictEqual(record.runs.get("before"), 1)
+      yield* settle(Effect.map(statusOf("w"), (status) => status === "complete"))
+      yield* Scope.close(after, Exit.void)
+    }).pipe(Effect.provide(database()))
+  )
+
+  it.scoped("a garbage activity row or payload is a JournalError, and the run is not recorded as ended", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const record = makeRecord()
+      const hung = yield* startedOf(record, "second")
+      const body = () =>
+        Effect.gen(function* () {
+          const first = yield* Activity.make({
+            name: "first",
+            success: Schema.Number,
+            execute: Effect.as(signal(record, "first"), 1)
+          })
+          yield* Activity.make({ name: "second", execute: Effect.zipRight(signal(record, "second"), Effect.never) })
+          return first
+        })
+      const before = yield* Scope.make()
+      const engine = yield* engineIn(before, body)
+      yield* Effect.provide(Probe.execute({ id: "g" }, { discard: true }), engine)
+      yield* Deferred.await(hung)
+      yield* Scope.close(before, Exit.void)
+
+      const journalError = (exit: Exit.Exit<unknown, unknown>) =>
+        Exit.isFailure(exit)
+          ? Option.filter(Cause.dieOption(exit.cause), (defect) => defect instanceof SqlEngine.JournalError)
+          : Option.none()
+
+      yield* sql`UPDATE workflow_activities SET exit = '{"_tag":"Success","value":"not a number"}' WHERE name = 'first'`
+      const garbageExit = yield* Scope.make()
+      const first = yield* Effect.exit(Effect.provide(Probe.execute({ id: "g" }), yield* engineIn(garbageExit, body)))
+      yield* Scope.close(garbageExit, Exit.void)
+      const activityError = journalError(first)
+      assert.isTrue(Option.isSome(activityError), `expected a JournalError, got ${String(first)}`)
+      assert.match(String(Option.getOrThrow(activityError)), /journaled activity "first\/1" does not decode/)
+      assert.strictEqual(yield* statusOf("g"), "running")
+
+      yield* sql`UPDATE workflow_executions SET payload = 'not json'`
+      const garbagePayload = yield* Scope.make()
+      const second = yield* Effect.exit(
+        Effect.provide(Probe.execute({ id: "g" }), yield* engineIn(garbagePayload, body))
+      )
+      yield* Scope.close(garbagePayload, Exit.void)
+      const payloadError = journalError(second)
+      assert.isTrue(Option.isSome(payloadError), `expected a JournalError, got ${String(second)}`)
+      assert.match(String(Option.getOrThrow(payloadError)), /payload does not decode/)
+      assert.strictEqual(record.runs.get("first"), 1)
+    }).pipe(Effect.provide(database()))
+  )
+})
