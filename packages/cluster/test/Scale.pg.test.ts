@@ -109,6 +109,6 @@ describe("scale-out: three runner processes, 200 sessions, one provider-wide lim
           for (const r of perSecond) assert.isAtMost(r, rate * 1.1)
         })
       ),
-    600_000
+    900_000
   )
 })

@@ -80,8 +80,9 @@ export const shardHolders = (store: Store): Effect.Effect<ReadonlyArray<number>>
 
 /**
  * Waits (polling the database) until `runners` runners hold every shard
- * between them. Shards move within a few lock expirations (6 s): the bound is
- * generous, for a loaded machine.
+ * between them. Shards move within a few lock expirations (6 s); the bound is
+ * generous, for a loaded machine, where a runner that stalls longer than a
+ * lock expiration loses its shards and they move again.
  */
 export const settled = (store: Store, runners: number): Effect.Effect<ReadonlyArray<number>> =>
   pollUntil(
@@ -90,7 +91,7 @@ export const settled = (store: Store, runners: number): Effect.Effect<ReadonlyAr
     "200 millis"
   ).pipe(
     Effect.timeoutFail({
-      duration: "120 seconds",
+      duration: "300 seconds",
       onTimeout: () => new Error(`${runners} runners never held all the shards`)
     }),
     Effect.orDie
