@@ -25,22 +25,27 @@ const Report = Schema.parseJson(
 const Stats = Schema.parseJson(Schema.Struct({ attempts: Schema.Number, inFlight: Schema.Number }))
 
 const sessions = 18
-/** Scripted model answers before every session is told it is done: about four tool rounds a session. */
+/** The first answers are 429s with retry-after: 1, one a session, so every session spends retry budget early. */
+const rateLimited = sessions
+/** Scripted tool-call answers after those, before every session is told it is done: about four a session. */
 const scripted = 72
-/** Every fifth answer is a 429 with retry-after: 1, so sessions spend retry budget before the kill. */
-const isRateLimited = (index: number) => index % 5 === 4
+const isRateLimited = (index: number) => index < rateLimited
 /** Answers alternate between the `count` tool (a write) and `recount` (declared idempotent by the runners). */
 const toolOf = (index: number) => (index % 2 === 0 ? "count" : "recount")
 
 /**
- * The provider's script, by arrival: a tool call whose key is the answer's
- * index (so a key invoked twice is one tool_use executed twice), a 429 every
- * fifth answer, then "done" for every request after the script.
+ * The provider's script, by arrival: 429s, then tool calls whose key is the
+ * answer's index (so a key invoked twice is one tool_use executed twice),
+ * then "done" for every request after the script.
+ *
+ * The 429s come first because a retry's wait suspends the run, and a
+ * suspended run stops the plugin processes of its runner (see the package
+ * README): the tool calls of the kill moment must not be cut off by that.
  */
 const plan: FaultPlan.FaultPlan = {
   steps: [
     ...Array.from(
-      { length: scripted },
+      { length: rateLimited + scripted },
       (_, i): FaultPlan.Step =>
         isRateLimited(i)
           ? {
@@ -62,24 +67,43 @@ const plan: FaultPlan.FaultPlan = {
   after: "repeat_last"
 }
 
+interface Invocations {
+  starts: number
+  ended: boolean
+  /** The counter process of the last start. */
+  pid: number
+}
+
 /** The counter's file: for each key, how often it started and whether it ended. */
-const invocations = (file: string): Map<string, { starts: number; ended: boolean }> => {
-  const keys = new Map<string, { starts: number; ended: boolean }>()
+const invocations = (file: string): Map<string, Invocations> => {
+  const keys = new Map<string, Invocations>()
   const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : ""
   for (const line of text.split("\n")) {
-    const [kind, key] = line.split(" ")
+    const [kind, key, pid] = line.split(" ")
     if (key === undefined) continue
-    const entry = keys.get(key) ?? { starts: 0, ended: false }
-    if (kind === "start") entry.starts++
+    const entry = keys.get(key) ?? { starts: 0, ended: false, pid: 0 }
+    if (kind === "start") {
+      entry.starts++
+      entry.pid = Number(pid)
+    }
     if (kind === "end") entry.ended = true
     keys.set(key, entry)
   }
   return keys
 }
 
-/** Keys started and not ended. */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Keys started and not ended, whose counter process still runs (a stopped plugin's calls are over). */
 const inFlight = (file: string): ReadonlyArray<string> =>
-  [...invocations(file)].filter(([, entry]) => !entry.ended).map(([key]) => key)
+  [...invocations(file)].filter(([, entry]) => !entry.ended && alive(entry.pid)).map(([key]) => key)
 
 /** The index of the scripted answer a key came from. */
 const indexOf = (key: string) => Number(key.slice(1))
@@ -133,7 +157,7 @@ describe("a runner killed with SIGKILL mid-run", () => {
 
           // The kill moment: a seeded delay after the first request, then the first moment at which the
           // victim has a model call and a call of each tool in flight.
-          const delay = yield* Random.nextIntBetween(500, 3_000).pipe(Effect.withRandom(Random.make(15)))
+          const delay = yield* Random.nextIntBetween(3_000, 6_000).pipe(Effect.withRandom(Random.make(15)))
           yield* server.awaitRequests(1)
           yield* Effect.sleep(delay)
           // What is in flight on the victim: its model calls (its own count), its tool calls (its counters' file).
@@ -222,13 +246,18 @@ describe("a runner killed with SIGKILL mid-run", () => {
           const retriesBeforeKill = new Map<string, number>()
           for (const request of requestsAtKill) {
             const id = sessionOf(request.body)
-            if (id !== undefined && request.index < scripted && isRateLimited(request.index)) {
+            if (id !== undefined && isRateLimited(request.index)) {
               retriesBeforeKill.set(id, (retriesBeforeKill.get(id) ?? 0) + 1)
             }
           }
           for (const { id, state } of states) {
             assert.isAtLeast(state.budget.used, retriesBeforeKill.get(id) ?? 0, `${id}: the budget went down`)
           }
+          // Sessions had spent budget before the kill: the check above is not empty.
+          assert.isAbove(
+            [...retriesBeforeKill.values()].reduce((a, b) => a + b, 0),
+            0
+          )
           const victimSessions = new Set(
             [...invocations(files[2]!).keys()].flatMap((key) => {
               const id = sessionOf(requestsAtKill.find((request) => request.index === indexOf(key))?.body)
