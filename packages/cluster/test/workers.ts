@@ -1,7 +1,9 @@
 /**
  * Worker processes of the multi-process tests (`./worker/*.ts`, run by node
- * with tsx's loader): each prints `ready` once it is set up, starts on a line on stdin,
- * and prints its results as JSON lines.
+ * with tsx's loader). The protocol is lines: a worker prints `ready` once it
+ * is set up and reads commands on stdin, one a line (`go` starts its work);
+ * it answers a command `NAME` with one line `NAME {json}` (its results are
+ * the answer to `go`: `report {json}`).
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -14,11 +16,15 @@ const root = Path.join(import.meta.dirname, "..", "..", "..")
  * @category models
  */
 export interface Worker {
+  readonly pid: number
   /** Succeeds once the worker printed `ready`. */
   readonly ready: Effect.Effect<void>
+  /** Sends `go`: the worker starts its work. */
   readonly go: Effect.Effect<void>
-  /** The first line of its stdout that starts with `{`, once printed. */
+  /** The JSON of its `report` line, once printed. */
   readonly report: Effect.Effect<string>
+  /** Sends the command `name` and waits for the JSON of the answer to it. */
+  readonly ask: (name: string) => Effect.Effect<string>
   /** The exit code, once it has exited (null when a signal ended it). */
   readonly exited: Effect.Effect<number | null>
   readonly kill: (signal: NodeJS.Signals) => Effect.Effect<void>
@@ -40,40 +46,58 @@ export const start = (name: string, env: Record<string, string>): Effect.Effect<
       (child) => Effect.sync(() => child.kill("SIGKILL"))
     ),
     (child): Worker => {
-      let stdout = ""
+      const lines: Array<string> = []
+      let partial = ""
       let stderr = ""
       child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString("utf8")
+        const parts = (partial + chunk.toString("utf8")).split("\n")
+        partial = parts.pop() ?? ""
+        lines.push(...parts)
       })
       child.stderr.on("data", (chunk: Buffer) => {
         stderr += chunk.toString("utf8")
       })
       const exited = new Promise<number | null>((resolve) => child.on("close", resolve))
-      /** Waits until a line of stdout satisfies `found`, checking on every chunk and at exit. */
-      const line = (found: (line: string) => boolean) =>
-        Effect.async<string>((resume) => {
-          const check = () => {
-            const hit = stdout.split("\n").find((line) => found(line))
-            if (hit === undefined) return
-            child.stdout.off("data", check)
-            resume(Effect.succeed(hit))
-          }
-          child.stdout.on("data", check)
-          check()
-          return Effect.sync(() => child.stdout.off("data", check))
+      const died = Effect.flatMap(
+        Effect.promise(() => exited),
+        (code) => Effect.dieMessage(`the worker exited ${code} before its answer: ${stderr}`)
+      )
+      /** Waits for the first line from index `from` on that satisfies `found`, checking on every chunk. */
+      const line = (found: (line: string) => boolean, from: number) =>
+        Effect.raceFirst(
+          Effect.async<string>((resume) => {
+            const check = () => {
+              const hit = lines.slice(from).find(found)
+              if (hit === undefined) return
+              child.stdout.off("data", check)
+              resume(Effect.succeed(hit))
+            }
+            child.stdout.on("data", check)
+            check()
+            return Effect.sync(() => child.stdout.off("data", check))
+          }),
+          died
+        )
+      const answer = (name: string, from: number) =>
+        Effect.map(
+          line((line) => line.startsWith(`${name} `), from),
+          (line) => line.slice(name.length + 1)
+        )
+      const send = (command: string) =>
+        Effect.sync(() => {
+          child.stdin.write(`${command}\n`)
         })
       return {
-        ready: Effect.asVoid(line((line) => line === "ready")),
-        go: Effect.sync(() => {
-          child.stdin.write("go\n")
-        }),
-        report: Effect.raceFirst(
-          line((line) => line.startsWith("{")),
-          Effect.flatMap(
-            Effect.promise(() => exited),
-            (code) => Effect.dieMessage(`the worker exited ${code} before its report: ${stderr}`)
-          )
-        ),
+        pid: child.pid ?? -1,
+        ready: Effect.asVoid(line((line) => line === "ready", 0)),
+        go: send("go"),
+        report: answer("report", 0),
+        ask: (name) =>
+          Effect.suspend(() => {
+            // Only an answer printed after the command counts.
+            const from = lines.length
+            return Effect.zipRight(send(name), answer(name, from))
+          }),
         exited: Effect.promise(() => exited),
         kill: (signal) =>
           Effect.sync(() => {

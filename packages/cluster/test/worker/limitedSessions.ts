@@ -2,7 +2,7 @@
  * One process of the multi-process limiter test: runs `SESSIONS` sessions at
  * once against the fake provider at `PROVIDER_URL`, through the provider-wide
  * limiter and retry quota kept in the Postgres at `DATABASE_URL`, and prints
- * one JSON line: each run's status and attempts. It connects first, prints
+ * one line `report {json}`: each run's status and retries. It connects first, prints
  * `ready`, and starts its sessions when a line arrives on stdin, so that the
  * test starts every process at once.
  */
@@ -59,7 +59,7 @@ const program = Effect.gen(function* () {
     { concurrency: "unbounded" }
   )
   process.stdout.write(
-    `${JSON.stringify({ statuses: outcomes.map((o) => o.status), retries: outcomes.map((o) => o.retries.session_total) })}\n`
+    `report ${JSON.stringify({ statuses: outcomes.map((o) => o.status), retries: outcomes.map((o) => o.retries.session_total) })}\n`
   )
 }).pipe(Effect.provide(Layer.mergeAll(model, quota).pipe(Layer.provide(store))))
 

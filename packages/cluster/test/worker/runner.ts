@@ -1,59 +1,176 @@
 /**
- * One runner process of the multi-runner test: durable sessions on a
+ * One runner process of the multi-runner tests: durable sessions on a
  * `Runner` over the Postgres at `DATABASE_URL`, listening on `PORT`, with the
  * fake provider at `PROVIDER_URL` as the model. It prints `ready` once it has
- * joined the cluster; on a line on stdin it runs the sessions named in
- * `SESSIONS` (comma-separated ids, one input each), prints one JSON line with
- * their statuses, and keeps serving its shards until it is stopped.
+ * joined the cluster, then reads commands on stdin (see `../workers.ts`):
+ *
+ * - `go`: runs the sessions named in `SESSIONS` (comma-separated ids; each
+ *   gets the input `session <id>`, so the fake provider's records tell whose
+ *   request each was), and prints `report {statuses, retries}` once all have
+ *   ended (`errors`: the error each failed run ended with). It keeps serving its shards until it is stopped.
+ * - `stats`: prints `stats {attempts, inFlight}`: the model attempts this
+ *   process sent (it runs the sessions whose shards it holds, whoever
+ *   submitted them) and those still waiting for their answer.
+ *
+ * Optional:
+ * - `LIMITER_KEY` and `RATE`: the model goes through the provider-wide
+ *   limiter (`RATE` requests a second, burst 1) and retry quota kept in the
+ *   same Postgres (table `STATE_TABLE`); `LIMITER=off` leaves the limiter out
+ *   (to see the test's assertion fail without it).
+ * - `COUNTER_FILE`: two MCP counter fixtures (examples/plugins/counter.mjs)
+ *   run as this runner's plugin processes, both recording into that file and
+ *   pausing `COUNTER_DELAY_MS`: `count` (a write) and `recount`, declared
+ *   idempotent.
+ * - `SETTINGS`: the session settings as JSON.
  */
 import { DurableSessions } from "@agent-kernel/durable"
-import { Settings } from "@agent-kernel/kernel"
+import { ModelProvider, RetryBudget, type RetryQuota, Settings, Toolbox } from "@agent-kernel/kernel"
+import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
 import { Anthropic } from "@agent-kernel/providers"
 import { NodeTransport } from "@agent-kernel/providers/node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
+import * as Path from "node:path"
+import * as Readline from "node:readline"
+import * as ProviderLimiter from "../../src/ProviderLimiter.js"
 import * as Runner from "../../src/Runner.js"
+import * as SharedRetryQuota from "../../src/SharedRetryQuota.js"
+import * as StateStore from "../../src/StateStore.js"
+
+const root = Path.join(import.meta.dirname, "..", "..", "..", "..")
 
 const env = (name: string): string => {
   const value = process.env[name]
   if (value === undefined) throw new Error(`${name} is not set`)
   return value
 }
+const optional = (name: string): string | undefined => process.env[name]
 
 const sessions = env("SESSIONS")
   .split(",")
   .filter((id) => id.length > 0)
 
-const go = Effect.async<void>((resume) => {
-  process.stdin.once("data", () => resume(Effect.void))
+/** The model attempts this process sent, and those not answered yet. */
+interface Counts {
+  readonly attempts: number
+  readonly inFlight: number
+}
+
+/** The provider, counting its attempts into `counts`. */
+const counted = (provider: ModelProvider.Service, counts: Ref.Ref<Counts>): ModelProvider.Service => {
+  const begin = Ref.update(counts, ({ attempts, inFlight }) => ({ attempts: attempts + 1, inFlight: inFlight + 1 }))
+  const end = Ref.update(counts, ({ attempts, inFlight }) => ({ attempts, inFlight: inFlight - 1 }))
+  const stream = (request: ModelProvider.ModelRequest) =>
+    Stream.ensuring(Stream.unwrap(Effect.as(begin, provider.stream(request))), end)
+  const generate = provider.generate
+  if (generate === undefined) return ModelProvider.make(provider.name, stream)
+  return {
+    name: provider.name,
+    stream,
+    generate: (request) => Effect.ensuring(Effect.zipRight(begin, generate(request)), end)
+  }
+}
+
+const database = PgClient.layer({ url: Redacted.make(env("DATABASE_URL")), maxConnections: 6 })
+
+const anthropic = Anthropic.layer({ baseUrl: env("PROVIDER_URL"), apiKey: Redacted.make("test"), stream: false }).pipe(
+  Layer.provide(NodeTransport.layer()),
+  Layer.orDie
+)
+
+/** The provider, behind the shared limiter when the test asks for it. */
+const limited = (): Layer.Layer<ModelProvider.ModelProvider, never, StateStore.StateStore> => {
+  const key = optional("LIMITER_KEY")
+  if (key === undefined || optional("LIMITER") === "off") return anthropic
+  const limiter = ProviderLimiter.layer({ key, requests: { limit: Number(env("RATE")), window: "1 second", burst: 1 } })
+  return ProviderLimiter.provider.pipe(Layer.provide(anthropic), Layer.provide(limiter))
+}
+
+/** The shared retry quota when the test asks for the limiter, else the kernel's default (unlimited). */
+const quota = (): Layer.Layer<never> | Layer.Layer<RetryQuota.RetryQuota, never, StateStore.StateStore> => {
+  const key = optional("LIMITER_KEY")
+  if (key === undefined) return Layer.empty
+  return SharedRetryQuota.layer({
+    key,
+    budget: RetryBudget.tokenBucket({ capacity: 500, retryCost: 5, successRefund: 1 })
+  })
+}
+
+const counter = (file: string, delay: string, tool: string): McpStdio.Config => ({
+  name: tool,
+  command: process.execPath,
+  args: [Path.join(root, "examples", "plugins", "counter.mjs"), file, delay, tool],
+  cwd: root
 })
 
-const model = Anthropic.layer({ baseUrl: env("PROVIDER_URL"), apiKey: Redacted.make("test"), stream: false }).pipe(
-  Layer.provide(NodeTransport.layer())
-)
+/** The counter fixtures as this runner's toolbox, when the test asks for them. */
+const tools = (): Layer.Layer<never> | Layer.Layer<Toolbox.Toolbox> => {
+  const file = optional("COUNTER_FILE")
+  if (file === undefined) return Layer.empty
+  const delay = optional("COUNTER_DELAY_MS") ?? "500"
+  return Layer.scoped(
+    Toolbox.Toolbox,
+    Effect.flatMap(
+      Effect.all([McpStdio.make(counter(file, delay, "count")), McpStdio.make(counter(file, delay, "recount"))]),
+      (providers) => PluginToolbox.make({ providers: providers.map(Effect.succeed) })
+    )
+  ).pipe(Layer.provide(NodeContext.layer))
+}
+
+/** The lines of stdin; it ends when stdin closes. */
+const commands = Stream.async<string>((emit) => {
+  const lines = Readline.createInterface({ input: process.stdin })
+  lines.on("line", (line) => void emit.single(line.trim()))
+  lines.on("close", () => void emit.end())
+})
+
+const print = (name: string, value: unknown) =>
+  Effect.sync(() => process.stdout.write(`${name} ${JSON.stringify(value)}\n`))
 
 const program = Effect.gen(function* () {
-  const durable = yield* DurableSessions.DurableSessions
-  process.stdout.write("ready\n")
-  yield* go
-  const outcomes = yield* Effect.forEach(sessions, (id) => durable.run(id, "hello"), { concurrency: "unbounded" })
-  process.stdout.write(`${JSON.stringify({ statuses: outcomes.map((outcome) => outcome.status) })}\n`)
-  return yield* Effect.never
-}).pipe(
-  Effect.provide(
-    Layer.unwrapEffect(
-      Effect.map(Settings.decode({ jitter: "none" }), (settings) =>
-        DurableSessions.layer({ model: "fake-model", settings }).pipe(
-          Layer.provideMerge(Runner.layer({ host: "127.0.0.1", port: Number(env("PORT")) })),
-          Layer.provide(model),
-          Layer.provideMerge(PgClient.layer({ url: Redacted.make(env("DATABASE_URL")), maxConnections: 6 }))
-        )
-      )
-    )
+  const counts = yield* Ref.make<Counts>({ attempts: 0, inFlight: 0 })
+  const settings = yield* Settings.decode(JSON.parse(optional("SETTINGS") ?? '{"jitter":"none"}'))
+  const model = Layer.effect(
+    ModelProvider.ModelProvider,
+    Effect.map(ModelProvider.ModelProvider, (provider) => counted(provider, counts))
+  ).pipe(Layer.provide(limited()))
+  const live = DurableSessions.layer({ model: "fake-model", settings, idempotentTools: ["recount"] }).pipe(
+    Layer.provide(tools()),
+    Layer.provide(quota()),
+    Layer.provideMerge(Runner.layer({ host: "127.0.0.1", port: Number(env("PORT")) })),
+    Layer.provide(model),
+    Layer.provide(StateStore.layerPostgres({ table: optional("STATE_TABLE") })),
+    Layer.provideMerge(database)
   )
-)
+  yield* Effect.gen(function* () {
+    const durable = yield* DurableSessions.DurableSessions
+    const runAll = Effect.flatMap(
+      Effect.forEach(sessions, (id) => durable.run(id, `session ${id}`), { concurrency: "unbounded" }),
+      (outcomes) =>
+        print("report", {
+          statuses: outcomes.map((outcome) => outcome.status),
+          retries: outcomes.map((outcome) => outcome.retries.session_total),
+          errors: outcomes.flatMap((outcome) =>
+            outcome.error === undefined ? [] : [`${outcome.status}: ${outcome.error.message}`]
+          )
+        })
+    )
+    yield* Effect.sync(() => process.stdout.write("ready\n"))
+    yield* Stream.runForEach(commands, (command) =>
+      command === "go"
+        ? Effect.asVoid(Effect.forkScoped(runAll))
+        : command === "stats"
+          ? Effect.flatMap(Ref.get(counts), (c) => print("stats", c))
+          : Effect.void
+    )
+    return yield* Effect.never
+  }).pipe(Effect.provide(live))
+}).pipe(Effect.scoped)
 
 Effect.runPromise(program).catch((error: unknown) => {
   process.stderr.write(`${String(error)}\n`)

@@ -1,0 +1,282 @@
+/**
+ * A runner killed with SIGKILL in the middle of its sessions' model calls and
+ * tool calls: three runner processes over one Postgres, each with its own MCP
+ * counter fixtures (real processes) that record every invocation in a file.
+ * The victim's shards move to the two others, which finish its sessions with
+ * the crash semantics of durable sessions, read from the counters' files and
+ * the sessions' stored histories.
+ */
+import { DurableSessions } from "@agent-kernel/durable"
+import type { Content } from "@agent-kernel/kernel"
+import { FakeProvider, type FaultPlan } from "@agent-kernel/providers/testing"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Random from "effect/Random"
+import * as Schema from "effect/Schema"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as Runners from "./runners.js"
+
+const Report = Schema.parseJson(
+  Schema.Struct({ statuses: Schema.Array(Schema.String), errors: Schema.Array(Schema.String) })
+)
+const Stats = Schema.parseJson(Schema.Struct({ attempts: Schema.Number, inFlight: Schema.Number }))
+
+const sessions = 18
+/** The first answers are 429s with retry-after: 1, one a session, so every session spends retry budget early. */
+const rateLimited = sessions
+/** Scripted tool-call answers after those, before every session is told it is done: about four a session. */
+const scripted = 72
+const isRateLimited = (index: number) => index < rateLimited
+/** Answers alternate between the `count` tool (a write) and `recount` (declared idempotent by the runners). */
+const toolOf = (index: number) => (index % 2 === 0 ? "count" : "recount")
+
+/**
+ * The provider's script, by arrival: 429s, then tool calls whose key is the
+ * answer's index (so a key invoked twice is one tool_use executed twice),
+ * then "done" for every request after the script.
+ *
+ * The 429s come first because a retry's wait suspends the run, and a
+ * suspended run stops the plugin processes of its runner (see the package
+ * README): the tool calls of the kill moment must not be cut off by that.
+ */
+const plan: FaultPlan.FaultPlan = {
+  steps: [
+    ...Array.from(
+      { length: rateLimited + scripted },
+      (_, i): FaultPlan.Step =>
+        isRateLimited(i)
+          ? {
+              kind: "error",
+              status: 429,
+              error_type: "rate_limit_error",
+              message: "slow down",
+              headers: { "retry-after": "1" }
+            }
+          : {
+              kind: "reply",
+              delay_ms: 600,
+              tool_calls: [{ name: toolOf(i), input: { key: `k${i}` }, id: `toolu_k${i}` }],
+              stop: "tool_use"
+            }
+    ),
+    { kind: "reply", delay_ms: 600, text: "done" }
+  ],
+  after: "repeat_last"
+}
+
+interface Invocations {
+  starts: number
+  ended: boolean
+  /** The counter process of the last start. */
+  pid: number
+}
+
+/** The counter's file: for each key, how often it started and whether it ended. */
+const invocations = (file: string): Map<string, Invocations> => {
+  const keys = new Map<string, Invocations>()
+  const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : ""
+  for (const line of text.split("\n")) {
+    const [kind, key, pid] = line.split(" ")
+    if (key === undefined) continue
+    const entry = keys.get(key) ?? { starts: 0, ended: false, pid: 0 }
+    if (kind === "start") {
+      entry.starts++
+      entry.pid = Number(pid)
+    }
+    if (kind === "end") entry.ended = true
+    keys.set(key, entry)
+  }
+  return keys
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Keys started and not ended, whose counter process still runs (a stopped plugin's calls are over). */
+const inFlight = (file: string): ReadonlyArray<string> =>
+  [...invocations(file)].filter(([, entry]) => !entry.ended && alive(entry.pid)).map(([key]) => key)
+
+/** The index of the scripted answer a key came from. */
+const indexOf = (key: string) => Number(key.slice(1))
+
+/** Every tool_use has its tool_result in the next message. */
+const unanswered = (history: Content.History): ReadonlyArray<string> =>
+  history.flatMap((message, i) =>
+    message.content.flatMap((block) => {
+      if (block.type !== "tool_use") return []
+      const next = history[i + 1]
+      const answered = next?.content.some((b) => b.type === "tool_result" && b.tool_use_id === block.id) ?? false
+      return answered ? [] : [block.id]
+    })
+  )
+
+/** The text of the tool_result a history holds for the tool_use `id`. */
+const resultOf = (history: Content.History, id: string): string | undefined => {
+  for (const message of history) {
+    for (const block of message.content) {
+      if (block.type === "tool_result" && block.tool_use_id === id) return JSON.stringify(block.content)
+    }
+  }
+  return undefined
+}
+
+describe("a runner killed with SIGKILL mid-run", () => {
+  it.live(
+    "its sessions finish on the two others: no completed tool call runs twice, an in-flight one gets the unknown-outcome result unless idempotent, every tool_use is answered, no budget goes down",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const store = yield* Runners.freshStore("failover_mcp")
+          const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cluster-failover-"))
+          yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+          const server = yield* FakeProvider.make(plan)
+          const ids = Array.from({ length: sessions }, (_, i) => `${store.database}-${i}`)
+          const files = [0, 1, 2].map((r) => path.join(dir, `counts-${r}.txt`))
+          // The victim (the last) submits no session: the two others wait on every one of them.
+          const runners = yield* Runners.startRunners(
+            store,
+            { PROVIDER_URL: server.url, COUNTER_DELAY_MS: "1500", SETTINGS: JSON.stringify({ jitter: "none" }) },
+            [
+              { COUNTER_FILE: files[0]!, SESSIONS: ids.filter((_, i) => i % 2 === 0).join(",") },
+              { COUNTER_FILE: files[1]!, SESSIONS: ids.filter((_, i) => i % 2 === 1).join(",") },
+              { COUNTER_FILE: files[2]!, SESSIONS: "" }
+            ]
+          )
+          const victim = runners[2]!
+          const survivors = runners.slice(0, 2)
+          yield* Effect.forEach(runners, (runner) => runner.go)
+
+          // The kill moment: a seeded delay after the first request, then the first moment at which the
+          // victim has a model call and a call of each tool in flight.
+          const delay = yield* Random.nextIntBetween(3_000, 6_000).pipe(Effect.withRandom(Random.make(15)))
+          yield* server.awaitRequests(1)
+          yield* Effect.sleep(delay)
+          // What is in flight on the victim: its model calls (its own count), its tool calls (its counters' file).
+          const snapshot = Effect.map(Effect.flatMap(victim.ask("stats"), Schema.decode(Stats)), (stats) => ({
+            models: stats.inFlight,
+            tools: inFlight(files[2]!)
+          })).pipe(Effect.orDie)
+          const busy = (now: { readonly models: number; readonly tools: ReadonlyArray<string> }) => {
+            const tools = now.tools.map((key) => toolOf(indexOf(key)))
+            return now.models > 0 && tools.includes("count") && tools.includes("recount")
+          }
+          const atKill = yield* Runners.pollUntil(snapshot, busy, "50 millis").pipe(
+            Effect.timeoutFail({
+              duration: "90 seconds",
+              onTimeout: () => new Error("the victim never had a model call and both tools in flight at once")
+            })
+          )
+          const interrupted = atKill.tools
+          const modelCallsInFlight = atKill.models
+          const killedAt = Date.now()
+          yield* victim.kill("SIGKILL")
+          yield* victim.exited
+          // The fake's clock is this process's: what it received before the kill.
+          const requestsAtKill = (yield* server.requests).filter((request) => request.time <= killedAt)
+
+          const reports = yield* Effect.forEach(
+            survivors,
+            (runner) => Effect.flatMap(runner.report, Schema.decode(Report)),
+            { concurrency: "unbounded" }
+          )
+          const doneAt = Date.now()
+          const statuses = reports.flatMap((report) => report.statuses)
+          assert.strictEqual(statuses.length, sessions)
+          assert.deepStrictEqual([...new Set(statuses)], ["completed"], reports.flatMap((r) => r.errors).join("\n"))
+          // The survivors hold every shard between them.
+          yield* Runners.settled(store, 2)
+
+          // The sessions' stored histories.
+          const states = yield* Effect.forEach(ids, (id) =>
+            Effect.map(DurableSessions.read(id), (state) => ({ id, state: Option.getOrThrow(state) }))
+          ).pipe(Effect.provide(Runners.clientOf(store.url)), Effect.orDie)
+          for (const { id, state } of states) {
+            assert.deepStrictEqual(unanswered(state.history), [], `${id}: a tool_use without its tool_result`)
+          }
+          const resultsOf = (key: string) =>
+            states.flatMap(({ state }) => {
+              const result = resultOf(state.history, `toolu_${key}`)
+              return result === undefined ? [] : [result]
+            })
+          const unknown = (result: string) => result.includes("unknown whether the tool finished")
+
+          // Invocations across all three runners' counters, against each call's result. A call is run again
+          // only if it is idempotent and was cut off (its process died, or lost its shard); a cut-off write
+          // is never run again, and its result says that its outcome is unknown.
+          const starts = new Map<string, number>()
+          for (const file of files) {
+            for (const [key, entry] of invocations(file)) starts.set(key, (starts.get(key) ?? 0) + entry.starts)
+          }
+          for (const [key, count] of starts) {
+            const tool = toolOf(indexOf(key))
+            const results = resultsOf(key)
+            assert.strictEqual(results.length, 1, `${key}: one tool_result`)
+            const result = results[0]!
+            if (tool === "count") {
+              assert.strictEqual(count, 1, `${key} (a write) was invoked ${count} times`)
+            } else {
+              assert.isAtMost(count, 2, `${key} (idempotent) was invoked ${count} times`)
+              assert.isFalse(unknown(result), `${key} (idempotent) was not run again: ${result}`)
+            }
+            // A call that ran answers with its count, or with the error of its plugin process stopped under it:
+            // the toolbox stops a runner's plugin when a call on it is interrupted (a shard lost under load).
+            if (!unknown(result))
+              assert.match(result, new RegExp(`counted ${key}|was stopped before the call completed`))
+          }
+          const stopped = [...starts.keys()].filter((key) => resultsOf(key)[0]!.includes("was stopped before"))
+          // The kill cut off calls of both kinds (a call in flight when the files were read may still
+          // have finished and been journaled before the signal landed: those read as completed above).
+          const cutWrites = interrupted.filter((key) => toolOf(indexOf(key)) === "count" && unknown(resultsOf(key)[0]!))
+          const rerunReads = interrupted.filter((key) => toolOf(indexOf(key)) === "recount" && starts.get(key) === 2)
+          assert.isAbove(cutWrites.length, 0, `no write cut off by the kill got the unknown-outcome result`)
+          assert.isAbove(rerunReads.length, 0, `no idempotent call cut off by the kill was run again`)
+
+          // The session retry budget: each 429 a session got before the kill was a retry it spent; the
+          // budget used after the failover is never lower.
+          const sessionOf = (body: unknown) => /session ([a-z_]+_\d+-\d+)/.exec(JSON.stringify(body))?.[1]
+          const retriesBeforeKill = new Map<string, number>()
+          for (const request of requestsAtKill) {
+            const id = sessionOf(request.body)
+            if (id !== undefined && isRateLimited(request.index)) {
+              retriesBeforeKill.set(id, (retriesBeforeKill.get(id) ?? 0) + 1)
+            }
+          }
+          for (const { id, state } of states) {
+            assert.isAtLeast(state.budget.used, retriesBeforeKill.get(id) ?? 0, `${id}: the budget went down`)
+          }
+          // Sessions had spent budget before the kill: the check above is not empty.
+          assert.isAbove(
+            [...retriesBeforeKill.values()].reduce((a, b) => a + b, 0),
+            0
+          )
+          const victimSessions = new Set(
+            [...invocations(files[2]!).keys()].flatMap((key) => {
+              const id = sessionOf(requestsAtKill.find((request) => request.index === indexOf(key))?.body)
+              return id === undefined ? [] : [id]
+            })
+          )
+          console.log(
+            `failover: killed ${delay} ms (seeded) + until busy after the first request, with ${modelCallsInFlight} model ` +
+              `call(s) and tool calls ${interrupted.join(", ")} in flight on the victim (sessions ${victimSessions.size}); ` +
+              `writes cut off: ${cutWrites.join(", ")}; idempotent calls run again: ${rerunReads.join(", ")}; ` +
+              `calls answered "plugin stopped": ${stopped.join(", ") || "none"}; ` +
+              `all ${sessions} sessions done ${((doneAt - killedAt) / 1_000).toFixed(1)} s after the kill; ` +
+              `${(yield* server.requests).length} model requests; retries before the kill: ` +
+              `${[...retriesBeforeKill.values()].reduce((a, b) => a + b, 0)}, budget used after: ` +
+              `${states.reduce((sum, { state }) => sum + state.budget.used, 0)}`
+          )
+          assert.isAbove(modelCallsInFlight, 0)
+        })
+      ),
+    900_000
+  )
+})

@@ -1,0 +1,114 @@
+/**
+ * Scale-out under a provider's rate limit: 200 durable sessions over three
+ * runner processes sharing one Postgres, against a fake provider (a real HTTP
+ * server) that answers 429 with retry-after above its requests-per-second
+ * capacity. The provider-wide limiter, shared through the same Postgres,
+ * keeps the rate the provider sees within its limit.
+ */
+import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Runners from "./runners.js"
+
+const Report = Schema.parseJson(
+  Schema.Struct({
+    statuses: Schema.Array(Schema.String),
+    retries: Schema.Array(Schema.Number),
+    errors: Schema.Array(Schema.String)
+  })
+)
+const Stats = Schema.parseJson(Schema.Struct({ attempts: Schema.Number, inFlight: Schema.Number }))
+
+/**
+ * The arrivals in each fixed window of `ms` milliseconds, the first one
+ * opening at the first arrival; the last, partial window is left out.
+ */
+const fixedWindows = (times: ReadonlyArray<number>, ms: number): ReadonlyArray<number> => {
+  const sorted = [...times].sort((a, b) => a - b)
+  const first = sorted[0]
+  const last = sorted.at(-1)
+  if (first === undefined || last === undefined) return []
+  const full = Math.floor((last - first) / ms)
+  const counts = Array.from({ length: full }, () => 0)
+  for (const time of sorted) {
+    const window = Math.floor((time - first) / ms)
+    if (window < full) counts[window] = (counts[window] ?? 0) + 1
+  }
+  return counts
+}
+
+/** The provider's capacity, and the limiter's rate: 200 sessions of one model call take 200 / 5 = 40 s. */
+const rate = 5
+const sessions = 200
+const runnerCount = 3
+/** The window the rate is measured over: long enough that one request of network jitter is under 10 %. */
+const windowMs = 10_000
+
+describe("scale-out: three runner processes, 200 sessions, one provider-wide limiter", () => {
+  it.live(
+    "every session completes, spread over all three runners, and the provider sees at most its limit + 10 % in every window",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const store = yield* Runners.freshStore("scale")
+          const server = yield* FakeProvider.make(FaultPlan.capacityLimited(rate))
+          const ids = Array.from({ length: sessions }, (_, i) => `${store.database}-${i}`)
+          const runners = yield* Runners.startRunners(
+            store,
+            {
+              PROVIDER_URL: server.url,
+              LIMITER_KEY: store.database,
+              RATE: String(rate),
+              STATE_TABLE: "scale_limiter",
+              // Retries wait for the 429's retry-after; a session has room for all it may need. No jitter: a
+              // jittered delay has a fraction of a millisecond, which the Postgres store rejects (BIGINT).
+              SETTINGS: JSON.stringify({ jitter: "none", base_delay_ms: 200, max_retries: 10, max_session_retries: 50 })
+            },
+            Array.from({ length: runnerCount }, (_, r) => ({
+              SESSIONS: ids.filter((_, i) => i % runnerCount === r).join(",")
+            }))
+          )
+          const startedAt = Date.now()
+          yield* Effect.forEach(runners, (runner) => runner.go)
+          const reports = yield* Effect.forEach(
+            runners,
+            (runner) => Effect.flatMap(runner.report, Schema.decode(Report)),
+            { concurrency: "unbounded" }
+          )
+          const stats = yield* Effect.forEach(runners, (runner) =>
+            Effect.flatMap(runner.ask("stats"), Schema.decode(Stats))
+          )
+          const doneAt = Date.now()
+          const statuses = reports.flatMap((report) => report.statuses)
+          const requests = yield* server.requests
+          const throttled = requests.filter((request) => request.throttled).length
+          const windows = fixedWindows(
+            requests.map((request) => request.time),
+            windowMs
+          )
+          const perSecond = windows.map((count) => (count * 1_000) / windowMs)
+          const attemptsPerSuccess = requests.length / statuses.length
+          const retries = reports.flatMap((report) => report.retries).reduce((sum, n) => sum + n, 0)
+          console.log(
+            `scale-out: ${sessions} sessions on ${runnerCount} runners (model attempts begun per runner: ` +
+              `${stats.map((s) => s.attempts).join(", ")}); ${requests.length} requests, ${throttled} answered 429, ` +
+              `${retries} retries: ${attemptsPerSuccess.toFixed(3)} attempts per success; ` +
+              `${statuses.filter((s) => s === "completed").length} completed, ${((doneAt - startedAt) / 1_000).toFixed(1)} s after go; ` +
+              `rate per ${windowMs / 1_000} s window (req/s): ${perSecond.map((r) => r.toFixed(1)).join(", ")} ` +
+              `against a limit of ${rate}`
+          )
+          assert.strictEqual(statuses.length, sessions)
+          assert.deepStrictEqual([...new Set(statuses)], ["completed"], reports.flatMap((r) => r.errors).join("\n"))
+          // Every runner ran sessions: the attempts are counted where they are sent, by the shard holder.
+          for (const s of stats) assert.isAbove(s.attempts, 0)
+          assert.isTrue(Number.isFinite(attemptsPerSuccess))
+          assert.isAtLeast(attemptsPerSuccess, 1)
+          // At least two full windows, so the bound is measured on the run's steady state.
+          assert.isAtLeast(windows.length, 2)
+          for (const r of perSecond) assert.isAtMost(r, rate * 1.1)
+        })
+      ),
+    900_000
+  )
+})
