@@ -6,21 +6,11 @@
  */
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { assert, describe, it } from "@effect/vitest"
-import * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
-import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
-import * as ChildProcess from "node:child_process"
-import * as Net from "node:net"
-import * as Path from "node:path"
 import { inject } from "vitest"
 import * as Api from "./Api.js"
-import * as Service from "./Service.js"
-
-const root = Path.join(import.meta.dirname, "..", "..")
+import * as RunnerProcess from "./RunnerProcess.js"
 
 /** The URL of the run's throwaway database; a test without it FAILS, it never skips. */
 const postgresUrl = (): string => {
@@ -28,93 +18,6 @@ const postgresUrl = (): string => {
   if ("error" in postgres) throw new Error(postgres.error)
   return postgres.url
 }
-
-const clientOf = (url: string) => PgClient.layer({ url: Redacted.make(url), maxConnections: 2 })
-
-/** A fresh database of the run's cluster, so that this test's runners meet no other test's. */
-const freshDatabase = (name: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)).pipe(
-    Effect.provide(clientOf(postgresUrl())),
-    Effect.as(postgresUrl().replace(/\/[^/]*$/, `/${name}`))
-  )
-
-const freePort = Effect.async<number>((resume) => {
-  const server = Net.createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
-
-interface Runner {
-  readonly http: string
-  readonly runner: string
-}
-
-/** Starts `main.ts start` as a real process (killed with the scope) and waits for its `listening` line. */
-const startRunner = (databaseUrl: string, providerUrl: string): Effect.Effect<Runner, Error, Scope.Scope> =>
-  Effect.gen(function* () {
-    const port = yield* freePort
-    const runnerPort = yield* freePort
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        ChildProcess.spawn(
-          process.execPath,
-          [
-            "--import",
-            "tsx",
-            Path.join(import.meta.dirname, "main.ts"),
-            "start",
-            "--port",
-            String(port),
-            "--runner-port",
-            String(runnerPort),
-            "--database-url",
-            databaseUrl,
-            "--provider-url",
-            providerUrl
-          ],
-          { cwd: root, stdio: ["ignore", "pipe", "pipe"] }
-        )
-      ),
-      (child) => Effect.sync(() => child.kill("SIGKILL"))
-    )
-    let output = ""
-    yield* Effect.async<void, Error>((resume) => {
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString("utf8")
-        if (output.includes("listening on")) resume(Effect.void)
-      }
-      child.stdout.on("data", onData)
-      child.stderr.on("data", onData)
-      child.once("exit", (code) => resume(Effect.fail(new Error(`the runner exited ${code}: ${output}`))))
-    })
-    return { http: `http://127.0.0.1:${port}`, runner: `127.0.0.1:${runnerPort}` }
-  })
-
-/** The advisory locks (shards) held by each backend on `database`: one row per runner holding shards. */
-const shardHolders = (url: string, database: string) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) =>
-      sql<{ readonly shards: string }>`SELECT count(*)::text AS shards FROM pg_locks
-      WHERE locktype = 'advisory' AND granted
-        AND database = (SELECT oid FROM pg_database WHERE datname = ${database}) GROUP BY pid`
-  ).pipe(
-    Effect.map((rows) => rows.map((row) => Number(row.shards))),
-    Effect.provide(clientOf(url))
-  )
-
-/** Waits until two runners hold all 300 shards: a shard handed over mid-run replays the run. */
-const settled = (url: string, database: string) =>
-  shardHolders(url, database).pipe(
-    Effect.repeat({
-      until: (held) => held.length === 2 && held.reduce((sum, n) => sum + n, 0) === 300,
-      schedule: Schedule.spaced("200 millis")
-    }),
-    Effect.timeoutFail({ duration: "120 seconds", onTimeout: () => new Error("the runners never split the shards") })
-  )
 
 const decodeLine = Schema.decodeUnknown(Schema.parseJson(Api.Line))
 const decodeError = Schema.decodeUnknown(Schema.parseJson(Api.ErrorBody))
@@ -139,18 +42,20 @@ describe("the example service on two runner processes", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const database = `service_${Date.now()}`
-          const url = yield* freshDatabase(database)
-          yield* Service.migrate({ databaseUrl: Redacted.make(url) })
+          const url = yield* RunnerProcess.freshDatabase(postgresUrl(), database)
           // Every answer is held after its first event until `release`: every run stays in progress
           // until the test lets them finish, whatever the machine's speed.
           const provider = yield* FakeProvider.make(
             FaultPlan.make([{ kind: "reply", text: answer, hold_after_events: 1 }], { after: "repeat_last" })
           )
-          const [a, b] = yield* Effect.all([startRunner(url, provider.url), startRunner(url, provider.url)], {
-            concurrency: "unbounded"
-          })
-          if (a === undefined || b === undefined) return assert.fail("two runners")
-          yield* settled(url, database)
+          const [a, b] = yield* Effect.all(
+            [
+              RunnerProcess.start({ databaseUrl: url, providerUrl: provider.url }),
+              RunnerProcess.start({ databaseUrl: url, providerUrl: provider.url })
+            ],
+            { concurrency: "unbounded" }
+          )
+          yield* RunnerProcess.awaitShards(url, 2)
 
           const ids = Array.from({ length: 16 }, (_, i) => `session-${i}`)
           const answers = yield* Effect.fork(
