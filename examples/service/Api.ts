@@ -92,7 +92,11 @@ type Failure = RunError | SessionEvents.EventLogError
 
 const errorOf = (error: Failure): ErrorBody =>
   error._tag === "RunPending"
-    ? { error: "run_pending", message: error.message }
+    ? // The cluster finishes a run whose runner died by itself: the client only waits.
+      {
+        error: "run_pending",
+        message: `the session "${error.session_id}" has a run in progress (run ${error.run}): send the prompt when it has ended`
+      }
     : { error: "unavailable", message: error.message }
 
 const statusOf = (body: ErrorBody): number =>

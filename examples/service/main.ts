@@ -24,6 +24,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -60,6 +61,10 @@ const runnerOptions = {
   providerUrl: Options.text("provider-url").pipe(
     Options.optional,
     Options.withDescription("An Anthropic-compatible server (without /v1) to use instead of a fake of this process.")
+  ),
+  shardLockExpirationSeconds: Options.integer("shard-lock-expiration").pipe(
+    Options.withDefault(30),
+    Options.withDescription("Seconds without a refresh after which a runner's shards move to the others.")
   ),
   modelLatencyMs: Options.integer("model-latency-ms").pipe(
     Options.withDefault(0),
@@ -99,10 +104,12 @@ const start = Command.make("start", runnerOptions, (options) =>
       const [model, name] = yield* provider(options)
       const settings = yield* Settings.decode({})
       yield* Layer.build(
-        Service.layer({ ...options, model: name, settings }).pipe(
-          Layer.provide(model),
-          Layer.provide(NodeTransport.layer())
-        )
+        Service.layer({
+          ...options,
+          model: name,
+          settings,
+          shardLockExpiration: Duration.seconds(options.shardLockExpirationSeconds)
+        }).pipe(Layer.provide(model), Layer.provide(NodeTransport.layer()))
       )
       yield* Console.log(
         `listening on http://${options.host}:${options.port} (runner ${options.runnerHost}:${options.runnerPort}, model ${name})`
