@@ -1,0 +1,148 @@
+/**
+ * One runner of the example service: durable sessions on a runner of the
+ * `@agent-kernel/cluster` cluster over Postgres, the event log, and the HTTP
+ * API, as one Layer. Start as many as you like on the same database; each
+ * serves the whole API, and a prompt runs on whichever runner holds its
+ * session's shard.
+ *
+ * The database is set up once, before the first runner starts (`migrate`):
+ * the cluster's and the session store's migrations race when two processes
+ * run them at once.
+ *
+ * @since 0.1.0
+ */
+import { Runner } from "@agent-kernel/cluster"
+import { DurableSessions, Engine } from "@agent-kernel/durable"
+import type { ModelProvider, Settings } from "@agent-kernel/kernel"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as Http from "node:http"
+import * as Api from "./Api.js"
+import * as SessionEvents from "./SessionEvents.js"
+
+/**
+ * The service could not start: its database, its ports, or a database that
+ * was never set up.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ServiceError extends Data.TaggedError("ServiceError")<{ readonly message: string }> {}
+
+/**
+ * Options of a runner of the service.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The HTTP API's port. */
+  readonly port: number
+  /** The HTTP API's interface. Default `127.0.0.1`. */
+  readonly host?: string | undefined
+  /** The address other runners reach this one at (runner to runner TCP). */
+  readonly runnerHost: string
+  readonly runnerPort: number
+  readonly databaseUrl: Redacted.Redacted
+  /** Connections of this process's pool. Default 10. */
+  readonly maxConnections?: number | undefined
+  readonly model: string
+  readonly settings?: Settings.Settings | undefined
+  /**
+   * A runner whose shard locks are not refreshed for this long loses its
+   * shards to the others, which resume its runs. Default 30 s. Each lock
+   * operation then gets a third of it: on a loaded machine, the cluster's
+   * default of 6 s (2 s an operation) loses shards to slow queries, and a
+   * runner that loses them interrupts its runs.
+   */
+  readonly shardLockExpiration?: Duration.DurationInput | undefined
+}
+
+const failWith =
+  (what: string) =>
+  (error: { readonly message: string }): ServiceError =>
+    new ServiceError({ message: `${what}: ${error.message}` })
+
+const pg = (options: { readonly databaseUrl: Redacted.Redacted; readonly maxConnections?: number | undefined }) =>
+  PgClient.layer({ url: options.databaseUrl, maxConnections: options.maxConnections ?? 10 }).pipe(
+    Layer.mapError(failWith("cannot connect to the database"))
+  )
+
+/**
+ * Sets up the database: the cluster's tables and the session store's (by
+ * starting and stopping a single-runner engine on it), and the event log's.
+ * Run it once, before any runner starts; running it again changes nothing.
+ *
+ * @since 0.1.0
+ * @category migrations
+ */
+export const migrate = (options: {
+  readonly databaseUrl: Redacted.Redacted
+}): Effect.Effect<void, ServiceError | SessionEvents.EventLogError> =>
+  Effect.scoped(
+    Effect.zipRight(
+      Layer.build(Engine.layerSql()).pipe(Effect.mapError(failWith("cannot set up the session store"))),
+      SessionEvents.migrate
+    )
+  ).pipe(Effect.provide(pg(options)))
+
+const Exists = Schema.Array(Schema.Struct({ missing: Schema.Number }))
+
+/** Fails, saying what to do, when `migrate` never ran on the database. */
+const checkMigrated = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql`SELECT (CASE WHEN to_regclass('agent_sessions') IS NULL
+      OR to_regclass('agent_service_events') IS NULL THEN 1 ELSE 0 END)::int AS missing`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Exists)),
+      Effect.mapError(failWith("cannot read the database"))
+    )
+    if (rows[0]?.missing !== 0) {
+      return yield* new ServiceError({ message: "the database is not set up: run the service's `migrate` first" })
+    }
+  })
+)
+
+/**
+ * A runner of the service: its HTTP API listening on `port`, its runner on
+ * `runnerPort`, its runs' model the `ModelProvider` in context.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: Options
+): Layer.Layer<never, ServiceError | SessionEvents.EventLogError, ModelProvider.ModelProvider> => {
+  const expiration = Duration.decode(options.shardLockExpiration ?? Duration.seconds(30))
+  const store = Runner.layer({
+    host: options.runnerHost,
+    port: options.runnerPort,
+    shardLockExpiration: expiration,
+    shardLockRefreshInterval: Duration.unsafeDivide(expiration, 3)
+  }).pipe(
+    Layer.mapError(failWith("cannot start the runner")),
+    Layer.provideMerge(checkMigrated),
+    Layer.provideMerge(pg(options))
+  )
+  const sessions = DurableSessions.layer({ model: options.model, settings: options.settings }).pipe(
+    // The runs' bus writes the event log: provided to the layer that registers the workflow.
+    Layer.provideMerge(SessionEvents.layer({ runner: `${options.runnerHost}:${options.runnerPort}` })),
+    Layer.provide(store)
+  )
+  const server = NodeHttpServer.layer(() => Http.createServer(), {
+    port: options.port,
+    host: options.host ?? "127.0.0.1"
+  }).pipe(Layer.mapError(failWith(`cannot listen on port ${options.port}`)))
+  return Layer.unwrapScoped(Effect.map(Api.make, (router) => HttpServer.serve(router))).pipe(
+    Layer.provide(sessions),
+    Layer.provide(server)
+  )
+}

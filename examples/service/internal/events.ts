@@ -1,0 +1,28 @@
+/**
+ * The pure part of the service's event log: which session a run belongs to,
+ * and where a followed stream ends.
+ *
+ * @internal
+ */
+import type { KernelEvent } from "@agent-kernel/kernel"
+import * as Option from "effect/Option"
+
+/**
+ * The session of a kernel run id. The kernel names a session's runs
+ * `<session id>/run-<n>`; a session id may itself contain `/run-`, so only
+ * the last such suffix is the run's.
+ *
+ * @internal
+ */
+export const sessionOfRunId = (runId: string): Option.Option<string> => {
+  const match = /^(.+)\/run-\d+$/.exec(runId)
+  return match === null ? Option.none() : Option.fromNullable(match[1])
+}
+
+/**
+ * Whether a followed stream of a run's events ends after this event: a run
+ * publishes nothing after `run_ended`.
+ *
+ * @internal
+ */
+export const endsRun = (type: KernelEvent.EventType): boolean => type === "run_ended"

@@ -1,0 +1,131 @@
+/**
+ * The example service's entry: `service migrate` sets up the database once,
+ * before the first runner starts; `service start` starts one runner (its HTTP
+ * API and its cluster runner). See README.md.
+ *
+ *   node --import tsx examples/service/main.ts migrate --database-url URL
+ *   node --import tsx examples/service/main.ts start --port 8081 --runner-port 9081 --database-url URL
+ *
+ * The model: with `ANTHROPIC_API_KEY` set, Anthropic's API (`ANTHROPIC_BASE_URL`
+ * overrides its URL, `--model` names the model); else the Anthropic-compatible
+ * server at `--provider-url` (such as `npx -y pnpm@12.4.2 fake-provider`);
+ * else a fake provider this process starts on a free port of 127.0.0.1,
+ * answering every call after `--model-latency-ms`.
+ */
+import { Settings } from "@agent-kernel/kernel"
+import type { ModelProvider } from "@agent-kernel/kernel"
+import { Anthropic, type Transport } from "@agent-kernel/providers"
+import { NodeTransport } from "@agent-kernel/providers/node"
+import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Service from "./Service.js"
+
+const databaseUrl = Options.redacted("database-url").pipe(
+  Options.withFallbackConfig(Config.redacted("DATABASE_URL")),
+  Options.withDescription("The Postgres every runner shares. Default: DATABASE_URL.")
+)
+
+const migrate = Command.make("migrate", { databaseUrl }, (options) =>
+  Effect.zipRight(Service.migrate(options), Console.log("the database is set up"))
+).pipe(Command.withDescription("Sets up the database once, before the first runner starts."))
+
+const runnerOptions = {
+  databaseUrl,
+  port: Options.integer("port").pipe(Options.withDescription("The HTTP API's port.")),
+  host: Options.text("host").pipe(
+    Options.withDefault("127.0.0.1"),
+    Options.withDescription("The HTTP API's interface.")
+  ),
+  runnerPort: Options.integer("runner-port").pipe(Options.withDescription("The port other runners reach this one at.")),
+  runnerHost: Options.text("runner-host").pipe(
+    Options.withDefault("127.0.0.1"),
+    Options.withDescription("The address other runners reach this one at.")
+  ),
+  model: Options.text("model").pipe(
+    Options.optional,
+    Options.withDescription("Default: fake-model, or claude-sonnet-4-5 with ANTHROPIC_API_KEY.")
+  ),
+  providerUrl: Options.text("provider-url").pipe(
+    Options.optional,
+    Options.withDescription("An Anthropic-compatible server (without /v1) to use instead of a fake of this process.")
+  ),
+  shardLockExpirationSeconds: Options.integer("shard-lock-expiration").pipe(
+    Options.withDefault(30),
+    Options.withDescription("Seconds without a refresh after which a runner's shards move to the others.")
+  ),
+  modelLatencyMs: Options.integer("model-latency-ms").pipe(
+    Options.withDefault(0),
+    Options.withDescription("The fake provider's wait before each answer.")
+  )
+}
+
+/** The model of the runs, and its name. */
+const provider = (options: {
+  readonly providerUrl: Option.Option<string>
+  readonly modelLatencyMs: number
+  readonly model: Option.Option<string>
+}) =>
+  Effect.gen(function* () {
+    const real = yield* Config.option(Config.redacted("ANTHROPIC_API_KEY"))
+    if (Option.isSome(real)) {
+      return [Anthropic.layer(), Option.getOrElse(options.model, () => "claude-sonnet-4-5")] as const
+    }
+    const baseUrl = Option.isSome(options.providerUrl)
+      ? options.providerUrl.value
+      : (yield* FakeProvider.make(
+          FaultPlan.make([{ kind: "reply", text: "Hello from the fake provider.", delay_ms: options.modelLatencyMs }], {
+            after: "repeat_last"
+          })
+        )).url
+    const layer: Layer.Layer<ModelProvider.ModelProvider, ConfigError.ConfigError, Transport.Transport> =
+      Anthropic.layer({
+        baseUrl,
+        apiKey: Redacted.make("fake")
+      })
+    return [layer, Option.getOrElse(options.model, () => "fake-model")] as const
+  })
+
+const start = Command.make("start", runnerOptions, (options) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const [model, name] = yield* provider(options)
+      const settings = yield* Settings.decode({})
+      yield* Layer.build(
+        Service.layer({
+          ...options,
+          model: name,
+          settings,
+          shardLockExpiration: Duration.seconds(options.shardLockExpirationSeconds)
+        }).pipe(Layer.provide(model), Layer.provide(NodeTransport.layer()))
+      )
+      yield* Console.log(
+        `listening on http://${options.host}:${options.port} (runner ${options.runnerHost}:${options.runnerPort}, model ${name})`
+      )
+      return yield* Effect.never
+    })
+  )
+).pipe(Command.withDescription("Starts one runner of the service: its HTTP API and its cluster runner."))
+
+const service = Command.make("service").pipe(Command.withSubcommands([migrate, start]))
+
+const cli = Command.run(service, { name: "service", version: "0.1.0" })
+
+cli(process.argv).pipe(
+  // The cluster logs every shard it takes and gives back: only warnings are the operator's business.
+  Logger.withMinimumLogLevel(LogLevel.Warning),
+  Effect.provide(NodeContext.layer),
+  NodeRuntime.runMain
+)

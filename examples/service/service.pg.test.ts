@@ -1,0 +1,128 @@
+/**
+ * The example service as it runs: two runner processes (`main.ts start`) over
+ * the throwaway Postgres of the run, every prompt sent to ONE runner's HTTP
+ * port, the events of every session streamed back from it, including the
+ * sessions whose shard the other runner holds.
+ */
+import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { inject } from "vitest"
+import * as Api from "./Api.js"
+import * as RunnerProcess from "./RunnerProcess.js"
+
+/** The URL of the run's throwaway database; a test without it FAILS, it never skips. */
+const postgresUrl = (): string => {
+  const postgres = inject("postgres")
+  if ("error" in postgres) throw new Error(postgres.error)
+  return postgres.url
+}
+
+const decodeLine = Schema.decodeUnknown(Schema.parseJson(Api.Line))
+const decodeError = Schema.decodeUnknown(Schema.parseJson(Api.ErrorBody))
+
+/** POSTs a prompt over real HTTP and reads the whole answer. */
+const post = (base: string, id: string, body: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(`${base}/sessions/${id}/prompt`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body
+    })
+    return { status: response.status, type: response.headers.get("content-type"), text: await response.text() }
+  })
+
+const answer = "The service answers."
+
+describe("the example service on two runner processes", () => {
+  it.live(
+    "prompts sent to one runner stream every session's events back, from both runners; bad input gets typed 4xx",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const database = `service_${Date.now()}`
+          const url = yield* RunnerProcess.freshDatabase(postgresUrl(), database)
+          // Every answer is held after its first event until `release`: every run stays in progress
+          // until the test lets them finish, whatever the machine's speed.
+          const provider = yield* FakeProvider.make(
+            FaultPlan.make([{ kind: "reply", text: answer, hold_after_events: 1 }], { after: "repeat_last" })
+          )
+          const [a, b] = yield* Effect.all(
+            [
+              RunnerProcess.start({ databaseUrl: url, providerUrl: provider.url }),
+              RunnerProcess.start({ databaseUrl: url, providerUrl: provider.url })
+            ],
+            { concurrency: "unbounded" }
+          )
+          yield* RunnerProcess.awaitShards(url, 2)
+
+          const ids = Array.from({ length: 16 }, (_, i) => `session-${i}`)
+          const answers = yield* Effect.fork(
+            Effect.forEach(ids, (id) => post(a.http, id, JSON.stringify({ prompt: `hello ${id}` })), {
+              concurrency: "unbounded"
+            })
+          )
+          // Every run is in progress: a second prompt for one of them, on the other runner, is a 409.
+          yield* provider.awaitRequests(ids.length)
+          const pending = yield* post(b.http, "session-0", JSON.stringify({ prompt: "again" }))
+          assert.strictEqual(pending.status, 409)
+          assert.strictEqual((yield* decodeError(pending.text)).error, "run_pending")
+          yield* provider.release
+
+          const responses = yield* Effect.flatMap(answers.await, Effect.orDie)
+          const ranOn = new Set<string>()
+          for (const [i, response] of responses.entries()) {
+            const id = ids[i]
+            assert.strictEqual(response.status, 200, response.text)
+            assert.strictEqual(response.type, "application/x-ndjson")
+            const lines = yield* Effect.forEach(response.text.trimEnd().split("\n"), (line) => decodeLine(line))
+            const events = lines.flatMap((line) => ("event" in line ? [line.event] : []))
+            assert.strictEqual(events.length, lines.length, `no error line for ${id}`)
+            const first = events[0]
+            const last = events[events.length - 1]
+            assert.deepInclude(first, { type: "run_started", run_id: `${id}/run-1`, input: `hello ${id}` })
+            assert.deepInclude(last, {
+              type: "run_ended",
+              run_id: `${id}/run-1`,
+              status: "completed",
+              final_text: answer
+            })
+            assert.isTrue(events.some((event) => event.type === "text_delta"))
+            for (const line of lines) if ("runner" in line) ranOn.add(line.runner)
+          }
+          // Every session's events came back through runner A; some of them ran on runner B.
+          assert.deepStrictEqual([...ranOn].sort(), [a.runner, b.runner].sort())
+          // No model call was sent twice, and the refused prompt sent none.
+          assert.strictEqual((yield* provider.requests).length, ids.length)
+
+          // Bad input: typed 400s, before any run starts.
+          const badId = yield* post(a.http, "not%20an%20id", JSON.stringify({ prompt: "x" }))
+          const notJson = yield* post(a.http, "session-x", "{")
+          const noPrompt = yield* post(a.http, "session-x", JSON.stringify({ prompt: "" }))
+          for (const bad of [badId, notJson, noPrompt]) {
+            assert.strictEqual(bad.status, 400, bad.text)
+            assert.strictEqual((yield* decodeError(bad.text)).error, "invalid_request")
+          }
+          // A session's next prompt is its next run, on the history of the first.
+          const second = yield* post(a.http, "session-1", JSON.stringify({ prompt: "and again" }))
+          const secondLines = yield* Effect.forEach(second.text.trimEnd().split("\n"), (line) => decodeLine(line))
+          const runIds = secondLines.flatMap((line) =>
+            "event" in line && (line.event.type === "run_started" || line.event.type === "run_ended")
+              ? [line.event.run_id]
+              : []
+          )
+          assert.deepStrictEqual(runIds, ["session-1/run-2", "session-1/run-2"])
+          const requests = yield* provider.requests
+          assert.strictEqual(requests.length, ids.length + 1)
+          // The model saw the first run's prompt and answer before the new prompt.
+          const body = requests[requests.length - 1]?.body
+          assert.strictEqual(
+            Schema.decodeUnknownSync(Schema.Struct({ messages: Schema.Array(Schema.Unknown) }))(body).messages.length,
+            3
+          )
+        })
+      ),
+    300_000
+  )
+})
