@@ -89,7 +89,7 @@ export const migrate = (options: {
 }): Effect.Effect<void, ServiceError | SessionEvents.EventLogError> =>
   Effect.scoped(
     Effect.zipRight(
-      Layer.build(Engine.layerSql()).pipe(Effect.mapError(failWith("cannot set up the session store"))),
+      Layer.build(Engine.layerClusterSql()).pipe(Effect.mapError(failWith("cannot set up the session store"))),
       SessionEvents.migrate
     )
   ).pipe(Effect.provide(pg(options)))
