@@ -87,7 +87,10 @@ export const Line = Schema.Union(SessionEvents.LoggedEvent, Schema.Struct({ erro
 const PathParams = Schema.Struct({ id: SessionId })
 const encodeLine = Schema.encodeSync(Schema.parseJson(Line))
 
-type RunError = DurableSessions.RunPending | { readonly _tag: "StoreError"; readonly message: string }
+/** What a run can fail with: a run in progress, or the store (its tables or its journal) failing. */
+type RunError =
+  | DurableSessions.RunPending
+  | { readonly _tag: "StoreError" | "JournalError"; readonly message: string }
 type Failure = RunError | SessionEvents.EventLogError
 
 const errorOf = (error: Failure): ErrorBody =>

@@ -61,8 +61,8 @@ describe("scale-out: three runner processes, 200 sessions, one provider-wide lim
               LIMITER_KEY: store.database,
               RATE: String(rate),
               STATE_TABLE: "scale_limiter",
-              // Retries wait for the 429's retry-after; a session has room for all it may need. No jitter: a
-              // jittered delay has a fraction of a millisecond, which the Postgres store rejects (BIGINT).
+              // Retries wait for the 429's retry-after; a session has room for all it may need. No jitter, so
+              // that the rate the limiter shapes is the only thing varying between runs.
               SETTINGS: JSON.stringify({ jitter: "none", base_delay_ms: 200, max_retries: 10, max_session_retries: 50 })
             },
             Array.from({ length: runnerCount }, (_, r) => ({

@@ -218,7 +218,9 @@ export const wrap =
         const name = lastCall
         return DurableClock.sleep({
           name: `retry/${name}`,
-          duration: delay,
+          // Whole milliseconds, rounded up (never sooner than decided): a jittered delay is fractional, and
+          // the cluster engine stores the wake-up in a BIGINT column that Postgres refuses a fraction for.
+          duration: Duration.millis(Math.ceil(Duration.toMillis(delay))),
           // A wait of any length is a journaled deadline: the default keeps waits under a minute in memory.
           inMemoryThreshold: Duration.zero
         }).pipe(
