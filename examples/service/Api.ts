@@ -88,9 +88,7 @@ const PathParams = Schema.Struct({ id: SessionId })
 const encodeLine = Schema.encodeSync(Schema.parseJson(Line))
 
 /** What a run can fail with: a run in progress, or the store (its tables or its journal) failing. */
-type RunError =
-  | DurableSessions.RunPending
-  | { readonly _tag: "StoreError" | "JournalError"; readonly message: string }
+type RunError = DurableSessions.RunPending | { readonly _tag: "StoreError" | "JournalError"; readonly message: string }
 type Failure = RunError | SessionEvents.EventLogError
 
 const errorOf = (error: Failure): ErrorBody =>
