@@ -99,7 +99,9 @@ export const offer = (env: Env, events: ReadonlyArray<KernelEvent.KernelEvent>):
   const hub = env.listeners.hub
   if (hub === undefined) return Effect.void
   for (let i = 0; i < events.length; i++)
-    if (!hub.unsafeOffer(events[i]!)) return Effect.asVoid(PubSub.publishAll(hub, events.slice(i)))
+    // Uninterruptible: an interrupted wait would drop the events still queued, while the session's state
+    // already holds what they describe. A subscriber that goes away releases the wait.
+    if (!hub.unsafeOffer(events[i]!)) return Effect.uninterruptible(Effect.asVoid(PubSub.publishAll(hub, events.slice(i))))
   return Effect.void
 }
 
