@@ -8,7 +8,7 @@
  * the next run from its own reading fiber holds that run up once it fills.
  */
 import {
-  Content,
+  type Content,
   type KernelEvent,
   ModelProvider,
   type ResponsePart,
@@ -23,7 +23,6 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as TestClock from "effect/TestClock"
 import { echoToolbox, ofType } from "./harness.js"
 
 const TEXT = "Back-pressure holds up the stream; it never drops a delta."

@@ -101,7 +101,8 @@ export const offer = (env: Env, events: ReadonlyArray<KernelEvent.KernelEvent>):
   for (let i = 0; i < events.length; i++)
     // Uninterruptible: an interrupted wait would drop the events still queued, while the session's state
     // already holds what they describe. A subscriber that goes away releases the wait.
-    if (!hub.unsafeOffer(events[i]!)) return Effect.uninterruptible(Effect.asVoid(PubSub.publishAll(hub, events.slice(i))))
+    if (!hub.unsafeOffer(events[i]!))
+      return Effect.uninterruptible(Effect.asVoid(PubSub.publishAll(hub, events.slice(i))))
   return Effect.void
 }
 
