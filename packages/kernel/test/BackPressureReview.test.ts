@@ -1,14 +1,16 @@
 /**
  * An independent review's repros for the bounded event stream (issue 12).
- * Each failed on the first version (5b36612). Three are fixed (an interrupted
- * or deadline-cut publish no longer drops the events the state already holds,
- * so discarded_text_chars also counts only what was delivered). Two are known
- * and open, kept as `fails` so that fixing them shows here: a subscriber's lag
- * counts against the model attempt's timeout, and a subscriber that starts
- * the next run from its own reading fiber holds that run up once it fills.
+ * Each failed on the first version (5b36612). Fixed: an interrupted or
+ * deadline-cut publish no longer drops the events the state already holds
+ * (so discarded_text_chars also counts only what was delivered), and the
+ * time a delta waits for a slow reader is not counted against the model
+ * attempt's timeout. One is known and open, kept as `fails` so that fixing it
+ * shows here: a subscriber that starts the next run from its own reading
+ * fiber holds that run up once the buffer fills.
  */
 import {
   type Content,
+  EventBus,
   type KernelEvent,
   ModelProvider,
   type ResponsePart,
@@ -145,8 +147,8 @@ describe("back-pressure: review findings", () => {
       })
   )
 
-  it.effect.fails(
-    "OPEN: a slow subscriber does not make the model attempt time out (the timeout is the model's, not the reader's)",
+  it.effect(
+    "a slow subscriber does not make the model attempt time out (the timeout is the model's, not the reader's)",
     () =>
       Effect.gen(function* () {
         const session = yield* Session.make({
@@ -168,6 +170,43 @@ describe("back-pressure: review findings", () => {
         expect(outcome.retries.session_total).toBe(0)
         expect(outcome.final_text).toBe(TEXT)
       })
+  )
+
+  it.effect("a model that stalls still times out: after the attempt timeout plus only the time it was held up", () =>
+    Effect.gen(function* () {
+      // One delta, then nothing: the model stalls.
+      const stalled = ModelProvider.make("stalled", () =>
+        Stream.concat(
+          Stream.succeed<ResponsePart.ResponsePart>({ type: "text_delta", index: 0, text: "Hi" }),
+          Stream.never
+        )
+      )
+      const ended: Array<number> = []
+      const session = yield* Session.make({
+        model: "model-a",
+        settings: { ...Settings.defaults, model_attempt_timeout_ms: 1_000, max_retries: 0 }
+      }).pipe(
+        Effect.provideService(ModelProvider.ModelProvider, stalled),
+        Effect.provideService(
+          EventBus.EventBus,
+          EventBus.of([
+            {
+              // An observer that takes 300 ms over each delta holds the stream up for that long.
+              onEvent: (event) =>
+                event.type === "text_delta"
+                  ? Effect.sleep("300 millis")
+                  : event.type === "run_ended"
+                    ? Effect.sync(() => ended.push(event.at))
+                    : Effect.void
+            }
+          ])
+        )
+      )
+      const outcome = yield* TestClockDriver.run(session.run("hello"))
+      expect(outcome.error?.category).toBe("timeout")
+      // The 300 ms hold is not the model's: the attempt is cut at 1,000 ms of the model's own time.
+      expect(ended).toEqual([1_300])
+    })
   )
 
   it.effect(

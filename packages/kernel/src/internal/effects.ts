@@ -193,12 +193,23 @@ const settle = <A, E>(
   runtime: Runtime.Runtime<never>,
   call: Fiber.RuntimeFiber<A, E>,
   ended: (exit: Exit.Exit<A, E>) => void,
-  timeout?: { readonly after: Duration.Duration; readonly exit: () => Exit.Exit<A, E> }
+  timeout?: {
+    readonly after: Duration.Duration
+    readonly exit: () => Exit.Exit<A, E>
+    /** Time the call was held up by its observers, which the timeout does not count. */
+    readonly held?: Held | undefined
+  }
 ): Effect.Effect<Exit.Exit<A, E>> =>
   Effect.async<Exit.Exit<A, E>>((resume) => {
     let expired = false
     const timer =
-      timeout === undefined ? undefined : Runtime.runFork(runtime, Effect.sleep(timeout.after), { immediate: true })
+      timeout === undefined
+        ? undefined
+        : Runtime.runFork(
+            runtime,
+            timeout.held === undefined ? Effect.sleep(timeout.after) : sleepUnheld(timeout.after, timeout.held),
+            { immediate: true }
+          )
     timer?.addObserver((exit) => {
       if (Exit.isSuccess(exit) && call.unsafePoll() === null) {
         expired = true
@@ -213,6 +224,52 @@ const settle = <A, E>(
       resume(Effect.succeed(expired && timeout !== undefined && Exit.isFailure(exit) ? timeout.exit() : exit))
     })
     return Effect.flatMap(Fiber.interrupt(call), () => (timer === undefined ? Effect.void : Fiber.interrupt(timer)))
+  })
+
+/**
+ * How long a call has been held up by its observers so far: a delta waits
+ * for a slow subscriber in line (back-pressure), and that wait is the
+ * reader's, not the model's, so the attempt's timeout leaves it out.
+ */
+interface Held {
+  millis: number
+  /** When the hold in progress began, if one is. */
+  since: number | undefined
+}
+
+/** The shortest sleep while a hold is in progress: the timer checks again after it. */
+const heldRecheckMillis = 10
+
+/**
+ * Sleeps until the call has run `after` without being held up: the held time
+ * is added back as it becomes known, and a timer that ends during a hold
+ * checks again.
+ */
+const sleepUnheld = (after: Duration.Duration, held: Held): Effect.Effect<void> =>
+  Effect.clockWith((clock) => {
+    const budget = Duration.toMillis(after)
+    const start = clock.unsafeCurrentTimeMillis()
+    const wait: Effect.Effect<void> = Effect.suspend(() => {
+      const now = clock.unsafeCurrentTimeMillis()
+      const holding = held.since === undefined ? 0 : now - held.since
+      const left = budget - (now - start - held.millis - holding)
+      if (left <= 0 && held.since === undefined) return Effect.void
+      return Effect.zipRight(Effect.sleep(Duration.millis(Math.max(left, heldRecheckMillis))), wait)
+    })
+    return wait
+  })
+
+/** Runs an observation, adding the time it takes to `held`. */
+const holding = (held: Held, observation: Effect.Effect<void>): Effect.Effect<void> =>
+  Effect.clockWith((clock) => {
+    held.since = clock.unsafeCurrentTimeMillis()
+    return Effect.ensuring(
+      observation,
+      Effect.sync(() => {
+        held.millis += clock.unsafeCurrentTimeMillis() - (held.since ?? 0)
+        held.since = undefined
+      })
+    )
   })
 
 /** @internal */
@@ -246,7 +303,9 @@ export const make = (options: Options): Effects => {
         const span = spans.enabled
           ? spans.start(Telemetry.modelCall(provider.name, request, info), info.parent)
           : undefined
-        const fiber = start(runtime, span, call(provider, request, info.observe))
+        const held: Held | undefined =
+          info.observe === undefined || provider.generate !== undefined ? undefined : { millis: 0, since: undefined }
+        const fiber = start(runtime, span, call(provider, request, info.observe, held))
         const ended = (exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>) => {
           if (span !== undefined) spans.end(span, exit, Telemetry.modelCallEnded(exit))
         }
@@ -256,7 +315,7 @@ export const make = (options: Options): Effects => {
           exit !== null
             ? modelResult(exit, provider.name, request.model)
             : Effect.flatMap(
-                settle(runtime, fiber, ended, { after: attemptTimeout, exit: () => timedOut(request.model) }),
+                settle(runtime, fiber, ended, { after: attemptTimeout, exit: () => timedOut(request.model), held }),
                 (exit) => modelResult(exit, provider.name, request.model)
               )
         const observe = info.observe
@@ -298,7 +357,8 @@ export const make = (options: Options): Effects => {
 const call = (
   provider: ModelProvider.Service,
   request: ModelProvider.ModelRequest,
-  observe: AttemptInfo["observe"]
+  observe: AttemptInfo["observe"],
+  held: Held | undefined
 ): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> => {
   if (observe === undefined) return attempt(() => ModelProvider.generate(provider, request))
   const generate = provider.generate
@@ -311,7 +371,9 @@ const call = (
     ResponsePart.empty,
     (state, part) => {
       reached = ResponsePart.add(state, part)
-      return Effect.as(observe(part, reached), reached)
+      const observed = observe(part, reached)
+      if (observed === Effect.void) return Effect.succeed(reached)
+      return Effect.as(held === undefined ? observed : holding(held, observed), reached)
     }
   ).pipe(Effect.mapError((error) => ModelProvider.keepPartialText(error, reached)))
   return Effect.flatMap(folded, (state) =>
