@@ -18,7 +18,15 @@
  *
  * @since 0.1.0
  */
-import { Content, EventBus, type ModelProvider, RunOutcome, Session, type Settings } from "@agent-kernel/kernel"
+import {
+  Content,
+  EventBus,
+  type ModelProvider,
+  RunOutcome,
+  Session,
+  type Settings,
+  Toolbox
+} from "@agent-kernel/kernel"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Activity from "@effect/workflow/Activity"
 import * as Workflow from "@effect/workflow/Workflow"
@@ -206,6 +214,19 @@ export const body = (
     const bus = Journal.replayAware(yield* EventBus.EventBus, clock, () => instance.suspended)
     const context = yield* Effect.context<Journal.Journal>()
     const idempotent = new Set(config.idempotentTools ?? [])
+    // The engine interrupts a run that suspends on a durable wait, or whose shard moves: neither ends the
+    // run, and the toolbox's plugins may be shared by every session of the process. Only a run its caller
+    // stopped releases what it left running.
+    const toolbox = yield* Toolbox.Toolbox
+    const release = toolbox.onRunInterrupted
+    const ownToolbox: Toolbox.Service =
+      release === undefined
+        ? toolbox
+        : {
+            definitions: toolbox.definitions,
+            invoke: toolbox.invoke,
+            onRunInterrupted: Effect.suspend(() => (running.stopped ? release : Effect.void))
+          }
     const session = yield* Session.make({
       id: payload.session_id,
       model: config.model,
@@ -216,7 +237,7 @@ export const body = (
       metrics: config.metrics,
       ...(start.state === null ? {} : { state: start.state }),
       effects: Journal.wrap({ executionId, clock, idempotent: (tool) => idempotent.has(tool) }, context)
-    }).pipe(Effect.provideService(EventBus.EventBus, bus))
+    }).pipe(Effect.provideService(EventBus.EventBus, bus), Effect.provideService(Toolbox.Toolbox, ownToolbox))
     const outcome = yield* session.run(payload.input).pipe(
       Effect.provideService(EventBus.EventBus, bus),
       Effect.withClock(clock),

@@ -9,6 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
@@ -132,6 +133,41 @@ describe("durable sessions on a SQLite file", () => {
         ]
       )
       assert.match(results[1]!.content, /unknown whether the tool finished/)
+    })
+  )
+
+  it.live("a durable wait suspends the run without releasing the toolbox's plugins; a stopped run releases them", () =>
+    Effect.gen(function* () {
+      const file = store()
+      let released = 0
+      // On a runner the toolbox's plugin processes are shared by every session: releasing them when one
+      // run merely waits would fail the other sessions' calls in flight.
+      const shared: Toolbox.Service = {
+        definitions: Effect.succeed([]),
+        invoke: (call) => Effect.succeed(Content.toolResult(call.id, "ok")),
+        onRunInterrupted: Effect.sync(() => {
+          released++
+        })
+      }
+      const model = yield* ScriptedModel.make([
+        rateLimited,
+        ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
+        rateLimited,
+        ScriptedModel.text("done"),
+        hang
+      ])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const outcome = yield* sessions.run("s", "go")
+        assert.strictEqual(outcome.status, "completed")
+        assert.strictEqual(outcome.retries.session_total, 2)
+        assert.strictEqual(released, 0)
+        // A run its caller stops (Ctrl-C) is interrupted: what it left running is released.
+        const fiber = yield* Effect.fork(sessions.run("s", "again"))
+        yield* until(model.calls, (calls) => calls.length >= 5)
+        yield* Fiber.interrupt(fiber)
+        assert.strictEqual(released, 1)
+      }).pipe(Effect.provide(processOn(file, model, shared)), Effect.scoped)
     })
   )
 
