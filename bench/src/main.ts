@@ -47,9 +47,8 @@
  *
  * @since 0.1.0
  */
-import * as os from "node:os"
-import { performance } from "node:perf_hooks"
 import * as ConcurrentSessions from "./ConcurrentSessions.js"
+import * as Entry from "./Entry.js"
 import type * as Goal from "./Goal.js"
 import * as IdleSessions from "./IdleSessions.js"
 import * as Journaling from "./Journaling.js"
@@ -90,44 +89,16 @@ const sections: ReadonlyArray<Section> = [
   }
 ]
 
-const planned: ReadonlyArray<string> = []
-
-const usage = "usage: npx -y pnpm@12.4.2 bench [--quick]"
-
-const main = async (args: ReadonlyArray<string>): Promise<number> => {
-  const unknown = args.filter((arg) => arg !== "--quick")
-  if (unknown.length > 0) {
-    console.error(`unknown argument${unknown.length > 1 ? "s" : ""}: ${unknown.join(" ")}\n${usage}`)
-    return 2
+Entry.start({
+  command: "bench",
+  name: "loop benchmark",
+  run: async (quick) => {
+    const verdicts: Array<Goal.Verdict> = []
+    for (const section of sections) {
+      console.log(`\n== ${section.title}`)
+      verdicts.push(...(await section.run(quick)))
+    }
+    console.log("\n== Goals (issue 9), judged from the figures above")
+    console.log(Report.verdicts(verdicts))
   }
-  const quick = args.includes("--quick")
-  const started = performance.now()
-  const load = os
-    .loadavg()
-    .map((value) => value.toFixed(2))
-    .join(" ")
-  console.log(
-    `agent-kernel loop benchmark${quick ? " (--quick)" : ""}: node ${process.version}, ` +
-      `${os.availableParallelism()} cores, load average ${load} at start`
-  )
-  const verdicts: Array<Goal.Verdict> = []
-  for (const section of sections) {
-    console.log(`\n== ${section.title}`)
-    verdicts.push(...(await section.run(quick)))
-  }
-  console.log("\n== Goals (issue 9), judged from the figures above")
-  console.log(Report.verdicts(verdicts))
-  if (planned.length > 0) console.log(`\nNot measured yet: ${planned.join("; ")}.`)
-  console.log(`Took ${((performance.now() - started) / 1_000).toFixed(0)} s.`)
-  return 0
-}
-
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code
-  },
-  (error: unknown) => {
-    console.error(error)
-    process.exitCode = 1
-  }
-)
+})
