@@ -40,6 +40,23 @@ const settle = Effect.gen(function* () {
   for (let i = 0; i < 300; i++) yield* Effect.yieldNow()
 })
 
+/** Three echo calls in one response, then an answer. */
+const threeCalls = [
+  ScriptedModel.toolCalls({ id: "a", name: "echo" }, { id: "b", name: "echo" }, { id: "c", name: "echo" }),
+  ScriptedModel.text("done")
+]
+
+/** The ids of the tool results in the session's context whose tool_result event the subscriber never got. */
+const unseen = (session: Session.Service, received: ReadonlyArray<KernelEvent.KernelEvent>) =>
+  Effect.map(session.context, (context) => {
+    const seen = new Set(ofType(received, "tool_result").map((event) => event.id))
+    return context
+      .flatMap((message) => message.content)
+      .filter((block): block is Content.ToolResultBlock => block.type === "tool_result" && !block.is_error)
+      .map((result) => result.tool_use_id)
+      .filter((id) => !seen.has(id))
+  })
+
 describe("back-pressure: review findings", () => {
   it.scoped.fails("OPEN: a subscriber that starts the next run when one ends (a chat loop) does not hang it", () =>
     Effect.gen(function* () {
@@ -73,10 +90,7 @@ describe("back-pressure: review findings", () => {
     Effect.gen(function* () {
       const lost: Array<string> = []
       for (let capacity = 1; capacity <= 16; capacity++) {
-        const model = yield* ScriptedModel.make([
-          ScriptedModel.toolCalls({ id: "a", name: "echo" }, { id: "b", name: "echo" }, { id: "c", name: "echo" }),
-          ScriptedModel.text("done")
-        ])
+        const model = yield* ScriptedModel.make(threeCalls)
         const session = yield* Session.make({
           model: "model-a",
           subscriberCapacity: Session.SubscriberCapacity.make(capacity)
@@ -93,12 +107,7 @@ describe("back-pressure: review findings", () => {
             return all
           })
         )
-        const seen = new Set(ofType(received, "tool_result").map((event) => event.id))
-        const ran = (yield* session.context)
-          .flatMap((message) => message.content)
-          .filter((block): block is Content.ToolResultBlock => block.type === "tool_result" && !block.is_error)
-        for (const result of ran)
-          if (!seen.has(result.tool_use_id)) lost.push(`capacity ${capacity}: ${result.tool_use_id}`)
+        for (const id of yield* unseen(session, received)) lost.push(`capacity ${capacity}: ${id}`)
       }
       // On 5b36612 the interrupted publish is dropped (PubSub removes the waiting surplus), though the
       // state already holds the result: the subscriber (and the observers) never see its tool_result.
@@ -112,10 +121,7 @@ describe("back-pressure: review findings", () => {
       Effect.gen(function* () {
         const lost: Array<string> = []
         for (let capacity = 1; capacity <= 16; capacity++) {
-          const model = yield* ScriptedModel.make([
-            ScriptedModel.toolCalls({ id: "a", name: "echo" }, { id: "b", name: "echo" }, { id: "c", name: "echo" }),
-            ScriptedModel.text("done")
-          ])
+          const model = yield* ScriptedModel.make(threeCalls)
           const session = yield* Session.make({
             model: "model-a",
             settings: { ...Settings.defaults, max_wall_clock_ms: 5_000 },
@@ -133,13 +139,8 @@ describe("back-pressure: review findings", () => {
               return { outcome, received: Array.from(yield* TestClockDriver.run(Fiber.join(reader))) }
             })
           )
-          const seen = new Set(ofType(received, "tool_result").map((event) => event.id))
-          const ran = (yield* session.context)
-            .flatMap((message) => message.content)
-            .filter((block): block is Content.ToolResultBlock => block.type === "tool_result" && !block.is_error)
-          for (const result of ran)
-            if (!seen.has(result.tool_use_id))
-              lost.push(`capacity ${capacity} (${outcome.status}): ${result.tool_use_id}`)
+          for (const id of yield* unseen(session, received))
+            lost.push(`capacity ${capacity} (${outcome.status}): ${id}`)
         }
         // On 5b36612 the deadline interrupts the tool fibers while they wait to publish their tool_result:
         // the result is in history, its event reaches neither the subscriber nor the observers.
