@@ -7,7 +7,7 @@
  * events; real time only bounds process start and exit, generously.
  */
 import { DurableSessions, Engine } from "@agent-kernel/durable"
-import type { Content, Session } from "@agent-kernel/kernel"
+import { Content, type Session } from "@agent-kernel/kernel"
 import { FakeProvider, type FaultPlan } from "@agent-kernel/providers/testing"
 import { assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -98,17 +98,6 @@ const planFor = (rounds: number): FaultPlan.FaultPlan => ({
   ).flat()
 })
 
-/** Every tool_use has its tool_result in the next message. */
-const unanswered = (history: Content.History): ReadonlyArray<string> =>
-  history.flatMap((message, i) =>
-    message.content.flatMap((block) => {
-      if (block.type !== "tool_use") return []
-      const next = history[i + 1]
-      const answered = next?.content.some((b) => b.type === "tool_result" && b.tool_use_id === block.id) ?? false
-      return answered ? [] : [block.id]
-    })
-  )
-
 /** The session's state as the store holds it (no process is running on the store). */
 const stored = (file: string): Promise<Option.Option<Session.State>> =>
   Effect.runPromise(Effect.provide(DurableSessions.read("session-1"), Engine.layerSqliteStore(file)))
@@ -191,7 +180,11 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
         }
         assert.notStrictEqual(await status(store), "running", `round ${round}: still unfinished after --resume`)
         const after_ = Option.getOrThrow(await stored(store))
-        assert.deepStrictEqual(unanswered(after_.history), [], `round ${round}: a tool_use without its tool_result`)
+        assert.deepStrictEqual(
+          Content.unansweredToolUses(after_.history),
+          [],
+          `round ${round}: a tool_use without its tool_result`
+        )
         assert.isAtLeast(after_.budget.used, usedBefore, `round ${round}: the resume reset the budget`)
         budget = after_.budget.used
         for (const [key, count] of invocations(counter)) {
@@ -248,7 +241,7 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
       holder!.kill("SIGINT")
       assert.strictEqual(await exited, 130)
       const state = Option.getOrThrow(await stored(store))
-      assert.deepStrictEqual(unanswered(state.history), [])
+      assert.deepStrictEqual(Content.unansweredToolUses(state.history), [])
       const roles = state.history.map((message) => message.role)
       assert.deepStrictEqual(roles, ["user", "assistant", "user"])
       const listed = await start(["sessions", store], {}).finished

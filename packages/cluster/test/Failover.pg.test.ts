@@ -7,7 +7,7 @@
  * the sessions' stored histories.
  */
 import { DurableSessions } from "@agent-kernel/durable"
-import type { Content } from "@agent-kernel/kernel"
+import { Content } from "@agent-kernel/kernel"
 import { FakeProvider, type FaultPlan } from "@agent-kernel/providers/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -108,17 +108,6 @@ const inFlight = (file: string): ReadonlyArray<string> =>
 /** The index of the scripted answer a key came from. */
 const indexOf = (key: string) => Number(key.slice(1))
 
-/** Every tool_use has its tool_result in the next message. */
-const unanswered = (history: Content.History): ReadonlyArray<string> =>
-  history.flatMap((message, i) =>
-    message.content.flatMap((block) => {
-      if (block.type !== "tool_use") return []
-      const next = history[i + 1]
-      const answered = next?.content.some((b) => b.type === "tool_result" && b.tool_use_id === block.id) ?? false
-      return answered ? [] : [block.id]
-    })
-  )
-
 /** The text of the tool_result a history holds for the tool_use `id`. */
 const resultOf = (history: Content.History, id: string): string | undefined => {
   for (const message of history) {
@@ -200,7 +189,11 @@ describe("a runner killed with SIGKILL mid-run", () => {
             Effect.map(DurableSessions.read(id), (state) => ({ id, state: Option.getOrThrow(state) }))
           ).pipe(Effect.provide(Runners.clientOf(store.url)), Effect.orDie)
           for (const { id, state } of states) {
-            assert.deepStrictEqual(unanswered(state.history), [], `${id}: a tool_use without its tool_result`)
+            assert.deepStrictEqual(
+              Content.unansweredToolUses(state.history),
+              [],
+              `${id}: a tool_use without its tool_result`
+            )
           }
           const resultsOf = (key: string) =>
             states.flatMap(({ state }) => {

@@ -314,3 +314,19 @@ export const toolUses = (message: Message): ReadonlyArray<ToolUseBlock> =>
  */
 export const textOf = (message: Message): string =>
   message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("")
+
+/**
+ * The ids of the `tool_use` blocks in a history that the next message does
+ * not answer with a `tool_result`. Empty for a history a provider accepts:
+ * useful to check a history restored from a store or an export.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const unansweredToolUses = (history: History): ReadonlyArray<string> =>
+  history.flatMap((message, i) => {
+    const next = history[i + 1]
+    return toolUses(message).flatMap((block) =>
+      next?.content.some((b) => b.type === "tool_result" && b.tool_use_id === block.id) === true ? [] : [block.id]
+    )
+  })
