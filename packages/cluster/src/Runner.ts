@@ -10,9 +10,16 @@
  * `host:port`. A session's messages go to whichever runner holds its shard.
  * When a runner dies, its shards move to the live runners once its
  * heartbeat is older than `shardLockExpiration`, and its runs resume there
- * from the journal. The default expiration here is 6 s (refreshed every
- * 2 s), against upstream's 35 s: a runner that stalls longer than that loses
- * its shards, and its entities are interrupted.
+ * from the journal.
+ *
+ * The shard lock expires after 6 s here (refreshed every 2 s), against
+ * upstream's 35 s: a runner that stalls longer than that loses its shards,
+ * and its entities are interrupted.
+ *
+ * A request that a runner read from the store but never delivered is
+ * offered again after `rereadAfter` (30 s) instead of upstream's ten minutes
+ * (see `internal/redelivery.ts`): its session's result would otherwise reach
+ * the caller up to ten minutes late.
  *
  * @since 0.1.0
  */
@@ -24,8 +31,10 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redelivery from "./internal/redelivery.js"
 
 /**
  * The runner could not start (its port, its store, its configuration).
@@ -51,9 +60,18 @@ export interface Options {
   readonly shardLockExpiration?: Duration.DurationInput | undefined
   /** Default 2 s. */
   readonly shardLockRefreshInterval?: Duration.DurationInput | undefined
+  /**
+   * A request read from the store and still unprocessed this long after is
+   * read again by its shard's holder, which skips it if it is processing it.
+   * Default 30 s.
+   */
+  readonly rereadAfter?: Duration.DurationInput | undefined
   /** Any other sharding setting. Never change `shardsPerGroup` once a store has data. */
   readonly sharding?: Partial<ShardingConfig.ShardingConfig["Type"]> | undefined
 }
+
+/** The message table of the cluster's SQL storage, under the default prefix the runner keeps. */
+const messagesTable = "cluster_messages"
 
 /**
  * The workflow engine on a runner of the cluster whose store is the
@@ -77,5 +95,10 @@ export const layer = (options: Options): Layer.Layer<WorkflowEngine.WorkflowEngi
         }
       })
     ),
-    Layer.mapError((error) => new RunnerError({ message: `cannot start the runner: ${String(error)}` }))
+    Layer.mapError((error) => new RunnerError({ message: `cannot start the runner: ${String(error)}` })),
+    Layer.merge(
+      Layer.scopedDiscard(
+        Effect.forkScoped(Redelivery.sweep(messagesTable, Duration.decode(options.rereadAfter ?? Duration.seconds(30))))
+      )
+    )
   )
