@@ -12,14 +12,20 @@
  * heartbeat is older than `shardLockExpiration`, and its runs resume there
  * from the journal.
  *
- * The shard lock expires after 6 s here (refreshed every 2 s), against
- * upstream's 35 s: a runner that stalls longer than that loses its shards,
- * and its entities are interrupted.
+ * Two defaults differ from upstream's:
  *
- * A request that a runner read from the store but never delivered is
- * offered again after `rereadAfter` (30 s) instead of upstream's ten minutes
- * (see `internal/redelivery.ts`): its session's result would otherwise reach
- * the caller up to ten minutes late.
+ * - The shard lock expires after 30 s and is refreshed every 10 s, a third
+ *   of the expiration (upstream: 35 s and 10 s). A lock operation that
+ *   takes longer than the refresh interval (an event loop stalled on a
+ *   loaded machine) makes the runner drop its lock connection, and with it
+ *   every shard; a heartbeat older than the expiration does too. Either way
+ *   its runs in flight are cut off as in a crash. A shorter expiration fails
+ *   over sooner after a real crash, at the price of more such false
+ *   failovers.
+ * - A request that a runner read from the store but never delivered is
+ *   offered again after `rereadAfter` (30 s) instead of upstream's ten
+ *   minutes (see `internal/redelivery.ts`): its session's result would
+ *   otherwise reach the caller up to ten minutes late.
  *
  * @since 0.1.0
  */
@@ -56,9 +62,18 @@ export interface Options {
   readonly port: number
   /** How often the store is polled for messages and durable-clock wake-ups. Default 1 s. */
   readonly pollInterval?: Duration.DurationInput | undefined
-  /** A runner whose heartbeat is older than this loses its shards. Default 6 s. */
+  /**
+   * A runner whose heartbeat is older than this loses its shards: how long a
+   * crashed runner's sessions wait before another runner takes them over.
+   * Default 30 s.
+   */
   readonly shardLockExpiration?: Duration.DurationInput | undefined
-  /** Default 2 s. */
+  /**
+   * How often the heartbeat and the shard locks are refreshed. A lock
+   * operation that takes longer than this (or than a third of the
+   * expiration, whichever is smaller) also costs the runner its shards.
+   * Default a third of the expiration (10 s).
+   */
   readonly shardLockRefreshInterval?: Duration.DurationInput | undefined
   /**
    * A request read from the store and still unprocessed this long after is
@@ -68,6 +83,21 @@ export interface Options {
   readonly rereadAfter?: Duration.DurationInput | undefined
   /** Any other sharding setting. Never change `shardsPerGroup` once a store has data. */
   readonly sharding?: Partial<ShardingConfig.ShardingConfig["Type"]> | undefined
+}
+
+/**
+ * The shard lock's expiration and refresh interval: 30 s by default, and a
+ * third of the expiration, the longest a lock operation may take (the
+ * cluster grants it the smaller of the two), unless set.
+ */
+const shardLocks = (
+  options: Pick<Options, "shardLockExpiration" | "shardLockRefreshInterval">
+): { readonly shardLockExpiration: Duration.Duration; readonly shardLockRefreshInterval: Duration.Duration } => {
+  const expiration = Duration.decode(options.shardLockExpiration ?? Duration.seconds(30))
+  return {
+    shardLockExpiration: expiration,
+    shardLockRefreshInterval: Duration.decode(options.shardLockRefreshInterval ?? Duration.unsafeDivide(expiration, 3))
+  }
 }
 
 /** The message table of the cluster's SQL storage, under the default prefix the runner keeps. */
@@ -88,8 +118,7 @@ export const layer = (options: Options): Layer.Layer<WorkflowEngine.WorkflowEngi
         shardingConfig: {
           runnerAddress: Option.some(RunnerAddress.make(options.host, options.port)),
           entityMessagePollInterval: options.pollInterval ?? Duration.seconds(1),
-          shardLockExpiration: options.shardLockExpiration ?? Duration.seconds(6),
-          shardLockRefreshInterval: options.shardLockRefreshInterval ?? Duration.seconds(2),
+          ...shardLocks(options),
           entityTerminationTimeout: Duration.seconds(1),
           ...options.sharding
         }
