@@ -31,7 +31,7 @@
  */
 import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
 import * as RunnerAddress from "@effect/cluster/RunnerAddress"
-import type * as ShardingConfig from "@effect/cluster/ShardingConfig"
+import * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
@@ -110,24 +110,27 @@ const messagesTable = "cluster_messages"
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<WorkflowEngine.WorkflowEngine, RunnerError, SqlClient.SqlClient> =>
-  ClusterWorkflowEngine.layer.pipe(
-    Layer.provide(
-      NodeClusterSocket.layer({
-        storage: "sql",
-        shardingConfig: {
-          runnerAddress: Option.some(RunnerAddress.make(options.host, options.port)),
-          entityMessagePollInterval: options.pollInterval ?? Duration.seconds(1),
-          ...shardLocks(options),
-          entityTerminationTimeout: Duration.seconds(1),
-          ...options.sharding
-        }
-      })
-    ),
-    Layer.mapError((error) => new RunnerError({ message: `cannot start the runner: ${String(error)}` })),
-    Layer.merge(
-      Layer.scopedDiscard(
-        Effect.forkScoped(Redelivery.sweep(messagesTable, Duration.decode(options.rereadAfter ?? Duration.seconds(30))))
-      )
-    )
+export const layer = (
+  options: Options
+): Layer.Layer<WorkflowEngine.WorkflowEngine, RunnerError, SqlClient.SqlClient> => {
+  const sharding: Partial<ShardingConfig.ShardingConfig["Type"]> = {
+    runnerAddress: Option.some(RunnerAddress.make(options.host, options.port)),
+    entityMessagePollInterval: options.pollInterval ?? Duration.seconds(1),
+    ...shardLocks(options),
+    entityTerminationTimeout: Duration.seconds(1),
+    ...options.sharding
+  }
+  const reread = Layer.scopedDiscard(
+    Effect.forkScoped(Redelivery.sweep(messagesTable, Duration.decode(options.rereadAfter ?? Duration.seconds(30))))
   )
+  return Layer.merge(ClusterWorkflowEngine.layer, reread).pipe(
+    Layer.provide(
+      Layer.merge(
+        NodeClusterSocket.layer({ storage: "sql", shardingConfig: sharding }),
+        // The configuration the runner reads (its own environment under these settings), for the sweep.
+        ShardingConfig.layerFromEnv(sharding)
+      )
+    ),
+    Layer.mapError((error) => new RunnerError({ message: `cannot start the runner: ${String(error)}` }))
+  )
+}
