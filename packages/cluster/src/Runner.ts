@@ -78,7 +78,7 @@ export interface Options {
   /**
    * A request read from the store and still unprocessed this long after is
    * read again by its shard's holder, which skips it if it is processing it.
-   * Default 30 s.
+   * Default 30 s; `Duration.infinity` leaves upstream's ten minutes.
    */
   readonly rereadAfter?: Duration.DurationInput | undefined
   /** Any other sharding setting. Never change `shardsPerGroup` once a store has data. */

@@ -67,14 +67,16 @@ export const clearStaleReads = (
 
 /**
  * Runs `clearStaleReads` over the shards this runner holds every half of
- * `after`, for as long as the scope lasts. A failed sweep is logged and the
- * next one runs as planned: the runner's work never depends on it.
+ * `after`, for as long as the scope lasts; never, for an infinite `after`
+ * (upstream's ten minutes alone). A failed sweep is logged and the next one
+ * runs as planned: the runner's work never depends on it.
  */
 export const sweep = (
   table: string,
   after: Duration.Duration
 ): Effect.Effect<void, never, SqlClient.SqlClient | Sharding.Sharding | ShardingConfig.ShardingConfig> =>
   Effect.gen(function* () {
+    if (!Duration.isFinite(after)) return
     const sharding = yield* Sharding.Sharding
     const shards = allShards(yield* ShardingConfig.ShardingConfig)
     const once = Effect.suspend(() =>
