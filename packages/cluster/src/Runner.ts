@@ -18,10 +18,10 @@
  *   of the expiration (upstream: 35 s and 10 s). A lock operation that
  *   takes longer than the refresh interval (an event loop stalled on a
  *   loaded machine) makes the runner drop its lock connection, and with it
- *   every shard; a heartbeat older than the expiration does too. Either way
- *   its runs in flight are cut off as in a crash. A shorter expiration fails
- *   over sooner after a real crash, at the price of more such false
- *   failovers.
+ *   every shard (SqlRunnerStorage.ts:93-136, Sharding.ts:480-505 in
+ *   @effect/cluster 0.60.2): its runs in flight are cut off as in a crash.
+ *   A shorter expiration fails over sooner after a real crash, at the price
+ *   of more such false failovers.
  * - A request that a runner read from the store but never delivered is
  *   offered again after `rereadAfter` (30 s) instead of upstream's ten
  *   minutes (see `internal/redelivery.ts`): its session's result would
