@@ -19,7 +19,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Data from "effect/Data"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
@@ -58,10 +58,10 @@ export interface Options {
   readonly settings?: Settings.Settings | undefined
   /**
    * A runner whose shard locks are not refreshed for this long loses its
-   * shards to the others, which resume its runs. Default 30 s. Each lock
-   * operation then gets a third of it: on a loaded machine, the cluster's
-   * default of 6 s (2 s an operation) loses shards to slow queries, and a
-   * runner that loses them interrupts its runs.
+   * shards to the others, which resume its runs. Default the `Runner`'s, 30 s.
+   * Each lock operation then gets a third of it: on a loaded machine, 6 s
+   * (2 s an operation) loses shards to slow queries, and a runner that loses
+   * them interrupts its runs.
    */
   readonly shardLockExpiration?: Duration.DurationInput | undefined
 }
@@ -121,12 +121,10 @@ const checkMigrated = Layer.effectDiscard(
 export const layer = (
   options: Options
 ): Layer.Layer<never, ServiceError | SessionEvents.EventLogError, ModelProvider.ModelProvider> => {
-  const expiration = Duration.decode(options.shardLockExpiration ?? Duration.seconds(30))
   const store = Runner.layer({
     host: options.runnerHost,
     port: options.runnerPort,
-    shardLockExpiration: expiration,
-    shardLockRefreshInterval: Duration.unsafeDivide(expiration, 3)
+    shardLockExpiration: options.shardLockExpiration
   }).pipe(
     Layer.mapError(failWith("cannot start the runner")),
     Layer.provideMerge(checkMigrated),

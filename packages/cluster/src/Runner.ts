@@ -10,22 +10,37 @@
  * `host:port`. A session's messages go to whichever runner holds its shard.
  * When a runner dies, its shards move to the live runners once its
  * heartbeat is older than `shardLockExpiration`, and its runs resume there
- * from the journal. The default expiration here is 6 s (refreshed every
- * 2 s), against upstream's 35 s: a runner that stalls longer than that loses
- * its shards, and its entities are interrupted.
+ * from the journal.
+ *
+ * Two defaults differ from upstream's:
+ *
+ * - The shard lock expires after 30 s and is refreshed every 10 s, a third
+ *   of the expiration (upstream: 35 s and 10 s). A lock operation that
+ *   takes longer than the refresh interval (an event loop stalled on a
+ *   loaded machine) makes the runner drop its lock connection, and with it
+ *   every shard (SqlRunnerStorage.ts:93-136, Sharding.ts:480-505 in
+ *   @effect/cluster 0.60.2): its runs in flight are cut off as in a crash.
+ *   A shorter expiration fails over sooner after a real crash, at the price
+ *   of more such false failovers.
+ * - A request that a runner read from the store but never delivered is
+ *   offered again after `rereadAfter` (30 s) instead of upstream's ten
+ *   minutes (see `internal/redelivery.ts`): its session's result would
+ *   otherwise reach the caller up to ten minutes late.
  *
  * @since 0.1.0
  */
 import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
 import * as RunnerAddress from "@effect/cluster/RunnerAddress"
-import type * as ShardingConfig from "@effect/cluster/ShardingConfig"
+import * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redelivery from "./internal/redelivery.js"
 
 /**
  * The runner could not start (its port, its store, its configuration).
@@ -47,13 +62,46 @@ export interface Options {
   readonly port: number
   /** How often the store is polled for messages and durable-clock wake-ups. Default 1 s. */
   readonly pollInterval?: Duration.DurationInput | undefined
-  /** A runner whose heartbeat is older than this loses its shards. Default 6 s. */
+  /**
+   * A runner whose heartbeat is older than this loses its shards: how long a
+   * crashed runner's sessions wait before another runner takes them over.
+   * Default 30 s.
+   */
   readonly shardLockExpiration?: Duration.DurationInput | undefined
-  /** Default 2 s. */
+  /**
+   * How often the heartbeat and the shard locks are refreshed. A lock
+   * operation that takes longer than this (or than a third of the
+   * expiration, whichever is smaller) also costs the runner its shards.
+   * Default a third of the expiration (10 s).
+   */
   readonly shardLockRefreshInterval?: Duration.DurationInput | undefined
+  /**
+   * A request read from the store and still unprocessed this long after is
+   * read again by its shard's holder, which skips it if it is processing it.
+   * Default 30 s; `Duration.infinity` leaves upstream's ten minutes.
+   */
+  readonly rereadAfter?: Duration.DurationInput | undefined
   /** Any other sharding setting. Never change `shardsPerGroup` once a store has data. */
   readonly sharding?: Partial<ShardingConfig.ShardingConfig["Type"]> | undefined
 }
+
+/**
+ * The shard lock's expiration and refresh interval: 30 s by default, and a
+ * third of the expiration, the longest a lock operation may take (the
+ * cluster grants it the smaller of the two), unless set.
+ */
+const shardLocks = (
+  options: Pick<Options, "shardLockExpiration" | "shardLockRefreshInterval">
+): { readonly shardLockExpiration: Duration.Duration; readonly shardLockRefreshInterval: Duration.Duration } => {
+  const expiration = Duration.decode(options.shardLockExpiration ?? Duration.seconds(30))
+  return {
+    shardLockExpiration: expiration,
+    shardLockRefreshInterval: Duration.decode(options.shardLockRefreshInterval ?? Duration.unsafeDivide(expiration, 3))
+  }
+}
+
+/** The message table of the cluster's SQL storage, under the default prefix the runner keeps. */
+const messagesTable = "cluster_messages"
 
 /**
  * The workflow engine on a runner of the cluster whose store is the
@@ -62,20 +110,27 @@ export interface Options {
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<WorkflowEngine.WorkflowEngine, RunnerError, SqlClient.SqlClient> =>
-  ClusterWorkflowEngine.layer.pipe(
+export const layer = (
+  options: Options
+): Layer.Layer<WorkflowEngine.WorkflowEngine, RunnerError, SqlClient.SqlClient> => {
+  const sharding: Partial<ShardingConfig.ShardingConfig["Type"]> = {
+    runnerAddress: Option.some(RunnerAddress.make(options.host, options.port)),
+    entityMessagePollInterval: options.pollInterval ?? Duration.seconds(1),
+    ...shardLocks(options),
+    entityTerminationTimeout: Duration.seconds(1),
+    ...options.sharding
+  }
+  const reread = Layer.scopedDiscard(
+    Effect.forkScoped(Redelivery.sweep(messagesTable, Duration.decode(options.rereadAfter ?? Duration.seconds(30))))
+  )
+  return Layer.merge(ClusterWorkflowEngine.layer, reread).pipe(
     Layer.provide(
-      NodeClusterSocket.layer({
-        storage: "sql",
-        shardingConfig: {
-          runnerAddress: Option.some(RunnerAddress.make(options.host, options.port)),
-          entityMessagePollInterval: options.pollInterval ?? Duration.seconds(1),
-          shardLockExpiration: options.shardLockExpiration ?? Duration.seconds(6),
-          shardLockRefreshInterval: options.shardLockRefreshInterval ?? Duration.seconds(2),
-          entityTerminationTimeout: Duration.seconds(1),
-          ...options.sharding
-        }
-      })
+      Layer.merge(
+        NodeClusterSocket.layer({ storage: "sql", shardingConfig: sharding }),
+        // The configuration the runner reads (its own environment under these settings), for the sweep.
+        ShardingConfig.layerFromEnv(sharding)
+      )
     ),
     Layer.mapError((error) => new RunnerError({ message: `cannot start the runner: ${String(error)}` }))
   )
+}

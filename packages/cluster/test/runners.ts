@@ -80,7 +80,7 @@ export const shardHolders = (store: Store): Effect.Effect<ReadonlyArray<number>>
 
 /**
  * Waits (polling the database) until `runners` runners hold every shard
- * between them. Shards move within a few lock expirations (6 s); the bound is
+ * between them. Shards move within a few lock expirations (30 s); the bound is
  * generous, for a loaded machine, where a runner that stalls longer than a
  * lock expiration loses its shards and they move again.
  */
