@@ -125,8 +125,7 @@ const nativeTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
  */
 export const spans: Effect.Effect<Spans> = Effect.withFiberRuntime((fiber) => {
   const tracer = fiber.currentTracer
-  if (tracer === nativeTracer || !fiber.getFiberRef(FiberRef.currentTracerEnabled))
-    return Effect.succeed(disabledSpans)
+  if (tracer === nativeTracer || !fiber.getFiberRef(FiberRef.currentTracerEnabled)) return Effect.succeed(disabledSpans)
   const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
   const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
   const annotations = fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations)
