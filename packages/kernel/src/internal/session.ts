@@ -54,9 +54,8 @@ export const make = (
     const settings = options.settings ?? Settings.defaults
     const budget = (yield* RetryBudget.RetryBudget).budgetFor(settings)
     const provider = yield* ModelProvider.ModelProvider
-    // What only a run needs is made at the first run: an idle session holds none of it (a meter and
-    // a semaphore alone weigh 2 KB, a quarter of what an idle session may hold).
-    let meter: Meter.Meter | undefined
+    // What only a run needs is made at the first run: an idle session holds none of it (a semaphore
+    // and its call timeouts weigh over 1 KB, a fraction of what an idle session may hold).
     let callTimeouts: ModelProvider.CallTimeouts | undefined
     let semaphore: Effect.Semaphore | undefined
     const env: Loop.Env = {
@@ -70,10 +69,7 @@ export const make = (
       request: options.request,
       toolConcurrency: options.toolConcurrency ?? 1,
       metrics: options.metrics ?? true,
-      get meter() {
-        if (meter === undefined) meter = Meter.make(provider.name)
-        return meter
-      },
+      meter: Meter.forProvider(provider.name),
       toolbox: yield* Toolbox.Toolbox,
       contextProvider: yield* ContextProvider.ContextProvider,
       bus: yield* EventBus.EventBus,
