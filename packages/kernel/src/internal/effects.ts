@@ -386,22 +386,20 @@ export const make = (options: Options): Effects => {
         const ended = (exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>) => {
           if (span !== undefined) spans.end(span, exit, Telemetry.modelCallEnded(exit))
         }
-        const exit = fiber.unsafePoll()
-        if (exit !== null) ended(exit)
-        const result =
-          exit !== null
-            ? modelResult(exit, provider.name, request.model)
-            : Effect.flatMap(
-                settle(runtime, clock, fiber, ended, {
-                  after: attemptTimeout,
-                  exit: () => timedOut(request.model),
-                  held
-                }),
-                (exit) => modelResult(exit, provider.name, request.model)
-              )
-        const observe = info.observe
-        if (observe === undefined || provider.generate === undefined) return result
         // A one-shot provider's parts all arrive when its call returns, which is when they are observed.
+        const observe = provider.generate === undefined ? undefined : info.observe
+        const exit = fiber.unsafePoll()
+        if (exit !== null) {
+          ended(exit)
+          return observe !== undefined && Exit.isSuccess(exit)
+            ? Effect.as(observeAll(exit.value, observe), Either.right(exit.value))
+            : modelResult(exit, provider.name, request.model)
+        }
+        const result = Effect.flatMap(
+          settle(runtime, clock, fiber, ended, { after: attemptTimeout, exit: () => timedOut(request.model), held }),
+          (exit) => modelResult(exit, provider.name, request.model)
+        )
+        if (observe === undefined) return result
         return Effect.tap(result, (result) => (Either.isLeft(result) ? Effect.void : observeAll(result.right, observe)))
       }),
     tool: (call, info) =>
@@ -409,7 +407,11 @@ export const make = (options: Options): Effects => {
         const invoked = attempt(() => toolbox.invoke(call))
         // A tool call has no timeout, so without a span to be the parent of the toolbox's spans it
         // needs no fiber of its own: it runs on the run's, for a third of the allocation.
-        if (!spans.enabled) return Effect.flatMap(Effect.exit(invoked), (exit) => toolResult(exit, call))
+        if (!spans.enabled)
+          return Effect.matchCauseEffect(invoked, {
+            onSuccess: (result) => Effect.succeed(answering(result, call)),
+            onFailure: (cause) => toolFailed(cause, call)
+          })
         const span = spans.start(Telemetry.toolCall(call, info.turn), info.parent)
         const fiber = start(runtime, span, invoked)
         const ended = (exit: Exit.Exit<Content.ToolResultBlock>) => {
@@ -510,14 +512,18 @@ const modelResult = (
 const toolResult = (
   exit: Exit.Exit<Content.ToolResultBlock>,
   call: Content.ToolUseBlock
-): Effect.Effect<Content.ToolResultBlock> => {
-  if (Exit.isSuccess(exit)) {
-    const result = exit.value
-    return Effect.succeed(result.tool_use_id === call.id ? result : { ...result, tool_use_id: call.id })
-  }
-  if (Cause.isInterruptedOnly(exit.cause)) return Effect.interrupt
+): Effect.Effect<Content.ToolResultBlock> =>
+  Exit.isSuccess(exit) ? Effect.succeed(answering(exit.value, call)) : toolFailed(exit.cause, call)
+
+/** A tool's result, under its call's id. */
+const answering = (result: Content.ToolResultBlock, call: Content.ToolUseBlock): Content.ToolResultBlock =>
+  result.tool_use_id === call.id ? result : { ...result, tool_use_id: call.id }
+
+/** A tool call that failed: an interruption goes on; anything else is an error result. */
+const toolFailed = (cause: Cause.Cause<never>, call: Content.ToolUseBlock): Effect.Effect<Content.ToolResultBlock> => {
+  if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
   // The toolbox contract says invoke never fails; a broken toolbox still must not end the session.
   return Effect.succeed(
-    Content.toolResult(call.id, `Tool "${call.name}" failed unexpectedly: ${Cause.pretty(exit.cause)}`, true)
+    Content.toolResult(call.id, `Tool "${call.name}" failed unexpectedly: ${Cause.pretty(cause)}`, true)
   )
 }

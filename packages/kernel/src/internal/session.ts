@@ -22,6 +22,7 @@ import * as Metrics from "../Metrics.js"
 import * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
 import * as RetryBudget from "../RetryBudget.js"
+import * as RetryQuota from "../RetryQuota.js"
 import type * as RunOutcome from "../RunOutcome.js"
 import type * as SessionApi from "../Session.js"
 import * as Settings from "../Settings.js"
@@ -236,7 +237,8 @@ const runOnce = (
               runtime: yield* restore(Effect.runtime<never>()),
               spans
             })
-          )
+          ),
+          quota: yield* RetryQuota.RetryQuota
         }
         // An interrupted run still leaves a valid history: every tool_use gets a tool_result. The
         // toolbox first releases what the run may have left running (plugin processes).
