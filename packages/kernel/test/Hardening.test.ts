@@ -2,13 +2,24 @@
  * The kernel's items of issue 10 (an adversarial audit): each test here failed on the code the
  * audit read, and names the item it proves.
  */
-import { Content, ContextProvider, EventBus, ModelProvider, Session, Settings, Toolbox } from "@agent-kernel/kernel"
+import {
+  Content,
+  ContextProvider,
+  EventBus,
+  type KernelEvent,
+  ModelProvider,
+  ResponsePart,
+  Session,
+  Settings,
+  Toolbox
+} from "@agent-kernel/kernel"
 import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { echoToolbox, ofType, runScript } from "./harness.js"
 
@@ -331,6 +342,43 @@ describe("item 5 (kernel side): model-call timeouts", () => {
       )
     })
   )
+
+  // On the live clock the timeout is a plain timer rather than a sleeping fiber; it fires the same way,
+  // with the attempt's parts observed (a stream, whose held time it leaves out) or not (a one-shot call).
+  for (const observed of [false, true])
+    it.live(
+      `on the live clock, model_attempt_timeout_ms cuts a hung attempt too (${observed ? "a stream observed" : "a one-shot call"})`,
+      () =>
+        Effect.gen(function* () {
+          let calls = 0
+          const answer = ScriptedModel.text("second try")
+          const provider = observed
+            ? ModelProvider.make("p", () =>
+                calls++ === 0 ? Stream.never : Stream.fromIterable(ResponsePart.fromResponse(answer))
+              )
+            : ModelProvider.fromGenerate("p", () => (calls++ === 0 ? Effect.never : Effect.succeed(answer)))
+          const events: Array<KernelEvent.KernelEvent> = []
+          const bus = yield* EventBus.make(
+            observed ? [{ onEvent: (event) => Effect.sync(() => events.push(event)) }] : []
+          )
+          const session = yield* Session.make({
+            model: "m",
+            settings: { ...Settings.defaults, ...noJitter, base_delay_ms: 1, model_attempt_timeout_ms: 20 }
+          }).pipe(
+            Effect.provideService(ModelProvider.ModelProvider, provider),
+            Effect.provideService(EventBus.EventBus, bus)
+          )
+          const outcome = yield* session.run("go")
+          assert.strictEqual(outcome.status, "completed")
+          assert.strictEqual(outcome.final_text, "second try")
+          assert.strictEqual(calls, 2)
+          if (observed)
+            assert.deepStrictEqual(
+              ofType(events, "retry_scheduled").map((event) => event.category),
+              ["timeout"]
+            )
+        })
+    )
 
   it.effect("a session provides its call timeouts to the provider, from its settings", () =>
     Effect.gen(function* () {

@@ -642,6 +642,33 @@ describe("the loop always ends with a status", () => {
     })
   )
 
+  it.effect("an observer that fails, dies or throws on one event still gets the next, and so does every other", () =>
+    Effect.gen(function* () {
+      const first: Array<string> = []
+      const second: Array<string> = []
+      const { events } = yield* runScript([ScriptedModel.text("ok")], {
+        observers: [
+          {
+            onEvent: (event) => {
+              if (event.type === "run_started") throw new Error("observer bug")
+              if (event.type === "turn_started") return Effect.die("observer bug")
+              if (event.type === "model_request") return Effect.fail(undefined as never)
+              return Effect.sync(() => first.push(event.type))
+            }
+          },
+          { onEvent: (event) => Effect.sync(() => second.push(event.type)) }
+        ]
+      })
+      const all = events.map((event) => event.type)
+      assert.deepStrictEqual(second, all)
+      assert.deepStrictEqual(
+        first,
+        all.filter((type) => type !== "run_started" && type !== "turn_started" && type !== "model_request")
+      )
+      assert.include(all, "model_response")
+    })
+  )
+
   it.effect("an observer that throws synchronously never reaches the run", () =>
     Effect.gen(function* () {
       const { outcome } = yield* runScript([ScriptedModel.text("ok")], {

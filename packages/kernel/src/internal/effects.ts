@@ -2,6 +2,7 @@ import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -9,6 +10,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
@@ -106,13 +108,25 @@ export interface Spans {
 const disabledSpans: Spans = { enabled: false, start: () => undefined, end: () => {}, event: () => {} }
 
 /**
+ * Effect's own tracer, the one a program has when it installs none: it keeps
+ * each span in memory and exports it nowhere.
+ */
+const nativeTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
+
+/**
  * The run's spans, from the fiber's tracer, switches and annotations.
+ *
+ * Under Effect's native tracer they are off, as with the tracer disabled:
+ * its spans reach no exporter and no reader but code that asks for the
+ * current span, and making them (with random ids, attribute maps, and a
+ * fiber a tool call to carry its span) cost about two fifths of a step. Any
+ * other tracer (OpenTelemetry's, a test's) gets every span.
  *
  * @internal
  */
 export const spans: Effect.Effect<Spans> = Effect.withFiberRuntime((fiber) => {
-  if (!fiber.getFiberRef(FiberRef.currentTracerEnabled)) return Effect.succeed(disabledSpans)
   const tracer = fiber.currentTracer
+  if (tracer === nativeTracer || !fiber.getFiberRef(FiberRef.currentTracerEnabled)) return Effect.succeed(disabledSpans)
   const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
   const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
   const annotations = fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations)
@@ -182,49 +196,100 @@ const start = <A, E>(
     { immediate: true }
   )
 
+/** A call's timeout: how long, what the call's exit is when it fires, and what it leaves out. */
+interface Timeout<A, E> {
+  readonly after: Duration.Duration
+  readonly exit: () => Exit.Exit<A, E>
+  /** Time the call was held up by its observers, which the timeout does not count. */
+  readonly held?: Held | undefined
+}
+
 /**
  * Waits for a call that suspended, at most `timeout.after` when a timeout is
  * given (its exit is then `timeout.exit()`); the call never outlives the wait
  * (a timeout, or the run's interruption, ends it and waits for its
  * finalizers). `ended` sees the call's own exit, however the wait ends. One
- * fiber sleeps for the timeout, where `Effect.timeout` would race two.
+ * timer (see `arm`) bounds the call, where `Effect.timeout` would race two
+ * fibers.
  */
 const settle = <A, E>(
   runtime: Runtime.Runtime<never>,
+  clock: Clock.Clock,
   call: Fiber.RuntimeFiber<A, E>,
   ended: (exit: Exit.Exit<A, E>) => void,
-  timeout?: {
-    readonly after: Duration.Duration
-    readonly exit: () => Exit.Exit<A, E>
-    /** Time the call was held up by its observers, which the timeout does not count. */
-    readonly held?: Held | undefined
-  }
+  timeout?: Timeout<A, E>
 ): Effect.Effect<Exit.Exit<A, E>> =>
   Effect.async<Exit.Exit<A, E>>((resume) => {
     let expired = false
     const timer =
       timeout === undefined
         ? undefined
-        : Runtime.runFork(
-            runtime,
-            timeout.held === undefined ? Effect.sleep(timeout.after) : sleepUnheld(timeout.after, timeout.held),
-            { immediate: true }
-          )
-    timer?.addObserver((exit) => {
-      if (Exit.isSuccess(exit) && call.unsafePoll() === null) {
-        expired = true
-        call.unsafeInterruptAsFork(FiberId.none)
-      }
-    })
+        : arm(runtime, clock, timeout, () => {
+            if (call.unsafePoll() === null) {
+              expired = true
+              call.unsafeInterruptAsFork(FiberId.none)
+            }
+          })
     call.addObserver((exit) => {
-      timer?.unsafeInterruptAsFork(FiberId.none)
+      timer?.cancel()
       ended(exit)
       // A call that succeeded though its timeout fired first (it could not be interrupted in time)
       // keeps its success: the work is done, and a retry would do it again.
       resume(Effect.succeed(expired && timeout !== undefined && Exit.isFailure(exit) ? timeout.exit() : exit))
     })
-    return Effect.flatMap(Fiber.interrupt(call), () => (timer === undefined ? Effect.void : Fiber.interrupt(timer)))
+    return Effect.flatMap(Fiber.interrupt(call), () => (timer === undefined ? Effect.void : timer.stopped))
   })
+
+/** An armed timer: `cancel` stops it; `stopped` does and waits until it has. */
+interface Timer {
+  readonly cancel: () => void
+  readonly stopped: Effect.Effect<void>
+}
+
+/**
+ * Effect's live clock, the one a program has when it installs none. Its
+ * `sleep` is a `setTimeout`; see `arm`.
+ */
+const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
+
+/** The longest delay `setTimeout` takes; the live clock never ends a longer sleep. */
+const maxTimerMillis = 2 ** 31 - 1
+
+/**
+ * Calls `expire` once `timeout` has passed on the clock. On any clock but
+ * the live one (a `TestClock`), a fiber sleeps on it. On the live clock, a
+ * `setTimeout` does what that fiber's sleep would do, without the fiber: a
+ * thousand sessions waiting on their models each held one, and forking and
+ * then interrupting it cost a third of their CPU.
+ */
+const arm = <A, E>(
+  runtime: Runtime.Runtime<never>,
+  clock: Clock.Clock,
+  timeout: Timeout<A, E>,
+  expire: () => void
+): Timer => {
+  const { after, held } = timeout
+  if (clock !== liveClock) {
+    const fiber = Runtime.runFork(runtime, held === undefined ? Effect.sleep(after) : sleepUnheld(after, held), {
+      immediate: true
+    })
+    fiber.addObserver((exit) => {
+      if (Exit.isSuccess(exit)) expire()
+    })
+    return { cancel: () => fiber.unsafeInterruptAsFork(FiberId.none), stopped: Fiber.interrupt(fiber) }
+  }
+  const budget = Duration.toMillis(after)
+  if (budget > maxTimerMillis) return { cancel: () => {}, stopped: Effect.void }
+  const start = clock.unsafeCurrentTimeMillis()
+  const fire = () => {
+    const wait = held === undefined ? undefined : unheldWait(budget, start, clock.unsafeCurrentTimeMillis(), held)
+    if (wait === undefined) expire()
+    else handle = setTimeout(fire, wait)
+  }
+  let handle = setTimeout(fire, budget)
+  const cancel = () => clearTimeout(handle)
+  return { cancel, stopped: Effect.sync(cancel) }
+}
 
 /**
  * How long a call has been held up by its observers so far: a delta waits
@@ -241,6 +306,19 @@ interface Held {
 const heldRecheckMillis = 10
 
 /**
+ * How much longer a timer of `budget` ms started at `start` must wait, now,
+ * for the call to have run that long without being held up; `undefined` when
+ * it has (and no hold is in progress). During a hold it checks again after
+ * `heldRecheckMillis`.
+ */
+const unheldWait = (budget: number, start: number, now: number, held: Held): number | undefined => {
+  const holding = held.since === undefined ? 0 : now - held.since
+  const left = budget - (now - start - held.millis - holding)
+  if (left <= 0 && held.since === undefined) return undefined
+  return Math.max(left, heldRecheckMillis)
+}
+
+/**
  * Sleeps until the call has run `after` without being held up: the held time
  * is added back as it becomes known, and a timer that ends during a hold
  * checks again.
@@ -250,11 +328,8 @@ const sleepUnheld = (after: Duration.Duration, held: Held): Effect.Effect<void> 
     const budget = Duration.toMillis(after)
     const start = clock.unsafeCurrentTimeMillis()
     const wait: Effect.Effect<void> = Effect.suspend(() => {
-      const now = clock.unsafeCurrentTimeMillis()
-      const holding = held.since === undefined ? 0 : now - held.since
-      const left = budget - (now - start - held.millis - holding)
-      if (left <= 0 && held.since === undefined) return Effect.void
-      return Effect.zipRight(Effect.sleep(Duration.millis(Math.max(left, heldRecheckMillis))), wait)
+      const left = unheldWait(budget, start, clock.unsafeCurrentTimeMillis(), held)
+      return left === undefined ? Effect.void : Effect.zipRight(Effect.sleep(Duration.millis(left)), wait)
     })
     return wait
   })
@@ -289,6 +364,8 @@ export interface Options {
  */
 export const make = (options: Options): Effects => {
   const { provider, toolbox, runtime, spans, attemptTimeout } = options
+  // The clock the run's timers go by: the runtime's, which is the run's.
+  const clock = Context.get(FiberRefs.getOrDefault(runtime.fiberRefs, DefaultServices.currentServices), Clock.Clock)
   const timedOut = (model: string) =>
     Exit.fail(
       new ModelError.Timeout({
@@ -309,18 +386,20 @@ export const make = (options: Options): Effects => {
         const ended = (exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>) => {
           if (span !== undefined) spans.end(span, exit, Telemetry.modelCallEnded(exit))
         }
-        const exit = fiber.unsafePoll()
-        if (exit !== null) ended(exit)
-        const result =
-          exit !== null
-            ? modelResult(exit, provider.name, request.model)
-            : Effect.flatMap(
-                settle(runtime, fiber, ended, { after: attemptTimeout, exit: () => timedOut(request.model), held }),
-                (exit) => modelResult(exit, provider.name, request.model)
-              )
-        const observe = info.observe
-        if (observe === undefined || provider.generate === undefined) return result
         // A one-shot provider's parts all arrive when its call returns, which is when they are observed.
+        const observe = provider.generate === undefined ? undefined : info.observe
+        const exit = fiber.unsafePoll()
+        if (exit !== null) {
+          ended(exit)
+          return observe !== undefined && Exit.isSuccess(exit)
+            ? Effect.as(observeAll(exit.value, observe), Either.right(exit.value))
+            : modelResult(exit, provider.name, request.model)
+        }
+        const result = Effect.flatMap(
+          settle(runtime, clock, fiber, ended, { after: attemptTimeout, exit: () => timedOut(request.model), held }),
+          (exit) => modelResult(exit, provider.name, request.model)
+        )
+        if (observe === undefined) return result
         return Effect.tap(result, (result) => (Either.isLeft(result) ? Effect.void : observeAll(result.right, observe)))
       }),
     tool: (call, info) =>
@@ -328,7 +407,11 @@ export const make = (options: Options): Effects => {
         const invoked = attempt(() => toolbox.invoke(call))
         // A tool call has no timeout, so without a span to be the parent of the toolbox's spans it
         // needs no fiber of its own: it runs on the run's, for a third of the allocation.
-        if (!spans.enabled) return Effect.flatMap(Effect.exit(invoked), (exit) => toolResult(exit, call))
+        if (!spans.enabled)
+          return Effect.matchCauseEffect(invoked, {
+            onSuccess: (result) => Effect.succeed(answering(result, call)),
+            onFailure: (cause) => toolFailed(cause, call)
+          })
         const span = spans.start(Telemetry.toolCall(call, info.turn), info.parent)
         const fiber = start(runtime, span, invoked)
         const ended = (exit: Exit.Exit<Content.ToolResultBlock>) => {
@@ -341,7 +424,7 @@ export const make = (options: Options): Effects => {
           ended(exit)
           return toolResult(exit, call)
         }
-        return Effect.flatMap(settle<Content.ToolResultBlock, never>(runtime, fiber, ended), (exit) =>
+        return Effect.flatMap(settle<Content.ToolResultBlock, never>(runtime, clock, fiber, ended), (exit) =>
           toolResult(exit, call)
         )
       }),
@@ -429,14 +512,18 @@ const modelResult = (
 const toolResult = (
   exit: Exit.Exit<Content.ToolResultBlock>,
   call: Content.ToolUseBlock
-): Effect.Effect<Content.ToolResultBlock> => {
-  if (Exit.isSuccess(exit)) {
-    const result = exit.value
-    return Effect.succeed(result.tool_use_id === call.id ? result : { ...result, tool_use_id: call.id })
-  }
-  if (Cause.isInterruptedOnly(exit.cause)) return Effect.interrupt
+): Effect.Effect<Content.ToolResultBlock> =>
+  Exit.isSuccess(exit) ? Effect.succeed(answering(exit.value, call)) : toolFailed(exit.cause, call)
+
+/** A tool's result, under its call's id. */
+const answering = (result: Content.ToolResultBlock, call: Content.ToolUseBlock): Content.ToolResultBlock =>
+  result.tool_use_id === call.id ? result : { ...result, tool_use_id: call.id }
+
+/** A tool call that failed: an interruption goes on; anything else is an error result. */
+const toolFailed = (cause: Cause.Cause<never>, call: Content.ToolUseBlock): Effect.Effect<Content.ToolResultBlock> => {
+  if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
   // The toolbox contract says invoke never fails; a broken toolbox still must not end the session.
   return Effect.succeed(
-    Content.toolResult(call.id, `Tool "${call.name}" failed unexpectedly: ${Cause.pretty(exit.cause)}`, true)
+    Content.toolResult(call.id, `Tool "${call.name}" failed unexpectedly: ${Cause.pretty(cause)}`, true)
   )
 }

@@ -121,6 +121,8 @@ export interface Run {
   readonly spans: Effects.Spans
   readonly runSpan: Tracer.Span | undefined
   readonly effects: Effects.Effects
+  /** The provider-wide retry quota in the run's context, read once: a run's context does not change. */
+  readonly quota: RetryQuota.Service
 }
 
 /**
@@ -535,9 +537,8 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
     if (env.metrics) env.meter.modelCall(model, now(run) - sentAt, result)
     if (Either.isRight(result)) {
       const response = result.right
-      const quota = yield* RetryQuota.RetryQuota
       // The default quota grants everything: it is not worth an effect a call.
-      if (quota !== RetryQuota.unlimited) yield* quota.recordSuccess
+      if (run.quota !== RetryQuota.unlimited) yield* run.quota.recordSuccess
       if (listening(env))
         note(cursor, {
           type: "model_response",
@@ -583,8 +584,7 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       decision._tag === "Retry" ||
       (decision._tag === "Fallback" && decision.budget.used > cursor.state.budget.used)
     ) {
-      const quota = yield* RetryQuota.RetryQuota
-      if (!(yield* quota.acquire({ model, category: error.category }))) {
+      if (!(yield* run.quota.acquire({ model, category: error.category }))) {
         if (listening(env))
           note(cursor, {
             type: "retry_quota_exhausted",

@@ -6,10 +6,12 @@ import type * as ModelProvider from "../ModelProvider.js"
 import * as Telemetry from "./telemetry.js"
 
 /**
- * A session's recorder of the GenAI metrics and the turn histogram. A
+ * A provider's recorder of the GenAI metrics and the turn histogram. A
  * metric's tags are looked up by the identity of their array, so each
- * model's arrays are made once and kept here, for the life of the session:
- * a call then updates a histogram without building a key.
+ * model's arrays are made once and kept here: a call then updates a
+ * histogram without building a key. Sessions share the meter of their
+ * provider's name (`forProvider`), so a new session's first call finds its
+ * arrays too, rather than building and hashing new metric keys.
  *
  * @internal
  */
@@ -31,8 +33,29 @@ interface ModelLabels {
 
 const none: ReadonlyArray<MetricLabel.MetricLabel> = []
 
-/** @internal */
-export const make = (provider: string): Meter => {
+/**
+ * The meters made so far, by provider name. They hold only tag arrays, as
+ * many as the metric registry holds keys for the same names, and record
+ * nothing of their own: sharing one changes no figure.
+ */
+const meters = new Map<string, Meter>()
+
+/**
+ * The meter of the provider named `provider`, shared by every session of
+ * that name.
+ *
+ * @internal
+ */
+export const forProvider = (provider: string): Meter => {
+  let meter = meters.get(provider)
+  if (meter === undefined) {
+    meter = make(provider)
+    meters.set(provider, meter)
+  }
+  return meter
+}
+
+const make = (provider: string): Meter => {
   const byModel = new Map<string, ModelLabels>()
   const labelsOf = (model: string): ModelLabels => {
     let labels = byModel.get(model)

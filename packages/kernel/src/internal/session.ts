@@ -22,6 +22,7 @@ import * as Metrics from "../Metrics.js"
 import * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
 import * as RetryBudget from "../RetryBudget.js"
+import * as RetryQuota from "../RetryQuota.js"
 import type * as RunOutcome from "../RunOutcome.js"
 import type * as SessionApi from "../Session.js"
 import * as Settings from "../Settings.js"
@@ -54,9 +55,8 @@ export const make = (
     const settings = options.settings ?? Settings.defaults
     const budget = (yield* RetryBudget.RetryBudget).budgetFor(settings)
     const provider = yield* ModelProvider.ModelProvider
-    // What only a run needs is made at the first run: an idle session holds none of it (a meter and
-    // a semaphore alone weigh 2 KB, a quarter of what an idle session may hold).
-    let meter: Meter.Meter | undefined
+    // What only a run needs is made at the first run: an idle session holds none of it (a semaphore
+    // and its call timeouts weigh over 1 KB, a fraction of what an idle session may hold).
     let callTimeouts: ModelProvider.CallTimeouts | undefined
     let semaphore: Effect.Semaphore | undefined
     const env: Loop.Env = {
@@ -70,10 +70,7 @@ export const make = (
       request: options.request,
       toolConcurrency: options.toolConcurrency ?? 1,
       metrics: options.metrics ?? true,
-      get meter() {
-        if (meter === undefined) meter = Meter.make(provider.name)
-        return meter
-      },
+      meter: Meter.forProvider(provider.name),
       toolbox: yield* Toolbox.Toolbox,
       contextProvider: yield* ContextProvider.ContextProvider,
       bus: yield* EventBus.EventBus,
@@ -240,7 +237,8 @@ const runOnce = (
               runtime: yield* restore(Effect.runtime<never>()),
               spans
             })
-          )
+          ),
+          quota: yield* RetryQuota.RetryQuota
         }
         // An interrupted run still leaves a valid history: every tool_use gets a tool_result. The
         // toolbox first releases what the run may have left running (plugin processes).
