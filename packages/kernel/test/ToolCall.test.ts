@@ -2,18 +2,13 @@
  * A tool call behaves the same whether a tracer is on or off: with one, the
  * call runs under its span on a fiber of its own; without one, it runs on the
  * run's fiber (it has no timeout, so it needs no fiber). Each case runs both ways.
- * "On" is a tracer of the test's own: under Effect's native tracer, which
- * exports nothing, the kernel makes no spans, as with the tracer off.
  */
 import { Content, EventBus, type KernelEvent, Session, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
-import * as Context from "effect/Context"
-import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Tracer from "effect/Tracer"
 import { echoToolbox, ofType } from "./harness.js"
 
 const sessionOf = (script: ReadonlyArray<ScriptedModel.Step>, toolbox: Toolbox.Service) =>
@@ -36,13 +31,8 @@ const resultsOf = (history: Content.History) =>
     )
   )
 
-/** A tracer that is not the native one, making the native tracer's spans. */
-const native = Context.get(DefaultServices.liveServices, Tracer.Tracer)
-const tracer = Tracer.make({ span: native.span, context: native.context })
-
 for (const traced of [true, false]) {
-  const tracing = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    traced ? Effect.withTracer(effect, tracer) : Effect.withTracerEnabled(effect, false)
+  const tracing = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.withTracerEnabled(effect, traced)
 
   describe(`a tool call, tracer ${traced ? "on" : "off"}`, () => {
     it.effect("a toolbox that dies or throws gives an error result, and the run goes on", () =>

@@ -108,25 +108,13 @@ export interface Spans {
 const disabledSpans: Spans = { enabled: false, start: () => undefined, end: () => {}, event: () => {} }
 
 /**
- * Effect's own tracer, the one a program has when it installs none: it keeps
- * each span in memory and exports it nowhere.
- */
-const nativeTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
-
-/**
  * The run's spans, from the fiber's tracer, switches and annotations.
- *
- * Under Effect's native tracer they are off, as with the tracer disabled:
- * its spans reach no exporter and no reader but code that asks for the
- * current span, and making them (with random ids, attribute maps, and a
- * fiber a tool call to carry its span) cost about two fifths of a step. Any
- * other tracer (OpenTelemetry's, a test's) gets every span.
  *
  * @internal
  */
 export const spans: Effect.Effect<Spans> = Effect.withFiberRuntime((fiber) => {
+  if (!fiber.getFiberRef(FiberRef.currentTracerEnabled)) return Effect.succeed(disabledSpans)
   const tracer = fiber.currentTracer
-  if (tracer === nativeTracer || !fiber.getFiberRef(FiberRef.currentTracerEnabled)) return Effect.succeed(disabledSpans)
   const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
   const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
   const annotations = fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations)
