@@ -12,7 +12,9 @@
  * echoes its input. Each loop counts the model and tool calls it really made
  * and a run with the wrong count fails the benchmark.
  *
- * How it measures (`Measure.ts`): samples are taken in interleaved rounds
+ * How it measures (`Measure.ts`): every loop first runs 200 times (150 with
+ * `--quick`) so that the JIT has settled for each alike (the kernel's step
+ * time keeps falling for ~150 runs); then samples are taken in interleaved rounds
  * (each round runs every contender once, in a rotating order) and medians are
  * printed, with ratios to the plain loop measured in the same run. Each
  * sample starts after a full collection; its allocation is the heap's growth
