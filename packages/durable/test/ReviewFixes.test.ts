@@ -1,10 +1,13 @@
 /**
  * The review of the light engine (issue 13), one test a finding, each failing on the code before
- * its fix: two callers of one execution, what the engine keeps in memory, a registration's scope,
- * whole-millisecond deadlines.
+ * its fix: execution ids of a deleted or imported session, store and journal failures that must
+ * reach the caller and leave the run resumable, Ctrl-C in a durable wait, two callers of one
+ * execution, what the engine keeps in memory, a registration's scope, whole-millisecond deadlines.
  * Real SQLite files; time is the TestClock.
  */
-import { SqlEngine } from "@agent-kernel/durable"
+import { DurableSessions, Engine, SqlEngine } from "@agent-kernel/durable"
+import { Content, EventBus, Settings, Toolbox } from "@agent-kernel/kernel"
+import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import * as LibsqlClient from "@effect/sql-libsql/LibsqlClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Activity from "@effect/workflow/Activity"
@@ -26,7 +29,25 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 
+const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
+
 const file = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "durable-review-")), "agent.db")
+
+const echo: Toolbox.Service = {
+  definitions: Effect.succeed([]),
+  invoke: (call) => Effect.succeed(Content.toolResult(call.id, "ok"))
+}
+
+const sessionsOn = (
+  engine: Layer.Layer<Engine.Engine, Engine.StoreError>,
+  model: ScriptedModel.ScriptedModel,
+  toolbox: Toolbox.Service = echo
+) =>
+  DurableSessions.layer({ model: "m", settings }).pipe(
+    Layer.provideMerge(engine),
+    Layer.provide(model.layer),
+    Layer.provide(Toolbox.layer(toolbox))
+  )
 
 /** Event-loop turns (no virtual time) until `check` holds: the SQL driver answers on the event loop. */
 const settle = <E, R>(check: Effect.Effect<boolean, E, R>) =>
@@ -38,6 +59,201 @@ const settle = <E, R>(check: Effect.Effect<boolean, E, R>) =>
     }
     return yield* Effect.dieMessage("never settled")
   })
+
+/**
+ * A journal hook that runs `then` once, just before the first journal write `at` picks: a test
+ * breaks the database there (renames a table) to make the next statement fail for real.
+ */
+const breakable = () => {
+  let armed: { readonly at: (write: SqlEngine.Write) => boolean; readonly then: Effect.Effect<void> } | undefined
+  return {
+    beforeWrite: (write: SqlEngine.Write): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (armed === undefined || !armed.at(write)) return Effect.void
+        const then = armed.then
+        armed = undefined
+        return then
+      }),
+    arm: (at: (write: SqlEngine.Write) => boolean, then: Effect.Effect<void>) =>
+      Effect.sync(() => {
+        armed = { at, then }
+      })
+  }
+}
+
+const rename = (sql: SqlClient.SqlClient, from: string, to: string): Effect.Effect<void> =>
+  Effect.asVoid(Effect.orDie(sql.unsafe(`ALTER TABLE ${from} RENAME TO ${to}`)))
+
+const engines = [
+  ["the light engine on a SQLite file", () => Engine.layerSqlite(file())],
+  ["the memory engine", () => Engine.layerMemory]
+] as const
+
+describe("review fixes: execution ids of a session's lives", () => {
+  for (const [name, engine] of engines) {
+    it.scoped(`${name}: a deleted and recreated session, or one imported over, runs its next run`, () =>
+      Effect.gen(function* () {
+        const model = yield* ScriptedModel.make([
+          ScriptedModel.text("one"),
+          ScriptedModel.text("two"),
+          ScriptedModel.text("three"),
+          ScriptedModel.text("four")
+        ])
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          assert.strictEqual((yield* sessions.run("s", "first")).final_text, "one")
+          yield* sessions.delete("s")
+          // Run 1 again, of a new session: not the deleted session's run 1.
+          const recreated = yield* sessions.run("s", "again")
+          assert.strictEqual(recreated.final_text, "two")
+          assert.deepStrictEqual(recreated.history.map(Content.textOf), ["again", "two"])
+          const exported = yield* sessions.exportJson("s")
+          assert.strictEqual((yield* sessions.run("s", "next")).final_text, "three")
+          // The import replaces the session: its next run is run 2 again, a new one.
+          yield* sessions.importJson(exported)
+          const imported = yield* sessions.run("s", "after import")
+          assert.strictEqual(imported.final_text, "four")
+          assert.deepStrictEqual(imported.history.map(Content.textOf), ["again", "two", "after import", "four"])
+          assert.strictEqual((yield* model.calls).length, 4)
+        }).pipe(Effect.provide(sessionsOn(engine(), model)), Effect.scoped)
+      })
+    )
+  }
+})
+
+describe("review fixes: a failing store reaches the caller as a typed error and leaves the run resumable", () => {
+  const cases = [
+    {
+      step: "the start step (reading the session)",
+      at: (write: SqlEngine.Write) => write.kind === "execution",
+      table: "agent_sessions",
+      script: [ScriptedModel.text("done")],
+      calls: 1
+    },
+    {
+      step: "a tool call's claim",
+      at: (write: SqlEngine.Write) => write.kind === "activity" && write.name.startsWith("model/1/1/"),
+      table: "agent_tool_calls",
+      script: [ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }), ScriptedModel.text("done")],
+      calls: 2
+    },
+    {
+      step: "the end step (recording the outcome)",
+      at: (write: SqlEngine.Write) => write.kind === "activity" && write.name.startsWith("model/1/1/"),
+      table: "agent_sessions",
+      script: [ScriptedModel.text("done")],
+      calls: 1,
+      // The loop had ended the run (and said so) before its end failed to record; the resume says it again.
+      ends: ["completed", "completed"]
+    },
+    {
+      // Journaling the model's answer fails: the loop must not end the run `failed` with it.
+      step: "journaling a step's result in the loop",
+      at: (write: SqlEngine.Write) => write.kind === "activity" && write.name.startsWith("model/1/1/"),
+      table: "workflow_activities",
+      script: [ScriptedModel.text("lost"), ScriptedModel.text("done")],
+      // The answer whose journaling failed was never journaled: the call is sent again.
+      calls: 2
+    }
+  ]
+  for (const { step, at, table, script, calls, ends = ["completed"] } of cases) {
+    it.scoped(`${step}: the caller gets a JournalError, the run resumes once the store works`, () =>
+      Effect.gen(function* () {
+        const invoked: Array<string> = []
+        const tools: Toolbox.Service = {
+          definitions: Effect.succeed([]),
+          invoke: (call) =>
+            Effect.sync(() => {
+              invoked.push(call.id)
+              return Content.toolResult(call.id, "wrote")
+            })
+        }
+        const model = yield* ScriptedModel.make(script)
+        const hook = breakable()
+        const ended: Array<string> = []
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const sql = yield* SqlClient.SqlClient
+          yield* hook.arm(at, rename(sql, table, "moved_away"))
+          const failed = yield* Effect.flip(sessions.run("s", "go"))
+          assert.strictEqual(failed._tag, "JournalError", String(failed))
+          yield* rename(sql, "moved_away", table)
+          // Unfinished, not ended: no outcome recorded, a new input waits for the resume.
+          assert.deepStrictEqual(
+            (yield* sessions.list).map((session) => session.status),
+            ["running"]
+          )
+          assert.strictEqual((yield* Effect.flip(sessions.run("s", "later")))._tag, "RunPending")
+          const resumed = Option.getOrThrow(yield* sessions.resume("s"))
+          assert.strictEqual(resumed.status, "completed")
+          assert.strictEqual(resumed.final_text, "done")
+          assert.strictEqual((yield* model.calls).length, calls)
+          // The tool ran once: its claim was never written, so it was not in flight.
+          assert.deepStrictEqual(invoked, calls === 2 && table === "agent_tool_calls" ? ["a"] : [])
+          assert.deepStrictEqual(
+            (yield* sessions.list).map((session) => session.status),
+            ["completed"]
+          )
+          // The end the loop made of a journal failure is never published: it is not the run's end.
+          assert.deepStrictEqual(ended, ends)
+        }).pipe(
+          Effect.provide(
+            sessionsOn(Engine.layerSqlite(file(), { beforeWrite: hook.beforeWrite }), model, tools).pipe(
+              Layer.provide(
+                EventBus.layer([
+                  {
+                    onEvent: (event) => Effect.sync(() => event.type === "run_ended" && ended.push(event.status))
+                  }
+                ])
+              )
+            )
+          ),
+          Effect.scoped
+        )
+      })
+    )
+  }
+})
+
+describe("review fixes: Ctrl-C in a durable wait", () => {
+  it.scoped(
+    "interrupting the caller of a run suspended on a retry-after wait ends it interrupted, its history on disk",
+    () =>
+      Effect.gen(function* () {
+        const model = yield* ScriptedModel.make([
+          ScriptedModel.rateLimited({ retryAfterMs: 30_000 }),
+          ScriptedModel.text("too late"),
+          ScriptedModel.text("next")
+        ])
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const sql = yield* SqlClient.SqlClient
+          const statuses = sql<{ readonly status: string }>`SELECT status FROM workflow_executions`.pipe(
+            Effect.map((rows) => rows.map((row) => row.status))
+          )
+          const caller = yield* Effect.fork(sessions.run("s", "go"))
+          yield* settle(Effect.map(statuses, (statuses) => statuses[0] === "suspended"))
+          yield* Fiber.interrupt(caller)
+          const [listed] = yield* sessions.list
+          assert.deepStrictEqual([listed?.status, listed?.retries_used], ["interrupted", 0])
+          assert.deepStrictEqual(
+            Option.map(yield* sessions.state("s"), (state) => state.history.map(Content.textOf)),
+            Option.some(["go"])
+          )
+          assert.deepStrictEqual(yield* statuses, ["stopped"])
+          // The wait's deadline passes: the stopped run does not go on.
+          yield* TestClock.adjust("1 minute")
+          yield* settle(Effect.succeed(true))
+          assert.strictEqual((yield* model.calls).length, 1)
+          assert.deepStrictEqual(yield* statuses, ["stopped"])
+          // The session takes its next input.
+          yield* TestClock.adjust("1 minute")
+          const next = yield* sessions.run("s", "again")
+          assert.deepStrictEqual(next.history.map(Content.textOf), ["go", "again", "too late"])
+        }).pipe(Effect.provide(sessionsOn(Engine.layerSqlite(file()), model)), Effect.scoped)
+      })
+  )
+})
 
 const Probe = Workflow.make({
   name: "Probe",
