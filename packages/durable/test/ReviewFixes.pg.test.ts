@@ -1,0 +1,48 @@
+/**
+ * The review of the light engine (issue 13), finding 6: `Engine.layerSql` on Postgres owns the
+ * store like `layerSqlite` owns its file. Two engines over their own pools stand for two processes
+ * (each pool is a session of the server, as each process's would be). The throwaway database is the
+ * run's (packages/cluster/test/postgres.setup.ts); this file works in its own database in it.
+ */
+import { Engine } from "@agent-kernel/durable"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
+import { pgLayer, postgresUrl } from "../../cluster/test/postgres.js"
+
+/** A database of this file's own, so no other test's engine holds its lock. */
+const ownDatabase = Effect.gen(function* () {
+  const name = `durable_review_${Date.now()}`
+  yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)).pipe(
+    Effect.provide(pgLayer()),
+    Effect.scoped
+  )
+  const url = new URL(postgresUrl())
+  url.pathname = `/${name}`
+  return url.toString()
+})
+
+const engineOn = (url: string) =>
+  Engine.layerSql().pipe(Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 2 })))
+
+describe("Engine.layerSql on Postgres", () => {
+  it.scoped("a second process on the same database gets a StoreError (locked) until the first closes", () =>
+    Effect.gen(function* () {
+      const url = yield* ownDatabase
+      const first = yield* Scope.make()
+      yield* Layer.buildWithScope(engineOn(url), first)
+      const refused = yield* Effect.flip(Effect.scoped(Layer.build(engineOn(url))))
+      if (refused._tag !== "StoreError") return assert.fail(`expected a StoreError, got ${refused.message}`)
+      assert.isTrue(refused.locked)
+      assert.match(refused.message, /in use by another process/)
+      // Released with the owner's scope (its connection back in the pool, unlocked): the next one opens it.
+      yield* Scope.close(first, Exit.void)
+      yield* Effect.scoped(Layer.build(engineOn(url)))
+    })
+  )
+})
