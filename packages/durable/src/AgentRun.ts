@@ -148,7 +148,10 @@ export class RunConfig extends Context.Tag("@agent-kernel/durable/RunConfig")<Ru
  * @category models
  */
 export interface Body {
-  /** The body's fiber; `undefined` while a stop waits for the engine to start the body again (see `stop`). */
+  /**
+   * The body's fiber; `undefined` for a run this process suspended on a
+   * durable wait (its body ended; the engine starts another after the wait).
+   */
   readonly fiber: RuntimeFiber<unknown, unknown> | undefined
   stopped: boolean
   /** Done when the body has ended (its interrupted state recorded, if it was stopped). */
@@ -156,7 +159,8 @@ export interface Body {
 }
 
 /**
- * The bodies of this process's runs, by execution id. An interrupted caller
+ * The bodies of this process's runs (and its runs suspended on a durable
+ * wait), by execution id. An interrupted caller
  * (Ctrl-C) stops the body it waits for (see `stop`): the run ends
  * `interrupted`, with its state recorded. A body interrupted any other way
  * (its engine shutting down, the process stopping) is left unfinished in the
@@ -171,9 +175,13 @@ export class Bodies extends Context.Tag("@agent-kernel/durable/Bodies")<Bodies, 
  * Stops the run `executionId` as its caller's interruption (Ctrl-C) asks,
  * and waits (at most `timeout`) for its body to end, its state recorded:
  * - a body running in this process is interrupted;
- * - a run suspended on a durable wait has no body: the engine starts its body
- *   again, stopped from the start, and it replays its journal up to the wait
- *   and ends there, `interrupted`, as a run interrupted in a live wait would.
+ * - a run this process suspended on a durable wait has no body: the engine
+ *   starts its body again, stopped from the start, and it replays its journal
+ *   up to the wait and ends there, `interrupted`, as a run interrupted in a
+ *   live wait would.
+ *
+ * A run this process has no body of (another runner's) is left to its
+ * process.
  *
  * @since 0.1.0
  * @category workflows
@@ -185,16 +193,14 @@ export const stop = (
   Effect.gen(function* () {
     const bodies = yield* Bodies
     const body = bodies.get(executionId)
-    if (body?.fiber !== undefined) {
-      body.stopped = true
-      return yield* Effect.ignore(Effect.timeout(Fiber.interrupt(body.fiber), timeout))
-    }
-    const request: Body = body ?? { fiber: undefined, stopped: true, ended: yield* Deferred.make<void>() }
-    bodies.set(executionId, request)
-    yield* AgentRun.resume(executionId)
-    yield* Effect.ignore(Effect.timeout(Deferred.await(request.ended), timeout))
-    // No body took the request (the run had ended): nothing is left to stop.
-    if (bodies.get(executionId) === request) bodies.delete(executionId)
+    if (body === undefined) return
+    body.stopped = true
+    if (body.fiber !== undefined) return yield* Effect.ignore(Effect.timeout(Fiber.interrupt(body.fiber), timeout))
+    yield* Effect.ignore(
+      Effect.timeout(Effect.zipRight(AgentRun.resume(executionId), Deferred.await(body.ended)), timeout)
+    )
+    // No body took the stop (the run had ended meanwhile): nothing is left to stop.
+    if (bodies.get(executionId) === body) bodies.delete(executionId)
   })
 
 /** The journaled start of a run: the session's state before it, and the instant it started. */
@@ -232,11 +238,12 @@ export const body = (
     const config = yield* RunConfig
     const bodies = yield* Bodies
     const fiber = yield* Effect.withFiberRuntime<RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
+    const instance = yield* WorkflowEngine.WorkflowInstance
     const previous = bodies.get(executionId)
     // A run stopped in this process stays stopped: the engine may start its body again at once
     // (it sees an interrupted body, not a finished run), and that body must not run it on.
     if (previous?.fiber !== undefined && previous.stopped) return yield* Effect.never
-    // A stop that found no body (the run was suspended) is taken over: this body stops at its wait.
+    // A stop of the run while it was suspended here is taken over: this body stops at its wait.
     const running: Body = {
       fiber,
       stopped: previous?.stopped === true,
@@ -244,10 +251,15 @@ export const body = (
     }
     bodies.set(executionId, running)
     yield* Effect.addFinalizer(() =>
-      Effect.zipRight(
-        Effect.sync(() => bodies.get(executionId) === running && !running.stopped && bodies.delete(executionId)),
-        Deferred.succeed(running.ended, undefined)
-      )
+      Effect.gen(function* () {
+        if (bodies.get(executionId) === running && !running.stopped) {
+          // Suspended on a durable wait: the run is still this process's to stop (see `stop`).
+          if (instance.suspended)
+            bodies.set(executionId, { fiber: undefined, stopped: false, ended: yield* Deferred.make<void>() })
+          else bodies.delete(executionId)
+        }
+        yield* Deferred.succeed(running.ended, undefined)
+      })
     )
     // Whether this execution starts the run (the start step executes) or replays a journal.
     let fresh = false
@@ -268,7 +280,6 @@ export const body = (
     // unfinished, to be resumed), so that end is neither published nor recorded.
     let journalFailure: SqlEngine.JournalError | undefined
     // Replayed steps were published by the execution that journaled them: not again.
-    const instance = yield* WorkflowEngine.WorkflowInstance
     const bus = Journal.replayAware(
       yield* EventBus.EventBus,
       clock,
