@@ -141,7 +141,9 @@ export interface Service {
   /**
    * Runs one input through the session `id` (created when new), as the next
    * run of the session's workflow. Fails with `RunPending` if a run of it is
-   * unfinished.
+   * unfinished, and with `JournalError` if the store or the journal fails
+   * under the run, which is then left unfinished, for `resume`. Interrupting
+   * the caller ends the run `interrupted` (see `AgentRun.stop`).
    */
   readonly run: (
     id: string,
@@ -158,7 +160,11 @@ export interface Service {
   readonly delete: (id: string) => Effect.Effect<void, Store.StoreError>
   /** The session as `Export`, Schema-encoded JSON. */
   readonly exportJson: (id: string) => Effect.Effect<string, SessionNotFound | Store.StoreError>
-  /** Imports an exported session, replacing one of the same id; returns its id. */
+  /**
+   * Imports an exported session, replacing one of the same id (and deleting
+   * that one's journal); returns its id. Its runs go on from the exported
+   * run count as new executions.
+   */
   readonly importJson: (json: string) => Effect.Effect<string, InvalidExport | Store.StoreError>
 }
 
