@@ -331,9 +331,7 @@ export const body = (
       Effect.onExit((exit) =>
         Exit.isInterrupted(exit) && running.stopped
           ? Effect.flatMap(session.state, (state) =>
-              Effect.ignore(
-                Store.interrupted(payload.session_id, payload.run, state, clock.real.unsafeCurrentTimeMillis())
-              )
+              Effect.ignore(Store.interrupted(payload, state, clock.real.unsafeCurrentTimeMillis()))
             )
           : Effect.void
       )
@@ -342,9 +340,9 @@ export const body = (
     const state = yield* session.state
     yield* Activity.make({
       name: "end",
-      execute: Effect.flatMap(Clock.currentTimeMillis, (at) =>
-        Store.finish(payload.session_id, payload.run, state, outcome.status, at)
-      ).pipe(Effect.catchAll(storeFailed(executionId)))
+      execute: Effect.flatMap(Clock.currentTimeMillis, (at) => Store.finish(payload, state, outcome.status, at)).pipe(
+        Effect.catchAll(storeFailed(executionId))
+      )
     })
     return outcome
   })

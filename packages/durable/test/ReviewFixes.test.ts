@@ -118,6 +118,30 @@ describe("review fixes: execution ids of a session's lives", () => {
         }).pipe(Effect.provide(sessionsOn(engine(), model)), Effect.scoped)
       })
     )
+
+    it.scoped(`${name}: a run of a deleted session that ends later does not write over the session created again`, () =>
+      Effect.gen(function* () {
+        const gate = yield* Deferred.make<void>()
+        const model = yield* ScriptedModel.make([
+          () => Effect.as(Deferred.await(gate), ScriptedModel.text("old")),
+          ScriptedModel.text("new")
+        ])
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const old = yield* Effect.fork(sessions.run("s", "first"))
+          yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+          yield* sessions.delete("s")
+          assert.strictEqual((yield* sessions.run("s", "second")).final_text, "new")
+          // The deleted session's run ends now, in the body still going: its end is not the new session's.
+          yield* Deferred.succeed(gate, undefined)
+          assert.strictEqual((yield* Fiber.join(old)).final_text, "old")
+          assert.deepStrictEqual(
+            Option.map(yield* sessions.state("s"), (state) => state.history.map(Content.textOf)),
+            Option.some(["second", "new"])
+          )
+        }).pipe(Effect.provide(sessionsOn(engine(), model)), Effect.scoped)
+      })
+    )
   }
 })
 

@@ -140,6 +140,22 @@ export const begin = (
   }).pipe(Effect.mapError(storeError(`cannot start a run of the session "${id}"`)))
 
 /**
+ * A run of a session's life: which row a run's end may write. A run of a
+ * deleted session (its body still going in this process) must not write over
+ * the session created again under that id, whose run numbers start again.
+ *
+ * @internal
+ */
+export interface RunOf {
+  readonly session_id: string
+  readonly life?: string | undefined
+  readonly run: number
+}
+
+const rowOf = (sql: SqlClient.SqlClient, of: RunOf) =>
+  sql`id = ${of.session_id} AND run_index = ${of.run} AND ${of.life === undefined ? sql`life IS NULL` : sql`life = ${of.life}`}`
+
+/**
  * Records the end of run `run`: the state after it and its status. A set,
  * never an increment, so writing it twice (an activity runs at least once)
  * changes nothing.
@@ -147,8 +163,7 @@ export const begin = (
  * @internal
  */
 export const finish = (
-  id: string,
-  run: number,
+  of: RunOf,
   state: Session.State,
   status: string,
   at: number
@@ -158,8 +173,8 @@ export const finish = (
     const encoded = yield* encodeState(state)
     yield* sql`UPDATE agent_sessions SET state = ${encoded}, status = ${status}, pending = NULL,
       retries_used = ${state.budget.used}, updated_at = ${at}
-      WHERE id = ${id} AND run_index = ${run}`
-  }).pipe(Effect.mapError(storeError(`cannot record the end of a run of the session "${id}"`)))
+      WHERE ${rowOf(sql, of)}`
+  }).pipe(Effect.mapError(storeError(`cannot record the end of a run of the session "${of.session_id}"`)))
 
 /**
  * Records the state an interrupted run left (every tool_use answered), with
@@ -168,8 +183,7 @@ export const finish = (
  * @internal
  */
 export const interrupted = (
-  id: string,
-  run: number,
+  of: RunOf,
   state: Session.State,
   at: number
 ): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
@@ -178,8 +192,8 @@ export const interrupted = (
     const encoded = yield* encodeState(state)
     yield* sql`UPDATE agent_sessions SET state = ${encoded}, status = 'interrupted', pending = NULL,
       retries_used = ${state.budget.used}, updated_at = ${at}
-      WHERE id = ${id} AND run_index = ${run} AND pending IS NOT NULL`
-  }).pipe(Effect.mapError(storeError(`cannot record the interruption of a run of the session "${id}"`)))
+      WHERE ${rowOf(sql, of)} AND pending IS NOT NULL`
+  }).pipe(Effect.mapError(storeError(`cannot record the interruption of a run of the session "${of.session_id}"`)))
 
 /**
  * Writes a session's state as imported: no run in progress, and a new life
