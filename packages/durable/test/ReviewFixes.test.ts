@@ -411,6 +411,29 @@ describe("review fixes: the light engine", () => {
     }).pipe(Effect.provide(database()))
   )
 
+  it.scoped("a wait's wake-up leaves no row behind when its execution was purged meanwhile", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const engine = yield* engineIn(yield* Effect.scope, () =>
+        Effect.as(DurableClock.sleep({ name: "wait", duration: "10 seconds", inMemoryThreshold: Duration.zero }), 1)
+      )
+      yield* Effect.provide(Probe.execute({ id: "p" }, { discard: true }), engine)
+      yield* settle(Effect.map(statusOf("p"), (status) => status === "suspended"))
+      // Its session deleted while it waits: every row goes.
+      yield* SqlEngine.purge([yield* Probe.executionId({ id: "p" })])
+      yield* TestClock.adjust("10 seconds")
+      yield* settle(Effect.succeed(true))
+      const rows = (table: string) =>
+        Effect.map(sql<{ readonly n: number | bigint }>`SELECT count(*) AS n FROM ${sql(table)}`, (rows) =>
+          Number(rows[0]!.n)
+        )
+      assert.deepStrictEqual(
+        yield* Effect.all([rows("workflow_executions"), rows("workflow_clocks"), rows("workflow_deferreds")]),
+        [0, 0, 0]
+      )
+    }).pipe(Effect.provide(database()))
+  )
+
   it.scoped("a durable clock's deadline is journaled in whole milliseconds", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient

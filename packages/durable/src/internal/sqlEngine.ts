@@ -448,8 +448,12 @@ export const make = (
           "deferred",
           done.executionId,
           done.deferredName,
+          // Only for an execution still journaled: a clock armed before its execution was purged (its
+          // session deleted) must not leave a row behind.
           sql`INSERT INTO workflow_deferreds (execution_id, name, exit)
-            VALUES (${done.executionId}, ${done.deferredName}, ${encoded}) ON CONFLICT DO NOTHING`
+            SELECT ${done.executionId}, ${done.deferredName}, ${encoded}
+            WHERE EXISTS (SELECT 1 FROM workflow_executions WHERE execution_id = ${done.executionId})
+            ON CONFLICT DO NOTHING`
         )
         journal?.deferreds.set(done.deferredName, encoded)
         yield* resume(done.executionId)
