@@ -5,7 +5,7 @@
  * execution, what the engine keeps in memory, a registration's scope, whole-millisecond deadlines.
  * Real SQLite files; time is the TestClock.
  */
-import { DurableSessions, Engine, SqlEngine } from "@agent-kernel/durable"
+import { AgentRun, DurableSessions, Engine, SqlEngine } from "@agent-kernel/durable"
 import { Content, EventBus, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import * as LibsqlClient from "@effect/sql-libsql/LibsqlClient"
@@ -143,6 +143,47 @@ describe("review fixes: execution ids of a session's lives", () => {
       })
     )
   }
+})
+
+describe("review fixes: a store made before lives", () => {
+  it.scoped("gets the column, and its sessions keep their execution ids", () =>
+    Effect.gen(function* () {
+      const store = file()
+      // The session table as it was: no life.
+      yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.zipRight(
+          sql`CREATE TABLE agent_sessions (id TEXT PRIMARY KEY, state TEXT, status TEXT NOT NULL,
+            run_index BIGINT NOT NULL, pending TEXT, retries_used BIGINT NOT NULL, updated_at BIGINT NOT NULL)`,
+          sql`INSERT INTO agent_sessions VALUES ('old', NULL, 'new', 0, NULL, 0, 0)`
+        )
+      ).pipe(Effect.provide(LibsqlClient.layer({ url: `file:${store}`, intMode: "bigint" })), Effect.scoped)
+      const model = yield* ScriptedModel.make([ScriptedModel.text("one"), ScriptedModel.text("two")])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        assert.strictEqual((yield* sessions.run("old", "go")).final_text, "one")
+        assert.strictEqual((yield* sessions.run("new", "go")).final_text, "two")
+        const lives = yield* sql<{
+          readonly id: string
+          readonly life: string | null
+        }>`SELECT id, life FROM agent_sessions
+          ORDER BY id`
+        assert.deepStrictEqual(
+          lives.map((row) => [row.id, row.life === null]),
+          [
+            ["new", false],
+            ["old", true]
+          ]
+        )
+        const legacy = yield* AgentRun.AgentRun.executionId({ session_id: "old", run: 1, input: Content.userText("") })
+        const executions = yield* sql<{ readonly execution_id: string }>`SELECT execution_id FROM workflow_executions`
+        assert.include(
+          executions.map((row) => row.execution_id),
+          legacy
+        )
+      }).pipe(Effect.provide(sessionsOn(Engine.layerSqlite(store), model)), Effect.scoped)
+    })
+  )
 })
 
 describe("review fixes: a failing store reaches the caller as a typed error and leaves the run resumable", () => {

@@ -60,9 +60,11 @@ export const migrate: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient
     life TEXT
   )`
   // A store made before sessions had lives gets the column; its sessions keep NULL (and their
-  // execution ids) until deleted or imported over.
-  yield* sql`SELECT life FROM agent_sessions WHERE 1 = 0`.pipe(
-    Effect.catchAll(() => sql`ALTER TABLE agent_sessions ADD COLUMN life TEXT`)
+  // execution ids) until deleted or imported over. (If the ALTER fails, another process may just
+  // have added it: the probe says.)
+  const probe = sql`SELECT life FROM agent_sessions WHERE 1 = 0`
+  yield* probe.pipe(
+    Effect.catchAll(() => sql`ALTER TABLE agent_sessions ADD COLUMN life TEXT`.pipe(Effect.catchAll(() => probe)))
   )
   yield* sql`CREATE TABLE IF NOT EXISTS agent_tool_calls (
     execution_id TEXT NOT NULL,
