@@ -61,6 +61,22 @@ const settle = <E, R>(check: Effect.Effect<boolean, E, R>) =>
   })
 
 /**
+ * `n` event-loop turns: room for whatever would happen next (a resumed run's SQL and fibers) to
+ * happen before the test checks that it did not. Turns, not time: the local SQLite driver answers
+ * within a turn or two.
+ */
+const turns = (n: number) =>
+  Effect.forEach(
+    Array.from({ length: n }),
+    () =>
+      Effect.zipRight(
+        Effect.yieldNow(),
+        Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      ),
+    { discard: true }
+  )
+
+/**
  * A journal hook that runs `then` once, just before the first journal write `at` picks: a test
  * breaks the database there (renames a table) to make the next statement fail for real.
  */
@@ -308,7 +324,7 @@ describe("review fixes: Ctrl-C in a durable wait", () => {
           assert.deepStrictEqual(yield* statuses, ["stopped"])
           // The wait's deadline passes: the stopped run does not go on.
           yield* TestClock.adjust("1 minute")
-          yield* settle(Effect.succeed(true))
+          yield* turns(100)
           assert.strictEqual((yield* model.calls).length, 1)
           assert.deepStrictEqual(yield* statuses, ["stopped"])
           // The session takes its next input.
@@ -317,6 +333,31 @@ describe("review fixes: Ctrl-C in a durable wait", () => {
           assert.deepStrictEqual(next.history.map(Content.textOf), ["go", "again", "too late"])
         }).pipe(Effect.provide(sessionsOn(Engine.layerSqlite(file()), model)), Effect.scoped)
       })
+  )
+
+  it.scoped("the same on the memory engine", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.rateLimited({ retryAfterMs: 30_000 }),
+        ScriptedModel.text("too late"),
+        ScriptedModel.text("next")
+      ])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        // The memory engine runs on the fibers alone: the run is suspended once they have all yielded.
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* turns(100)
+        yield* Fiber.interrupt(caller)
+        const [listed] = yield* sessions.list
+        assert.strictEqual(listed?.status, "interrupted")
+        yield* TestClock.adjust("1 minute")
+        yield* turns(100)
+        assert.strictEqual((yield* model.calls).length, 1)
+        const next = yield* sessions.run("s", "again")
+        assert.deepStrictEqual(next.history.map(Content.textOf), ["go", "again", "too late"])
+      }).pipe(Effect.provide(sessionsOn(Engine.layerMemory, model)), Effect.scoped)
+    })
   )
 })
 
@@ -341,11 +382,7 @@ const engineIn = <R>(
   )
 
 /** A few event-loop turns: what a slow database takes to answer. */
-const slowly = Effect.forEach(
-  Array.from({ length: 5 }),
-  () => Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve))),
-  { discard: true }
-)
+const slowly = turns(5)
 
 const statusOf = (id: string) =>
   Effect.flatMap(Probe.executionId({ id }), (executionId) =>
@@ -377,7 +414,7 @@ describe("review fixes: the light engine", () => {
         )
       )
       yield* settle(Effect.map(statusOf("x"), (status) => status === "running"))
-      yield* settle(Effect.succeed(true))
+      yield* turns(100)
       yield* Deferred.succeed(release, undefined)
       assert.deepStrictEqual(yield* Fiber.join(callers), [7, 7])
       assert.strictEqual(bodies, 1)
@@ -463,7 +500,7 @@ describe("review fixes: the light engine", () => {
       // Its session deleted while it waits: every row goes.
       yield* SqlEngine.purge([yield* Probe.executionId({ id: "p" })])
       yield* TestClock.adjust("10 seconds")
-      yield* settle(Effect.succeed(true))
+      yield* turns(100)
       const rows = (table: string) =>
         Effect.map(sql<{ readonly n: number | bigint }>`SELECT count(*) AS n FROM ${sql(table)}`, (rows) =>
           Number(rows[0]!.n)
