@@ -48,8 +48,8 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Journal from "./internal/journal.js"
+import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Store from "./internal/store.js"
-import * as SqlEngine from "./SqlEngine.js"
 
 /**
  * The payload of a run: which session, which life of it (see
@@ -207,17 +207,6 @@ export const stop = (
 const Start = Schema.Struct({ state: Schema.NullOr(Session.State), at: Schema.Number })
 
 /**
- * The store failed under an activity: a defect carrying a `JournalError`,
- * which the engine does not journal as the activity's result (the run stops
- * there, unfinished, and resumes once the store works) and `DurableSessions`
- * turns back into a failure of the caller.
- */
-const storeFailed =
-  (executionId: string) =>
-  (error: Store.StoreError): Effect.Effect<never> =>
-    Effect.die(new SqlEngine.JournalError({ message: error.message, execution_id: executionId }))
-
-/**
  * The body of a run: the kernel's session, made from the journaled state,
  * running the input with its effects journaled. Decisions read the journal's
  * clock and a `Random` seeded with the execution id, so a replay decides as
@@ -268,7 +257,8 @@ export const body = (
       success: Start,
       execute: Effect.gen(function* () {
         fresh = true
-        const row = yield* Effect.catchAll(Store.get(payload.session_id), storeFailed(executionId))
+        // A store that fails is the journal's failure (the run stops unfinished), not the step's result.
+        const row = yield* Effect.catchAll(Store.get(payload.session_id), SqlEngineInternal.fail("start", executionId))
         return {
           state: Option.match(row, { onNone: () => null, onSome: (row) => row.state }),
           at: yield* Clock.currentTimeMillis
@@ -278,7 +268,7 @@ export const body = (
     const clock = Journal.makeClock(yield* Effect.clock, start.at, fresh)
     // A journal write that failed in the loop: the loop ends the run `failed`, which it is not (it is
     // unfinished, to be resumed), so that end is neither published nor recorded.
-    let journalFailure: SqlEngine.JournalError | undefined
+    let journalFailure: SqlEngineInternal.JournalError | undefined
     // Replayed steps were published by the execution that journaled them: not again.
     const bus = Journal.replayAware(
       yield* EventBus.EventBus,
@@ -341,7 +331,7 @@ export const body = (
     yield* Activity.make({
       name: "end",
       execute: Effect.flatMap(Clock.currentTimeMillis, (at) => Store.finish(payload, state, outcome.status, at)).pipe(
-        Effect.catchAll(storeFailed(executionId))
+        Effect.catchAll(SqlEngineInternal.fail("end", executionId))
       )
     })
     return outcome

@@ -9,7 +9,7 @@ import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { JournalError } from "./sqlEngine.js"
+import { fail, JournalError } from "./sqlEngine.js"
 
 /**
  * The clock a journaled run reads.
@@ -217,14 +217,7 @@ export const wrap =
         ).pipe(
           // A claim that cannot be written leaves the call unclaimed: it must not run, and the
           // failure is the journal's (the run stops unfinished), not the tool's result.
-          Effect.catchAll((error) =>
-            Effect.die(
-              new JournalError({
-                message: `cannot claim the tool call ${call.id}: ${error.message}`,
-                execution_id: executionId
-              })
-            )
-          )
+          Effect.catchAll(fail(`cannot claim the tool call ${call.id}`, executionId))
         )
         return Activity.make({
           name: `tool/${info.turn}/${n}/${call.id}`,

@@ -191,6 +191,24 @@ const messageOf = (error: unknown): string =>
       : String(error)
 
 /**
+ * The journal (or a run step's store) failed at `what`: the defect a run
+ * fails with, since the engine's interface has no error channel. An activity
+ * that dies with it is not journaled, and a run that does is not recorded as
+ * ended: it resumes once the database works.
+ *
+ * @internal
+ */
+export const fail =
+  (what: string, executionId: string | undefined = undefined) =>
+  (error: unknown): Effect.Effect<never> =>
+    Effect.die(
+      new JournalError({
+        message: `${what}: ${messageOf(error)}`,
+        ...(executionId === undefined ? {} : { execution_id: executionId })
+      })
+    )
+
+/**
  * A `WorkflowEngine` for one process over the `SqlClient` in context.
  *
  * - `execute` inserts the execution (its payload Schema-encoded) and runs the
@@ -242,16 +260,6 @@ export const make = (
     // execution id must not both start its body.
     const starting = yield* Effect.makeSemaphore(1)
     const beforeWrite = options.beforeWrite ?? (() => Effect.void)
-
-    const fail =
-      (what: string, executionId: string | undefined = undefined) =>
-      (error: unknown) =>
-        Effect.die(
-          new JournalError({
-            message: `${what}: ${messageOf(error)}`,
-            ...(executionId === undefined ? {} : { execution_id: executionId })
-          })
-        )
 
     const write = (
       kind: Write["kind"],
