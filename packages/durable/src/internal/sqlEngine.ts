@@ -538,7 +538,7 @@ export const make = (
                 return yield* start(entry, executionId, options.payload)
               }
               // Journaled, not running here: a suspended run waits for its wake-up, an ended one
-              // answers from the journal, any other (a crash, a journal failure) replays.
+              // answers from the journal, any other (a crash, a stop, a journal failure) replays.
               const row = yield* readExecution(executionId)
               if (Option.isNone(row) || row.value.status === "complete" || row.value.status === "suspended")
                 return undefined
