@@ -13,11 +13,13 @@ import { assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import Database from "libsql"
 import { ensureBundle, entry } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
@@ -107,6 +109,29 @@ const status = (file: string): Promise<string | undefined> =>
   Effect.runPromise(Effect.provide(DurableSessions.summaries, Engine.layerSqliteStore(file))).then(
     (listed) => listed[0]?.status
   )
+
+const ExecutionRow = Schema.UndefinedOr(Schema.Struct({ status: Schema.String }))
+
+/**
+ * Resolves once the store's run is suspended on a durable wait: its journal, read beside the
+ * process that holds the store (WAL lets a reader in), says so, whatever the machine's speed.
+ */
+const suspendedIn = async (file: string): Promise<void> => {
+  for (;;) {
+    if (fs.existsSync(file)) {
+      const db = new Database(file, { readonly: true })
+      try {
+        const row = Schema.decodeUnknownSync(ExecutionRow)(db.prepare("SELECT status FROM workflow_executions").get())
+        if (row?.status === "suspended") return
+      } catch {
+        // The tables are not there yet.
+      } finally {
+        db.close()
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
 
 /** How often the counter was invoked for each key. */
 const invocations = (file: string): Map<string, number> => {
@@ -247,6 +272,39 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
       const listed = await start(["sessions", store], {}).finished
       assert.strictEqual(listed.code, 0, listed.stderr)
       assert.match(listed.stdout, /session-1\tinterrupted\t1\t0\t3/)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  })
+
+  it("SIGINT while the run is suspended on a durable retry-after wait ends it interrupted, its history on disk", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "durable-sigint-wait-"))
+    const store = path.join(dir, "agent.db")
+    const scope = Effect.runSync(Scope.make())
+    const provider = await Effect.runPromise(
+      Scope.extend(FakeProvider.make({ steps: [rateLimited(60), { kind: "reply", text: "next" }] }), scope)
+    )
+    const env = { ANTHROPIC_BASE_URL: provider.url }
+    const args = ["--provider", "anthropic", "--json", "--session", store]
+    try {
+      const run = start([...args, "--prompt", "wait"], env)
+      await suspendedIn(store)
+      run.child.kill("SIGINT")
+      const first = await run.finished
+      assert.strictEqual(first.code, 130, first.stderr)
+      assert.strictEqual(await status(store), "interrupted")
+      const state = Option.getOrThrow(await stored(store))
+      assert.deepStrictEqual(
+        state.history.map((message) => message.role),
+        ["user"]
+      )
+      // Stopped, not suspended: the next start does not finish the wait, it takes the next prompt.
+      const next = await start([...args, "--prompt", "again"], env).finished
+      assert.strictEqual(next.code, 0, next.stderr)
+      assert.deepStrictEqual(
+        Option.getOrThrow(await stored(store)).history.map((message) => message.role),
+        ["user", "user", "assistant"]
+      )
     } finally {
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }

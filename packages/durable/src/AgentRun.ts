@@ -10,8 +10,10 @@
  * - The session's state at the start of the run is read inside an activity,
  *   so a replay starts from the same budget, history and figures.
  *
- * The execution id is derived from the session id and the run's number, so
- * executing the same run again attaches to it. The engine is a Layer:
+ * The execution id is derived from the session id, the session's life (a
+ * random id its store row gets when it is created or imported, so a deleted
+ * and recreated session never meets a journal of its previous life) and the
+ * run's number, so executing the same run again attaches to it. The engine is a Layer:
  * `Engine.layerSqlite` (the embedded file), `Engine.layerSql` (any
  * `SqlClient`, such as Postgres) or `Engine.layerMemory`; the code here is the
  * same for all of them.
@@ -33,6 +35,7 @@ import * as Workflow from "@effect/workflow/Workflow"
 import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -45,17 +48,20 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Journal from "./internal/journal.js"
+import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Store from "./internal/store.js"
 
 /**
- * The payload of a run: which session, which of its runs (from 1), and the
- * input. The workflow's idempotency key is `session_id/run`.
+ * The payload of a run: which session, which life of it (see
+ * `executionKey`), which of its runs (from 1), and the input.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const Payload = Schema.Struct({
   session_id: Schema.String,
+  /** The session's life: absent for a session a store made before lives existed. */
+  life: Schema.optional(Schema.String),
   run: Schema.Number,
   input: Content.Message
 })
@@ -65,6 +71,20 @@ export const Payload = Schema.Struct({
  * @category models
  */
 export interface Payload extends Schema.Schema.Type<typeof Payload> {}
+
+/**
+ * The workflow's idempotency key: `session_id/run/life` (`session_id/run` for
+ * a session without a life). A session deleted and created again, or
+ * imported over another, has a new life, so its run 1 is a new execution,
+ * never the journaled outcome of an earlier life's run 1.
+ *
+ * @since 0.2.0
+ * @category workflows
+ */
+export const executionKey = (payload: Pick<Payload, "session_id" | "life" | "run">): string =>
+  payload.life === undefined
+    ? `${payload.session_id}/${payload.run}`
+    : `${payload.session_id}/${payload.run}/${payload.life}`
 
 /**
  * The workflow. Its result is the run's `RunOutcome`; a run never fails.
@@ -82,7 +102,7 @@ export const AgentRun: Workflow.Workflow<
   name: "AgentRun",
   payload: Payload,
   success: RunOutcome.RunOutcome,
-  idempotencyKey: (payload) => `${payload.session_id}/${payload.run}`,
+  idempotencyKey: executionKey,
   // A caller waiting on a suspended run (a long retry wait) learns of its end within a second.
   suspendedRetrySchedule: Schedule.spaced("1 second")
 })
@@ -122,18 +142,25 @@ export interface Config {
 export class RunConfig extends Context.Tag("@agent-kernel/durable/RunConfig")<RunConfig, Config>() {}
 
 /**
- * A run's body running in this process, and whether its caller stopped it.
+ * A run's body in this process, and whether its caller stopped it.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Body {
-  readonly fiber: RuntimeFiber<unknown, unknown>
+  /**
+   * The body's fiber; `undefined` for a run this process suspended on a
+   * durable wait (its body ended; the engine starts another after the wait).
+   */
+  readonly fiber: RuntimeFiber<unknown, unknown> | undefined
   stopped: boolean
+  /** Done when the body has ended (its interrupted state recorded, if it was stopped). */
+  readonly ended: Deferred.Deferred<void>
 }
 
 /**
- * The bodies of this process's runs, by execution id. An interrupted caller
+ * The bodies of this process's runs (and its runs suspended on a durable
+ * wait), by execution id. An interrupted caller
  * (Ctrl-C) stops the body it waits for (see `stop`): the run ends
  * `interrupted`, with its state recorded. A body interrupted any other way
  * (its engine shutting down, the process stopping) is left unfinished in the
@@ -145,8 +172,16 @@ export interface Body {
 export class Bodies extends Context.Tag("@agent-kernel/durable/Bodies")<Bodies, Map<string, Body>>() {}
 
 /**
- * Interrupts the body of the run `executionId` if it runs in this process,
- * and waits (at most `timeout`) for it to end.
+ * Stops the run `executionId` as its caller's interruption (Ctrl-C) asks,
+ * and waits (at most `timeout`) for its body to end, its state recorded:
+ * - a body running in this process is interrupted;
+ * - a run this process suspended on a durable wait has no body: the engine
+ *   starts its body again, stopped from the start, and it replays its journal
+ *   up to the wait and ends there, `interrupted`, as a run interrupted in a
+ *   live wait would.
+ *
+ * A run this process has no body of (another runner's) is left to its
+ * process.
  *
  * @since 0.1.0
  * @category workflows
@@ -154,12 +189,18 @@ export class Bodies extends Context.Tag("@agent-kernel/durable/Bodies")<Bodies, 
 export const stop = (
   executionId: string,
   timeout: Duration.DurationInput = "5 seconds"
-): Effect.Effect<void, never, Bodies> =>
-  Effect.flatMap(Bodies, (bodies) => {
+): Effect.Effect<void, never, Bodies | WorkflowEngine.WorkflowEngine> =>
+  Effect.gen(function* () {
+    const bodies = yield* Bodies
     const body = bodies.get(executionId)
-    if (body === undefined) return Effect.void
+    if (body === undefined) return
     body.stopped = true
-    return Effect.ignore(Effect.timeout(Fiber.interrupt(body.fiber), timeout))
+    if (body.fiber !== undefined) return yield* Effect.ignore(Effect.timeout(Fiber.interrupt(body.fiber), timeout))
+    yield* Effect.ignore(
+      Effect.timeout(Effect.zipRight(AgentRun.resume(executionId), Deferred.await(body.ended)), timeout)
+    )
+    // No body took the stop (the run had ended meanwhile): nothing is left to stop.
+    if (bodies.get(executionId) === body) bodies.delete(executionId)
   })
 
 /** The journaled start of a run: the session's state before it, and the instant it started. */
@@ -186,13 +227,28 @@ export const body = (
     const config = yield* RunConfig
     const bodies = yield* Bodies
     const fiber = yield* Effect.withFiberRuntime<RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
+    const instance = yield* WorkflowEngine.WorkflowInstance
+    const previous = bodies.get(executionId)
     // A run stopped in this process stays stopped: the engine may start its body again at once
     // (it sees an interrupted body, not a finished run), and that body must not run it on.
-    if (bodies.get(executionId)?.stopped === true) return yield* Effect.never
-    const running: Body = { fiber, stopped: false }
+    if (previous?.fiber !== undefined && previous.stopped) return yield* Effect.never
+    // A stop of the run while it was suspended here is taken over: this body stops at its wait.
+    const running: Body = {
+      fiber,
+      stopped: previous?.stopped === true,
+      ended: previous?.ended ?? (yield* Deferred.make<void>())
+    }
     bodies.set(executionId, running)
     yield* Effect.addFinalizer(() =>
-      Effect.sync(() => bodies.get(executionId) === running && !running.stopped && bodies.delete(executionId))
+      Effect.gen(function* () {
+        if (bodies.get(executionId) === running && !running.stopped) {
+          // Suspended on a durable wait: the run is still this process's to stop (see `stop`).
+          if (instance.suspended)
+            bodies.set(executionId, { fiber: undefined, stopped: false, ended: yield* Deferred.make<void>() })
+          else bodies.delete(executionId)
+        }
+        yield* Deferred.succeed(running.ended, undefined)
+      })
     )
     // Whether this execution starts the run (the start step executes) or replays a journal.
     let fresh = false
@@ -201,7 +257,8 @@ export const body = (
       success: Start,
       execute: Effect.gen(function* () {
         fresh = true
-        const row = yield* Effect.orDie(Store.get(payload.session_id))
+        // A store that fails is the journal's failure (the run stops unfinished), not the step's result.
+        const row = yield* Effect.catchAll(Store.get(payload.session_id), SqlEngineInternal.fail("start", executionId))
         return {
           state: Option.match(row, { onNone: () => null, onSome: (row) => row.state }),
           at: yield* Clock.currentTimeMillis
@@ -209,9 +266,15 @@ export const body = (
       })
     })
     const clock = Journal.makeClock(yield* Effect.clock, start.at, fresh)
+    // A journal write that failed in the loop: the loop ends the run `failed`, which it is not (it is
+    // unfinished, to be resumed), so that end is neither published nor recorded.
+    let journalFailure: SqlEngineInternal.JournalError | undefined
     // Replayed steps were published by the execution that journaled them: not again.
-    const instance = yield* WorkflowEngine.WorkflowInstance
-    const bus = Journal.replayAware(yield* EventBus.EventBus, clock, () => instance.suspended)
+    const bus = Journal.replayAware(
+      yield* EventBus.EventBus,
+      clock,
+      () => instance.suspended || journalFailure !== undefined
+    )
     const context = yield* Effect.context<Journal.Journal>()
     const idempotent = new Set(config.idempotentTools ?? [])
     // The engine interrupts a run that suspends on a durable wait, or whose shard moves: neither ends the
@@ -236,7 +299,18 @@ export const body = (
       maxOutputTokens: config.maxOutputTokens,
       metrics: config.metrics,
       ...(start.state === null ? {} : { state: start.state }),
-      effects: Journal.wrap({ executionId, clock, idempotent: (tool) => idempotent.has(tool) }, context)
+      effects: Journal.wrap(
+        {
+          executionId,
+          clock,
+          idempotent: (tool) => idempotent.has(tool),
+          stopping: () => running.stopped,
+          failed: (error) => {
+            journalFailure ??= error
+          }
+        },
+        context
+      )
     }).pipe(Effect.provideService(EventBus.EventBus, bus), Effect.provideService(Toolbox.Toolbox, ownToolbox))
     const outcome = yield* session.run(payload.input).pipe(
       Effect.provideService(EventBus.EventBus, bus),
@@ -247,20 +321,17 @@ export const body = (
       Effect.onExit((exit) =>
         Exit.isInterrupted(exit) && running.stopped
           ? Effect.flatMap(session.state, (state) =>
-              Effect.ignore(
-                Store.interrupted(payload.session_id, payload.run, state, clock.real.unsafeCurrentTimeMillis())
-              )
+              Effect.ignore(Store.interrupted(payload, state, clock.real.unsafeCurrentTimeMillis()))
             )
           : Effect.void
       )
     )
+    if (journalFailure !== undefined) return yield* Effect.die(journalFailure)
     const state = yield* session.state
     yield* Activity.make({
       name: "end",
-      execute: Effect.orDie(
-        Effect.flatMap(Clock.currentTimeMillis, (at) =>
-          Store.finish(payload.session_id, payload.run, state, outcome.status, at)
-        )
+      execute: Effect.flatMap(Clock.currentTimeMillis, (at) => Store.finish(payload, state, outcome.status, at)).pipe(
+        Effect.catchAll(SqlEngineInternal.fail("end", executionId))
       )
     })
     return outcome

@@ -141,7 +141,9 @@ export interface Service {
   /**
    * Runs one input through the session `id` (created when new), as the next
    * run of the session's workflow. Fails with `RunPending` if a run of it is
-   * unfinished.
+   * unfinished, and with `JournalError` if the store or the journal fails
+   * under the run, which is then left unfinished, for `resume`. Interrupting
+   * the caller ends the run `interrupted` (see `AgentRun.stop`).
    */
   readonly run: (
     id: string,
@@ -158,7 +160,11 @@ export interface Service {
   readonly delete: (id: string) => Effect.Effect<void, Store.StoreError>
   /** The session as `Export`, Schema-encoded JSON. */
   readonly exportJson: (id: string) => Effect.Effect<string, SessionNotFound | Store.StoreError>
-  /** Imports an exported session, replacing one of the same id; returns its id. */
+  /**
+   * Imports an exported session, replacing one of the same id (and deleting
+   * that one's journal); returns its id. Its runs go on from the exported
+   * run count as new executions.
+   */
   readonly importJson: (json: string) => Effect.Effect<string, InvalidExport | Store.StoreError>
 }
 
@@ -169,6 +175,9 @@ export interface Service {
  * @category tags
  */
 export class DurableSessions extends Context.Tag("@agent-kernel/durable/DurableSessions")<DurableSessions, Service>() {}
+
+/** The payload's life: none for a session made before lives existed. */
+const lifeOf = (life: string | null): { readonly life?: string } => (life === null ? {} : { life })
 
 const summaryOf = (row: Store.Row): Summary => ({
   id: row.id,
@@ -230,11 +239,31 @@ export const make: Effect.Effect<
         defect instanceof SqlEngine.JournalError ? Option.some(Effect.fail(defect)) : Option.none()
       )
     )
-  // The executions of a session's runs 1..runs (the id derives from the session and the run alone).
-  const executionsOf = (id: string, runs: number) =>
+  // The executions of a life's runs 1..runs (the id derives from the session, its life and the run alone).
+  const executionsOf = (id: string, life: string | null, runs: number) =>
     Effect.forEach(Arr.range(1, runs), (run) =>
-      AgentRun.AgentRun.executionId({ session_id: id, run, input: Content.userText("") })
+      AgentRun.AgentRun.executionId({ session_id: id, ...lifeOf(life), run, input: Content.userText("") })
     )
+  // Deletes the session with the journal of its runs (the engine's rows and the tool-call claims).
+  const remove = (id: string): Effect.Effect<void, Store.StoreError> =>
+    Effect.gen(function* () {
+      const row = yield* Effect.provide(Store.get(id), context)
+      const ids =
+        Option.isSome(row) && row.value.run_index > 0
+          ? yield* executionsOf(id, row.value.life, row.value.run_index)
+          : []
+      const journal = yield* Engine.Journal
+      yield* Effect.provide(journal.purge(ids), context).pipe(
+        Effect.mapError(
+          (error) =>
+            new Store.StoreError({
+              message: `cannot delete the journal of the session "${id}": ${error.message}`,
+              locked: false
+            })
+        )
+      )
+      yield* Effect.provide(Store.remove(id, ids), context)
+    })
   const found = (id: string) =>
     Effect.flatMap(
       Effect.provide(Store.get(id), context),
@@ -252,32 +281,19 @@ export const make: Effect.Effect<
           return yield* new RunPending({ session_id: id, run: row.value.run_index })
         }
         const run = Option.match(row, { onNone: () => 1, onSome: (row) => row.run_index + 1 })
-        yield* Effect.provide(Store.begin(id, run, message, yield* Clock.currentTimeMillis), context)
-        return yield* execute({ session_id: id, run, input: message })
+        const life = yield* Effect.provide(Store.begin(id, run, message, yield* Clock.currentTimeMillis), context)
+        return yield* execute({ session_id: id, ...lifeOf(life), run, input: message })
       }),
     resume: (id) =>
       Effect.flatMap(Effect.provide(Store.get(id), context), (row) => {
         if (Option.isNone(row) || row.value.pending === null) return Effect.succeedNone
-        return Effect.asSome(execute({ session_id: id, run: row.value.run_index, input: row.value.pending }))
+        return Effect.asSome(
+          execute({ session_id: id, ...lifeOf(row.value.life), run: row.value.run_index, input: row.value.pending })
+        )
       }),
     state: (id) => Effect.provide(read(id), context),
     list: Effect.provide(summaries, context),
-    delete: (id) =>
-      Effect.gen(function* () {
-        const row = yield* Effect.provide(Store.get(id), context)
-        const ids = Option.isSome(row) && row.value.run_index > 0 ? yield* executionsOf(id, row.value.run_index) : []
-        const journal = yield* Engine.Journal
-        yield* Effect.provide(journal.purge(ids), context).pipe(
-          Effect.mapError(
-            (error) =>
-              new Store.StoreError({
-                message: `cannot delete the journal of the session "${id}": ${error.message}`,
-                locked: false
-              })
-          )
-        )
-        yield* Effect.provide(Store.remove(id, ids), context)
-      }),
+    delete: remove,
     exportJson: (id) =>
       Effect.flatMap(found(id), (row) =>
         row.state === null
@@ -288,12 +304,12 @@ export const make: Effect.Effect<
       Schema.decode(ExportJson)(json).pipe(
         Effect.mapError((error) => new InvalidExport({ message: ParseResult.TreeFormatter.formatErrorSync(error) })),
         Effect.flatMap((exported) =>
-          Effect.as(
-            Effect.flatMap(Clock.currentTimeMillis, (at) =>
-              Effect.provide(Store.put(exported.id, exported.state, at), context)
-            ),
-            exported.id
-          )
+          Effect.gen(function* () {
+            // The session it replaces goes with its journal, as on delete.
+            yield* remove(exported.id)
+            yield* Effect.provide(Store.put(exported.id, exported.state, yield* Clock.currentTimeMillis), context)
+            return exported.id
+          })
         )
       )
   } satisfies Service

@@ -34,6 +34,7 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
+import * as Schema from "effect/Schema"
 import * as Store from "./internal/store.js"
 import * as SqlEngine from "./SqlEngine.js"
 
@@ -142,9 +143,54 @@ export const clusterJournal: JournalService = {
 
 const engineError = (error: SqlEngine.JournalError) => new StoreError({ message: error.message, locked: false })
 
+const Locked = Schema.Tuple(Schema.Struct({ locked: Schema.Boolean }))
+
+/**
+ * On Postgres, holds a session-level advisory lock on the database's durable store (keyed by the
+ * schema) for the life of the scope, on a connection reserved for it: a second process on the same
+ * database fails at once, and the server releases the lock when the holder's connection drops, a
+ * killed process included. Two processes running one journal's workflows would both run them.
+ * Other databases through `layerSql` are the caller's to guard (`layerSqlite` locks its file).
+ */
+const exclusiveDatabase: Layer.Layer<never, StoreError, SqlClient.SqlClient> = Layer.scopedDiscard(
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.onDialectOrElse({
+      pg: () =>
+        Effect.gen(function* () {
+          const connection = yield* sql.reserve
+          const key = "hashtext('agent-kernel/durable/' || current_schema())"
+          const [{ locked }] = yield* Effect.flatMap(
+            connection.execute(`SELECT pg_try_advisory_lock(${key}) AS locked`, [], undefined),
+            Schema.decodeUnknown(Locked)
+          )
+          if (!locked)
+            return yield* new StoreError({
+              message: "the session store (its Postgres database and schema) is in use by another process",
+              locked: true
+            })
+          // Before the connection goes back to the pool (finalizers run in reverse), or the pool's
+          // next user of it would hold the lock.
+          yield* Effect.addFinalizer(() =>
+            Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${key})`, [], undefined))
+          )
+        }),
+      orElse: () => Effect.void
+    })
+  ).pipe(
+    Effect.catchTags({
+      SqlError: (error) =>
+        new StoreError({ message: `cannot lock the session store: ${error.message}`, locked: false }),
+      ParseError: (error) =>
+        new StoreError({ message: `cannot lock the session store: ${error.message}`, locked: false })
+    })
+  )
+)
+
 /**
  * The light engine (`SqlEngine`) over the `SqlClient` in context, and the
- * session store's tables in the same database.
+ * session store's tables in the same database. On Postgres, one process owns
+ * the store at a time (an advisory lock): a second gets `StoreError` with
+ * `locked: true`.
  *
  * @since 0.2.0
  * @category layers
@@ -152,7 +198,11 @@ const engineError = (error: SqlEngine.JournalError) => new StoreError({ message:
 export const layerSql = (
   options: SqlEngine.Options = {}
 ): Layer.Layer<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient, StoreError, SqlClient.SqlClient> =>
-  SqlEngine.layer(options).pipe(Layer.mapError(engineError), Layer.provideMerge(migrated))
+  SqlEngine.layer(options).pipe(
+    Layer.mapError(engineError),
+    Layer.provideMerge(migrated),
+    Layer.provideMerge(exclusiveDatabase)
+  )
 
 /**
  * The cluster workflow engine on a single runner over the `SqlClient` in

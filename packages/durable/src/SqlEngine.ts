@@ -9,16 +9,21 @@
  * - An activity's exit is journaled by (execution, name, attempt) when it
  *   completes; a replay answers it from the journal and does not run it. An
  *   activity in flight at a crash (no journaled exit) runs again.
- * - A `DurableClock` deadline is journaled as a wall-clock time, and the
- *   first deadline wins: a wait a restart interrupted ends at the same instant.
+ * - A `DurableClock` deadline is journaled as a wall-clock time (whole
+ *   milliseconds), and the first deadline wins: a wait a restart interrupted
+ *   ends at the same instant.
  * - When a workflow is registered, every execution of it that had not ended
- *   resumes, replaying its journal.
+ *   resumes, replaying its journal; when the registration's scope closes,
+ *   the workflow is unregistered and its bodies interrupted as by a shutdown.
+ * - A second caller of an execution that runs in the process joins it. Only
+ *   the executions whose body runs, and their journals, are held in memory.
  * - A run its caller stopped (interrupted while the engine lives) is left
  *   ended; one the engine's shutdown interrupted is a crash, resumed on the
  *   next start.
  *
  * One process only: two engines on one journal would both run its workflows
- * (`Engine.layerSqlite` holds an exclusive lock on the file). Child workflows
+ * (`Engine.layerSqlite` holds an exclusive lock on the file, `Engine.layerSql`
+ * an advisory lock on Postgres). Child workflows
  * and compensation finalizers are not journaled (`AgentRun` uses neither).
  *
  * @since 0.2.0
@@ -33,7 +38,9 @@ import * as internal from "./internal/sqlEngine.js"
 
 /**
  * The journal cannot be read or written: its database failed, or a row does
- * not decode (a garbage payload, activity result or deadline). Building the
+ * not decode (a garbage payload, activity result or deadline), or an
+ * activity's own store failed (an activity that dies with this error is not
+ * journaled: it runs again when the run resumes). Building the
  * engine fails with it; inside a run it is a defect (the engine interface has
  * no error channel), which `DurableSessions` turns back into this error. A
  * run that met it is not recorded as ended: it resumes once the journal works.

@@ -203,7 +203,13 @@ describe("durable sessions on a SQLite file", () => {
         yield* sessions.run("s", "first")
         yield* sessions.run("s", "second")
         yield* sessions.run("k", "other")
-        const kept = yield* AgentRun.AgentRun.executionId({ session_id: "k", run: 1, input: Content.userText("other") })
+        const [life] = yield* sql<{ readonly life: string }>`SELECT life FROM agent_sessions WHERE id = 'k'`
+        const kept = yield* AgentRun.AgentRun.executionId({
+          session_id: "k",
+          life: life!.life,
+          run: 1,
+          input: Content.userText("other")
+        })
         const before = yield* rows
         // Every table holds rows of the deleted session: the retry wait's clock and wake-up, the tool's claim.
         for (const [i, table] of tables.entries())

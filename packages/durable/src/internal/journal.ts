@@ -3,11 +3,13 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Activity from "@effect/workflow/Activity"
 import * as DurableClock from "@effect/workflow/DurableClock"
 import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { fail, JournalError } from "./sqlEngine.js"
 
 /**
  * The clock a journaled run reads.
@@ -84,24 +86,21 @@ export const makeClock = (clock: Clock.Clock, startedAt: number, fresh: boolean)
  * delivered again, so an observer (the CLI) does not show replayed steps as
  * new; `run_ended` is (the run ends in this execution). While the execution
  * suspends (a durable wait: the engine interrupts it, to replay it after the
- * wait), nothing is: the run has not ended.
+ * wait), or once its journal failed (the loop then ends it `failed`, but it
+ * is unfinished, to be resumed), nothing is (`withheld`): the run has not
+ * ended.
  *
  * @internal
  */
-export const replayAware = (
-  bus: EventBus.Service,
-  clock: JournalClock,
-  suspending: () => boolean
-): EventBus.Service => {
-  const shown = (event: { readonly type: string }) =>
-    !suspending() && (!clock.replaying() || event.type === "run_ended")
+export const replayAware = (bus: EventBus.Service, clock: JournalClock, withheld: () => boolean): EventBus.Service => {
+  const shown = (event: { readonly type: string }) => !withheld() && (!clock.replaying() || event.type === "run_ended")
   return {
     observed: bus.observed,
     responseObserved: bus.responseObserved,
     publish: (event) => (shown(event) ? bus.publish(event) : Effect.void),
     deliver: (events) => Effect.suspend(() => bus.deliver(events.filter(shown))),
     modelResponded: (response, info) =>
-      clock.replaying() || suspending() ? Effect.void : bus.modelResponded(response, info)
+      clock.replaying() || withheld() ? Effect.void : bus.modelResponded(response, info)
   }
 }
 
@@ -144,6 +143,14 @@ export interface Options {
   readonly executionId: string
   readonly clock: JournalClock
   readonly idempotent: (tool: string) => boolean
+  /**
+   * Whether the run's caller stopped it: the run ends (interrupted) at its
+   * next wait, or at its next step once it no longer replays its journal,
+   * rather than perform it.
+   */
+  readonly stopping: () => boolean
+  /** Told of a journal failure in a step (which then fails the loop), before the loop sees it. */
+  readonly failed: (error: JournalError) => void
 }
 
 /**
@@ -159,6 +166,9 @@ export interface Options {
  *   deadline is journaled as a wall-clock time, so a restart finishes the same
  *   wait), then the activity `woke/<turn>/<attempt>` journals when it ended.
  *
+ * A step whose journal fails (a `JournalError` defect) is reported to
+ * `failed` before the loop sees the defect.
+ *
  * @internal
  */
 export const wrap =
@@ -168,6 +178,15 @@ export const wrap =
     let tools = 0
     let lastCall = "0/0"
     const now = () => Effect.sync(() => clock.unsafeCurrentTimeMillis())
+    const journaled = <A, R>(step: Effect.Effect<A, never, R>): Effect.Effect<A, never, R> =>
+      Effect.tapDefect(step, (cause) =>
+        Effect.sync(() => {
+          for (const defect of Cause.defects(cause)) if (defect instanceof JournalError) options.failed(defect)
+        })
+      )
+    // A stopped run performs no further step: past its replay, a step would be new work.
+    const unlessStopped = <A, R>(step: Effect.Effect<A, never, R>): Effect.Effect<A, never, R> =>
+      Effect.suspend(() => (options.stopping() && !clock.replaying() ? Effect.interrupt : journaled(step)))
     return {
       model: (request, info) => {
         lastCall = `${info.turn}/${info.attempt}`
@@ -182,7 +201,8 @@ export const wrap =
             clock.completed(step.at)
             return step.result
           }),
-          Effect.provide(context)
+          Effect.provide(context),
+          unlessStopped
         )
       },
       tool: (call, info) => {
@@ -194,24 +214,26 @@ export const wrap =
           sql<{ readonly call_id: string }>`INSERT INTO agent_tool_calls (execution_id, call_id, started_at)
             VALUES (${executionId}, ${`${info.turn}/${n}/${call.id}`}, ${clock.unsafeCurrentTimeMillis()})
             ON CONFLICT DO NOTHING RETURNING call_id`.pipe(Effect.map((rows) => rows.length > 0))
+        ).pipe(
+          // A claim that cannot be written leaves the call unclaimed: it must not run, and the
+          // failure is the journal's (the run stops unfinished), not the tool's result.
+          Effect.catchAll(fail(`cannot claim the tool call ${call.id}`, executionId))
         )
         return Activity.make({
           name: `tool/${info.turn}/${n}/${call.id}`,
           success: ToolStep,
           execute: options.idempotent(call.name)
             ? invoke
-            : Effect.flatMap(
-                // A claim that cannot be written leaves the call unclaimed: it must not run.
-                Effect.orDie(claimed),
-                (fresh) =>
-                  fresh ? invoke : clock.live(Effect.map(now(), (at) => ({ result: unknownOutcome(call), at })))
+            : Effect.flatMap(claimed, (fresh) =>
+                fresh ? invoke : clock.live(Effect.map(now(), (at) => ({ result: unknownOutcome(call), at })))
               )
         }).pipe(
           Effect.map((step) => {
             clock.completed(step.at)
             return step.result
           }),
-          Effect.provide(context)
+          Effect.provide(context),
+          unlessStopped
         )
       },
       sleep: (delay) => {
@@ -232,7 +254,10 @@ export const wrap =
             })
           ),
           Effect.map((step) => clock.completed(step.at)),
-          Effect.provide(context)
+          Effect.provide(context),
+          journaled,
+          // A run stopped while suspended on this wait replays up to here and ends: it does not wait again.
+          (wait) => Effect.suspend(() => (options.stopping() ? Effect.interrupt : wait))
         )
       }
     }

@@ -166,6 +166,10 @@ interface Registered {
     payload: object,
     executionId: string
   ) => Effect.Effect<unknown, unknown, WorkflowEngine.WorkflowInstance | WorkflowEngine.WorkflowEngine>
+  /** The bodies of this registration: closed with the registration's scope, which interrupts them as a crash. */
+  readonly bodies: Scope.CloseableScope
+  /** Set once the registration's scope closes: a body interrupted from then on was not stopped by its caller. */
+  closing: boolean
 }
 
 interface Running {
@@ -173,9 +177,11 @@ interface Running {
   readonly instance: WorkflowEngine.WorkflowInstance["Type"]
 }
 
-/** An exit whose failure is the journal's own: not the workflow's result, never recorded as one. */
-const isJournalFailure = (exit: Exit.Exit<unknown, unknown>): boolean =>
-  Exit.isFailure(exit) && Option.exists(Cause.dieOption(exit.cause), (defect) => defect instanceof JournalError)
+/** The journal's own failure in an exit: not the workflow's (or activity's) result, never recorded as one. */
+const journalFailure = (exit: Exit.Exit<unknown, unknown>): Option.Option<JournalError> =>
+  Exit.isFailure(exit)
+    ? Option.filter(Cause.dieOption(exit.cause), (defect): defect is JournalError => defect instanceof JournalError)
+    : Option.none()
 
 const messageOf = (error: unknown): string =>
   ParseResult.isParseError(error)
@@ -185,20 +191,43 @@ const messageOf = (error: unknown): string =>
       : String(error)
 
 /**
+ * The journal (or a run step's store) failed at `what`: the defect a run
+ * fails with, since the engine's interface has no error channel. An activity
+ * that dies with it is not journaled, and a run that does is not recorded as
+ * ended: it resumes once the database works.
+ *
+ * @internal
+ */
+export const fail =
+  (what: string, executionId: string | undefined = undefined) =>
+  (error: unknown): Effect.Effect<never> =>
+    Effect.die(
+      new JournalError({
+        message: `${what}: ${messageOf(error)}`,
+        ...(executionId === undefined ? {} : { execution_id: executionId })
+      })
+    )
+
+/**
  * A `WorkflowEngine` for one process over the `SqlClient` in context.
  *
  * - `execute` inserts the execution (its payload Schema-encoded) and runs the
- *   body; the body's result is recorded when it completes.
+ *   body; the body's result is recorded when it completes. Executing an
+ *   execution id that runs in this process joins that run.
  * - An activity's exit is journaled by (execution, name, attempt) when it
  *   completes; a replay answers it from the journal without running it.
- * - A durable clock's deadline is journaled as a wall-clock time: the first
- *   deadline wins, so a replay after a restart waits for the same instant.
+ * - A durable clock's deadline is journaled as a wall-clock time in whole
+ *   milliseconds: the first deadline wins, so a replay after a restart waits
+ *   for the same instant.
  * - On registering a workflow, every execution of it that had not ended is
- *   resumed: it replays from its journal.
+ *   resumed: it replays from its journal. Closing the registration's scope
+ *   unregisters it and interrupts its bodies as a crash would.
  *
  * Journal failures inside a run are defects carrying a `JournalError` (the
- * engine's interface has no error channel); such a run is never recorded as
- * ended, so it resumes once the journal works.
+ * engine's interface has no error channel), and so is an activity that dies
+ * with one (its store failed): such an activity result is not journaled and
+ * such a run is never recorded as ended, so it resumes once the journal works.
+ * The engine keeps in memory only the runs in progress and their journals.
  *
  * @internal
  */
@@ -213,29 +242,24 @@ export const make = (
       (error) => new JournalError({ message: `cannot create the journal's tables: ${error.message}` })
     )
     const layerScope = yield* Effect.scope
-    // Bodies run in their own scope, closed after `closing` is set (finalizers run in reverse):
-    // a body interrupted by the engine's shutdown is a crash (resumed on the next start), one
-    // interrupted while the engine lives was stopped by its caller (left ended).
+    // Bodies run in their registration's scope, forked from this one and closed after `closing` is
+    // set (finalizers run in reverse): a body interrupted by the engine's shutdown is a crash
+    // (resumed on the next start), one interrupted while the engine lives was stopped by its
+    // caller (left ended).
     const bodiesScope = yield* Scope.fork(layerScope, ExecutionStrategy.sequential)
     const clocks = yield* FiberMap.make<string>()
     let closing = false
     yield* Effect.addFinalizer(() => Effect.sync(() => (closing = true)))
 
     const workflows = new Map<string, Registered>()
+    // The runs in progress in this process and their journals: an entry goes when its body ends.
     const running = new Map<string, Running>()
     const journals = new Map<string, Journal>()
     const resumeRequested = new Set<string>()
+    // Starting a run (or finding the one in progress) is one step per process: two callers of one
+    // execution id must not both start its body.
+    const starting = yield* Effect.makeSemaphore(1)
     const beforeWrite = options.beforeWrite ?? (() => Effect.void)
-
-    const fail =
-      (what: string, executionId: string | undefined = undefined) =>
-      (error: unknown) =>
-        Effect.die(
-          new JournalError({
-            message: `${what}: ${messageOf(error)}`,
-            ...(executionId === undefined ? {} : { execution_id: executionId })
-          })
-        )
 
     const write = (
       kind: Write["kind"],
@@ -281,11 +305,6 @@ export const make = (
         Effect.catchAll(fail("cannot read the execution", executionId))
       )
 
-    const isRunning = (executionId: string): boolean => {
-      const current = running.get(executionId)
-      return current !== undefined && current.fiber.unsafePoll() === null
-    }
-
     /** Records how a body generation ended. */
     const record = (entry: Registered, executionId: string, result: Workflow.Result<unknown, unknown>) => {
       if (result._tag === "Suspended")
@@ -295,7 +314,7 @@ export const make = (
           "suspended",
           sql`UPDATE workflow_executions SET status = 'suspended' WHERE execution_id = ${executionId}`
         )
-      if (isJournalFailure(result.exit)) return Effect.void
+      if (Option.isSome(journalFailure(result.exit))) return Effect.void
       return Effect.gen(function* () {
         const encoded = yield* Effect.catchAll(
           Schema.encode(entry.codecs.result)(result.exit),
@@ -307,13 +326,14 @@ export const make = (
           "complete",
           sql`UPDATE workflow_executions SET status = 'complete', result = ${encoded} WHERE execution_id = ${executionId}`
         )
-        journals.delete(executionId)
       })
     }
 
+    /** Starts a body generation of the execution. Called holding `starting`. */
     const start = (entry: Registered, executionId: string, payload: object): Effect.Effect<Running> =>
       Effect.suspend(() => {
         const instance = WorkflowEngine.WorkflowInstance.initial(entry.workflow, executionId)
+        let current: Running | undefined
         return entry.execute(payload, executionId).pipe(
           Workflow.intoResult,
           Effect.provideService(WorkflowEngine.WorkflowInstance, instance),
@@ -322,6 +342,8 @@ export const make = (
           Effect.onExit((exit) =>
             Effect.suspend(() => {
               if (closing) return Effect.void
+              // Unregistered: a crash for the run, which the next registration resumes.
+              if (entry.closing) return Effect.sync(() => forget(executionId, current))
               // Stopped by its caller while the engine lives: the run ended there, not to be resumed.
               const stopped =
                 Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
@@ -329,19 +351,35 @@ export const make = (
                       sql`UPDATE workflow_executions SET status = 'stopped' WHERE execution_id = ${executionId}`
                     )
                   : Effect.void
-              // A deferred completed while this generation ran: run again, so it is seen.
-              const again = resumeRequested.delete(executionId)
-                ? Effect.forkIn(resume(executionId), layerScope)
-                : Effect.void
-              return Effect.zipRight(stopped, again)
+              return Effect.zipRight(stopped, starting.withPermits(1)(ended(executionId, current)))
             })
           ),
-          Effect.forkIn(bodiesScope),
+          Effect.forkIn(entry.bodies),
           Effect.map((fiber) => {
-            const current: Running = { fiber, instance }
+            current = { fiber, instance }
             running.set(executionId, current)
             return current
           })
+        )
+      })
+
+    /** Drops the run and its journal from memory if `generation` is its current body; whether it was. */
+    const forget = (executionId: string, generation: Running | undefined): boolean => {
+      if (running.get(executionId) !== generation) return false
+      running.delete(executionId)
+      journals.delete(executionId)
+      return true
+    }
+
+    /**
+     * A body generation ended (called holding `starting`): the run and its journal are no longer
+     * held here, unless a deferred completed while it ran, which a new generation must see.
+     */
+    const ended = (executionId: string, generation: Running | undefined): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (!forget(executionId, generation) || !resumeRequested.delete(executionId)) return Effect.void
+        return Effect.catchAllDefect(resumeUnlocked(executionId), (defect) =>
+          Effect.logError("an execution cannot be resumed", defect)
         )
       })
 
@@ -351,7 +389,7 @@ export const make = (
         fail("the journaled payload does not decode", executionId)
       ).pipe(Effect.map((decoded) => decoded as object))
 
-    /** Replays the execution from its journal. */
+    /** Replays the execution from its journal. Called holding `starting`. */
     const replay = (executionId: string, row: typeof ExecutionRow.Type): Effect.Effect<Running | undefined> =>
       Effect.gen(function* () {
         const entry = workflows.get(row.workflow)
@@ -361,10 +399,10 @@ export const make = (
         return yield* start(entry, executionId, payload)
       })
 
-    /** Replays the execution, unless it runs (then once it ends) or has ended. */
-    const resume = (executionId: string): Effect.Effect<void> =>
+    /** Replays the execution, unless it runs (then once it ends) or has ended. Called holding `starting`. */
+    const resumeUnlocked = (executionId: string): Effect.Effect<void> =>
       Effect.gen(function* () {
-        if (isRunning(executionId)) {
+        if (running.has(executionId)) {
           resumeRequested.add(executionId)
           return
         }
@@ -373,15 +411,19 @@ export const make = (
         yield* replay(executionId, row.value)
       })
 
+    const resume = (executionId: string): Effect.Effect<void> => starting.withPermits(1)(resumeUnlocked(executionId))
+
     const poll = (
       entry: Registered,
       executionId: string
     ): Effect.Effect<Workflow.Result<unknown, unknown> | undefined> =>
       Effect.gen(function* () {
         const current = running.get(executionId)
-        const done = current?.fiber.unsafePoll()
-        if (done !== undefined && done !== null && Exit.isSuccess(done)) return done.value
-        if (current !== undefined && done === null) return undefined
+        if (current !== undefined) {
+          const done = current.fiber.unsafePoll()
+          if (done === null) return undefined
+          if (Exit.isSuccess(done)) return done.value
+        }
         const row = yield* readExecution(executionId)
         if (Option.isNone(row)) return undefined
         if (row.value.status === "suspended") return new Workflow.Suspended({})
@@ -414,8 +456,12 @@ export const make = (
           "deferred",
           done.executionId,
           done.deferredName,
+          // Only for an execution still journaled: a clock armed before its execution was purged (its
+          // session deleted) must not leave a row behind.
           sql`INSERT INTO workflow_deferreds (execution_id, name, exit)
-            VALUES (${done.executionId}, ${done.deferredName}, ${encoded}) ON CONFLICT DO NOTHING`
+            SELECT ${done.executionId}, ${done.deferredName}, ${encoded}
+            WHERE EXISTS (SELECT 1 FROM workflow_executions WHERE execution_id = ${done.executionId})
+            ON CONFLICT DO NOTHING`
         )
         journal?.deferreds.set(done.deferredName, encoded)
         yield* resume(done.executionId)
@@ -432,8 +478,23 @@ export const make = (
     const engine: WorkflowEngine.WorkflowEngine["Type"] = WorkflowEngine.makeUnsafe({
       register: (workflow, execute) =>
         Effect.gen(function* () {
-          const entry: Registered = { workflow, codecs: workflowCodecs(workflow), execute }
+          const entry: Registered = {
+            workflow,
+            codecs: workflowCodecs(workflow),
+            execute,
+            bodies: yield* Scope.fork(bodiesScope, ExecutionStrategy.sequential),
+            closing: false
+          }
           workflows.set(workflow.name, entry)
+          // Unregistered with its scope: its bodies are interrupted as by a shutdown (a crash, to be
+          // resumed by the next registration), and it no longer starts runs.
+          yield* Effect.addFinalizer(() =>
+            Effect.suspend(() => {
+              entry.closing = true
+              if (workflows.get(workflow.name) === entry) workflows.delete(workflow.name)
+              return Scope.close(entry.bodies, Exit.void)
+            })
+          )
           // Recovery: every execution of this workflow that had not ended replays from its journal
           // (a suspended one re-arms its clock from the journaled deadline).
           const pending = yield* sql<{ readonly execution_id: string }>`SELECT execution_id FROM workflow_executions
@@ -455,32 +516,35 @@ export const make = (
         Effect.gen(function* () {
           const entry = yield* registered(workflow)
           const { executionId } = options
-          let current = running.get(executionId)
-          if (current === undefined) {
-            const payload = yield* Effect.catchAll(
-              Schema.encode(entry.codecs.payload)(options.payload),
-              fail("cannot encode the payload", executionId)
-            )
-            const inserted = yield* Effect.zipRight(
-              beforeWrite({ kind: "execution", executionId, name: workflow.name }),
-              sql`INSERT INTO workflow_executions (execution_id, workflow, payload, status)
-                VALUES (${executionId}, ${workflow.name}, ${payload}, 'running')
-                ON CONFLICT DO NOTHING RETURNING execution_id`.pipe(
-                Effect.catchAll(fail("cannot journal the execution", executionId))
+          const current = yield* starting.withPermits(1)(
+            Effect.gen(function* () {
+              // In progress here (its entry goes when its body ends): join it.
+              const current = running.get(executionId)
+              if (current !== undefined) return current
+              const payload = yield* Effect.catchAll(
+                Schema.encode(entry.codecs.payload)(options.payload),
+                fail("cannot encode the payload", executionId)
               )
-            )
-            if (inserted.length > 0) {
-              journals.set(executionId, emptyJournal())
-              current = yield* start(entry, executionId, options.payload)
-            } else {
-              // Journaled, not running here: a suspended run waits for its wake-up, an ended one
-              // answers from the journal, any other (a crash, a stop) replays.
-              const row = yield* readExecution(executionId)
-              if (Option.isSome(row) && row.value.status !== "complete" && row.value.status !== "suspended") {
-                current = yield* replay(executionId, row.value)
+              const inserted = yield* Effect.zipRight(
+                beforeWrite({ kind: "execution", executionId, name: workflow.name }),
+                sql`INSERT INTO workflow_executions (execution_id, workflow, payload, status)
+                  VALUES (${executionId}, ${workflow.name}, ${payload}, 'running')
+                  ON CONFLICT DO NOTHING RETURNING execution_id`.pipe(
+                  Effect.catchAll(fail("cannot journal the execution", executionId))
+                )
+              )
+              if (inserted.length > 0) {
+                journals.set(executionId, emptyJournal())
+                return yield* start(entry, executionId, options.payload)
               }
-            }
-          }
+              // Journaled, not running here: a suspended run waits for its wake-up, an ended one
+              // answers from the journal, any other (a crash, a stop, a journal failure) replays.
+              const row = yield* readExecution(executionId)
+              if (Option.isNone(row) || row.value.status === "complete" || row.value.status === "suspended")
+                return undefined
+              return yield* replay(executionId, row.value)
+            })
+          )
           if (options.discard) return undefined
           if (current !== undefined) return yield* Fiber.join(current.fiber)
           return (yield* poll(entry, executionId)) ?? new Workflow.Suspended({})
@@ -529,6 +593,10 @@ export const make = (
             Effect.provideService(WorkflowEngine.WorkflowInstance, activityInstance)
           )
           if (result._tag === "Complete") {
+            // The activity's store failed: that is no result of it, so nothing is journaled, and the
+            // run stops here, unfinished, to run the activity again once the store works.
+            const failure = journalFailure(result.exit)
+            if (Option.isSome(failure)) return yield* Effect.die(failure.value)
             const encoded = encodeExit(result.exit)
             yield* write(
               "activity",
@@ -567,7 +635,8 @@ export const make = (
           let wakeAt = journal.clocks.get(options.clock.name)
           if (wakeAt === undefined) {
             // The FIRST deadline wins: a replay after a restart finds the journaled wall-clock instant.
-            const deadline = (yield* clock.currentTimeMillis) + Duration.toMillis(options.clock.duration)
+            // Whole milliseconds, rounded up (never sooner than asked): Postgres refuses a fraction for BIGINT.
+            const deadline = Math.ceil((yield* clock.currentTimeMillis) + Duration.toMillis(options.clock.duration))
             yield* write(
               "clock",
               executionId,

@@ -1,6 +1,7 @@
 import { Content, Session } from "@agent-kernel/kernel"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
+import * as crypto from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -19,6 +20,8 @@ const MessageJson = Schema.parseJson(Content.Message)
 /** @internal */
 export const Row = Schema.Struct({
   id: Schema.String,
+  /** The session's life (see `newLife`); NULL for a session made before lives existed. */
+  life: Schema.NullOr(Schema.String),
   state: Schema.NullOr(StateJson),
   status: Schema.String,
   run_index: Integer,
@@ -53,8 +56,16 @@ export const migrate: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient
     run_index BIGINT NOT NULL,
     pending TEXT,
     retries_used BIGINT NOT NULL,
-    updated_at BIGINT NOT NULL
+    updated_at BIGINT NOT NULL,
+    life TEXT
   )`
+  // A store made before sessions had lives gets the column; its sessions keep NULL (and their
+  // execution ids) until deleted or imported over. (If the ALTER fails, another process may just
+  // have added it: the probe says.)
+  const probe = sql`SELECT life FROM agent_sessions WHERE 1 = 0`
+  yield* probe.pipe(
+    Effect.catchAll(() => sql`ALTER TABLE agent_sessions ADD COLUMN life TEXT`.pipe(Effect.catchAll(() => probe)))
+  )
   yield* sql`CREATE TABLE IF NOT EXISTS agent_tool_calls (
     execution_id TEXT NOT NULL,
     call_id TEXT NOT NULL,
@@ -93,8 +104,21 @@ export const list: Effect.Effect<ReadonlyArray<Row>, StoreError, SqlClient.SqlCl
 }).pipe(Effect.mapError(storeError("cannot list the sessions")))
 
 /**
- * Marks run `run` of the session started with `input`. Idempotent: it only
- * moves a session forward (a run already recorded is left as it is).
+ * A new life of a session: a random id, given to its row when the row is
+ * created (a first run, an import). Run numbers start again at 1 in a new
+ * life, so the execution ids of its runs include it: a deleted and recreated
+ * session never meets the journal of an earlier life.
+ *
+ * @internal
+ */
+export const newLife: Effect.Effect<string> = Effect.sync(() => crypto.randomUUID())
+
+const LifeRows = Schema.Array(Schema.Struct({ life: Schema.NullOr(Schema.String) }))
+
+/**
+ * Marks run `run` of the session started with `input`, creating the session
+ * (with a new life) if it is new, and returns the session's life. Idempotent:
+ * it only moves a session forward (a run already recorded is left as it is).
  *
  * @internal
  */
@@ -103,15 +127,35 @@ export const begin = (
   run: number,
   input: Content.Message,
   at: number
-): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
+): Effect.Effect<string | null, StoreError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const pending = yield* encodeMessage(input)
-    yield* sql`INSERT INTO agent_sessions (id, state, status, run_index, pending, retries_used, updated_at)
-      VALUES (${id}, NULL, 'new', 0, NULL, 0, ${at}) ON CONFLICT DO NOTHING`
+    const life = yield* newLife
+    yield* sql`INSERT INTO agent_sessions (id, life, state, status, run_index, pending, retries_used, updated_at)
+      VALUES (${id}, ${life}, NULL, 'new', 0, NULL, 0, ${at}) ON CONFLICT DO NOTHING`
     yield* sql`UPDATE agent_sessions SET status = 'running', run_index = ${run}, pending = ${pending}, updated_at = ${at}
       WHERE id = ${id} AND run_index < ${run}`
+    // The row's own life: another caller may have created the session first.
+    const rows = yield* Schema.decodeUnknown(LifeRows)(yield* sql`SELECT life FROM agent_sessions WHERE id = ${id}`)
+    return rows[0]?.life ?? null
   }).pipe(Effect.mapError(storeError(`cannot start a run of the session "${id}"`)))
+
+/**
+ * A run of a session's life: which row a run's end may write. A run of a
+ * deleted session (its body still going in this process) must not write over
+ * the session created again under that id, whose run numbers start again.
+ *
+ * @internal
+ */
+export interface RunOf {
+  readonly session_id: string
+  readonly life?: string | undefined
+  readonly run: number
+}
+
+const rowOf = (sql: SqlClient.SqlClient, of: RunOf) =>
+  sql`id = ${of.session_id} AND run_index = ${of.run} AND ${of.life === undefined ? sql`life IS NULL` : sql`life = ${of.life}`}`
 
 /**
  * Records the end of run `run`: the state after it and its status. A set,
@@ -121,8 +165,7 @@ export const begin = (
  * @internal
  */
 export const finish = (
-  id: string,
-  run: number,
+  of: RunOf,
   state: Session.State,
   status: string,
   at: number
@@ -132,8 +175,8 @@ export const finish = (
     const encoded = yield* encodeState(state)
     yield* sql`UPDATE agent_sessions SET state = ${encoded}, status = ${status}, pending = NULL,
       retries_used = ${state.budget.used}, updated_at = ${at}
-      WHERE id = ${id} AND run_index = ${run}`
-  }).pipe(Effect.mapError(storeError(`cannot record the end of a run of the session "${id}"`)))
+      WHERE ${rowOf(sql, of)}`
+  }).pipe(Effect.mapError(storeError(`cannot record the end of a run of the session "${of.session_id}"`)))
 
 /**
  * Records the state an interrupted run left (every tool_use answered), with
@@ -142,8 +185,7 @@ export const finish = (
  * @internal
  */
 export const interrupted = (
-  id: string,
-  run: number,
+  of: RunOf,
   state: Session.State,
   at: number
 ): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
@@ -152,11 +194,13 @@ export const interrupted = (
     const encoded = yield* encodeState(state)
     yield* sql`UPDATE agent_sessions SET state = ${encoded}, status = 'interrupted', pending = NULL,
       retries_used = ${state.budget.used}, updated_at = ${at}
-      WHERE id = ${id} AND run_index = ${run} AND pending IS NOT NULL`
-  }).pipe(Effect.mapError(storeError(`cannot record the interruption of a run of the session "${id}"`)))
+      WHERE ${rowOf(sql, of)} AND pending IS NOT NULL`
+  }).pipe(Effect.mapError(storeError(`cannot record the interruption of a run of the session "${of.session_id}"`)))
 
 /**
- * Writes a session's state as imported: no run in progress.
+ * Writes a session's state as imported: no run in progress, and a new life
+ * (the runs it goes on with are new executions, whatever a session of that
+ * id ran before).
  *
  * @internal
  */
@@ -168,9 +212,10 @@ export const put = (
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const encoded = yield* encodeState(state)
+    const life = yield* newLife
     yield* sql`DELETE FROM agent_sessions WHERE id = ${id}`
-    yield* sql`INSERT INTO agent_sessions (id, state, status, run_index, pending, retries_used, updated_at)
-      VALUES (${id}, ${encoded}, 'imported', ${state.runs}, NULL, ${state.budget.used}, ${at})`
+    yield* sql`INSERT INTO agent_sessions (id, life, state, status, run_index, pending, retries_used, updated_at)
+      VALUES (${id}, ${life}, ${encoded}, 'imported', ${state.runs}, NULL, ${state.budget.used}, ${at})`
   }).pipe(Effect.mapError(storeError(`cannot import the session "${id}"`)))
 
 /**

@@ -1,0 +1,101 @@
+/**
+ * The review of the light engine (issue 13), finding 6: `Engine.layerSql` on Postgres owns the
+ * store like `layerSqlite` owns its file; and the light engine's SQL (a durable wait's deadline and
+ * wake-up) runs on Postgres. Two engines over their own pools stand for two processes
+ * (each pool is a session of the server, as each process's would be). The throwaway database is the
+ * run's (packages/cluster/test/postgres.setup.ts); this file works in its own database in it.
+ */
+import { DurableSessions, Engine } from "@agent-kernel/durable"
+import { Settings } from "@agent-kernel/kernel"
+import { ScriptedModel } from "@agent-kernel/kernel/testing"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
+import * as TestClock from "effect/TestClock"
+import { pgLayer, postgresUrl } from "../../cluster/test/postgres.js"
+
+/** A database of this file's own, so no other test's engine holds its lock. */
+const ownDatabase = Effect.gen(function* () {
+  const name = `durable_review_${Date.now()}`
+  yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)).pipe(
+    Effect.provide(pgLayer()),
+    Effect.scoped
+  )
+  const url = new URL(postgresUrl())
+  url.pathname = `/${name}`
+  return url.toString()
+})
+
+const engineOn = (url: string) =>
+  Engine.layerSql().pipe(Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 2 })))
+
+describe("Engine.layerSql on Postgres", () => {
+  it.scoped("a second process on the same database gets a StoreError (locked) until the first closes", () =>
+    Effect.gen(function* () {
+      const url = yield* ownDatabase
+      const first = yield* Scope.make()
+      yield* Layer.buildWithScope(engineOn(url), first)
+      const refused = yield* Effect.flip(Effect.scoped(Layer.build(engineOn(url))))
+      if (refused._tag !== "StoreError") return assert.fail(`expected a StoreError, got ${refused.message}`)
+      assert.isTrue(refused.locked)
+      assert.match(refused.message, /in use by another process/)
+      // Released with the owner's scope (its connection back in the pool, unlocked): the next one opens it.
+      yield* Scope.close(first, Exit.void)
+      yield* Effect.scoped(Layer.build(engineOn(url)))
+    })
+  )
+
+  it.scoped("a run with a durable retry wait completes on the light engine over Postgres", () =>
+    Effect.gen(function* () {
+      const url = yield* ownDatabase
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.rateLimited({ retryAfterMs: 1_500 }),
+        ScriptedModel.text("done")
+      ])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        const status = Effect.map(
+          sql<{ readonly status: string }>`SELECT status FROM workflow_executions`,
+          (rows) => rows[0]?.status
+        )
+        const run = yield* Effect.fork(sessions.run("s", "go"))
+        yield* settle(Effect.map(status, (status) => status === "suspended"))
+        yield* TestClock.adjust("2 seconds")
+        yield* settle(Effect.map(status, (status) => status === "complete"))
+        // The caller learns of the end at its next poll of the suspended run.
+        yield* TestClock.adjust("1 second")
+        const outcome = yield* Fiber.join(run)
+        assert.strictEqual(outcome.status, "completed")
+        assert.strictEqual(outcome.retries.session_total, 1)
+        const deferreds = yield* sql<{ readonly name: string }>`SELECT name FROM workflow_deferreds`
+        assert.strictEqual(deferreds.length, 1)
+      }).pipe(
+        Effect.provide(
+          DurableSessions.layer({ model: "m", settings: { ...Settings.defaults, jitter: "none" } }).pipe(
+            Layer.provideMerge(engineOn(url)),
+            Layer.provide(model.layer)
+          )
+        ),
+        Effect.scoped
+      )
+    })
+  )
+})
+
+/** Event-loop turns (no virtual time) until `check` holds: the database answers on the event loop. */
+const settle = <E, R>(check: Effect.Effect<boolean, E, R>) =>
+  Effect.gen(function* () {
+    for (let turn = 0; turn < 20_000; turn++) {
+      if (yield* check) return
+      yield* Effect.yieldNow()
+      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+    }
+    return yield* Effect.dieMessage("never settled")
+  })

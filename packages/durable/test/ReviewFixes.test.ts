@@ -1,0 +1,531 @@
+/**
+ * The review of the light engine (issue 13), one test a finding, each failing on the code before
+ * its fix: execution ids of a deleted or imported session, store and journal failures that must
+ * reach the caller and leave the run resumable, Ctrl-C in a durable wait, two callers of one
+ * execution, what the engine keeps in memory, a registration's scope, whole-millisecond deadlines.
+ * Real SQLite files; time is the TestClock.
+ */
+import { AgentRun, DurableSessions, Engine, SqlEngine } from "@agent-kernel/durable"
+import { Content, EventBus, Settings, Toolbox } from "@agent-kernel/kernel"
+import { ScriptedModel } from "@agent-kernel/kernel/testing"
+import * as LibsqlClient from "@effect/sql-libsql/LibsqlClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Activity from "@effect/workflow/Activity"
+import * as DurableClock from "@effect/workflow/DurableClock"
+import * as Workflow from "@effect/workflow/Workflow"
+import { assert, describe, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as TestClock from "effect/TestClock"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
+
+const file = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "durable-review-")), "agent.db")
+
+const echo: Toolbox.Service = {
+  definitions: Effect.succeed([]),
+  invoke: (call) => Effect.succeed(Content.toolResult(call.id, "ok"))
+}
+
+const sessionsOn = (
+  engine: Layer.Layer<Engine.Engine, Engine.StoreError>,
+  model: ScriptedModel.ScriptedModel,
+  toolbox: Toolbox.Service = echo
+) =>
+  DurableSessions.layer({ model: "m", settings }).pipe(
+    Layer.provideMerge(engine),
+    Layer.provide(model.layer),
+    Layer.provide(Toolbox.layer(toolbox))
+  )
+
+/** Event-loop turns (no virtual time) until `check` holds: the SQL driver answers on the event loop. */
+const settle = <E, R>(check: Effect.Effect<boolean, E, R>) =>
+  Effect.gen(function* () {
+    for (let turn = 0; turn < 5_000; turn++) {
+      if (yield* check) return
+      yield* Effect.yieldNow()
+      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+    }
+    return yield* Effect.dieMessage("never settled")
+  })
+
+/**
+ * `n` event-loop turns: room for whatever would happen next (a resumed run's SQL and fibers) to
+ * happen before the test checks that it did not. Turns, not time: the local SQLite driver answers
+ * within a turn or two.
+ */
+const turns = (n: number) =>
+  Effect.forEach(
+    Array.from({ length: n }),
+    () =>
+      Effect.zipRight(
+        Effect.yieldNow(),
+        Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      ),
+    { discard: true }
+  )
+
+/**
+ * A journal hook that runs `then` once, just before the first journal write `at` picks: a test
+ * breaks the database there (renames a table) to make the next statement fail for real.
+ */
+const breakable = () => {
+  let armed: { readonly at: (write: SqlEngine.Write) => boolean; readonly then: Effect.Effect<void> } | undefined
+  return {
+    beforeWrite: (write: SqlEngine.Write): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (armed === undefined || !armed.at(write)) return Effect.void
+        const then = armed.then
+        armed = undefined
+        return then
+      }),
+    arm: (at: (write: SqlEngine.Write) => boolean, then: Effect.Effect<void>) =>
+      Effect.sync(() => {
+        armed = { at, then }
+      })
+  }
+}
+
+const rename = (sql: SqlClient.SqlClient, from: string, to: string): Effect.Effect<void> =>
+  Effect.asVoid(Effect.orDie(sql.unsafe(`ALTER TABLE ${from} RENAME TO ${to}`)))
+
+const engines = [
+  ["the light engine on a SQLite file", () => Engine.layerSqlite(file())],
+  ["the memory engine", () => Engine.layerMemory]
+] as const
+
+describe("review fixes: execution ids of a session's lives", () => {
+  for (const [name, engine] of engines) {
+    it.scoped(`${name}: a deleted and recreated session, or one imported over, runs its next run`, () =>
+      Effect.gen(function* () {
+        const model = yield* ScriptedModel.make([
+          ScriptedModel.text("one"),
+          ScriptedModel.text("two"),
+          ScriptedModel.text("three"),
+          ScriptedModel.text("four")
+        ])
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          assert.strictEqual((yield* sessions.run("s", "first")).final_text, "one")
+          yield* sessions.delete("s")
+          // Run 1 again, of a new session: not the deleted session's run 1.
+          const recreated = yield* sessions.run("s", "again")
+          assert.strictEqual(recreated.final_text, "two")
+          assert.deepStrictEqual(recreated.history.map(Content.textOf), ["again", "two"])
+          const exported = yield* sessions.exportJson("s")
+          assert.strictEqual((yield* sessions.run("s", "next")).final_text, "three")
+          // The import replaces the session: its next run is run 2 again, a new one.
+          yield* sessions.importJson(exported)
+          const imported = yield* sessions.run("s", "after import")
+          assert.strictEqual(imported.final_text, "four")
+          assert.deepStrictEqual(imported.history.map(Content.textOf), ["again", "two", "after import", "four"])
+          assert.strictEqual((yield* model.calls).length, 4)
+        }).pipe(Effect.provide(sessionsOn(engine(), model)), Effect.scoped)
+      })
+    )
+
+    it.scoped(`${name}: a run of a deleted session that ends later does not write over the session created again`, () =>
+      Effect.gen(function* () {
+        const gate = yield* Deferred.make<void>()
+        const model = yield* ScriptedModel.make([
+          () => Effect.as(Deferred.await(gate), ScriptedModel.text("old")),
+          ScriptedModel.text("new")
+        ])
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const old = yield* Effect.fork(sessions.run("s", "first"))
+          yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+          yield* sessions.delete("s")
+          assert.strictEqual((yield* sessions.run("s", "second")).final_text, "new")
+          // The deleted session's run ends now, in the body still going: its end is not the new session's.
+          yield* Deferred.succeed(gate, undefined)
+          assert.strictEqual((yield* Fiber.join(old)).final_text, "old")
+          assert.deepStrictEqual(
+            Option.map(yield* sessions.state("s"), (state) => state.history.map(Content.textOf)),
+            Option.some(["second", "new"])
+          )
+        }).pipe(Effect.provide(sessionsOn(engine(), model)), Effect.scoped)
+      })
+    )
+  }
+})
+
+describe("review fixes: a store made before lives", () => {
+  it.scoped("gets the column, and its sessions keep their execution ids", () =>
+    Effect.gen(function* () {
+      const store = file()
+      // The session table as it was: no life.
+      yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.zipRight(
+          sql`CREATE TABLE agent_sessions (id TEXT PRIMARY KEY, state TEXT, status TEXT NOT NULL,
+            run_index BIGINT NOT NULL, pending TEXT, retries_used BIGINT NOT NULL, updated_at BIGINT NOT NULL)`,
+          sql`INSERT INTO agent_sessions VALUES ('old', NULL, 'new', 0, NULL, 0, 0)`
+        )
+      ).pipe(Effect.provide(LibsqlClient.layer({ url: `file:${store}`, intMode: "bigint" })), Effect.scoped)
+      const model = yield* ScriptedModel.make([ScriptedModel.text("one"), ScriptedModel.text("two")])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        assert.strictEqual((yield* sessions.run("old", "go")).final_text, "one")
+        assert.strictEqual((yield* sessions.run("new", "go")).final_text, "two")
+        const lives = yield* sql<{
+          readonly id: string
+          readonly life: string | null
+        }>`SELECT id, life FROM agent_sessions
+          ORDER BY id`
+        assert.deepStrictEqual(
+          lives.map((row) => [row.id, row.life === null]),
+          [
+            ["new", false],
+            ["old", true]
+          ]
+        )
+        const legacy = yield* AgentRun.AgentRun.executionId({ session_id: "old", run: 1, input: Content.userText("") })
+        const executions = yield* sql<{ readonly execution_id: string }>`SELECT execution_id FROM workflow_executions`
+        assert.include(
+          executions.map((row) => row.execution_id),
+          legacy
+        )
+      }).pipe(Effect.provide(sessionsOn(Engine.layerSqlite(store), model)), Effect.scoped)
+    })
+  )
+})
+
+describe("review fixes: a failing store reaches the caller as a typed error and leaves the run resumable", () => {
+  const cases = [
+    {
+      step: "the start step (reading the session)",
+      at: (write: SqlEngine.Write) => write.kind === "execution",
+      table: "agent_sessions",
+      script: [ScriptedModel.text("done")],
+      calls: 1
+    },
+    {
+      step: "a tool call's claim",
+      at: (write: SqlEngine.Write) => write.kind === "activity" && write.name.startsWith("model/1/1/"),
+      table: "agent_tool_calls",
+      script: [ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }), ScriptedModel.text("done")],
+      calls: 2
+    },
+    {
+      step: "the end step (recording the outcome)",
+      at: (write: SqlEngine.Write) => write.kind === "activity" && write.name.startsWith("model/1/1/"),
+      table: "agent_sessions",
+      script: [ScriptedModel.text("done")],
+      calls: 1,
+      // The loop had ended the run (and said so) before its end failed to record; the resume says it again.
+      ends: ["completed", "completed"]
+    },
+    {
+      // Journaling the model's answer fails: the loop must not end the run `failed` with it.
+      step: "journaling a step's result in the loop",
+      at: (write: SqlEngine.Write) => write.kind === "activity" && write.name.startsWith("model/1/1/"),
+      table: "workflow_activities",
+      script: [ScriptedModel.text("lost"), ScriptedModel.text("done")],
+      // The answer whose journaling failed was never journaled: the call is sent again.
+      calls: 2
+    }
+  ]
+  for (const { step, at, table, script, calls, ends = ["completed"] } of cases) {
+    it.scoped(`${step}: the caller gets a JournalError, the run resumes once the store works`, () =>
+      Effect.gen(function* () {
+        const invoked: Array<string> = []
+        const tools: Toolbox.Service = {
+          definitions: Effect.succeed([]),
+          invoke: (call) =>
+            Effect.sync(() => {
+              invoked.push(call.id)
+              return Content.toolResult(call.id, "wrote")
+            })
+        }
+        const model = yield* ScriptedModel.make(script)
+        const hook = breakable()
+        const ended: Array<string> = []
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const sql = yield* SqlClient.SqlClient
+          yield* hook.arm(at, rename(sql, table, "moved_away"))
+          const failed = yield* Effect.flip(sessions.run("s", "go"))
+          assert.strictEqual(failed._tag, "JournalError", String(failed))
+          yield* rename(sql, "moved_away", table)
+          // Unfinished, not ended: no outcome recorded, a new input waits for the resume.
+          assert.deepStrictEqual(
+            (yield* sessions.list).map((session) => session.status),
+            ["running"]
+          )
+          assert.strictEqual((yield* Effect.flip(sessions.run("s", "later")))._tag, "RunPending")
+          const resumed = Option.getOrThrow(yield* sessions.resume("s"))
+          assert.strictEqual(resumed.status, "completed")
+          assert.strictEqual(resumed.final_text, "done")
+          assert.strictEqual((yield* model.calls).length, calls)
+          // The tool ran once: its claim was never written, so it was not in flight.
+          assert.deepStrictEqual(invoked, calls === 2 && table === "agent_tool_calls" ? ["a"] : [])
+          assert.deepStrictEqual(
+            (yield* sessions.list).map((session) => session.status),
+            ["completed"]
+          )
+          // The end the loop made of a journal failure is never published: it is not the run's end.
+          assert.deepStrictEqual(ended, ends)
+        }).pipe(
+          Effect.provide(
+            sessionsOn(Engine.layerSqlite(file(), { beforeWrite: hook.beforeWrite }), model, tools).pipe(
+              Layer.provide(
+                EventBus.layer([
+                  {
+                    onEvent: (event) => Effect.sync(() => event.type === "run_ended" && ended.push(event.status))
+                  }
+                ])
+              )
+            )
+          ),
+          Effect.scoped
+        )
+      })
+    )
+  }
+})
+
+describe("review fixes: Ctrl-C in a durable wait", () => {
+  it.scoped(
+    "interrupting the caller of a run suspended on a retry-after wait ends it interrupted, its history on disk",
+    () =>
+      Effect.gen(function* () {
+        const model = yield* ScriptedModel.make([
+          ScriptedModel.rateLimited({ retryAfterMs: 30_000 }),
+          ScriptedModel.text("too late"),
+          ScriptedModel.text("next")
+        ])
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const sql = yield* SqlClient.SqlClient
+          const statuses = sql<{ readonly status: string }>`SELECT status FROM workflow_executions`.pipe(
+            Effect.map((rows) => rows.map((row) => row.status))
+          )
+          const caller = yield* Effect.fork(sessions.run("s", "go"))
+          yield* settle(Effect.map(statuses, (statuses) => statuses[0] === "suspended"))
+          yield* Fiber.interrupt(caller)
+          const [listed] = yield* sessions.list
+          assert.deepStrictEqual([listed?.status, listed?.retries_used], ["interrupted", 0])
+          assert.deepStrictEqual(
+            Option.map(yield* sessions.state("s"), (state) => state.history.map(Content.textOf)),
+            Option.some(["go"])
+          )
+          assert.deepStrictEqual(yield* statuses, ["stopped"])
+          // The wait's deadline passes: the stopped run does not go on.
+          yield* TestClock.adjust("1 minute")
+          yield* turns(100)
+          assert.strictEqual((yield* model.calls).length, 1)
+          assert.deepStrictEqual(yield* statuses, ["stopped"])
+          // The session takes its next input.
+          yield* TestClock.adjust("1 minute")
+          const next = yield* sessions.run("s", "again")
+          assert.deepStrictEqual(next.history.map(Content.textOf), ["go", "again", "too late"])
+        }).pipe(Effect.provide(sessionsOn(Engine.layerSqlite(file()), model)), Effect.scoped)
+      })
+  )
+
+  it.scoped("the same on the memory engine", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.rateLimited({ retryAfterMs: 30_000 }),
+        ScriptedModel.text("too late"),
+        ScriptedModel.text("next")
+      ])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        // The memory engine runs on the fibers alone: the run is suspended once they have all yielded.
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* turns(100)
+        yield* Fiber.interrupt(caller)
+        const [listed] = yield* sessions.list
+        assert.strictEqual(listed?.status, "interrupted")
+        yield* TestClock.adjust("1 minute")
+        yield* turns(100)
+        assert.strictEqual((yield* model.calls).length, 1)
+        const next = yield* sessions.run("s", "again")
+        assert.deepStrictEqual(next.history.map(Content.textOf), ["go", "again", "too late"])
+      }).pipe(Effect.provide(sessionsOn(Engine.layerMemory, model)), Effect.scoped)
+    })
+  )
+})
+
+const Probe = Workflow.make({
+  name: "Probe",
+  payload: { id: Schema.String },
+  success: Schema.Number,
+  idempotencyKey: (payload) => payload.id
+})
+
+const database = () => LibsqlClient.layer({ url: `file:${file()}`, intMode: "bigint" })
+
+/** An engine on the database in context with `body` registered, for the life of `scope`. */
+const engineIn = <R>(
+  scope: Scope.Scope,
+  body: (payload: { readonly id: string }) => Effect.Effect<number, never, R>,
+  options: SqlEngine.Options = {}
+) =>
+  Layer.buildWithScope(
+    Probe.toLayer((payload) => body(payload)).pipe(Layer.provideMerge(SqlEngine.layer(options))),
+    scope
+  )
+
+/** A few event-loop turns: what a slow database takes to answer. */
+const slowly = turns(5)
+
+const statusOf = (id: string) =>
+  Effect.flatMap(Probe.executionId({ id }), (executionId) =>
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) =>
+        sql<{ readonly status: string }>`SELECT status FROM workflow_executions WHERE execution_id = ${executionId}`
+    )
+  ).pipe(Effect.map((rows) => rows[0]?.status))
+
+describe("review fixes: the light engine", () => {
+  it.scoped("two callers of one execution id in one process run it once: the second joins the first", () =>
+    Effect.gen(function* () {
+      let bodies = 0
+      const release = yield* Deferred.make<void>()
+      const engine = yield* engineIn(
+        yield* Effect.scope,
+        () =>
+          Effect.zipRight(
+            Effect.sync(() => bodies++),
+            Activity.make({ name: "work", success: Schema.Number, execute: Effect.as(Deferred.await(release), 7) })
+          ),
+        // The first caller's INSERT is slow to come: the second caller arrives meanwhile.
+        { beforeWrite: (write) => (write.kind === "execution" ? slowly : Effect.void) }
+      )
+      const callers = yield* Effect.fork(
+        Effect.all([Probe.execute({ id: "x" }), Probe.execute({ id: "x" })], { concurrency: 2 }).pipe(
+          Effect.provide(engine)
+        )
+      )
+      yield* settle(Effect.map(statusOf("x"), (status) => status === "running"))
+      yield* turns(100)
+      yield* Deferred.succeed(release, undefined)
+      assert.deepStrictEqual(yield* Fiber.join(callers), [7, 7])
+      assert.strictEqual(bodies, 1)
+    }).pipe(Effect.provide(database()))
+  )
+
+  it.scoped("a run that is not in progress is not held in memory: its journal is read again when it resumes", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      let answer = 20
+      const engine = yield* engineIn(yield* Effect.scope, () =>
+        Effect.gen(function* () {
+          const first = yield* Activity.make({
+            name: "first",
+            success: Schema.Number,
+            execute: Effect.sync(() => answer)
+          })
+          yield* DurableClock.sleep({ name: "wait", duration: "10 seconds", inMemoryThreshold: Duration.zero })
+          return first
+        })
+      )
+      yield* Effect.provide(Probe.execute({ id: "done" }, { discard: true }), engine)
+      yield* settle(Effect.map(statusOf("done"), (status) => status === "suspended"))
+      // Suspended: the journal is the database's. Changed there, the resumed run reads the change.
+      yield* sql`UPDATE workflow_activities SET exit = '{"_tag":"Success","value":21}' WHERE name = 'first'`
+      yield* TestClock.adjust("10 seconds")
+      yield* settle(Effect.map(statusOf("done"), (status) => status === "complete"))
+      assert.strictEqual(yield* Effect.provide(Probe.execute({ id: "done" }), engine), 21)
+      // Complete, then purged: the same id is a new run, not the ended one held in memory.
+      const ids = [yield* Probe.executionId({ id: "done" })]
+      yield* SqlEngine.purge(ids)
+      answer = 30
+      yield* Effect.provide(Probe.execute({ id: "done" }, { discard: true }), engine)
+      yield* settle(Effect.map(statusOf("done"), (status) => status === "suspended"))
+      yield* TestClock.adjust("10 seconds")
+      yield* settle(Effect.map(statusOf("done"), (status) => status === "complete"))
+      assert.strictEqual(yield* Effect.provide(Probe.execute({ id: "done" }), engine), 30)
+    }).pipe(Effect.provide(database()))
+  )
+
+  it.scoped("closing a registration's scope unregisters the workflow and interrupts its bodies as a crash", () =>
+    Effect.gen(function* () {
+      let started = 0
+      const interrupted = yield* Deferred.make<void>()
+      const body = () =>
+        Effect.zipRight(
+          Effect.sync(() => started++),
+          Activity.make({
+            name: "forever",
+            success: Schema.Number,
+            execute: Effect.onInterrupt(Effect.never, () => Deferred.succeed(interrupted, undefined))
+          })
+        )
+      const engineScope = yield* Effect.scope
+      const engine = yield* Layer.buildWithScope(SqlEngine.layer(), engineScope)
+      const registration = yield* Scope.make()
+      yield* Layer.buildWithScope(Probe.toLayer(body).pipe(Layer.provide(Layer.succeedContext(engine))), registration)
+      yield* Effect.provide(Probe.execute({ id: "r" }, { discard: true }), Layer.succeedContext(engine))
+      yield* settle(Effect.sync(() => started === 1))
+      yield* Scope.close(registration, Exit.void)
+      assert.isTrue(yield* Deferred.isDone(interrupted), "the body still runs")
+      const polled = yield* Effect.exit(Effect.provide(Probe.poll(yield* Probe.executionId({ id: "r" })), engine))
+      assert.isTrue(
+        Exit.isFailure(polled) &&
+          Option.exists(Cause.dieOption(polled.cause), (defect) => defect instanceof SqlEngine.JournalError),
+        `expected 'not registered', got ${String(polled)}`
+      )
+      // A crash, not a stop: registered again, the run resumes.
+      assert.strictEqual(yield* statusOf("r"), "running")
+      yield* Layer.buildWithScope(Probe.toLayer(body).pipe(Layer.provide(Layer.succeedContext(engine))), engineScope)
+      yield* settle(Effect.sync(() => started === 2))
+    }).pipe(Effect.provide(database()))
+  )
+
+  it.scoped("a wait's wake-up leaves no row behind when its execution was purged meanwhile", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const engine = yield* engineIn(yield* Effect.scope, () =>
+        Effect.as(DurableClock.sleep({ name: "wait", duration: "10 seconds", inMemoryThreshold: Duration.zero }), 1)
+      )
+      yield* Effect.provide(Probe.execute({ id: "p" }, { discard: true }), engine)
+      yield* settle(Effect.map(statusOf("p"), (status) => status === "suspended"))
+      // Its session deleted while it waits: every row goes.
+      yield* SqlEngine.purge([yield* Probe.executionId({ id: "p" })])
+      yield* TestClock.adjust("10 seconds")
+      yield* turns(100)
+      const rows = (table: string) =>
+        Effect.map(sql<{ readonly n: number | bigint }>`SELECT count(*) AS n FROM ${sql(table)}`, (rows) =>
+          Number(rows[0]!.n)
+        )
+      assert.deepStrictEqual(
+        yield* Effect.all([rows("workflow_executions"), rows("workflow_clocks"), rows("workflow_deferreds")]),
+        [0, 0, 0]
+      )
+    }).pipe(Effect.provide(database()))
+  )
+
+  it.scoped("a durable clock's deadline is journaled in whole milliseconds", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const engine = yield* engineIn(yield* Effect.scope, () =>
+        Effect.as(
+          DurableClock.sleep({ name: "short", duration: Duration.millis(1.5), inMemoryThreshold: Duration.zero }),
+          1
+        )
+      )
+      yield* Effect.provide(Probe.execute({ id: "c" }, { discard: true }), engine)
+      yield* settle(Effect.map(statusOf("c"), (status) => status === "suspended"))
+      const [row] = yield* sql<{ readonly wake_at: bigint | number }>`SELECT wake_at FROM workflow_clocks`
+      // Rounded up: never sooner than asked.
+      assert.strictEqual(Number(row!.wake_at), 2)
+    }).pipe(Effect.provide(database()))
+  )
+})
