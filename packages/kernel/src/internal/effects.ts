@@ -221,9 +221,16 @@ const settle = <A, E>(
     call.addObserver((exit) => {
       timer?.cancel()
       ended(exit)
-      // A call that succeeded though its timeout fired first (it could not be interrupted in time)
-      // keeps its success: the work is done, and a retry would do it again.
-      resume(Effect.succeed(expired && timeout !== undefined && Exit.isFailure(exit) ? timeout.exit() : exit))
+      // A call that ended on its own though its timeout fired first (it could not be interrupted in
+      // time) keeps its own exit: a success is done work a retry would redo, and a typed failure (a
+      // 401) is the provider's answer, which a Timeout would turn into a transient error retried.
+      resume(
+        Effect.succeed(
+          expired && timeout !== undefined && Exit.isFailure(exit) && Option.isNone(Cause.failureOption(exit.cause))
+            ? timeout.exit()
+            : exit
+        )
+      )
     })
     return Effect.flatMap(Fiber.interrupt(call), () => (timer === undefined ? Effect.void : timer.stopped))
   })
