@@ -70,7 +70,7 @@ export const make = (
       request: options.request,
       toolConcurrency: options.toolConcurrency ?? 1,
       metrics: options.metrics ?? true,
-      meter: Meter.forProvider(provider.name),
+      meter: Meter.forProvider(provider),
       toolbox: yield* Toolbox.Toolbox,
       contextProvider: yield* ContextProvider.ContextProvider,
       bus: yield* EventBus.EventBus,
