@@ -169,7 +169,21 @@ describe("a runner killed with SIGKILL mid-run", () => {
             const tools = now.tools.map((key) => toolOf(indexOf(key)))
             return now.models > 0 && tools.includes("count") && tools.includes("recount")
           }
-          const atKill = yield* Runners.pollUntil(snapshot, busy, "50 millis").pipe(
+          // The kill moment is read with the victim frozen (SIGSTOP): frozen, it takes in no tool's answer and
+          // journals nothing, so a call still unanswered in its counters' file then is one the kill cuts off.
+          // Read while it ran, a call could end and be journaled between the read and the signal, and the
+          // checks of the cut-off calls below would find none.
+          const frozen = Effect.gen(function* () {
+            const running = yield* snapshot
+            if (!busy(running)) return Option.none()
+            yield* victim.freeze
+            const now = { models: running.models, tools: inFlight(files[2]!) }
+            if (busy(now)) return Option.some(now)
+            yield* victim.thaw
+            return Option.none()
+          })
+          const atKill = yield* Runners.pollUntil(frozen, Option.isSome, "50 millis").pipe(
+            Effect.map(Option.getOrThrow),
             Effect.timeoutFail({
               duration: "90 seconds",
               onTimeout: () => new Error("the victim never had a model call and both tools in flight at once")
