@@ -173,12 +173,16 @@ describe("a runner killed with SIGKILL mid-run", () => {
           // journals nothing, so a call still unanswered in its counters' file then is one the kill cuts off.
           // Read while it ran, a call could end and be journaled between the read and the signal, and the
           // checks of the cut-off calls below would find none.
+          // What the last reads saw, for the message of a victim that is never busy.
+          let last = { models: 0, tools: [] as ReadonlyArray<string>, frozenIdle: 0 }
           const frozen = Effect.gen(function* () {
             const running = yield* snapshot
+            last = { ...last, ...running }
             if (!busy(running)) return Option.none()
             yield* victim.freeze
             const now = { models: running.models, tools: inFlight(files[2]!) }
             if (busy(now)) return Option.some(now)
+            last = { ...last, frozenIdle: last.frozenIdle + 1 }
             yield* victim.thaw
             return Option.none()
           })
@@ -186,7 +190,13 @@ describe("a runner killed with SIGKILL mid-run", () => {
             Effect.map(Option.getOrThrow),
             Effect.timeoutFail({
               duration: "90 seconds",
-              onTimeout: () => new Error("the victim never had a model call and both tools in flight at once")
+              onTimeout: () =>
+                new Error(
+                  `the victim never had a model call and both tools in flight at once (last read: ` +
+                    `${last.models} model call(s), tool calls ${last.tools.join(", ") || "none"}; busy but no ` +
+                    `longer once frozen: ${last.frozenIdle} time(s); its tool calls so far: ` +
+                    `${[...invocations(files[2]!).keys()].join(", ") || "none"})`
+                )
             })
           )
           const interrupted = atKill.tools

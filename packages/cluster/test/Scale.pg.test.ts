@@ -24,7 +24,10 @@ const Stats = Schema.parseJson(
   Schema.Struct({
     attempts: Schema.Number,
     inFlight: Schema.Number,
-    /** The retries the runner's runs scheduled, by the category of the error retried. */
+    /**
+     * The retry_scheduled events the runner's runs published, by the category of the error retried (a step
+     * replayed after a suspend or a move is not published again, so this may count fewer than the retries).
+     */
     retried: Schema.Record({ key: Schema.String, value: Schema.Number })
   })
 )
@@ -114,7 +117,8 @@ describe("scale-out: three runner processes, 200 sessions, one provider-wide lim
           console.log(
             `scale-out: ${sessions} sessions on ${runnerCount} runners (model attempts begun per runner: ` +
               `${stats.map((s) => s.attempts).join(", ")}); ${requests.length} requests, ${throttled} answered 429, ` +
-              `${retries} retries (${[...retried].map(([category, n]) => `${category} ${n}`).join(", ") || "none"}): ` +
+              `${retries} retries (retry_scheduled events by category: ` +
+              `${[...retried].map(([category, n]) => `${category} ${n}`).join(", ") || "none"}): ` +
               `${attemptsPerSuccess.toFixed(3)} attempts per success; ` +
               `${statuses.filter((s) => s === "completed").length} completed, ${((doneAt - startedAt) / 1_000).toFixed(1)} s after go ` +
               `(slowest: ${slowest === null ? "none" : `${slowest.id} in ${(slowest.ms / 1_000).toFixed(1)} s, ${slowest.retries} retries`}); ` +
