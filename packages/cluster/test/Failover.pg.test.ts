@@ -42,6 +42,15 @@ const toolOf = (index: number) => (index % 2 === 0 ? "count" : "recount")
  * suspended run stops the plugin processes of its runner (see the package
  * README): the tool calls of the kill moment must not be cut off by that.
  */
+/**
+ * How long the fake takes over a scripted answer: 200 to 1200 ms by its index. The sessions all start with a
+ * 429 and a 1 s wait, so with one delay they went on in step, every model call of a wave and then every tool
+ * call; the moment the kill waits for (a model call and both tools in flight on the victim) lasted only as long
+ * as the waves' spread, and a run could miss it for good ("the victim never had a model call and both tools in
+ * flight at once"). Delays of several lengths put the sessions out of step after their first answer.
+ */
+const replyDelay = (index: number) => 200 + (index % 6) * 200
+
 const plan: FaultPlan.FaultPlan = {
   steps: [
     ...Array.from(
@@ -57,7 +66,7 @@ const plan: FaultPlan.FaultPlan = {
             }
           : {
               kind: "reply",
-              delay_ms: 600,
+              delay_ms: replyDelay(i),
               tool_calls: [{ name: toolOf(i), input: { key: `k${i}` }, id: `toolu_k${i}` }],
               stop: "tool_use"
             }
