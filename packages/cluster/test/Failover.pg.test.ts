@@ -42,6 +42,15 @@ const toolOf = (index: number) => (index % 2 === 0 ? "count" : "recount")
  * suspended run stops the plugin processes of its runner (see the package
  * README): the tool calls of the kill moment must not be cut off by that.
  */
+/**
+ * How long the fake takes over a scripted answer: 200 to 1200 ms by its index. The sessions all start with a
+ * 429 and a 1 s wait, so with one delay they went on in step, every model call of a wave and then every tool
+ * call; the moment the kill waits for (a model call and both tools in flight on the victim) lasted only as long
+ * as the waves' spread, and a run could miss it for good ("the victim never had a model call and both tools in
+ * flight at once"). Delays of several lengths put the sessions out of step after their first answer.
+ */
+const replyDelay = (index: number) => 200 + (index % 6) * 200
+
 const plan: FaultPlan.FaultPlan = {
   steps: [
     ...Array.from(
@@ -57,7 +66,7 @@ const plan: FaultPlan.FaultPlan = {
             }
           : {
               kind: "reply",
-              delay_ms: 600,
+              delay_ms: replyDelay(i),
               tool_calls: [{ name: toolOf(i), input: { key: `k${i}` }, id: `toolu_k${i}` }],
               stop: "tool_use"
             }
@@ -158,10 +167,34 @@ describe("a runner killed with SIGKILL mid-run", () => {
             const tools = now.tools.map((key) => toolOf(indexOf(key)))
             return now.models > 0 && tools.includes("count") && tools.includes("recount")
           }
-          const atKill = yield* Runners.pollUntil(snapshot, busy, "50 millis").pipe(
+          // The kill moment is read with the victim frozen (SIGSTOP): frozen, it takes in no tool's answer and
+          // journals nothing, so a call still unanswered in its counters' file then is one the kill cuts off.
+          // Read while it ran, a call could end and be journaled between the read and the signal, and the
+          // checks of the cut-off calls below would find none.
+          // What the last reads saw, for the message of a victim that is never busy.
+          let last = { models: 0, tools: [] as ReadonlyArray<string>, frozenIdle: 0 }
+          const frozen = Effect.gen(function* () {
+            const running = yield* snapshot
+            last = { ...last, ...running }
+            if (!busy(running)) return Option.none()
+            yield* victim.freeze
+            const now = { models: running.models, tools: inFlight(files[2]!) }
+            if (busy(now)) return Option.some(now)
+            last = { ...last, frozenIdle: last.frozenIdle + 1 }
+            yield* victim.thaw
+            return Option.none()
+          })
+          const atKill = yield* Runners.pollUntil(frozen, Option.isSome, "50 millis").pipe(
+            Effect.map(Option.getOrThrow),
             Effect.timeoutFail({
               duration: "90 seconds",
-              onTimeout: () => new Error("the victim never had a model call and both tools in flight at once")
+              onTimeout: () =>
+                new Error(
+                  `the victim never had a model call and both tools in flight at once (last read: ` +
+                    `${last.models} model call(s), tool calls ${last.tools.join(", ") || "none"}; busy but no ` +
+                    `longer once frozen: ${last.frozenIdle} time(s); its tool calls so far: ` +
+                    `${[...invocations(files[2]!).keys()].join(", ") || "none"})`
+                )
             })
           )
           const interrupted = atKill.tools

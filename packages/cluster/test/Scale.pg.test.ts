@@ -15,10 +15,22 @@ const Report = Schema.parseJson(
   Schema.Struct({
     statuses: Schema.Array(Schema.String),
     retries: Schema.Array(Schema.Number),
-    errors: Schema.Array(Schema.String)
+    errors: Schema.Array(Schema.String),
+    /** The runner's slowest session: how long its run took from go, and its retries. */
+    slowest: Schema.NullOr(Schema.Struct({ id: Schema.String, ms: Schema.Number, retries: Schema.Number }))
   })
 )
-const Stats = Schema.parseJson(Schema.Struct({ attempts: Schema.Number, inFlight: Schema.Number }))
+const Stats = Schema.parseJson(
+  Schema.Struct({
+    attempts: Schema.Number,
+    inFlight: Schema.Number,
+    /**
+     * The retry_scheduled events the runner's runs published, by the category of the error retried (a step
+     * replayed after a suspend or a move is not published again, so this may count fewer than the retries).
+     */
+    retried: Schema.Record({ key: Schema.String, value: Schema.Number })
+  })
+)
 
 /**
  * The arrivals in each fixed window of `ms` milliseconds, the first one
@@ -90,11 +102,26 @@ describe("scale-out: three runner processes, 200 sessions, one provider-wide lim
           const perSecond = windows.map((count) => (count * 1_000) / windowMs)
           const attemptsPerSuccess = requests.length / statuses.length
           const retries = reports.flatMap((report) => report.retries).reduce((sum, n) => sum + n, 0)
+          // Why the runs retried, and the slowest session: a run that ends minutes after the others
+          // (one took 703 s once) shows here with what it waited for.
+          const retried = new Map<string, number>()
+          for (const [category, n] of stats.flatMap((s) => Object.entries(s.retried))) {
+            retried.set(category, (retried.get(category) ?? 0) + n)
+          }
+          const slowest = reports
+            .flatMap((report) => (report.slowest === null ? [] : [report.slowest]))
+            .reduce<(typeof reports)[number]["slowest"]>(
+              (worst, s) => (worst === null || s.ms > worst.ms ? s : worst),
+              null
+            )
           console.log(
             `scale-out: ${sessions} sessions on ${runnerCount} runners (model attempts begun per runner: ` +
               `${stats.map((s) => s.attempts).join(", ")}); ${requests.length} requests, ${throttled} answered 429, ` +
-              `${retries} retries: ${attemptsPerSuccess.toFixed(3)} attempts per success; ` +
-              `${statuses.filter((s) => s === "completed").length} completed, ${((doneAt - startedAt) / 1_000).toFixed(1)} s after go; ` +
+              `${retries} retries (retry_scheduled events by category: ` +
+              `${[...retried].map(([category, n]) => `${category} ${n}`).join(", ") || "none"}): ` +
+              `${attemptsPerSuccess.toFixed(3)} attempts per success; ` +
+              `${statuses.filter((s) => s === "completed").length} completed, ${((doneAt - startedAt) / 1_000).toFixed(1)} s after go ` +
+              `(slowest: ${slowest === null ? "none" : `${slowest.id} in ${(slowest.ms / 1_000).toFixed(1)} s, ${slowest.retries} retries`}); ` +
               `rate per ${windowMs / 1_000} s window (req/s): ${perSecond.map((r) => r.toFixed(1)).join(", ")} ` +
               `against a limit of ${rate}`
           )

@@ -6,8 +6,10 @@
  * the answer to `go`: `report {json}`).
  */
 import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
 import * as Path from "node:path"
 
 const root = Path.join(import.meta.dirname, "..", "..", "..")
@@ -28,7 +30,26 @@ export interface Worker {
   /** The exit code, once it has exited (null when a signal ended it). */
   readonly exited: Effect.Effect<number | null>
   readonly kill: (signal: NodeJS.Signals) => Effect.Effect<void>
+  /**
+   * Stops it (SIGSTOP) and waits until the kernel reports it stopped: from
+   * then on it runs no code, so it takes in no answer and writes nothing
+   * (its child processes still run). Linux: the state is read from /proc.
+   */
+  readonly freeze: Effect.Effect<void>
+  /** Lets a frozen worker run on (SIGCONT). */
+  readonly thaw: Effect.Effect<void>
   readonly stderr: () => string
+}
+
+/** The process's state letter in /proc (`T`: stopped by a signal), or undefined once it is gone. */
+const stateOf = (pid: number): string | undefined => {
+  try {
+    const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    // The name, in parentheses, may itself hold spaces and parentheses: the state follows the last ")".
+    return stat.slice(stat.lastIndexOf(")") + 2)[0]
+  } catch {
+    return undefined
+  }
 }
 
 /** Starts `test/worker/<name>.ts`; it is killed when the scope closes. */
@@ -103,6 +124,20 @@ export const start = (name: string, env: Record<string, string>): Effect.Effect<
           Effect.sync(() => {
             child.kill(signal)
           }),
+        freeze: Effect.zipRight(
+          Effect.sync(() => child.kill("SIGSTOP")),
+          // SIGSTOP is delivered asynchronously: the worker may run on for a moment after kill() returns.
+          Effect.repeat(
+            Effect.sync(() => stateOf(child.pid ?? -1)),
+            {
+              until: (state) => state === "T" || state === undefined,
+              schedule: Schedule.spaced("5 millis")
+            }
+          )
+        ).pipe(Effect.asVoid),
+        thaw: Effect.sync(() => {
+          child.kill("SIGCONT")
+        }),
         stderr: () => stderr
       }
     }

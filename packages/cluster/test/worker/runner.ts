@@ -8,9 +8,15 @@
  *   gets the input `session <id>`, so the fake provider's records tell whose
  *   request each was), and prints `report {statuses, retries}` once all have
  *   ended (`errors`: the error each failed run ended with). It keeps serving its shards until it is stopped.
- * - `stats`: prints `stats {attempts, inFlight}`: the model attempts this
- *   process sent (it runs the sessions whose shards it holds, whoever
- *   submitted them) and those still waiting for their answer.
+ * - `stats`: prints `stats {attempts, inFlight, retried}`: the model attempts
+ *   this process sent (it runs the sessions whose shards it holds, whoever
+ *   submitted them), those still waiting for their answer, and the retries
+ *   its runs scheduled by the category of the error retried (a 429 is
+ *   `rate_limited`; an attempt that used up its time is `timeout`).
+ *
+ * The report also names the slowest of its sessions and how long its run
+ * took from `go`: a session that ends far later than the others is the one
+ * to look into.
  *
  * Optional:
  * - `LIMITER_KEY` and `RATE`: the model goes through the provider-wide
@@ -24,12 +30,13 @@
  * - `SETTINGS`: the session settings as JSON.
  */
 import { DurableSessions } from "@agent-kernel/durable"
-import { ModelProvider, RetryBudget, type RetryQuota, Settings, Toolbox } from "@agent-kernel/kernel"
+import { EventBus, ModelProvider, RetryBudget, type RetryQuota, Settings, Toolbox } from "@agent-kernel/kernel"
 import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
 import { Anthropic } from "@agent-kernel/providers"
 import { NodeTransport } from "@agent-kernel/providers/node"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -55,16 +62,17 @@ const sessions = env("SESSIONS")
   .split(",")
   .filter((id) => id.length > 0)
 
-/** The model attempts this process sent, and those not answered yet. */
+/** The model attempts this process sent, those not answered yet, and the retries by the category retried. */
 interface Counts {
   readonly attempts: number
   readonly inFlight: number
+  readonly retried: Readonly<Record<string, number>>
 }
 
 /** The provider, counting its attempts into `counts`. */
 const counted = (provider: ModelProvider.Service, counts: Ref.Ref<Counts>): ModelProvider.Service => {
-  const begin = Ref.update(counts, ({ attempts, inFlight }) => ({ attempts: attempts + 1, inFlight: inFlight + 1 }))
-  const end = Ref.update(counts, ({ attempts, inFlight }) => ({ attempts, inFlight: inFlight - 1 }))
+  const begin = Ref.update(counts, (c) => ({ ...c, attempts: c.attempts + 1, inFlight: c.inFlight + 1 }))
+  const end = Ref.update(counts, (c) => ({ ...c, inFlight: c.inFlight - 1 }))
   const stream = (request: ModelProvider.ModelRequest) =>
     Stream.ensuring(Stream.unwrap(Effect.as(begin, provider.stream(request))), end)
   const generate = provider.generate
@@ -133,7 +141,19 @@ const print = (name: string, value: unknown) =>
   Effect.sync(() => process.stdout.write(`${name} ${JSON.stringify(value)}\n`))
 
 const program = Effect.gen(function* () {
-  const counts = yield* Ref.make<Counts>({ attempts: 0, inFlight: 0 })
+  const counts = yield* Ref.make<Counts>({ attempts: 0, inFlight: 0, retried: {} })
+  // The retries the runs of this process schedule (replayed steps are not published again).
+  const retries = EventBus.layer([
+    {
+      onEvent: (event) =>
+        event.type === "retry_scheduled"
+          ? Ref.update(counts, (c) => ({
+              ...c,
+              retried: { ...c.retried, [event.category]: (c.retried[event.category] ?? 0) + 1 }
+            }))
+          : Effect.void
+    }
+  ])
   const settings = yield* Settings.decode(JSON.parse(optional("SETTINGS") ?? '{"jitter":"none"}'))
   const model = Layer.effect(
     ModelProvider.ModelProvider,
@@ -141,6 +161,7 @@ const program = Effect.gen(function* () {
   ).pipe(Layer.provide(limited()))
   const live = DurableSessions.layer({ model: "fake-model", settings, idempotentTools: ["recount"] }).pipe(
     Layer.provide(tools()),
+    Layer.provide(retries),
     Layer.provide(quota()),
     Layer.provideMerge(Runner.layer({ host: "127.0.0.1", port: Number(env("PORT")) })),
     Layer.provide(model),
@@ -150,15 +171,33 @@ const program = Effect.gen(function* () {
   yield* Effect.gen(function* () {
     const durable = yield* DurableSessions.DurableSessions
     const runAll = Effect.flatMap(
-      Effect.forEach(sessions, (id) => durable.run(id, `session ${id}`), { concurrency: "unbounded" }),
-      (outcomes) =>
-        print("report", {
-          statuses: outcomes.map((outcome) => outcome.status),
-          retries: outcomes.map((outcome) => outcome.retries.session_total),
-          errors: outcomes.flatMap((outcome) =>
+      Effect.forEach(
+        sessions,
+        (id) =>
+          Effect.map(Effect.timed(durable.run(id, `session ${id}`)), ([took, outcome]) => ({ id, took, outcome })),
+        { concurrency: "unbounded" }
+      ),
+      (runs) => {
+        const slowest = runs.reduce<(typeof runs)[number] | undefined>(
+          (worst, run) => (worst === undefined || Duration.greaterThan(run.took, worst.took) ? run : worst),
+          undefined
+        )
+        return print("report", {
+          statuses: runs.map(({ outcome }) => outcome.status),
+          retries: runs.map(({ outcome }) => outcome.retries.session_total),
+          errors: runs.flatMap(({ outcome }) =>
             outcome.error === undefined ? [] : [`${outcome.status}: ${outcome.error.message}`]
-          )
+          ),
+          slowest:
+            slowest === undefined
+              ? null
+              : {
+                  id: slowest.id,
+                  ms: Duration.toMillis(slowest.took),
+                  retries: slowest.outcome.retries.session_total
+                }
         })
+      }
     )
     yield* Effect.sync(() => process.stdout.write("ready\n"))
     yield* Stream.runForEach(commands, (command) =>
