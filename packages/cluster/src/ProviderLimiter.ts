@@ -23,7 +23,6 @@
  * import { ProviderLimiter } from "@agent-kernel/cluster"
  * import { Anthropic } from "@agent-kernel/providers"
  * import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
  *
  * const limited = ProviderLimiter.provider.pipe(
  *   Layer.provide(Anthropic.layer()),
