@@ -110,27 +110,65 @@ const messagesTable = "cluster_messages"
  * @since 0.1.0
  * @category layers
  */
-export const layer = (
-  options: Options
-): Layer.Layer<WorkflowEngine.WorkflowEngine, RunnerError, SqlClient.SqlClient> => {
-  const sharding: Partial<ShardingConfig.ShardingConfig["Type"]> = {
-    runnerAddress: Option.some(RunnerAddress.make(options.host, options.port)),
-    entityMessagePollInterval: options.pollInterval ?? Duration.seconds(1),
-    ...shardLocks(options),
-    entityTerminationTimeout: Duration.seconds(1),
-    ...options.sharding
-  }
-  const reread = Layer.scopedDiscard(
-    Effect.forkScoped(Redelivery.sweep(messagesTable, Duration.decode(options.rereadAfter ?? Duration.seconds(30))))
-  )
-  return Layer.merge(ClusterWorkflowEngine.layer, reread).pipe(
-    Layer.provide(
-      Layer.merge(
-        NodeClusterSocket.layer({ storage: "sql", shardingConfig: sharding }),
-        // The configuration the runner reads (its own environment under these settings), for the sweep.
-        ShardingConfig.layerFromEnv(sharding)
+export const layer = (options: Options): Layer.Layer<WorkflowEngine.WorkflowEngine, RunnerError, SqlClient.SqlClient> =>
+  Layer.unwrapEffect(
+    Effect.map(settingsOf(options), ({ locks, rereadAfter }) => {
+      const sharding: Partial<ShardingConfig.ShardingConfig["Type"]> = {
+        runnerAddress: Option.some(RunnerAddress.make(options.host, options.port)),
+        entityMessagePollInterval: options.pollInterval ?? Duration.seconds(1),
+        ...locks,
+        entityTerminationTimeout: Duration.seconds(1),
+        ...options.sharding
+      }
+      const reread = Layer.scopedDiscard(Effect.forkScoped(Redelivery.sweep(messagesTable, rereadAfter)))
+      return Layer.merge(ClusterWorkflowEngine.layer, reread).pipe(
+        Layer.provide(
+          Layer.merge(
+            NodeClusterSocket.layer({ storage: "sql", shardingConfig: sharding }),
+            // The configuration the runner reads (its own environment under these settings), for the sweep.
+            ShardingConfig.layerFromEnv(sharding)
+          )
+        ),
+        Layer.mapError((error) => new RunnerError({ message: `cannot start the runner: ${String(error)}` }))
       )
-    ),
-    Layer.mapError((error) => new RunnerError({ message: `cannot start the runner: ${String(error)}` }))
+    })
   )
-}
+
+/**
+ * The options' durations, decoded and checked: a duration that cannot be
+ * read, a lock expiration that is not positive, or a finite `rereadAfter`
+ * under a second (the sweep would run without pause; the store's marks are
+ * compared in whole seconds) is a `RunnerError`, not a runner that spins.
+ */
+const settingsOf = (
+  options: Options
+): Effect.Effect<
+  {
+    readonly locks: ReturnType<typeof shardLocks>
+    readonly rereadAfter: Duration.Duration
+  },
+  RunnerError
+> =>
+  Effect.try({
+    try: () => ({
+      locks: shardLocks(options),
+      rereadAfter: Duration.decode(options.rereadAfter ?? Duration.seconds(30))
+    }),
+    catch: (error) => new RunnerError({ message: `invalid runner options: ${String(error)}` })
+  }).pipe(
+    Effect.filterOrFail(
+      ({ locks }) =>
+        Duration.greaterThan(locks.shardLockExpiration, Duration.zero) &&
+        Duration.greaterThan(locks.shardLockRefreshInterval, Duration.zero),
+      () =>
+        new RunnerError({ message: "invalid runner options: the shard lock expiration and refresh must be positive" })
+    ),
+    Effect.filterOrFail(
+      ({ rereadAfter }) =>
+        !Duration.isFinite(rereadAfter) || Duration.greaterThanOrEqualTo(rereadAfter, Duration.seconds(1)),
+      ({ rereadAfter }) =>
+        new RunnerError({
+          message: `invalid runner options: rereadAfter must be at least 1 second or infinite, not ${Duration.format(rereadAfter)}`
+        })
+    )
+  )

@@ -120,7 +120,9 @@ describe("a request read but never delivered", () => {
           yield* Runners.pollUntil(
             sql<{ readonly read: string | null }>`SELECT last_read::text AS read FROM cluster_messages
               WHERE id = ${inFlight?.id ?? ""}::bigint`,
-            (rows) => rows[0]?.read !== inFlight?.read,
+            // A new mark, later than the first: cleared by the sweep and read again (a NULL alone would
+            // show only the clearing, not the new read that skips it).
+            (rows) => rows[0]?.read != null && inFlight?.read != null && rows[0].read > inFlight.read,
             "100 millis"
           ).pipe(
             Effect.timeoutFail({
@@ -135,5 +137,21 @@ describe("a request read but never delivered", () => {
         })
       ),
     300_000
+  )
+
+  it.live("a rereadAfter under a second (the sweep would spin) is a RunnerError when the layer is built", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const store = yield* Runners.freshStore("reread_options")
+        const port = yield* Runners.freePort
+        for (const rereadAfter of [0, "500 millis", -1] as const) {
+          const built = yield* Layer.build(
+            Runner.layer({ host: "127.0.0.1", port, rereadAfter }).pipe(Layer.provide(Runners.clientOf(store.url)))
+          ).pipe(Effect.flip)
+          assert.strictEqual(built._tag, "RunnerError")
+          assert.include(built.message, "rereadAfter")
+        }
+      })
+    )
   )
 })

@@ -26,6 +26,7 @@ import * as Sharding from "@effect/cluster/Sharding"
 import * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
@@ -53,15 +54,19 @@ export const clearStaleReads = (
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     if (shards.length === 0) return Effect.succeed(0)
     const seconds = Math.max(1, Math.ceil(Duration.toSeconds(after)))
-    // Postgres, which `Runner` runs on; the other form is SQLite's.
-    const cutoff = sql.onDialectOrElse({
-      pg: () => sql.literal(`NOW() - INTERVAL '${seconds} seconds'`),
-      orElse: () => sql.literal(`DATETIME('now', '-${seconds} seconds')`)
+    // The dialects of upstream's SqlMessageStorage, with its literals for false.
+    const dialect = sql.onDialectOrElse({
+      pg: () => ({ cutoff: `NOW() - INTERVAL '${seconds} seconds'`, no: "FALSE" }),
+      mysql: () => ({ cutoff: `NOW() - INTERVAL ${seconds} SECOND`, no: "FALSE" }),
+      sqlite: () => ({ cutoff: `DATETIME('now', '-${seconds} seconds')`, no: "0" }),
+      orElse: () => undefined
     })
-    return sql<{ readonly id: unknown }>`
-      UPDATE ${sql(table)} SET last_read = NULL
-      WHERE shard_id IN ${sql.in(shards.map(String))} AND processed = ${false}
-        AND last_read < ${cutoff} AND kind = ${requestKind}
+    if (dialect === undefined) return Effect.succeed(0)
+    const raw = sql.withoutTransforms()
+    return raw<{ readonly id: unknown }>`
+      UPDATE ${raw(table)} SET last_read = NULL
+      WHERE shard_id IN ${raw.in(shards.map(String))} AND processed = ${raw.literal(dialect.no)}
+        AND last_read < ${raw.literal(dialect.cutoff)} AND kind = ${requestKind}
       RETURNING id`.pipe(Effect.map((rows) => rows.length))
   })
 
@@ -88,10 +93,15 @@ export const sweep = (
     ).pipe(
       Effect.tap((cleared) =>
         cleared > 0
-          ? Effect.logDebug(`offered ${cleared} unprocessed request(s) read over ${Duration.format(after)} ago again`)
+          ? Effect.logDebug(
+              `offered ${cleared} unprocessed request(s) read over ${Duration.format(after)} ago again (stranded, or still being processed and skipped)`
+            )
           : Effect.void
       ),
-      Effect.catchAll((error) => Effect.logWarning(`cannot offer stale reads again: ${error.message}`))
+      // A failed sweep, typed or not, is logged and the next runs as planned; an interrupt ends the loop.
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause) ? Effect.interrupt : Effect.logWarning("cannot offer stale reads again", cause)
+      )
     )
     yield* Effect.repeat(once, Schedule.spaced(Duration.unsafeDivide(after, 2)))
   })
