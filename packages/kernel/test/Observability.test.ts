@@ -1,9 +1,10 @@
-import { Metrics, Session } from "@agent-kernel/kernel"
+import { Content, Metrics, Session, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 
@@ -48,6 +49,60 @@ describe("observing a run", () => {
       yield* session.run("hi").pipe(Effect.withTracer(recording))
       assert.includeMembers(names, ["invoke_agent", "agent_kernel.turn", "chat m"])
     })
+  )
+
+  it.effect(
+    "a tool's code runs under its execute_tool span, which a failure's cause names, and every span carries the caller's span annotations",
+    () =>
+      Effect.gen(function* () {
+        const spans: Array<Tracer.Span> = []
+        const base = yield* Effect.tracer
+        const recording = Tracer.make({
+          span: (name, parent, context, links, startTime, kind, options) => {
+            const span = base.span(name, parent, context, links, startTime, kind, options)
+            spans.push(span)
+            return span
+          },
+          context: base.context
+        })
+        const current: Array<string> = []
+        const toolbox: Toolbox.Service = {
+          definitions: Effect.succeed([
+            { name: "look", description: "Reads its span", input_schema: { type: "object" } },
+            { name: "crash", description: "Dies", input_schema: { type: "object" } }
+          ]),
+          invoke: (call) =>
+            Effect.flatMap(Effect.orDie(Effect.currentSpan), (span) => {
+              current.push(span.name)
+              return call.name === "crash"
+                ? Effect.die(new Error("the tool broke"))
+                : Effect.succeed(Content.toolResult(call.id, "ok"))
+            })
+        }
+        const model = yield* ScriptedModel.make([
+          ScriptedModel.toolCalls({ id: "a", name: "look" }, { id: "b", name: "crash" }),
+          ScriptedModel.text("done")
+        ])
+        const session = yield* Session.make({ model: "m" }).pipe(
+          Effect.provide(model.layer),
+          Effect.provideService(Toolbox.Toolbox, toolbox)
+        )
+        const outcome = yield* session
+          .run("hi")
+          .pipe(Effect.annotateSpans("tenant", "t-1"), Effect.withTracer(recording))
+        assert.deepStrictEqual(current, ["execute_tool look", "execute_tool crash"])
+        const crashed = outcome.history
+          .flatMap((message) => message.content)
+          .find((block) => block.type === "tool_result" && block.tool_use_id === "b")
+        assert.include(crashed?.type === "tool_result" ? crashed.content : "", "at execute_tool crash")
+        // After the calls the run's context is its own again: the next turn's spans are children of the run's.
+        const run = spans.find((span) => span.name === "invoke_agent")
+        const turns = spans.filter((span) => span.name === "agent_kernel.turn")
+        assert.strictEqual(turns.length, 2)
+        for (const turn of turns) assert.strictEqual(Option.getOrUndefined(turn.parent), run)
+        assert.isAbove(spans.length, 5)
+        for (const span of spans) assert.strictEqual(span.attributes.get("tenant"), "t-1", span.name)
+      })
   )
 
   it.effect("metrics count retries by category, turns, and runs by status", () =>

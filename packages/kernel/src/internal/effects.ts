@@ -11,7 +11,6 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
-import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
@@ -117,7 +116,8 @@ export const spans: Effect.Effect<Spans> = Effect.withFiberRuntime((fiber) => {
   const tracer = fiber.currentTracer
   const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
   const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
-  const annotations = fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations)
+  // Read once a run as an array: walking the HashMap a span cost a callback and an iterator each.
+  const annotations = Array.from(fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations))
   const links = Chunk.toReadonlyArray(fiber.getFiberRef(FiberRef.currentTracerSpanLinks))
   const now = () => (timing ? clock.unsafeCurrentTimeNanos() : BigInt(0))
   const options: Tracer.SpanOptions = { captureStackTrace: false }
@@ -133,7 +133,7 @@ export const spans: Effect.Effect<Spans> = Effect.withFiberRuntime((fiber) => {
         spec.kind,
         options
       )
-      HashMap.forEach(annotations, (value, key) => span.attribute(key, value))
+      for (let i = 0; i < annotations.length; i++) span.attribute(annotations[i]![0], annotations[i]![1])
       for (const key in spec.attributes) span.attribute(key, spec.attributes[key])
       return span
     },

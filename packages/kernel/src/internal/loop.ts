@@ -19,7 +19,7 @@ import * as Metrics from "../Metrics.js"
 import type * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
 import * as Pricing from "../Pricing.js"
-import * as ResponsePart from "../ResponsePart.js"
+import type * as ResponsePart from "../ResponsePart.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import * as RetryPolicy from "../RetryPolicy.js"
 import * as RetryQuota from "../RetryQuota.js"
@@ -31,6 +31,7 @@ import type * as Toolbox from "../Toolbox.js"
 import type * as Effects from "./effects.js"
 import * as Log from "./log.js"
 import type * as Meter from "./meter.js"
+import * as responsePart from "./responsePart.js"
 import * as SessionState from "./sessionState.js"
 import * as Telemetry from "./telemetry.js"
 import * as ToolIds from "./toolIds.js"
@@ -748,8 +749,8 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
 /** What an attempt has shown observers so far. */
 interface Shown {
   textChars: number
-  /** The unique tool ids last worked out, and the accumulator they are of: a one-shot response shares one. */
-  ids: { readonly of: ResponsePart.Accumulator; readonly content: ReadonlyArray<Content.ContentBlock> } | undefined
+  /** The blocks with unique tool ids last worked out, and the accumulator they are of: a one-shot response shares one. */
+  ids: { readonly of: ResponsePart.Accumulator; readonly blocks: ReadonlyArray<responsePart.Building> } | undefined
 }
 
 /**
@@ -792,17 +793,18 @@ const uniqueIdOf = (
   part: ResponsePart.ToolUseStart,
   shown: Shown
 ): string => {
+  // The blocks in the response's order are renamed as its content will be, their inputs never parsed.
   if (shown.ids?.of !== accumulated)
     shown.ids = {
       of: accumulated,
-      content: ToolIds.unique(ResponsePart.toResponse(accumulated, "").content, run.runNumber, turn)
+      blocks: ToolIds.uniqueOf(responsePart.ordered(accumulated), run.runNumber, turn, renamed)
     }
-  const content = shown.ids.content
-  let position = 0
-  for (const block of accumulated.blocks) if (block.index < part.index) position++
-  const block = content[position]
+  const block = shown.ids.blocks.find((block) => block.index === part.index)
   return block?.type === "tool_use" ? block.id : part.id
 }
+
+const renamed = (block: responsePart.Building, id: string): responsePart.Building =>
+  block.type === "tool_use" ? { ...block, id } : block
 
 function* reduceContext(run: Run, cursor: Cursor, turn: number, error: ModelError.ModelError) {
   const before = cursor.state.contextTokens

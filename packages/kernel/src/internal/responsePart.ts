@@ -2,8 +2,8 @@ import type * as Content from "../Content.js"
 import type * as ModelProvider from "../ModelProvider.js"
 import type * as ResponsePart from "../ResponsePart.js"
 
-/** A content block being assembled, at its provider index. */
-type Building =
+/** A content block being assembled, at its provider index. @internal */
+export type Building =
   | { readonly type: "text"; readonly index: number; readonly text: string }
   | { readonly type: "thinking"; readonly index: number; readonly thinking: string; readonly signature?: string }
   | { readonly type: "redacted_thinking"; readonly index: number; readonly data: string }
@@ -124,6 +124,14 @@ const byIndex = (blocks: ReadonlyArray<Building>): ReadonlyArray<Building> => {
     }
   return blocks
 }
+
+/**
+ * The blocks assembled so far in the order of the response they make
+ * (`toResponse`), without making it: their inputs stay unparsed.
+ *
+ * @internal
+ */
+export const ordered = (state: State): ReadonlyArray<Building> => byIndex(state.blocks)
 
 /** @internal */
 export const isFinished = (state: State): boolean => state.finish !== undefined

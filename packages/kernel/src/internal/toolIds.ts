@@ -1,17 +1,28 @@
 import type * as Content from "../Content.js"
 
+/**
+ * What `uniqueOf` reads of a block: its type and, a tool_use's, its id. A
+ * response's content blocks are such blocks, and so are the blocks of a
+ * response being assembled (`responsePart.ordered`).
+ *
+ * @internal
+ */
+export interface Block {
+  readonly type: string
+  readonly id?: string | undefined
+}
+
+/** The id of a tool_use; `undefined` for any other block. */
+const idOf = (block: Block): string | undefined => (block.type === "tool_use" ? block.id : undefined)
+
 /** Whether the tool_use at `index` has an id that is empty or that an earlier tool_use already has. */
-const taken = (content: ReadonlyArray<Content.ContentBlock>, index: number, id: string): boolean => {
+const taken = (blocks: ReadonlyArray<Block>, index: number, id: string): boolean => {
   if (id === "") return true
-  for (let i = 0; i < index; i++) {
-    const block = content[i]!
-    if (block.type === "tool_use" && block.id === id) return true
-  }
+  for (let i = 0; i < index; i++) if (idOf(blocks[i]!) === id) return true
   return false
 }
 
-const used = (content: ReadonlyArray<Content.ContentBlock>, id: string): boolean =>
-  content.some((block) => block.type === "tool_use" && block.id === id)
+const used = (blocks: ReadonlyArray<Block>, id: string): boolean => blocks.some((block) => idOf(block) === id)
 
 /**
  * Gives every tool_use of a response an id no other tool_use of it has.
@@ -21,8 +32,37 @@ const used = (content: ReadonlyArray<Content.ContentBlock>, id: string): boolean
  * result. An id that is empty or repeats an earlier one of the same response
  * is replaced by `<id or "tool">_<run>.<turn>.<n>`, so a replacement never
  * repeats an id of another turn either; any other id is kept. Returns
- * `content` itself when every id is already unique (the common case, which
- * allocates nothing).
+ * `blocks` itself when every id is already unique (the common case, which
+ * allocates nothing). `rename` gives a tool_use block its new id.
+ *
+ * @internal
+ */
+export const uniqueOf = <B extends Block>(
+  blocks: ReadonlyArray<B>,
+  run: number,
+  turn: number,
+  rename: (block: B, id: string) => B
+): ReadonlyArray<B> => {
+  let renamed: Array<B> | undefined
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i]!
+    const own = idOf(block)
+    if (own === undefined || !taken(renamed ?? blocks, i, own)) continue
+    renamed ??= blocks.slice()
+    const base = own === "" ? "tool" : own
+    let n = i
+    let id = `${base}_${run}.${turn}.${n}`
+    while (used(renamed, id) || used(blocks, id)) id = `${base}_${run}.${turn}.${++n}`
+    renamed[i] = rename(block, id)
+  }
+  return renamed ?? blocks
+}
+
+const renameBlock = (block: Content.ContentBlock, id: string): Content.ContentBlock =>
+  block.type === "tool_use" ? { ...block, id } : block
+
+/**
+ * `uniqueOf` for a response's content.
  *
  * @internal
  */
@@ -30,17 +70,4 @@ export const unique = (
   content: ReadonlyArray<Content.ContentBlock>,
   run: number,
   turn: number
-): ReadonlyArray<Content.ContentBlock> => {
-  let renamed: Array<Content.ContentBlock> | undefined
-  for (let i = 0; i < content.length; i++) {
-    const block = content[i]!
-    if (block.type !== "tool_use" || !taken(renamed ?? content, i, block.id)) continue
-    renamed ??= content.slice()
-    const base = block.id === "" ? "tool" : block.id
-    let n = i
-    let id = `${base}_${run}.${turn}.${n}`
-    while (used(renamed, id) || used(content, id)) id = `${base}_${run}.${turn}.${++n}`
-    renamed[i] = { ...block, id }
-  }
-  return renamed ?? content
-}
+): ReadonlyArray<Content.ContentBlock> => uniqueOf(content, run, turn, renameBlock)
