@@ -10,7 +10,7 @@ import * as Telemetry from "./telemetry.js"
  * metric's tags are looked up by the identity of their array, so each
  * model's arrays are made once and kept here: a call then updates a
  * histogram without building a key. Sessions share the meter of their
- * provider (`forProvider`), so a new session's first call finds its
+ * provider's name (`forProvider`), so a new session's first call finds its
  * arrays too, rather than building and hashing new metric keys.
  *
  * @internal
@@ -34,22 +34,24 @@ interface ModelLabels {
 const none: ReadonlyArray<MetricLabel.MetricLabel> = []
 
 /**
- * The meters made so far, by provider. They hold only tag arrays, as many as
- * the metric registry holds keys for the same names, and record nothing of
- * their own: sharing one changes no figure. Keyed weakly by the provider's
- * service, so a meter lives as long as its provider and no longer.
+ * The meters made so far, by provider name. They hold only tag arrays, one
+ * set a model, as many as Effect's metric registry (process-wide, never
+ * pruned) holds metric keys for the same names, and record nothing of their
+ * own: sharing one changes no figure. Keyed by name, not by the provider
+ * object, so that sessions over providers made per session share one too.
  */
-const meters = new WeakMap<ModelProvider.Service, Meter>()
+const meters = new Map<string, Meter>()
 
 /**
- * The meter of `provider`, shared by every session over it.
+ * The meter of the provider named `provider`, shared by every session of
+ * that name.
  *
  * @internal
  */
-export const forProvider = (provider: ModelProvider.Service): Meter => {
+export const forProvider = (provider: string): Meter => {
   let meter = meters.get(provider)
   if (meter === undefined) {
-    meter = make(provider.name)
+    meter = make(provider)
     meters.set(provider, meter)
   }
   return meter

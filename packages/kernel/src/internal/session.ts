@@ -70,7 +70,10 @@ export const make = (
       request: options.request,
       toolConcurrency: options.toolConcurrency ?? 1,
       metrics: options.metrics ?? true,
-      meter: Meter.forProvider(provider),
+      // Looked up at the first run: a session that never runs, or runs without metrics, adds no entry.
+      get meter() {
+        return Meter.forProvider(provider.name)
+      },
       toolbox: yield* Toolbox.Toolbox,
       contextProvider: yield* ContextProvider.ContextProvider,
       bus: yield* EventBus.EventBus,
