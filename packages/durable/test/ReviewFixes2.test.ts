@@ -1,0 +1,153 @@
+/**
+ * Stops, stores from before lives and failing stores, as the second review of durable runs found them
+ * (each test but "a stop racing the wake-up", a probe, failed before its fix).
+ * Real SQLite files; time is the TestClock.
+ */
+import { AgentRun, DurableSessions, Engine } from "@agent-kernel/durable"
+import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
+import { ScriptedModel } from "@agent-kernel/kernel/testing"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import * as TestServices from "effect/TestServices"
+
+const TestServicesLive = TestServices.provideLive
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
+
+const file = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "durable-fixes2-")), "agent.db")
+
+const invoked: Array<string> = []
+const tools: Toolbox.Service = {
+  definitions: Effect.succeed([]),
+  invoke: (call) =>
+    Effect.sync(() => {
+      invoked.push(call.id)
+      return Content.toolResult(call.id, "wrote")
+    })
+}
+
+/** DurableSessions with a `Bodies` map the test can see. */
+const sessionsWith = (
+  bodies: Map<string, AgentRun.Body>,
+  engine: Layer.Layer<Engine.Engine, Engine.StoreError>,
+  model: ScriptedModel.ScriptedModel
+) =>
+  Layer.effect(DurableSessions.DurableSessions, DurableSessions.make).pipe(
+    Layer.provideMerge(AgentRun.layer),
+    Layer.provide(Layer.succeed(AgentRun.RunConfig, { model: "m", settings })),
+    Layer.provide(Layer.succeed(AgentRun.Bodies, bodies)),
+    Layer.provideMerge(engine),
+    Layer.provide(model.layer),
+    Layer.provide(Toolbox.layer(tools))
+  )
+
+const turns = (n: number) =>
+  Effect.forEach(
+    Array.from({ length: n }),
+    () =>
+      Effect.zipRight(
+        Effect.yieldNow(),
+        Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      ),
+    { discard: true }
+  )
+
+const settle = <E, R>(check: Effect.Effect<boolean, E, R>) =>
+  Effect.gen(function* () {
+    for (let turn = 0; turn < 5_000; turn++) {
+      if (yield* check) return
+      yield* turns(1)
+    }
+    return yield* Effect.dieMessage("never settled")
+  })
+
+const executionStatuses = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.map(sql<{ readonly status: string }>`SELECT status FROM workflow_executions`, (rows) =>
+    rows.map((row) => row.status)
+  )
+)
+
+describe("Ctrl-C in a durable wait", () => {
+  it.scoped("a run stopped on its SECOND wait keeps what it did after the first (a tool call ran)", () =>
+    Effect.gen(function* () {
+      invoked.length = 0
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.rateLimited({ retryAfterMs: 1_000 }),
+        ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
+        ScriptedModel.rateLimited({ retryAfterMs: 30_000 }),
+        ScriptedModel.text("too late")
+      ])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        yield* settle(Effect.map(executionStatuses, (s) => s[0] === "suspended"))
+        yield* TestClock.adjust("1 second")
+        // The first wait ended: the tool ran, the second rate limit suspended the run again.
+        yield* settle(
+          Effect.zipWith(model.calls, executionStatuses, (calls, s) => calls.length === 3 && s[0] === "suspended")
+        )
+        assert.deepStrictEqual(invoked, ["a"])
+        yield* Fiber.interrupt(caller)
+        const [listed] = yield* sessions.list
+        assert.strictEqual(listed?.status, "interrupted")
+        // The tool call that ran (and its result) is part of the recorded history: nothing lost.
+        const history = Option.getOrThrow(yield* sessions.state("s")).history
+        assert.deepStrictEqual(
+          history.map((message) => message.role),
+          ["user", "assistant", "user"],
+          JSON.stringify(history)
+        )
+      }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
+    })
+  )
+})
+
+describe("a stop racing the wake-up", () => {
+  for (const lag of [0, 1, 2, 3, 5, 8, 13]) {
+    it.scoped(
+      `the deadline passes ${lag} turns before the caller is interrupted: the run ends one way, nothing left running`,
+      () =>
+        Effect.gen(function* () {
+          const model = yield* ScriptedModel.make([
+            ScriptedModel.rateLimited({ retryAfterMs: 30_000 }),
+            ScriptedModel.text("woke"),
+            ScriptedModel.text("next")
+          ])
+          const bodies = new Map<string, AgentRun.Body>()
+          yield* Effect.gen(function* () {
+            const sessions = yield* DurableSessions.DurableSessions
+            const caller = yield* Effect.fork(sessions.run("s", "go"))
+            yield* settle(Effect.map(executionStatuses, (s) => s[0] === "suspended"))
+            yield* TestClock.adjust("30 seconds")
+            yield* turns(lag)
+            yield* Fiber.interrupt(caller)
+            yield* turns(200)
+            const [listed] = yield* sessions.list
+            const statuses = yield* executionStatuses
+            const history = Option.getOrThrow(yield* sessions.state("s")).history.map(Content.textOf)
+            const calls = (yield* model.calls).length
+            const consistent =
+              (listed?.status === "interrupted" && statuses[0] === "stopped" && calls === 1 && history.length === 1) ||
+              (listed?.status === "interrupted" && statuses[0] === "stopped" && calls === 2) ||
+              (listed?.status === "completed" && statuses[0] === "complete")
+            assert.isTrue(
+              consistent,
+              JSON.stringify({ session: listed?.status, statuses, calls, history, bodies: bodies.size })
+            )
+            const next = yield* Effect.either(
+              Effect.timeout(sessions.run("s", "again"), "5 seconds").pipe(TestServicesLive)
+            )
+            assert.strictEqual(next._tag, "Right", String(next))
+          }).pipe(Effect.provide(sessionsWith(bodies, Engine.layerSqlite(file()), model)), Effect.scoped)
+        })
+    )
+  }
+})
