@@ -8,6 +8,7 @@ import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -107,6 +108,127 @@ describe("Ctrl-C in a durable wait", () => {
         )
       }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
     })
+  )
+})
+
+describe("Bodies of stopped runs", () => {
+  it.scoped("a run stopped by its caller leaves no entry in Bodies", () =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const model = yield* ScriptedModel.make([
+        () => Effect.as(Deferred.await(gate), ScriptedModel.text("never")),
+        ScriptedModel.text("next")
+      ])
+      const bodies = new Map<string, AgentRun.Body>()
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* Fiber.interrupt(caller)
+        assert.strictEqual((yield* sessions.list)[0]?.status, "interrupted")
+        yield* sessions.run("s", "again")
+        assert.strictEqual(bodies.size, 0, `kept: ${[...bodies.values()].map((b) => `stopped=${b.stopped}`)}`)
+      }).pipe(Effect.provide(sessionsWith(bodies, Engine.layerSqlite(file()), model)), Effect.scoped)
+    })
+  )
+
+  it.scoped("a stop whose record fails is no stop: resume in the same process ends (it hung on the stopped body)", () =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const model = yield* ScriptedModel.make([
+        () => Effect.as(Deferred.await(gate), ScriptedModel.text("never")),
+        ScriptedModel.text("resumed")
+      ])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        // The store fails while the stop records the interrupted run (Store.interrupted is ignored).
+        yield* sql`ALTER TABLE agent_sessions RENAME TO moved_away`
+        yield* Fiber.interrupt(caller)
+        yield* sql`ALTER TABLE moved_away RENAME TO agent_sessions`
+        assert.strictEqual((yield* sessions.list)[0]?.status, "running")
+        const resumed = yield* Effect.fork(sessions.resume("s"))
+        yield* turns(300)
+        yield* TestClock.adjust("10 seconds")
+        yield* turns(300)
+        const done = yield* Fiber.poll(resumed)
+        assert.isTrue(Option.isSome(done), "resume never ends: its body is the stopped run's Effect.never")
+      }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
+    })
+  )
+})
+
+describe("a stop that is half recorded", () => {
+  it.scoped(
+    "the execution's 'stopped' is not written (a failure, or a crash just after the interrupted record): the next process does not run the stopped run on",
+    () =>
+      Effect.gen(function* () {
+        const store = file()
+        const gate = yield* Deferred.make<void>()
+        const model = yield* ScriptedModel.make([
+          () => Effect.as(Deferred.await(gate), ScriptedModel.text("never")),
+          ScriptedModel.text("ran on after Ctrl-C")
+        ])
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const sql = yield* SqlClient.SqlClient
+          const caller = yield* Effect.fork(sessions.run("s", "go"))
+          yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+          yield* sql`ALTER TABLE workflow_executions RENAME TO moved_away`
+          yield* Fiber.interrupt(caller)
+          yield* sql`ALTER TABLE moved_away RENAME TO workflow_executions`
+          assert.strictEqual((yield* sessions.list)[0]?.status, "interrupted")
+        }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(store), model)), Effect.scoped)
+        // The next process on the store.
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          yield* turns(300)
+          const [listed] = yield* sessions.list
+          const history = Option.getOrThrow(yield* sessions.state("s")).history.map(Content.textOf)
+          assert.deepStrictEqual(
+            [listed?.status, (yield* model.calls).length, history],
+            ["interrupted", 1, ["go"]],
+            "the stopped run ran on"
+          )
+        }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(store), model)), Effect.scoped)
+      })
+  )
+})
+
+describe("Ctrl-C as the run starts", () => {
+  it.scoped(
+    "a stop while the body is in its start step ends the run interrupted; the session takes its next input",
+    () =>
+      Effect.gen(function* () {
+        const gate = yield* Deferred.make<void>()
+        const inStart = yield* Deferred.make<void>()
+        const model = yield* ScriptedModel.make([ScriptedModel.text("first"), ScriptedModel.text("second")])
+        const engine = Engine.layerSqlite(file(), {
+          beforeWrite: (write) =>
+            write.kind === "activity" && write.name.startsWith("start")
+              ? Effect.zipRight(Deferred.succeed(inStart, undefined), Deferred.await(gate))
+              : Effect.void
+        })
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const caller = yield* Effect.fork(sessions.run("s", "go"))
+          yield* Deferred.await(inStart)
+          const stopping = yield* Effect.fork(Fiber.interrupt(caller))
+          yield* turns(50)
+          yield* Deferred.succeed(gate, undefined)
+          yield* Fiber.join(stopping)
+          yield* turns(50)
+          const [listed] = yield* sessions.list
+          const next = yield* Effect.either(sessions.run("s", "again"))
+          assert.deepStrictEqual(
+            [listed?.status, next._tag],
+            ["interrupted", "Right"],
+            `the stopped session is left ${listed?.status}; its next input: ${String(next)}`
+          )
+        }).pipe(Effect.provide(sessionsWith(new Map(), engine, model)), Effect.scoped)
+      })
   )
 })
 

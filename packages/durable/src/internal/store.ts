@@ -180,22 +180,38 @@ export const finish = (
 
 /**
  * Records the state an interrupted run left (every tool_use answered), with
- * the status `interrupted`: the run has ended.
+ * the status `interrupted`: the run has ended. `null` for a run stopped
+ * before its session was made (in its start step): the state before it stays.
+ * This one write is the record of a stop (see `endedInterrupted`).
  *
  * @internal
  */
 export const interrupted = (
   of: RunOf,
-  state: Session.State,
+  state: Session.State | null,
   at: number
 ): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const encoded = yield* encodeState(state)
-    yield* sql`UPDATE agent_sessions SET state = ${encoded}, status = 'interrupted', pending = NULL,
-      retries_used = ${state.budget.used}, updated_at = ${at}
+    const encoded = state === null ? null : yield* encodeState(state)
+    const used = state === null ? null : state.budget.used
+    yield* sql`UPDATE agent_sessions SET state = COALESCE(${encoded}, state), status = 'interrupted', pending = NULL,
+      retries_used = COALESCE(${used}, retries_used), updated_at = ${at}
       WHERE ${rowOf(sql, of)} AND pending IS NOT NULL`
   }).pipe(Effect.mapError(storeError(`cannot record the interruption of a run of the session "${of.session_id}"`)))
+
+/**
+ * Whether the session's row records run `of` as stopped by its caller (see
+ * `interrupted`): an execution of it that the engine starts again (its own
+ * `stopped` mark not written, or a restart) must end at once.
+ *
+ * @internal
+ */
+export const endedInterrupted = (row: Row, of: RunOf): boolean =>
+  row.run_index === of.run &&
+  row.life === (of.life ?? null) &&
+  row.pending === null &&
+  row.status === "interrupted"
 
 /**
  * Writes a session's state as imported: no run in progress, and a new life
