@@ -244,13 +244,17 @@ export const make: Effect.Effect<
     Effect.forEach(Arr.range(1, runs), (run) =>
       AgentRun.AgentRun.executionId({ session_id: id, ...lifeOf(life), run, input: Content.userText("") })
     )
-  // Deletes the session with the journal of its runs (the engine's rows and the tool-call claims).
+  // Deletes the session with the journal of its runs (the engine's rows and the tool-call claims). A
+  // session from before lives that got one with a later run journaled its earlier runs without it: both.
   const remove = (id: string): Effect.Effect<void, Store.StoreError> =>
     Effect.gen(function* () {
       const row = yield* Effect.provide(Store.get(id), context)
       const ids =
         Option.isSome(row) && row.value.run_index > 0
-          ? yield* executionsOf(id, row.value.life, row.value.run_index)
+          ? Arr.dedupe([
+              ...(yield* executionsOf(id, row.value.life, row.value.run_index)),
+              ...(yield* executionsOf(id, null, row.value.run_index))
+            ])
           : []
       const journal = yield* Engine.Journal
       yield* Effect.provide(journal.purge(ids), context).pipe(

@@ -160,6 +160,43 @@ describe("Bodies of stopped runs", () => {
   )
 })
 
+describe("a store from before lives", () => {
+  it.scoped("a session imported over (by the old code, which kept the journal) runs its next run for real", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.text("one"),
+        ScriptedModel.text("two"),
+        ScriptedModel.text("three"),
+        ScriptedModel.text("four")
+      ])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        // A session the old code made: no life (execution ids `s/run`).
+        yield* sql`INSERT INTO agent_sessions (id, life, state, status, run_index, pending, retries_used, updated_at)
+          VALUES ('s', NULL, NULL, 'new', 0, NULL, 0, 0)`
+        assert.strictEqual((yield* sessions.run("s", "a")).final_text, "one")
+        const [afterOne] = yield* sql<{ readonly state: string }>`SELECT state FROM agent_sessions WHERE id = 's'`
+        assert.strictEqual((yield* sessions.run("s", "b")).final_text, "two")
+        assert.strictEqual((yield* sessions.run("s", "c")).final_text, "three")
+        // 88bb66f's importJson of the export taken after run 1: Store.put alone (no purge of the journal).
+        yield* sql`DELETE FROM agent_sessions WHERE id = 's'`
+        yield* sql`INSERT INTO agent_sessions (id, state, status, run_index, pending, retries_used, updated_at)
+          VALUES ('s', ${afterOne!.state}, 'imported', 1, NULL, 0, 0)`
+        // Upgraded: its next run is run 2 of a life-less session, execution id `s/2`, journaled complete.
+        const next = yield* sessions.run("s", "after import")
+        const [listed] = yield* sessions.list
+        assert.deepStrictEqual(
+          [next.final_text, listed?.status],
+          ["four", "completed"],
+          "the stale outcome of the old run 2 came back (and the session is left pending)"
+        )
+        assert.strictEqual((yield* model.calls).length, 4)
+      }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
+    })
+  )
+})
+
 describe("a stop that is half recorded", () => {
   it.scoped(
     "the execution's 'stopped' is not written (a failure, or a crash just after the interrupted record): the next process does not run the stopped run on",
@@ -272,4 +309,33 @@ describe("a stop racing the wake-up", () => {
         })
     )
   }
+})
+
+describe("a store from before lives: delete", () => {
+  it.scoped("a session given a life by its next run is deleted with the journal of its runs from before", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([ScriptedModel.text("two")])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        // Run 1 of a session the old code made: journaled under the execution of the key `s/1`.
+        const legacy = yield* AgentRun.AgentRun.executionId({ session_id: "s", run: 1, input: Content.userText("") })
+        yield* sql`INSERT INTO agent_sessions (id, life, state, status, run_index, pending, retries_used, updated_at)
+          VALUES ('s', NULL, NULL, 'completed', 1, NULL, 0, 0)`
+        yield* sql`INSERT INTO workflow_executions (execution_id, workflow, payload, status) VALUES (${legacy}, 'AgentRun', '{}', 'complete')`
+        yield* sql`INSERT INTO workflow_activities (execution_id, name, attempt, exit) VALUES (${legacy}, 'start', 1, '{}')`
+        assert.strictEqual((yield* sessions.run("s", "b")).final_text, "two")
+        const [row] = yield* sql<{ readonly life: string | null }>`SELECT life FROM agent_sessions WHERE id = 's'`
+        assert.isNotNull(row?.life ?? null, "run 2 gave the session a life")
+        yield* sessions.delete("s")
+        const left = yield* sql<{ readonly execution_id: string }>`SELECT execution_id FROM workflow_executions
+          UNION ALL SELECT execution_id FROM workflow_activities`
+        assert.deepStrictEqual(
+          left.map((r) => r.execution_id),
+          [],
+          "journal rows of the session's runs are left"
+        )
+      }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
+    })
+  )
 })

@@ -117,7 +117,8 @@ const LifeRows = Schema.Array(Schema.Struct({ life: Schema.NullOr(Schema.String)
 
 /**
  * Marks run `run` of the session started with `input`, creating the session
- * (with a new life) if it is new, and returns the session's life. Idempotent:
+ * (with a new life) if it is new, or giving it one if it has none (a store
+ * from before lives), and returns the session's life. Idempotent:
  * it only moves a session forward (a run already recorded is left as it is).
  *
  * @internal
@@ -134,7 +135,10 @@ export const begin = (
     const life = yield* newLife
     yield* sql`INSERT INTO agent_sessions (id, life, state, status, run_index, pending, retries_used, updated_at)
       VALUES (${id}, ${life}, NULL, 'new', 0, NULL, 0, ${at}) ON CONFLICT DO NOTHING`
-    yield* sql`UPDATE agent_sessions SET status = 'running', run_index = ${run}, pending = ${pending}, updated_at = ${at}
+    // A session from before lives gets one with its next run: its runs so far may have journaled ids
+    // `id/run` that a run number after an import (which the old code kept the journal of) would meet.
+    yield* sql`UPDATE agent_sessions SET status = 'running', run_index = ${run}, pending = ${pending}, updated_at = ${at},
+      life = COALESCE(life, ${life})
       WHERE id = ${id} AND run_index < ${run}`
     // The row's own life: another caller may have created the session first.
     const rows = yield* Schema.decodeUnknown(LifeRows)(yield* sql`SELECT life FROM agent_sessions WHERE id = ${id}`)
