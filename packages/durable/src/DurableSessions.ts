@@ -44,6 +44,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as AgentRun from "./AgentRun.js"
 import * as Engine from "./Engine.js"
+import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Store from "./internal/store.js"
 import * as SqlEngine from "./SqlEngine.js"
 
@@ -142,7 +143,9 @@ export interface Service {
    * Runs one input through the session `id` (created when new), as the next
    * run of the session's workflow. Fails with `RunPending` if a run of it is
    * unfinished, and with `JournalError` if the store or the journal fails
-   * under the run, which is then left unfinished, for `resume`. Interrupting
+   * under the run, which is then left unfinished, for `resume` (on the light
+   * engine; the memory and cluster engines record the failure as the run's
+   * result, and `resume` fails with it again). Interrupting
    * the caller ends the run `interrupted` (see `AgentRun.stop`).
    */
   readonly run: (
@@ -235,9 +238,7 @@ export const make: Effect.Effect<
       context
     ).pipe(
       // The engine's interface has no error channel: a journal failure reaches here as a defect.
-      Effect.catchSomeDefect((defect) =>
-        defect instanceof SqlEngine.JournalError ? Option.some(Effect.fail(defect)) : Option.none()
-      )
+      Effect.catchSomeDefect((defect) => Option.map(SqlEngineInternal.asJournalError(defect), Effect.fail))
     )
   // The executions of a life's runs 1..runs (the id derives from the session, its life and the run alone).
   const executionsOf = (id: string, life: string | null, runs: number) =>

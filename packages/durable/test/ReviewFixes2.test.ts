@@ -339,3 +339,30 @@ describe("a store from before lives: delete", () => {
     })
   )
 })
+
+describe("a failing store on the other engines", () => {
+  for (const [name, engine] of [
+    ["memory", () => Engine.layerMemory],
+    ["cluster (SQLite)", () => Engine.layerClusterSqlite(file())]
+  ] as const) {
+    it.scoped(`${name}: a tool call's claim fails: the run fails with JournalError, not a failed outcome`, () =>
+      Effect.gen(function* () {
+        invoked.length = 0
+        const model = yield* ScriptedModel.make([
+          ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
+          ScriptedModel.text("done")
+        ])
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`ALTER TABLE agent_tool_calls RENAME TO moved_away`
+          const failed = yield* Effect.flip(sessions.run("s", "go"))
+          assert.strictEqual(failed._tag, "JournalError", String(failed))
+          assert.deepStrictEqual(invoked, [], "the unclaimed tool call ran")
+          // The run is not recorded as ended: the session keeps its input pending.
+          assert.strictEqual((yield* sessions.list)[0]?.status, "running")
+        }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model)), Effect.scoped)
+      })
+    )
+  }
+})

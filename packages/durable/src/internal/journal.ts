@@ -8,8 +8,9 @@ import * as Clock from "effect/Clock"
 import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { fail, JournalError } from "./sqlEngine.js"
+import { asJournalError, fail, type JournalError } from "./sqlEngine.js"
 
 /**
  * The clock a journaled run reads.
@@ -181,7 +182,7 @@ export const wrap =
     const journaled = <A, R>(step: Effect.Effect<A, never, R>): Effect.Effect<A, never, R> =>
       Effect.tapDefect(step, (cause) =>
         Effect.sync(() => {
-          for (const defect of Cause.defects(cause)) if (defect instanceof JournalError) options.failed(defect)
+          for (const defect of Cause.defects(cause)) Option.map(asJournalError(defect), options.failed)
         })
       )
     // A stopped run performs no further step: past its replay, a step would be new work.

@@ -30,6 +30,21 @@ export class JournalError extends Schema.TaggedError<JournalError>("@agent-kerne
 ) {}
 
 /**
+ * The `JournalError` a defect is, if it is one: the error itself, or what an
+ * engine that journals defects encoded (the memory and cluster engines keep a
+ * defect's name and message only, `Schema.Defect`), so the journal's failure
+ * is told from the run's own on every engine.
+ *
+ * @internal
+ */
+export const asJournalError = (defect: unknown): Option.Option<JournalError> =>
+  defect instanceof JournalError
+    ? Option.some(defect)
+    : defect instanceof Error && defect.name === "JournalError"
+      ? Option.some(new JournalError({ message: defect.message }))
+      : Option.none()
+
+/**
  * One write to the journal, as an engine's `beforeWrite` hook sees it.
  *
  * @internal
@@ -180,7 +195,7 @@ interface Running {
 /** The journal's own failure in an exit: not the workflow's (or activity's) result, never recorded as one. */
 const journalFailure = (exit: Exit.Exit<unknown, unknown>): Option.Option<JournalError> =>
   Exit.isFailure(exit)
-    ? Option.filter(Cause.dieOption(exit.cause), (defect): defect is JournalError => defect instanceof JournalError)
+    ? Option.flatMap(Cause.dieOption(exit.cause), asJournalError)
     : Option.none()
 
 const messageOf = (error: unknown): string =>
