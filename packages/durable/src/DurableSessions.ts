@@ -142,7 +142,7 @@ export interface Service {
   /**
    * Runs one input through the session `id` (created when new), as the next
    * run of the session's workflow. Fails with `RunPending` if a run of it is
-   * unfinished, and with `JournalError` if the store or the journal fails
+   * unfinished (or another caller's input began it meanwhile), and with `JournalError` if the store or the journal fails
    * under the run, which is then left unfinished, for `resume` (on the light
    * engine; the memory and cluster engines record the failure as the run's
    * result, and `resume` fails with it again). Interrupting
@@ -286,8 +286,10 @@ export const make: Effect.Effect<
           return yield* new RunPending({ session_id: id, run: row.value.run_index })
         }
         const run = Option.match(row, { onNone: () => 1, onSome: (row) => row.run_index + 1 })
-        const life = yield* Effect.provide(Store.begin(id, run, message, yield* Clock.currentTimeMillis), context)
-        return yield* execute({ session_id: id, ...lifeOf(life), run, input: message })
+        const begun = yield* Effect.provide(Store.begin(id, run, message, yield* Clock.currentTimeMillis), context)
+        // Another caller began this run first (two inputs at once): this input is not run.
+        if (!begun.began) return yield* new RunPending({ session_id: id, run })
+        return yield* execute({ session_id: id, ...lifeOf(begun.life), run, input: message })
       }),
     resume: (id) =>
       Effect.flatMap(Effect.provide(Store.get(id), context), (row) => {

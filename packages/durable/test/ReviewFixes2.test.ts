@@ -234,6 +234,31 @@ describe("a stop that is half recorded", () => {
   )
 })
 
+describe("two inputs at once to one session", () => {
+  it.scoped("the second input is run, or refused (RunPending): never answered with the first's outcome", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([ScriptedModel.text("A"), ScriptedModel.text("B")])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const [a, b] = yield* Effect.all(
+          [Effect.either(sessions.run("s", "a")), Effect.either(sessions.run("s", "b"))],
+          {
+            concurrency: 2
+          }
+        )
+        for (const [input, result] of [
+          ["a", a],
+          ["b", b]
+        ] as const) {
+          if (result._tag === "Right")
+            assert.include(result.right.history.map(Content.textOf), input, `input "${input}" was dropped`)
+          else assert.strictEqual(result.left._tag, "RunPending")
+        }
+      }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
+    })
+  )
+})
+
 describe("Ctrl-C as the run starts", () => {
   it.scoped(
     "a stop while the body is in its start step ends the run interrupted; the session takes its next input",

@@ -118,8 +118,9 @@ const LifeRows = Schema.Array(Schema.Struct({ life: Schema.NullOr(Schema.String)
 /**
  * Marks run `run` of the session started with `input`, creating the session
  * (with a new life) if it is new, or giving it one if it has none (a store
- * from before lives), and returns the session's life. Idempotent:
- * it only moves a session forward (a run already recorded is left as it is).
+ * from before lives), and returns the session's life and whether this call
+ * began the run: it only moves a session with no run in progress forward (a
+ * run already recorded, or begun by another caller, is left as it is).
  *
  * @internal
  */
@@ -128,7 +129,7 @@ export const begin = (
   run: number,
   input: Content.Message,
   at: number
-): Effect.Effect<string | null, StoreError, SqlClient.SqlClient> =>
+): Effect.Effect<{ readonly life: string | null; readonly began: boolean }, StoreError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const pending = yield* encodeMessage(input)
@@ -137,12 +138,14 @@ export const begin = (
       VALUES (${id}, ${life}, NULL, 'new', 0, NULL, 0, ${at}) ON CONFLICT DO NOTHING`
     // A session from before lives gets one with its next run: its runs so far may have journaled ids
     // `id/run` that a run number after an import (which the old code kept the journal of) would meet.
-    yield* sql`UPDATE agent_sessions SET status = 'running', run_index = ${run}, pending = ${pending}, updated_at = ${at},
-      life = COALESCE(life, ${life})
-      WHERE id = ${id} AND run_index < ${run}`
+    // Only a session with no run in progress moves on: of two callers sending an input at once,
+    // one begins the run, the other is told a run is pending.
+    const began = yield* sql`UPDATE agent_sessions SET status = 'running', run_index = ${run}, pending = ${pending},
+      updated_at = ${at}, life = COALESCE(life, ${life})
+      WHERE id = ${id} AND run_index < ${run} AND pending IS NULL RETURNING id`
     // The row's own life: another caller may have created the session first.
     const rows = yield* Schema.decodeUnknown(LifeRows)(yield* sql`SELECT life FROM agent_sessions WHERE id = ${id}`)
-    return rows[0]?.life ?? null
+    return { life: rows[0]?.life ?? null, began: began.length > 0 }
   }).pipe(Effect.mapError(storeError(`cannot start a run of the session "${id}"`)))
 
 /**
