@@ -3,10 +3,14 @@
  * (each test but "a stop racing the wake-up", a probe, failed before its fix).
  * Real SQLite files; time is the TestClock.
  */
-import { AgentRun, DurableSessions, Engine } from "@agent-kernel/durable"
+import { AgentRun, DurableSessions, Engine, SqlEngine } from "@agent-kernel/durable"
 import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as LibsqlClient from "@effect/sql-libsql/LibsqlClient"
+import * as Activity from "@effect/workflow/Activity"
+import * as Workflow from "@effect/workflow/Workflow"
+import * as Schema from "effect/Schema"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -334,6 +338,38 @@ describe("a stop racing the wake-up", () => {
         })
     )
   }
+})
+
+const Probe = Workflow.make({
+  name: "StoppedProbe",
+  payload: { id: Schema.String },
+  success: Schema.Number,
+  idempotencyKey: (payload) => payload.id
+})
+
+describe("the light engine's stopped executions", () => {
+  it.scoped(
+    "an execution interrupted while the engine lives is left ended: executing it again does not run it again",
+    () =>
+      Effect.gen(function* () {
+        let started = 0
+        const engine = yield* Layer.build(
+          Probe.toLayer(() =>
+            Effect.zipRight(
+              Effect.sync(() => started++),
+              Activity.make({ name: "forever", success: Schema.Number, execute: Effect.never })
+            )
+          ).pipe(Layer.provideMerge(SqlEngine.layer()))
+        )
+        yield* Effect.provide(Probe.execute({ id: "x" }, { discard: true }), engine)
+        yield* settle(Effect.sync(() => started === 1))
+        yield* Effect.provide(Probe.interrupt(yield* Probe.executionId({ id: "x" })), engine)
+        yield* turns(50)
+        yield* Effect.provide(Probe.execute({ id: "x" }, { discard: true }), engine)
+        yield* turns(50)
+        assert.strictEqual(started, 1, "the stopped execution ran again")
+      }).pipe(Effect.provide(LibsqlClient.layer({ url: `file:${file()}`, intMode: "bigint" })))
+  )
 })
 
 describe("a store from before lives: delete", () => {

@@ -442,6 +442,8 @@ export const make = (
         const row = yield* readExecution(executionId)
         if (Option.isNone(row)) return undefined
         if (row.value.status === "suspended") return new Workflow.Suspended({})
+        // Stopped by its caller: it ended there, interrupted.
+        if (row.value.status === "stopped") return new Workflow.Complete({ exit: Exit.interrupt(FiberId.none) })
         if (row.value.status !== "complete" || row.value.result === null) return undefined
         const exit = yield* Effect.catchAll(
           Schema.decodeUnknown(entry.codecs.result)(row.value.result),
@@ -553,10 +555,10 @@ export const make = (
                 return yield* start(entry, executionId, options.payload)
               }
               // Journaled, not running here: a suspended run waits for its wake-up, an ended one
-              // answers from the journal, any other (a crash, a stop, a journal failure) replays.
+              // (complete, or stopped by its caller) answers from the journal, any other (a crash, a
+              // journal failure) replays.
               const row = yield* readExecution(executionId)
-              if (Option.isNone(row) || row.value.status === "complete" || row.value.status === "suspended")
-                return undefined
+              if (Option.isNone(row) || row.value.status !== "running") return undefined
               return yield* replay(executionId, row.value)
             })
           )
