@@ -372,6 +372,31 @@ describe("the light engine's stopped executions", () => {
   )
 })
 
+describe("delete while a run is in flight", () => {
+  it.scoped("a deleted session's body that ends later leaves no journal rows behind", () =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const model = yield* ScriptedModel.make([() => Effect.as(Deferred.await(gate), ScriptedModel.text("old"))])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        const old = yield* Effect.fork(sessions.run("s", "first"))
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* sessions.delete("s")
+        yield* Deferred.succeed(gate, undefined)
+        yield* Fiber.join(old)
+        const orphans = yield* sql<{ readonly name: string }>`SELECT name FROM workflow_activities
+          WHERE execution_id NOT IN (SELECT execution_id FROM workflow_executions)`
+        assert.deepStrictEqual(
+          orphans.map((row) => row.name),
+          [],
+          "rows of a purged execution that no delete will ever find again"
+        )
+      }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
+    })
+  )
+})
+
 describe("a store from before lives: delete", () => {
   it.scoped("a session given a life by its next run is deleted with the journal of its runs from before", () =>
     Effect.gen(function* () {

@@ -619,8 +619,12 @@ export const make = (
               "activity",
               executionId,
               key,
+              // Only for an execution still journaled: a body of a purged execution (its session deleted
+              // while it ran) must not leave rows that no delete will find again.
               sql`INSERT INTO workflow_activities (execution_id, name, attempt, exit)
-                VALUES (${executionId}, ${activity.name}, ${attempt}, ${encoded}) ON CONFLICT DO NOTHING`
+                SELECT ${executionId}, ${activity.name}, ${attempt}, ${encoded}
+                WHERE EXISTS (SELECT 1 FROM workflow_executions WHERE execution_id = ${executionId})
+                ON CONFLICT DO NOTHING`
             )
             journal.activities.set(key, encoded)
           }
@@ -659,7 +663,9 @@ export const make = (
               executionId,
               options.clock.name,
               sql`INSERT INTO workflow_clocks (execution_id, name, wake_at)
-                VALUES (${executionId}, ${options.clock.name}, ${deadline}) ON CONFLICT DO NOTHING`
+                SELECT ${executionId}, ${options.clock.name}, ${deadline}
+                WHERE EXISTS (SELECT 1 FROM workflow_executions WHERE execution_id = ${executionId})
+                ON CONFLICT DO NOTHING`
             )
             journal.clocks.set(options.clock.name, deadline)
             wakeAt = deadline
