@@ -46,7 +46,7 @@ import * as AgentRun from "./AgentRun.js"
 import * as Engine from "./Engine.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Store from "./internal/store.js"
-import * as SqlEngine from "./SqlEngine.js"
+import type * as SqlEngine from "./SqlEngine.js"
 
 /**
  * A session as the store lists it.

@@ -158,42 +158,43 @@ const Locked = Schema.Tuple(Schema.Struct({ locked: Schema.Boolean }))
  * exactly while the session holding the lock is (a server restart, `idle_session_timeout`, a
  * network cut or `pg_terminate_backend` end both). Elsewhere the check is nothing.
  */
-const exclusiveDatabase: Effect.Effect<Effect.Effect<void>, StoreError, SqlClient.SqlClient | Scope.Scope> =
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.onDialectOrElse({
-      pg: () =>
-        Effect.gen(function* () {
-          const connection = yield* sql.reserve
-          const key = "hashtext('agent-kernel/durable/' || current_schema())"
-          const [{ locked }] = yield* Effect.flatMap(
-            connection.execute(`SELECT pg_try_advisory_lock(${key}) AS locked`, [], undefined),
-            Schema.decodeUnknown(Locked)
-          )
-          if (!locked)
-            return yield* new StoreError({
-              message: "the session store (its Postgres database and schema) is in use by another process",
-              locked: true
-            })
-          // Before the connection goes back to the pool (finalizers run in reverse), or the pool's
-          // next user of it would hold the lock.
-          yield* Effect.addFinalizer(() =>
-            Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${key})`, [], undefined))
-          )
-          return Effect.catchAll(
-            Effect.asVoid(connection.execute("SELECT 1", [], undefined)),
-            SqlEngineInternal.fail("the session store's lock was lost (its Postgres connection ended)")
-          )
-        }),
-      orElse: () => Effect.succeed(Effect.void)
-    })
-  ).pipe(
-    Effect.catchTags({
-      SqlError: (error) =>
-        new StoreError({ message: `cannot lock the session store: ${error.message}`, locked: false }),
-      ParseError: (error) =>
-        new StoreError({ message: `cannot lock the session store: ${error.message}`, locked: false })
-    })
-  )
+const exclusiveDatabase: Effect.Effect<
+  Effect.Effect<void>,
+  StoreError,
+  SqlClient.SqlClient | Scope.Scope
+> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql.onDialectOrElse({
+    pg: () =>
+      Effect.gen(function* () {
+        const connection = yield* sql.reserve
+        const key = "hashtext('agent-kernel/durable/' || current_schema())"
+        const [{ locked }] = yield* Effect.flatMap(
+          connection.execute(`SELECT pg_try_advisory_lock(${key}) AS locked`, [], undefined),
+          Schema.decodeUnknown(Locked)
+        )
+        if (!locked)
+          return yield* new StoreError({
+            message: "the session store (its Postgres database and schema) is in use by another process",
+            locked: true
+          })
+        // Before the connection goes back to the pool (finalizers run in reverse), or the pool's
+        // next user of it would hold the lock.
+        yield* Effect.addFinalizer(() =>
+          Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${key})`, [], undefined))
+        )
+        return Effect.catchAll(
+          Effect.asVoid(connection.execute("SELECT 1", [], undefined)),
+          SqlEngineInternal.fail("the session store's lock was lost (its Postgres connection ended)")
+        )
+      }),
+    orElse: () => Effect.succeed(Effect.void)
+  })
+).pipe(
+  Effect.catchTags({
+    SqlError: (error) => new StoreError({ message: `cannot lock the session store: ${error.message}`, locked: false }),
+    ParseError: (error) => new StoreError({ message: `cannot lock the session store: ${error.message}`, locked: false })
+  })
+)
 
 /**
  * The light engine (`SqlEngine`) over the `SqlClient` in context, and the

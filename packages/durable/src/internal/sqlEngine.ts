@@ -194,9 +194,7 @@ interface Running {
 
 /** The journal's own failure in an exit: not the workflow's (or activity's) result, never recorded as one. */
 const journalFailure = (exit: Exit.Exit<unknown, unknown>): Option.Option<JournalError> =>
-  Exit.isFailure(exit)
-    ? Option.flatMap(Cause.dieOption(exit.cause), asJournalError)
-    : Option.none()
+  Exit.isFailure(exit) ? Option.flatMap(Cause.dieOption(exit.cause), asJournalError) : Option.none()
 
 const messageOf = (error: unknown): string =>
   ParseResult.isParseError(error)

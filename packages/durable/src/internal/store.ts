@@ -215,10 +215,7 @@ export const interrupted = (
  * @internal
  */
 export const endedInterrupted = (row: Row, of: RunOf): boolean =>
-  row.run_index === of.run &&
-  row.life === (of.life ?? null) &&
-  row.pending === null &&
-  row.status === "interrupted"
+  row.run_index === of.run && row.life === (of.life ?? null) && row.pending === null && row.status === "interrupted"
 
 /**
  * Writes a session's state as imported: no run in progress, and a new life
