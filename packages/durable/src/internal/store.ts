@@ -60,7 +60,7 @@ export const migrate: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient
     life TEXT
   )`
   // A store made before sessions had lives gets the column; its sessions keep NULL (and their
-  // execution ids) until deleted or imported over. (If the ALTER fails, another process may just
+  // execution ids) until their next run begins (see `begin`). (If the ALTER fails, another process may just
   // have added it: the probe says.)
   const probe = sql`SELECT life FROM agent_sessions WHERE 1 = 0`
   yield* probe.pipe(
