@@ -162,7 +162,8 @@ export interface Body {
  * The bodies of this process's runs (and its runs suspended on a durable
  * wait), by execution id. An interrupted caller
  * (Ctrl-C) stops the body it waits for (see `stop`): the run ends
- * `interrupted`, with its state recorded. A body interrupted any other way
+ * `interrupted`, with its state recorded in the session row, the stop's one
+ * record (a body of a run it records ends at once, whatever started it). A body interrupted any other way
  * (its engine shutting down, the process stopping) is left unfinished in the
  * journal, to be resumed: that is a crash, not a decision to end the run.
  *
@@ -228,113 +229,129 @@ export const body = (
     const bodies = yield* Bodies
     const fiber = yield* Effect.withFiberRuntime<RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
     const instance = yield* WorkflowEngine.WorkflowInstance
-    const previous = bodies.get(executionId)
-    // A run stopped in this process stays stopped: the engine may start its body again at once
-    // (it sees an interrupted body, not a finished run), and that body must not run it on.
-    if (previous?.fiber !== undefined && previous.stopped) return yield* Effect.never
+    // The session as this body finds it, outside the journal: a stop is recorded after what it journaled.
+    const found = yield* Effect.catchAll(Store.get(payload.session_id), SqlEngineInternal.fail("read", executionId))
+    // Its caller stopped the run and the stop is recorded (`Store.interrupted`): whatever starts its body
+    // again (a restart before the engine marked it `stopped`, or its `stopped` not written) ends it at once.
+    if (Option.exists(found, (row) => Store.endedInterrupted(row, payload))) return yield* Effect.interrupt
     // A stop of the run while it was suspended here is taken over: this body stops at its wait.
+    const previous = bodies.get(executionId)
     const running: Body = {
       fiber,
-      stopped: previous?.stopped === true,
+      stopped: previous?.fiber === undefined && previous?.stopped === true,
       ended: previous?.ended ?? (yield* Deferred.make<void>())
     }
     bodies.set(executionId, running)
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
-        if (bodies.get(executionId) === running && !running.stopped) {
+        if (bodies.get(executionId) === running) {
           // Suspended on a durable wait: the run is still this process's to stop (see `stop`).
-          if (instance.suspended)
+          if (instance.suspended && !running.stopped)
             bodies.set(executionId, { fiber: undefined, stopped: false, ended: yield* Deferred.make<void>() })
           else bodies.delete(executionId)
         }
         yield* Deferred.succeed(running.ended, undefined)
       })
     )
-    // Whether this execution starts the run (the start step executes) or replays a journal.
-    let fresh = false
-    const start = yield* Activity.make({
-      name: "start",
-      success: Start,
-      execute: Effect.gen(function* () {
-        fresh = true
-        // A store that fails is the journal's failure (the run stops unfinished), not the step's result.
-        const row = yield* Effect.catchAll(Store.get(payload.session_id), SqlEngineInternal.fail("start", executionId))
-        return {
-          state: Option.match(row, { onNone: () => null, onSome: (row) => row.state }),
-          at: yield* Clock.currentTimeMillis
-        }
-      })
-    })
-    const clock = Journal.makeClock(yield* Effect.clock, start.at, fresh)
-    // A journal write that failed in the loop: the loop ends the run `failed`, which it is not (it is
-    // unfinished, to be resumed), so that end is neither published nor recorded.
-    let journalFailure: SqlEngineInternal.JournalError | undefined
-    // Replayed steps were published by the execution that journaled them: not again.
-    const bus = Journal.replayAware(
-      yield* EventBus.EventBus,
-      clock,
-      () => instance.suspended || journalFailure !== undefined
-    )
-    const context = yield* Effect.context<Journal.Journal>()
-    const idempotent = new Set(config.idempotentTools ?? [])
-    // The engine interrupts a run that suspends on a durable wait, or whose shard moves: neither ends the
-    // run, and the toolbox's plugins may be shared by every session of the process. Only a run its caller
-    // stopped releases what it left running.
-    const toolbox = yield* Toolbox.Toolbox
-    const release = toolbox.onRunInterrupted
-    const ownToolbox: Toolbox.Service =
-      release === undefined
-        ? toolbox
-        : {
-            definitions: toolbox.definitions,
-            invoke: toolbox.invoke,
-            onRunInterrupted: Effect.suspend(() => (running.stopped ? release : Effect.void))
-          }
-    const session = yield* Session.make({
-      id: payload.session_id,
-      model: config.model,
-      system: config.system,
-      settings: config.settings,
-      toolConcurrency: config.toolConcurrency,
-      maxOutputTokens: config.maxOutputTokens,
-      metrics: config.metrics,
-      ...(start.state === null ? {} : { state: start.state }),
-      effects: Journal.wrap(
-        {
-          executionId,
-          clock,
-          idempotent: (tool) => idempotent.has(tool),
-          stopping: () => running.stopped,
-          failed: (error) => {
-            journalFailure ??= error
-          }
-        },
-        context
+    // The session once made: a stop before that (in the start step) leaves the state before the run.
+    let session: Session.Service | undefined
+    // The run was stopped (Ctrl-C, see `Bodies`): it ends `interrupted`, and the history as it left it
+    // (every tool_use answered) goes to the store, in one write that is the stop's record. A record that
+    // fails is no stop: the body fails with a JournalError, and the run stays unfinished, for `resume`.
+    const recordStop = Effect.gen(function* () {
+      const state = session === undefined ? null : yield* session.state
+      yield* Effect.catchAll(
+        Effect.flatMap(Clock.currentTimeMillis, (at) => Store.interrupted(payload, state, at)),
+        SqlEngineInternal.fail("record the stop", executionId)
       )
-    }).pipe(Effect.provideService(EventBus.EventBus, bus), Effect.provideService(Toolbox.Toolbox, ownToolbox))
-    const outcome = yield* session.run(payload.input).pipe(
-      Effect.provideService(EventBus.EventBus, bus),
-      Effect.withClock(clock),
-      Effect.withRandom(Random.make(executionId)),
-      // The run was stopped (Ctrl-C, see `Bodies`): it ends `interrupted`, and the history as it
-      // left it (every tool_use answered) goes to the store.
-      Effect.onExit((exit) =>
-        Exit.isInterrupted(exit) && running.stopped
-          ? Effect.flatMap(session.state, (state) =>
-              Effect.ignore(Store.interrupted(payload, state, clock.real.unsafeCurrentTimeMillis()))
+    })
+    return yield* Effect.onExit(
+      Effect.gen(function* () {
+        // Whether this execution starts the run (the start step executes) or replays a journal.
+        let fresh = false
+        const start = yield* Activity.make({
+          name: "start",
+          success: Start,
+          execute: Effect.gen(function* () {
+            fresh = true
+            // A store that fails is the journal's failure (the run stops unfinished), not the step's result.
+            const row = yield* Effect.catchAll(
+              Store.get(payload.session_id),
+              SqlEngineInternal.fail("start", executionId)
             )
-          : Effect.void
-      )
+            return {
+              state: Option.match(row, { onNone: () => null, onSome: (row) => row.state }),
+              at: yield* Clock.currentTimeMillis
+            }
+          })
+        })
+        const clock = Journal.makeClock(yield* Effect.clock, start.at, fresh)
+        // A journal write that failed in the loop: the loop ends the run `failed`, which it is not (it is
+        // unfinished, to be resumed), so that end is neither published nor recorded.
+        let journalFailure: SqlEngineInternal.JournalError | undefined
+        // Replayed steps were published by the execution that journaled them: not again.
+        const bus = Journal.replayAware(
+          yield* EventBus.EventBus,
+          clock,
+          () => instance.suspended || journalFailure !== undefined
+        )
+        const context = yield* Effect.context<Journal.Journal>()
+        const idempotent = new Set(config.idempotentTools ?? [])
+        // The engine interrupts a run that suspends on a durable wait, or whose shard moves: neither ends the
+        // run, and the toolbox's plugins may be shared by every session of the process. Only a run its caller
+        // stopped releases what it left running.
+        const toolbox = yield* Toolbox.Toolbox
+        const release = toolbox.onRunInterrupted
+        const ownToolbox: Toolbox.Service =
+          release === undefined
+            ? toolbox
+            : {
+                definitions: toolbox.definitions,
+                invoke: toolbox.invoke,
+                onRunInterrupted: Effect.suspend(() => (running.stopped ? release : Effect.void))
+              }
+        const made = yield* Session.make({
+          id: payload.session_id,
+          model: config.model,
+          system: config.system,
+          settings: config.settings,
+          toolConcurrency: config.toolConcurrency,
+          maxOutputTokens: config.maxOutputTokens,
+          metrics: config.metrics,
+          ...(start.state === null ? {} : { state: start.state }),
+          effects: Journal.wrap(
+            {
+              executionId,
+              clock,
+              idempotent: (tool) => idempotent.has(tool),
+              stopping: () => running.stopped,
+              failed: (error) => {
+                journalFailure ??= error
+              }
+            },
+            context
+          )
+        }).pipe(Effect.provideService(EventBus.EventBus, bus), Effect.provideService(Toolbox.Toolbox, ownToolbox))
+        session = made
+        const outcome = yield* made
+          .run(payload.input)
+          .pipe(
+            Effect.provideService(EventBus.EventBus, bus),
+            Effect.withClock(clock),
+            Effect.withRandom(Random.make(executionId))
+          )
+        if (journalFailure !== undefined) return yield* Effect.die(journalFailure)
+        const state = yield* made.state
+        yield* Activity.make({
+          name: "end",
+          execute: Effect.flatMap(Clock.currentTimeMillis, (at) =>
+            Store.finish(payload, state, outcome.status, at)
+          ).pipe(Effect.catchAll(SqlEngineInternal.fail("end", executionId)))
+        })
+        return outcome
+      }),
+      (exit) => (Exit.isInterrupted(exit) && running.stopped ? recordStop : Effect.void)
     )
-    if (journalFailure !== undefined) return yield* Effect.die(journalFailure)
-    const state = yield* session.state
-    yield* Activity.make({
-      name: "end",
-      execute: Effect.flatMap(Clock.currentTimeMillis, (at) => Store.finish(payload, state, outcome.status, at)).pipe(
-        Effect.catchAll(SqlEngineInternal.fail("end", executionId))
-      )
-    })
-    return outcome
   })
 
 /**

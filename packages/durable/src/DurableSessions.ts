@@ -44,8 +44,9 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as AgentRun from "./AgentRun.js"
 import * as Engine from "./Engine.js"
+import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Store from "./internal/store.js"
-import * as SqlEngine from "./SqlEngine.js"
+import type * as SqlEngine from "./SqlEngine.js"
 
 /**
  * A session as the store lists it.
@@ -141,8 +142,10 @@ export interface Service {
   /**
    * Runs one input through the session `id` (created when new), as the next
    * run of the session's workflow. Fails with `RunPending` if a run of it is
-   * unfinished, and with `JournalError` if the store or the journal fails
-   * under the run, which is then left unfinished, for `resume`. Interrupting
+   * unfinished (or another caller's input began it meanwhile), and with `JournalError` if the store or the journal fails
+   * under the run, which is then left unfinished, for `resume` (on the light
+   * engine; the memory and cluster engines record the failure as the run's
+   * result, and `resume` fails with it again). Interrupting
    * the caller ends the run `interrupted` (see `AgentRun.stop`).
    */
   readonly run: (
@@ -235,22 +238,24 @@ export const make: Effect.Effect<
       context
     ).pipe(
       // The engine's interface has no error channel: a journal failure reaches here as a defect.
-      Effect.catchSomeDefect((defect) =>
-        defect instanceof SqlEngine.JournalError ? Option.some(Effect.fail(defect)) : Option.none()
-      )
+      Effect.catchSomeDefect((defect) => Option.map(SqlEngineInternal.asJournalError(defect), Effect.fail))
     )
   // The executions of a life's runs 1..runs (the id derives from the session, its life and the run alone).
   const executionsOf = (id: string, life: string | null, runs: number) =>
     Effect.forEach(Arr.range(1, runs), (run) =>
       AgentRun.AgentRun.executionId({ session_id: id, ...lifeOf(life), run, input: Content.userText("") })
     )
-  // Deletes the session with the journal of its runs (the engine's rows and the tool-call claims).
+  // Deletes the session with the journal of its runs (the engine's rows and the tool-call claims). A
+  // session from before lives that got one with a later run journaled its earlier runs without it: both.
   const remove = (id: string): Effect.Effect<void, Store.StoreError> =>
     Effect.gen(function* () {
       const row = yield* Effect.provide(Store.get(id), context)
       const ids =
         Option.isSome(row) && row.value.run_index > 0
-          ? yield* executionsOf(id, row.value.life, row.value.run_index)
+          ? Arr.dedupe([
+              ...(yield* executionsOf(id, row.value.life, row.value.run_index)),
+              ...(yield* executionsOf(id, null, row.value.run_index))
+            ])
           : []
       const journal = yield* Engine.Journal
       yield* Effect.provide(journal.purge(ids), context).pipe(
@@ -281,8 +286,10 @@ export const make: Effect.Effect<
           return yield* new RunPending({ session_id: id, run: row.value.run_index })
         }
         const run = Option.match(row, { onNone: () => 1, onSome: (row) => row.run_index + 1 })
-        const life = yield* Effect.provide(Store.begin(id, run, message, yield* Clock.currentTimeMillis), context)
-        return yield* execute({ session_id: id, ...lifeOf(life), run, input: message })
+        const begun = yield* Effect.provide(Store.begin(id, run, message, yield* Clock.currentTimeMillis), context)
+        // Another caller began this run first (two inputs at once): this input is not run.
+        if (!begun.began) return yield* new RunPending({ session_id: id, run })
+        return yield* execute({ session_id: id, ...lifeOf(begun.life), run, input: message })
       }),
     resume: (id) =>
       Effect.flatMap(Effect.provide(Store.get(id), context), (row) => {

@@ -35,6 +35,8 @@ import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Store from "./internal/store.js"
 import * as SqlEngine from "./SqlEngine.js"
 
@@ -151,46 +153,57 @@ const Locked = Schema.Tuple(Schema.Struct({ locked: Schema.Boolean }))
  * database fails at once, and the server releases the lock when the holder's connection drops, a
  * killed process included. Two processes running one journal's workflows would both run them.
  * Other databases through `layerSql` are the caller's to guard (`layerSqlite` locks its file).
+ *
+ * Returns a check that the lock is still held: a statement on its connection, which is alive
+ * exactly while the session holding the lock is (a server restart, `idle_session_timeout`, a
+ * network cut or `pg_terminate_backend` end both). Elsewhere the check is nothing.
  */
-const exclusiveDatabase: Layer.Layer<never, StoreError, SqlClient.SqlClient> = Layer.scopedDiscard(
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.onDialectOrElse({
-      pg: () =>
-        Effect.gen(function* () {
-          const connection = yield* sql.reserve
-          const key = "hashtext('agent-kernel/durable/' || current_schema())"
-          const [{ locked }] = yield* Effect.flatMap(
-            connection.execute(`SELECT pg_try_advisory_lock(${key}) AS locked`, [], undefined),
-            Schema.decodeUnknown(Locked)
-          )
-          if (!locked)
-            return yield* new StoreError({
-              message: "the session store (its Postgres database and schema) is in use by another process",
-              locked: true
-            })
-          // Before the connection goes back to the pool (finalizers run in reverse), or the pool's
-          // next user of it would hold the lock.
-          yield* Effect.addFinalizer(() =>
-            Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${key})`, [], undefined))
-          )
-        }),
-      orElse: () => Effect.void
-    })
-  ).pipe(
-    Effect.catchTags({
-      SqlError: (error) =>
-        new StoreError({ message: `cannot lock the session store: ${error.message}`, locked: false }),
-      ParseError: (error) =>
-        new StoreError({ message: `cannot lock the session store: ${error.message}`, locked: false })
-    })
-  )
+const exclusiveDatabase: Effect.Effect<
+  Effect.Effect<void>,
+  StoreError,
+  SqlClient.SqlClient | Scope.Scope
+> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql.onDialectOrElse({
+    pg: () =>
+      Effect.gen(function* () {
+        const connection = yield* sql.reserve
+        const key = "hashtext('agent-kernel/durable/' || current_schema())"
+        const [{ locked }] = yield* Effect.flatMap(
+          connection.execute(`SELECT pg_try_advisory_lock(${key}) AS locked`, [], undefined),
+          Schema.decodeUnknown(Locked)
+        )
+        if (!locked)
+          return yield* new StoreError({
+            message: "the session store (its Postgres database and schema) is in use by another process",
+            locked: true
+          })
+        // Before the connection goes back to the pool (finalizers run in reverse), or the pool's
+        // next user of it would hold the lock.
+        yield* Effect.addFinalizer(() =>
+          Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${key})`, [], undefined))
+        )
+        return Effect.catchAll(
+          Effect.asVoid(connection.execute("SELECT 1", [], undefined)),
+          SqlEngineInternal.fail("the session store's lock was lost (its Postgres connection ended)")
+        )
+      }),
+    orElse: () => Effect.succeed(Effect.void)
+  })
+).pipe(
+  Effect.catchTags({
+    SqlError: (error) => new StoreError({ message: `cannot lock the session store: ${error.message}`, locked: false }),
+    ParseError: (error) => new StoreError({ message: `cannot lock the session store: ${error.message}`, locked: false })
+  })
 )
 
 /**
  * The light engine (`SqlEngine`) over the `SqlClient` in context, and the
  * session store's tables in the same database. On Postgres, one process owns
  * the store at a time (an advisory lock): a second gets `StoreError` with
- * `locked: true`.
+ * `locked: true`, and the owner checks that it still holds the lock before
+ * each new execution (a run's start): one that lost it (its lock's connection
+ * ended) fails the run with a `JournalError` rather than run it beside a
+ * second process that took the store.
  *
  * @since 0.2.0
  * @category layers
@@ -198,10 +211,14 @@ const exclusiveDatabase: Layer.Layer<never, StoreError, SqlClient.SqlClient> = L
 export const layerSql = (
   options: SqlEngine.Options = {}
 ): Layer.Layer<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient, StoreError, SqlClient.SqlClient> =>
-  SqlEngine.layer(options).pipe(
-    Layer.mapError(engineError),
-    Layer.provideMerge(migrated),
-    Layer.provideMerge(exclusiveDatabase)
+  Layer.unwrapScoped(
+    Effect.map(exclusiveDatabase, (held) => {
+      const before = options.beforeWrite ?? (() => Effect.void)
+      return SqlEngine.layer({
+        ...options,
+        beforeWrite: (write) => (write.kind === "execution" ? Effect.zipRight(held, before(write)) : before(write))
+      }).pipe(Layer.mapError(engineError), Layer.provideMerge(migrated))
+    })
   )
 
 /**

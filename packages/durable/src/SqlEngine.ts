@@ -18,8 +18,9 @@
  * - A second caller of an execution that runs in the process joins it. Only
  *   the executions whose body runs, and their journals, are held in memory.
  * - A run its caller stopped (interrupted while the engine lives) is left
- *   ended; one the engine's shutdown interrupted is a crash, resumed on the
- *   next start.
+ *   ended (`stopped`): executing it again does not run it, and its result is
+ *   an interruption; one the engine's shutdown interrupted is a crash,
+ *   resumed on the next start.
  *
  * One process only: two engines on one journal would both run its workflows
  * (`Engine.layerSqlite` holds an exclusive lock on the file, `Engine.layerSql`

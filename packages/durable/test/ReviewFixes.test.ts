@@ -162,7 +162,7 @@ describe("review fixes: execution ids of a session's lives", () => {
 })
 
 describe("review fixes: a store made before lives", () => {
-  it.scoped("gets the column, and its sessions keep their execution ids", () =>
+  it.scoped("gets the column, and its sessions get a life when their next run begins", () =>
     Effect.gen(function* () {
       const store = file()
       // The session table as it was: no life.
@@ -188,14 +188,21 @@ describe("review fixes: a store made before lives", () => {
           lives.map((row) => [row.id, row.life === null]),
           [
             ["new", false],
-            ["old", true]
+            ["old", false]
           ]
         )
-        const legacy = yield* AgentRun.AgentRun.executionId({ session_id: "old", run: 1, input: Content.userText("") })
+        // Its run 1 is an execution of its new life, not of the key `old/1` an earlier store may have journaled.
+        const life = lives.find((row) => row.id === "old")?.life ?? undefined
+        const execution = yield* AgentRun.AgentRun.executionId({
+          session_id: "old",
+          life,
+          run: 1,
+          input: Content.userText("")
+        })
         const executions = yield* sql<{ readonly execution_id: string }>`SELECT execution_id FROM workflow_executions`
         assert.include(
           executions.map((row) => row.execution_id),
-          legacy
+          execution
         )
       }).pipe(Effect.provide(sessionsOn(Engine.layerSqlite(store), model)), Effect.scoped)
     })

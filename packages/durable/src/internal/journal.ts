@@ -2,14 +2,15 @@ import { Content, type EventBus, ModelError, ModelProvider, type Session } from 
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Activity from "@effect/workflow/Activity"
 import * as DurableClock from "@effect/workflow/DurableClock"
-import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
+import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { fail, JournalError } from "./sqlEngine.js"
+import { asJournalError, fail, type JournalError } from "./sqlEngine.js"
 
 /**
  * The clock a journaled run reads.
@@ -181,7 +182,7 @@ export const wrap =
     const journaled = <A, R>(step: Effect.Effect<A, never, R>): Effect.Effect<A, never, R> =>
       Effect.tapDefect(step, (cause) =>
         Effect.sync(() => {
-          for (const defect of Cause.defects(cause)) if (defect instanceof JournalError) options.failed(defect)
+          for (const defect of Cause.defects(cause)) Option.map(asJournalError(defect), options.failed)
         })
       )
     // A stopped run performs no further step: past its replay, a step would be new work.
@@ -238,14 +239,15 @@ export const wrap =
       },
       sleep: (delay) => {
         const name = lastCall
-        return DurableClock.sleep({
+        const durable = {
           name: `retry/${name}`,
           // Whole milliseconds, rounded up (never sooner than decided): a jittered delay is fractional, and
           // the cluster engine stores the wake-up in a BIGINT column that Postgres refuses a fraction for.
           duration: Duration.millis(Math.ceil(Duration.toMillis(delay))),
           // A wait of any length is a journaled deadline: the default keeps waits under a minute in memory.
           inMemoryThreshold: Duration.zero
-        }).pipe(
+        }
+        const wait = DurableClock.sleep(durable).pipe(
           Effect.zipRight(
             Activity.make({
               name: `woke/${name}`,
@@ -253,12 +255,17 @@ export const wrap =
               execute: clock.live(Effect.map(now(), (at) => ({ at })))
             })
           ),
-          Effect.map((step) => clock.completed(step.at)),
-          Effect.provide(context),
-          journaled,
-          // A run stopped while suspended on this wait replays up to here and ends: it does not wait again.
-          (wait) => Effect.suspend(() => (options.stopping() ? Effect.interrupt : wait))
+          Effect.map((step) => clock.completed(step.at))
         )
+        // Whether this wait's wake-up is journaled: it ended in an earlier execution, which went on past it.
+        const woken = Effect.flatMap(WorkflowEngine.WorkflowEngine, (engine) =>
+          engine.deferredResult(DurableClock.make(durable).deferred)
+        ).pipe(Effect.map((exit) => exit !== undefined))
+        return Effect.suspend(() =>
+          // A run stopped while suspended on a wait replays up to that wait and ends there: it does not
+          // wait again. A wait it had woken from is replayed, so what the run did after it is kept.
+          options.stopping() ? Effect.flatMap(woken, (woke) => (woke ? wait : Effect.interrupt)) : wait
+        ).pipe(Effect.provide(context), journaled)
       }
     }
   }

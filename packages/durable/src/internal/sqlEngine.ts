@@ -30,6 +30,21 @@ export class JournalError extends Schema.TaggedError<JournalError>("@agent-kerne
 ) {}
 
 /**
+ * The `JournalError` a defect is, if it is one: the error itself, or what an
+ * engine that journals defects encoded (the memory and cluster engines keep a
+ * defect's name and message only, `Schema.Defect`), so the journal's failure
+ * is told from the run's own on every engine.
+ *
+ * @internal
+ */
+export const asJournalError = (defect: unknown): Option.Option<JournalError> =>
+  defect instanceof JournalError
+    ? Option.some(defect)
+    : defect instanceof Error && defect.name === "JournalError"
+      ? Option.some(new JournalError({ message: defect.message }))
+      : Option.none()
+
+/**
  * One write to the journal, as an engine's `beforeWrite` hook sees it.
  *
  * @internal
@@ -179,9 +194,7 @@ interface Running {
 
 /** The journal's own failure in an exit: not the workflow's (or activity's) result, never recorded as one. */
 const journalFailure = (exit: Exit.Exit<unknown, unknown>): Option.Option<JournalError> =>
-  Exit.isFailure(exit)
-    ? Option.filter(Cause.dieOption(exit.cause), (defect): defect is JournalError => defect instanceof JournalError)
-    : Option.none()
+  Exit.isFailure(exit) ? Option.flatMap(Cause.dieOption(exit.cause), asJournalError) : Option.none()
 
 const messageOf = (error: unknown): string =>
   ParseResult.isParseError(error)
@@ -427,6 +440,8 @@ export const make = (
         const row = yield* readExecution(executionId)
         if (Option.isNone(row)) return undefined
         if (row.value.status === "suspended") return new Workflow.Suspended({})
+        // Stopped by its caller: it ended there, interrupted.
+        if (row.value.status === "stopped") return new Workflow.Complete({ exit: Exit.interrupt(FiberId.none) })
         if (row.value.status !== "complete" || row.value.result === null) return undefined
         const exit = yield* Effect.catchAll(
           Schema.decodeUnknown(entry.codecs.result)(row.value.result),
@@ -538,10 +553,10 @@ export const make = (
                 return yield* start(entry, executionId, options.payload)
               }
               // Journaled, not running here: a suspended run waits for its wake-up, an ended one
-              // answers from the journal, any other (a crash, a stop, a journal failure) replays.
+              // (complete, or stopped by its caller) answers from the journal, any other (a crash, a
+              // journal failure) replays.
               const row = yield* readExecution(executionId)
-              if (Option.isNone(row) || row.value.status === "complete" || row.value.status === "suspended")
-                return undefined
+              if (Option.isNone(row) || row.value.status !== "running") return undefined
               return yield* replay(executionId, row.value)
             })
           )
@@ -602,8 +617,12 @@ export const make = (
               "activity",
               executionId,
               key,
+              // Only for an execution still journaled: a body of a purged execution (its session deleted
+              // while it ran) must not leave rows that no delete will find again.
               sql`INSERT INTO workflow_activities (execution_id, name, attempt, exit)
-                VALUES (${executionId}, ${activity.name}, ${attempt}, ${encoded}) ON CONFLICT DO NOTHING`
+                SELECT ${executionId}, ${activity.name}, ${attempt}, ${encoded}
+                WHERE EXISTS (SELECT 1 FROM workflow_executions WHERE execution_id = ${executionId})
+                ON CONFLICT DO NOTHING`
             )
             journal.activities.set(key, encoded)
           }
@@ -642,7 +661,9 @@ export const make = (
               executionId,
               options.clock.name,
               sql`INSERT INTO workflow_clocks (execution_id, name, wake_at)
-                VALUES (${executionId}, ${options.clock.name}, ${deadline}) ON CONFLICT DO NOTHING`
+                SELECT ${executionId}, ${options.clock.name}, ${deadline}
+                WHERE EXISTS (SELECT 1 FROM workflow_executions WHERE execution_id = ${executionId})
+                ON CONFLICT DO NOTHING`
             )
             journal.clocks.set(options.clock.name, deadline)
             wakeAt = deadline

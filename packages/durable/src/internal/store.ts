@@ -60,7 +60,7 @@ export const migrate: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient
     life TEXT
   )`
   // A store made before sessions had lives gets the column; its sessions keep NULL (and their
-  // execution ids) until deleted or imported over. (If the ALTER fails, another process may just
+  // execution ids) until their next run begins (see `begin`). (If the ALTER fails, another process may just
   // have added it: the probe says.)
   const probe = sql`SELECT life FROM agent_sessions WHERE 1 = 0`
   yield* probe.pipe(
@@ -117,8 +117,10 @@ const LifeRows = Schema.Array(Schema.Struct({ life: Schema.NullOr(Schema.String)
 
 /**
  * Marks run `run` of the session started with `input`, creating the session
- * (with a new life) if it is new, and returns the session's life. Idempotent:
- * it only moves a session forward (a run already recorded is left as it is).
+ * (with a new life) if it is new, or giving it one if it has none (a store
+ * from before lives), and returns the session's life and whether this call
+ * began the run: it only moves a session with no run in progress forward (a
+ * run already recorded, or begun by another caller, is left as it is).
  *
  * @internal
  */
@@ -127,18 +129,23 @@ export const begin = (
   run: number,
   input: Content.Message,
   at: number
-): Effect.Effect<string | null, StoreError, SqlClient.SqlClient> =>
+): Effect.Effect<{ readonly life: string | null; readonly began: boolean }, StoreError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const pending = yield* encodeMessage(input)
     const life = yield* newLife
     yield* sql`INSERT INTO agent_sessions (id, life, state, status, run_index, pending, retries_used, updated_at)
       VALUES (${id}, ${life}, NULL, 'new', 0, NULL, 0, ${at}) ON CONFLICT DO NOTHING`
-    yield* sql`UPDATE agent_sessions SET status = 'running', run_index = ${run}, pending = ${pending}, updated_at = ${at}
-      WHERE id = ${id} AND run_index < ${run}`
+    // A session from before lives gets one with its next run: its runs so far may have journaled ids
+    // `id/run` that a run number after an import (which the old code kept the journal of) would meet.
+    // Only a session with no run in progress moves on: of two callers sending an input at once,
+    // one begins the run, the other is told a run is pending.
+    const began = yield* sql`UPDATE agent_sessions SET status = 'running', run_index = ${run}, pending = ${pending},
+      updated_at = ${at}, life = COALESCE(life, ${life})
+      WHERE id = ${id} AND run_index < ${run} AND pending IS NULL RETURNING id`
     // The row's own life: another caller may have created the session first.
     const rows = yield* Schema.decodeUnknown(LifeRows)(yield* sql`SELECT life FROM agent_sessions WHERE id = ${id}`)
-    return rows[0]?.life ?? null
+    return { life: rows[0]?.life ?? null, began: began.length > 0 }
   }).pipe(Effect.mapError(storeError(`cannot start a run of the session "${id}"`)))
 
 /**
@@ -180,22 +187,35 @@ export const finish = (
 
 /**
  * Records the state an interrupted run left (every tool_use answered), with
- * the status `interrupted`: the run has ended.
+ * the status `interrupted`: the run has ended. `null` for a run stopped
+ * before its session was made (in its start step): the state before it stays.
+ * This one write is the record of a stop (see `endedInterrupted`).
  *
  * @internal
  */
 export const interrupted = (
   of: RunOf,
-  state: Session.State,
+  state: Session.State | null,
   at: number
 ): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const encoded = yield* encodeState(state)
-    yield* sql`UPDATE agent_sessions SET state = ${encoded}, status = 'interrupted', pending = NULL,
-      retries_used = ${state.budget.used}, updated_at = ${at}
+    const encoded = state === null ? null : yield* encodeState(state)
+    const used = state === null ? null : state.budget.used
+    yield* sql`UPDATE agent_sessions SET state = COALESCE(${encoded}, state), status = 'interrupted', pending = NULL,
+      retries_used = COALESCE(${used}, retries_used), updated_at = ${at}
       WHERE ${rowOf(sql, of)} AND pending IS NOT NULL`
   }).pipe(Effect.mapError(storeError(`cannot record the interruption of a run of the session "${of.session_id}"`)))
+
+/**
+ * Whether the session's row records run `of` as stopped by its caller (see
+ * `interrupted`): an execution of it that the engine starts again (its own
+ * `stopped` mark not written, or a restart) must end at once.
+ *
+ * @internal
+ */
+export const endedInterrupted = (row: Row, of: RunOf): boolean =>
+  row.run_index === of.run && row.life === (of.life ?? null) && row.pending === null && row.status === "interrupted"
 
 /**
  * Writes a session's state as imported: no run in progress, and a new life

@@ -1,0 +1,454 @@
+/**
+ * Stops, stores from before lives and failing stores, as the second review of durable runs found them
+ * (each test but "a stop racing the wake-up", a probe, failed before its fix).
+ * Real SQLite files; time is the TestClock.
+ */
+import { AgentRun, DurableSessions, Engine, SqlEngine } from "@agent-kernel/durable"
+import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
+import { ScriptedModel } from "@agent-kernel/kernel/testing"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as LibsqlClient from "@effect/sql-libsql/LibsqlClient"
+import * as Activity from "@effect/workflow/Activity"
+import * as Workflow from "@effect/workflow/Workflow"
+import * as Schema from "effect/Schema"
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import * as TestServices from "effect/TestServices"
+
+const TestServicesLive = TestServices.provideLive
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
+
+const file = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "durable-fixes2-")), "agent.db")
+
+const invoked: Array<string> = []
+const tools: Toolbox.Service = {
+  definitions: Effect.succeed([]),
+  invoke: (call) =>
+    Effect.sync(() => {
+      invoked.push(call.id)
+      return Content.toolResult(call.id, "wrote")
+    })
+}
+
+/** DurableSessions with a `Bodies` map the test can see. */
+const sessionsWith = (
+  bodies: Map<string, AgentRun.Body>,
+  engine: Layer.Layer<Engine.Engine, Engine.StoreError>,
+  model: ScriptedModel.ScriptedModel
+) =>
+  Layer.effect(DurableSessions.DurableSessions, DurableSessions.make).pipe(
+    Layer.provideMerge(AgentRun.layer),
+    Layer.provide(Layer.succeed(AgentRun.RunConfig, { model: "m", settings })),
+    Layer.provide(Layer.succeed(AgentRun.Bodies, bodies)),
+    Layer.provideMerge(engine),
+    Layer.provide(model.layer),
+    Layer.provide(Toolbox.layer(tools))
+  )
+
+const turns = (n: number) =>
+  Effect.forEach(
+    Array.from({ length: n }),
+    () =>
+      Effect.zipRight(
+        Effect.yieldNow(),
+        Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      ),
+    { discard: true }
+  )
+
+const settle = <E, R>(check: Effect.Effect<boolean, E, R>) =>
+  Effect.gen(function* () {
+    for (let turn = 0; turn < 5_000; turn++) {
+      if (yield* check) return
+      yield* turns(1)
+    }
+    return yield* Effect.dieMessage("never settled")
+  })
+
+const executionStatuses = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.map(sql<{ readonly status: string }>`SELECT status FROM workflow_executions`, (rows) =>
+    rows.map((row) => row.status)
+  )
+)
+
+describe("Ctrl-C in a durable wait", () => {
+  it.scoped("a run stopped on its SECOND wait keeps what it did after the first (a tool call ran)", () =>
+    Effect.gen(function* () {
+      invoked.length = 0
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.rateLimited({ retryAfterMs: 1_000 }),
+        ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
+        ScriptedModel.rateLimited({ retryAfterMs: 30_000 }),
+        ScriptedModel.text("too late")
+      ])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        yield* settle(Effect.map(executionStatuses, (s) => s[0] === "suspended"))
+        yield* TestClock.adjust("1 second")
+        // The first wait ended: the tool ran, the second rate limit suspended the run again.
+        yield* settle(
+          Effect.zipWith(model.calls, executionStatuses, (calls, s) => calls.length === 3 && s[0] === "suspended")
+        )
+        assert.deepStrictEqual(invoked, ["a"])
+        yield* Fiber.interrupt(caller)
+        const [listed] = yield* sessions.list
+        assert.strictEqual(listed?.status, "interrupted")
+        // The tool call that ran (and its result) is part of the recorded history: nothing lost.
+        const history = Option.getOrThrow(yield* sessions.state("s")).history
+        assert.deepStrictEqual(
+          history.map((message) => message.role),
+          ["user", "assistant", "user"],
+          JSON.stringify(history)
+        )
+      }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
+    })
+  )
+})
+
+describe("Bodies of stopped runs", () => {
+  it.scoped("a run stopped by its caller leaves no entry in Bodies", () =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const model = yield* ScriptedModel.make([
+        () => Effect.as(Deferred.await(gate), ScriptedModel.text("never")),
+        ScriptedModel.text("next")
+      ])
+      const bodies = new Map<string, AgentRun.Body>()
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* Fiber.interrupt(caller)
+        assert.strictEqual((yield* sessions.list)[0]?.status, "interrupted")
+        yield* sessions.run("s", "again")
+        assert.strictEqual(bodies.size, 0, `kept: ${[...bodies.values()].map((b) => `stopped=${b.stopped}`)}`)
+      }).pipe(Effect.provide(sessionsWith(bodies, Engine.layerSqlite(file()), model)), Effect.scoped)
+    })
+  )
+
+  it.scoped("a stop whose record fails is no stop: resume in the same process ends (it hung on the stopped body)", () =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const model = yield* ScriptedModel.make([
+        () => Effect.as(Deferred.await(gate), ScriptedModel.text("never")),
+        ScriptedModel.text("resumed")
+      ])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        // The store fails while the stop records the interrupted run (Store.interrupted is ignored).
+        yield* sql`ALTER TABLE agent_sessions RENAME TO moved_away`
+        yield* Fiber.interrupt(caller)
+        yield* sql`ALTER TABLE moved_away RENAME TO agent_sessions`
+        assert.strictEqual((yield* sessions.list)[0]?.status, "running")
+        const resumed = yield* Effect.fork(sessions.resume("s"))
+        yield* turns(300)
+        yield* TestClock.adjust("10 seconds")
+        yield* turns(300)
+        const done = yield* Fiber.poll(resumed)
+        assert.isTrue(Option.isSome(done), "resume never ends: its body is the stopped run's Effect.never")
+      }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
+    })
+  )
+})
+
+describe("a store from before lives", () => {
+  it.scoped("a session imported over (by the old code, which kept the journal) runs its next run for real", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.text("one"),
+        ScriptedModel.text("two"),
+        ScriptedModel.text("three"),
+        ScriptedModel.text("four")
+      ])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        // A session the old code made: no life (execution ids `s/run`).
+        yield* sql`INSERT INTO agent_sessions (id, life, state, status, run_index, pending, retries_used, updated_at)
+          VALUES ('s', NULL, NULL, 'new', 0, NULL, 0, 0)`
+        assert.strictEqual((yield* sessions.run("s", "a")).final_text, "one")
+        const [afterOne] = yield* sql<{ readonly state: string }>`SELECT state FROM agent_sessions WHERE id = 's'`
+        assert.strictEqual((yield* sessions.run("s", "b")).final_text, "two")
+        assert.strictEqual((yield* sessions.run("s", "c")).final_text, "three")
+        // 88bb66f's importJson of the export taken after run 1: Store.put alone (no purge of the journal).
+        yield* sql`DELETE FROM agent_sessions WHERE id = 's'`
+        yield* sql`INSERT INTO agent_sessions (id, state, status, run_index, pending, retries_used, updated_at)
+          VALUES ('s', ${afterOne!.state}, 'imported', 1, NULL, 0, 0)`
+        // Upgraded: its next run is run 2 of a life-less session, execution id `s/2`, journaled complete.
+        const next = yield* sessions.run("s", "after import")
+        const [listed] = yield* sessions.list
+        assert.deepStrictEqual(
+          [next.final_text, listed?.status],
+          ["four", "completed"],
+          "the stale outcome of the old run 2 came back (and the session is left pending)"
+        )
+        assert.strictEqual((yield* model.calls).length, 4)
+      }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
+    })
+  )
+})
+
+describe("a stop that is half recorded", () => {
+  it.scoped(
+    "the execution's 'stopped' is not written (a failure, or a crash just after the interrupted record): the next process does not run the stopped run on",
+    () =>
+      Effect.gen(function* () {
+        const store = file()
+        const gate = yield* Deferred.make<void>()
+        const model = yield* ScriptedModel.make([
+          () => Effect.as(Deferred.await(gate), ScriptedModel.text("never")),
+          ScriptedModel.text("ran on after Ctrl-C")
+        ])
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const sql = yield* SqlClient.SqlClient
+          const caller = yield* Effect.fork(sessions.run("s", "go"))
+          yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+          yield* sql`ALTER TABLE workflow_executions RENAME TO moved_away`
+          yield* Fiber.interrupt(caller)
+          yield* sql`ALTER TABLE moved_away RENAME TO workflow_executions`
+          assert.strictEqual((yield* sessions.list)[0]?.status, "interrupted")
+        }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(store), model)), Effect.scoped)
+        // The next process on the store.
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          yield* turns(300)
+          const [listed] = yield* sessions.list
+          const history = Option.getOrThrow(yield* sessions.state("s")).history.map(Content.textOf)
+          assert.deepStrictEqual(
+            [listed?.status, (yield* model.calls).length, history],
+            ["interrupted", 1, ["go"]],
+            "the stopped run ran on"
+          )
+        }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(store), model)), Effect.scoped)
+      })
+  )
+})
+
+describe("two inputs at once to one session", () => {
+  it.scoped("the second input is run, or refused (RunPending): never answered with the first's outcome", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([ScriptedModel.text("A"), ScriptedModel.text("B")])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const [a, b] = yield* Effect.all(
+          [Effect.either(sessions.run("s", "a")), Effect.either(sessions.run("s", "b"))],
+          {
+            concurrency: 2
+          }
+        )
+        for (const [input, result] of [
+          ["a", a],
+          ["b", b]
+        ] as const) {
+          if (result._tag === "Right")
+            assert.include(result.right.history.map(Content.textOf), input, `input "${input}" was dropped`)
+          else assert.strictEqual(result.left._tag, "RunPending")
+        }
+      }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
+    })
+  )
+})
+
+describe("Ctrl-C as the run starts", () => {
+  it.scoped(
+    "a stop while the body is in its start step ends the run interrupted; the session takes its next input",
+    () =>
+      Effect.gen(function* () {
+        const gate = yield* Deferred.make<void>()
+        const inStart = yield* Deferred.make<void>()
+        const model = yield* ScriptedModel.make([ScriptedModel.text("first"), ScriptedModel.text("second")])
+        const engine = Engine.layerSqlite(file(), {
+          beforeWrite: (write) =>
+            write.kind === "activity" && write.name.startsWith("start")
+              ? Effect.zipRight(Deferred.succeed(inStart, undefined), Deferred.await(gate))
+              : Effect.void
+        })
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const caller = yield* Effect.fork(sessions.run("s", "go"))
+          yield* Deferred.await(inStart)
+          const stopping = yield* Effect.fork(Fiber.interrupt(caller))
+          yield* turns(50)
+          yield* Deferred.succeed(gate, undefined)
+          yield* Fiber.join(stopping)
+          yield* turns(50)
+          const [listed] = yield* sessions.list
+          const next = yield* Effect.either(sessions.run("s", "again"))
+          assert.deepStrictEqual(
+            [listed?.status, next._tag],
+            ["interrupted", "Right"],
+            `the stopped session is left ${listed?.status}; its next input: ${String(next)}`
+          )
+        }).pipe(Effect.provide(sessionsWith(new Map(), engine, model)), Effect.scoped)
+      })
+  )
+})
+
+describe("a stop racing the wake-up", () => {
+  for (const lag of [0, 1, 2, 3, 5, 8, 13]) {
+    it.scoped(
+      `the deadline passes ${lag} turns before the caller is interrupted: the run ends one way, nothing left running`,
+      () =>
+        Effect.gen(function* () {
+          const model = yield* ScriptedModel.make([
+            ScriptedModel.rateLimited({ retryAfterMs: 30_000 }),
+            ScriptedModel.text("woke"),
+            ScriptedModel.text("next")
+          ])
+          const bodies = new Map<string, AgentRun.Body>()
+          yield* Effect.gen(function* () {
+            const sessions = yield* DurableSessions.DurableSessions
+            const caller = yield* Effect.fork(sessions.run("s", "go"))
+            yield* settle(Effect.map(executionStatuses, (s) => s[0] === "suspended"))
+            yield* TestClock.adjust("30 seconds")
+            yield* turns(lag)
+            yield* Fiber.interrupt(caller)
+            yield* turns(200)
+            const [listed] = yield* sessions.list
+            const statuses = yield* executionStatuses
+            const history = Option.getOrThrow(yield* sessions.state("s")).history.map(Content.textOf)
+            const calls = (yield* model.calls).length
+            const consistent =
+              (listed?.status === "interrupted" && statuses[0] === "stopped" && calls === 1 && history.length === 1) ||
+              (listed?.status === "interrupted" && statuses[0] === "stopped" && calls === 2) ||
+              (listed?.status === "completed" && statuses[0] === "complete")
+            assert.isTrue(
+              consistent,
+              JSON.stringify({ session: listed?.status, statuses, calls, history, bodies: bodies.size })
+            )
+            const next = yield* Effect.either(
+              Effect.timeout(sessions.run("s", "again"), "5 seconds").pipe(TestServicesLive)
+            )
+            assert.strictEqual(next._tag, "Right", String(next))
+          }).pipe(Effect.provide(sessionsWith(bodies, Engine.layerSqlite(file()), model)), Effect.scoped)
+        })
+    )
+  }
+})
+
+const Probe = Workflow.make({
+  name: "StoppedProbe",
+  payload: { id: Schema.String },
+  success: Schema.Number,
+  idempotencyKey: (payload) => payload.id
+})
+
+describe("the light engine's stopped executions", () => {
+  it.scoped(
+    "an execution interrupted while the engine lives is left ended: executing it again does not run it again",
+    () =>
+      Effect.gen(function* () {
+        let started = 0
+        const engine = yield* Layer.build(
+          Probe.toLayer(() =>
+            Effect.zipRight(
+              Effect.sync(() => started++),
+              Activity.make({ name: "forever", success: Schema.Number, execute: Effect.never })
+            )
+          ).pipe(Layer.provideMerge(SqlEngine.layer()))
+        )
+        yield* Effect.provide(Probe.execute({ id: "x" }, { discard: true }), engine)
+        yield* settle(Effect.sync(() => started === 1))
+        yield* Effect.provide(Probe.interrupt(yield* Probe.executionId({ id: "x" })), engine)
+        yield* turns(50)
+        yield* Effect.provide(Probe.execute({ id: "x" }, { discard: true }), engine)
+        yield* turns(50)
+        assert.strictEqual(started, 1, "the stopped execution ran again")
+      }).pipe(Effect.provide(LibsqlClient.layer({ url: `file:${file()}`, intMode: "bigint" })))
+  )
+})
+
+describe("delete while a run is in flight", () => {
+  it.scoped("a deleted session's body that ends later leaves no journal rows behind", () =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const model = yield* ScriptedModel.make([() => Effect.as(Deferred.await(gate), ScriptedModel.text("old"))])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        const old = yield* Effect.fork(sessions.run("s", "first"))
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* sessions.delete("s")
+        yield* Deferred.succeed(gate, undefined)
+        yield* Fiber.join(old)
+        const orphans = yield* sql<{ readonly name: string }>`SELECT name FROM workflow_activities
+          WHERE execution_id NOT IN (SELECT execution_id FROM workflow_executions)`
+        assert.deepStrictEqual(
+          orphans.map((row) => row.name),
+          [],
+          "rows of a purged execution that no delete will ever find again"
+        )
+      }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
+    })
+  )
+})
+
+describe("a store from before lives: delete", () => {
+  it.scoped("a session given a life by its next run is deleted with the journal of its runs from before", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([ScriptedModel.text("two")])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        // Run 1 of a session the old code made: journaled under the execution of the key `s/1`.
+        const legacy = yield* AgentRun.AgentRun.executionId({ session_id: "s", run: 1, input: Content.userText("") })
+        yield* sql`INSERT INTO agent_sessions (id, life, state, status, run_index, pending, retries_used, updated_at)
+          VALUES ('s', NULL, NULL, 'completed', 1, NULL, 0, 0)`
+        yield* sql`INSERT INTO workflow_executions (execution_id, workflow, payload, status) VALUES (${legacy}, 'AgentRun', '{}', 'complete')`
+        yield* sql`INSERT INTO workflow_activities (execution_id, name, attempt, exit) VALUES (${legacy}, 'start', 1, '{}')`
+        assert.strictEqual((yield* sessions.run("s", "b")).final_text, "two")
+        const [row] = yield* sql<{ readonly life: string | null }>`SELECT life FROM agent_sessions WHERE id = 's'`
+        assert.isNotNull(row?.life ?? null, "run 2 gave the session a life")
+        yield* sessions.delete("s")
+        const left = yield* sql<{ readonly execution_id: string }>`SELECT execution_id FROM workflow_executions
+          UNION ALL SELECT execution_id FROM workflow_activities`
+        assert.deepStrictEqual(
+          left.map((r) => r.execution_id),
+          [],
+          "journal rows of the session's runs are left"
+        )
+      }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
+    })
+  )
+})
+
+describe("a failing store on the other engines", () => {
+  for (const [name, engine] of [
+    ["memory", () => Engine.layerMemory],
+    ["cluster (SQLite)", () => Engine.layerClusterSqlite(file())]
+  ] as const) {
+    it.scoped(`${name}: a tool call's claim fails: the run fails with JournalError, not a failed outcome`, () =>
+      Effect.gen(function* () {
+        invoked.length = 0
+        const model = yield* ScriptedModel.make([
+          ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
+          ScriptedModel.text("done")
+        ])
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`ALTER TABLE agent_tool_calls RENAME TO moved_away`
+          const failed = yield* Effect.flip(sessions.run("s", "go"))
+          assert.strictEqual(failed._tag, "JournalError", String(failed))
+          assert.deepStrictEqual(invoked, [], "the unclaimed tool call ran")
+          // The run is not recorded as ended: the session keeps its input pending.
+          assert.strictEqual((yield* sessions.list)[0]?.status, "running")
+        }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model)), Effect.scoped)
+      })
+    )
+  }
+})
