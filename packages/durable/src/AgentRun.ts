@@ -234,9 +234,6 @@ export const body = (
     // Its caller stopped the run and the stop is recorded (`Store.interrupted`): whatever starts its body
     // again (a restart before the engine marked it `stopped`, or its `stopped` not written) ends it at once.
     if (Option.exists(found, (row) => Store.endedInterrupted(row, payload))) return yield* Effect.interrupt
-    // The session moved past this run (a later run began, or it was deleted or imported over): whatever
-    // starts its body again now (the end of a wait of a run stopped in it) ends it at once, doing nothing.
-    if (Store.movedPast(found, payload)) return yield* Effect.interrupt
     // A stop of the run while it was suspended here is taken over: this body stops at its wait.
     const previous = bodies.get(executionId)
     const running: Body = {

@@ -115,46 +115,6 @@ describe("Ctrl-C in a durable wait", () => {
   )
 })
 
-describe("a run stopped in a durable wait, then the session's next run", () => {
-  // On 3560a2a the memory engine's clock resumed the stopped run 1 when its wait ended, after run 2 had begun:
-  // its body no longer matched the row's interrupted record (the row was run 2's), so it ran on, calling the
-  // model and a tool the user had cancelled. A body whose session has moved past its run ends at once.
-  it.scoped.each([
-    { name: "memory engine", engine: () => Engine.layerMemory },
-    { name: "light engine", engine: () => Engine.layerSqlite(file()) }
-  ])("$name: the wait's end does not bring run 1 back", ({ engine }) =>
-    Effect.gen(function* () {
-      invoked.length = 0
-      const second = yield* Deferred.make<void>()
-      const model = yield* ScriptedModel.make([
-        ScriptedModel.rateLimited({ retryAfterMs: 30_000 }),
-        // Run 2's model call, held until the test lets it answer.
-        () => Effect.as(Deferred.await(second), ScriptedModel.text("run 2")),
-        // What a revived run 1 would get: a tool call, then an answer.
-        ScriptedModel.toolCalls({ id: "cancelled", name: "write", input: 1 }),
-        ScriptedModel.text("revived")
-      ])
-      yield* Effect.gen(function* () {
-        const sessions = yield* DurableSessions.DurableSessions
-        const first = yield* Effect.fork(sessions.run("s", "go"))
-        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
-        yield* turns(50)
-        yield* Fiber.interrupt(first)
-        const next = yield* Effect.fork(sessions.run("s", "second"))
-        yield* settle(Effect.map(model.calls, (calls) => calls.length === 2))
-        yield* TestClock.adjust("31 seconds")
-        yield* turns(300)
-        yield* Deferred.succeed(second, undefined)
-        const outcome = yield* Fiber.join(next)
-        yield* turns(300)
-        assert.strictEqual(outcome.final_text, "run 2")
-        assert.strictEqual((yield* model.calls).length, 2)
-        assert.deepStrictEqual(invoked, [])
-      }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model)), Effect.scoped)
-    })
-  )
-})
-
 describe("Bodies of stopped runs", () => {
   it.scoped("a run stopped by its caller leaves no entry in Bodies", () =>
     Effect.gen(function* () {

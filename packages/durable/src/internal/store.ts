@@ -218,21 +218,6 @@ export const endedInterrupted = (row: Row, of: RunOf): boolean =>
   row.run_index === of.run && row.life === (of.life ?? null) && row.pending === null && row.status === "interrupted"
 
 /**
- * Whether the session has moved past run `of`: a later run began (`begin`
- * moves a session on only when nothing is pending, so run `of` had ended in
- * the store), or the session was deleted, imported over or given a new life.
- * An execution of run `of` that the engine starts again then (the wait of a
- * run stopped in it ending after the next run began) must end at once.
- *
- * @internal
- */
-export const movedPast = (row: Option.Option<Row>, of: RunOf): boolean =>
-  Option.match(row, {
-    onNone: () => true,
-    onSome: (row) => row.run_index > of.run || row.life !== (of.life ?? null)
-  })
-
-/**
  * Writes a session's state as imported: no run in progress, and a new life
  * (the runs it goes on with are new executions, whatever a session of that
  * id ran before).
