@@ -19,6 +19,7 @@ import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import { pgLayer, postgresUrl } from "../../cluster/test/postgres.js"
+import { settle } from "./eventLoop.js"
 
 /** A database of this file's own, so no other test's engine holds its lock. */
 const ownDatabase = Effect.gen(function* () {
@@ -66,9 +67,15 @@ describe("Engine.layerSql on Postgres", () => {
           (rows) => rows[0]?.status
         )
         const run = yield* Effect.fork(sessions.run("s", "go"))
-        yield* settle(Effect.map(status, (status) => status === "suspended"))
+        yield* settle(
+          Effect.map(status, (status) => status === "suspended"),
+          20_000
+        )
         yield* TestClock.adjust("2 seconds")
-        yield* settle(Effect.map(status, (status) => status === "complete"))
+        yield* settle(
+          Effect.map(status, (status) => status === "complete"),
+          20_000
+        )
         // The caller learns of the end at its next poll of the suspended run.
         yield* TestClock.adjust("1 second")
         const outcome = yield* Fiber.join(run)
@@ -88,14 +95,3 @@ describe("Engine.layerSql on Postgres", () => {
     })
   )
 })
-
-/** Event-loop turns (no virtual time) until `check` holds: the database answers on the event loop. */
-const settle = <E, R>(check: Effect.Effect<boolean, E, R>) =>
-  Effect.gen(function* () {
-    for (let turn = 0; turn < 20_000; turn++) {
-      if (yield* check) return
-      yield* Effect.yieldNow()
-      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
-    }
-    return yield* Effect.dieMessage("never settled")
-  })

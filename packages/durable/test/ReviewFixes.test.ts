@@ -28,6 +28,7 @@ import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { settle, turns } from "./eventLoop.js"
 
 const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
 
@@ -47,33 +48,6 @@ const sessionsOn = (
     Layer.provideMerge(engine),
     Layer.provide(model.layer),
     Layer.provide(Toolbox.layer(toolbox))
-  )
-
-/** Event-loop turns (no virtual time) until `check` holds: the SQL driver answers on the event loop. */
-const settle = <E, R>(check: Effect.Effect<boolean, E, R>) =>
-  Effect.gen(function* () {
-    for (let turn = 0; turn < 5_000; turn++) {
-      if (yield* check) return
-      yield* Effect.yieldNow()
-      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
-    }
-    return yield* Effect.dieMessage("never settled")
-  })
-
-/**
- * `n` event-loop turns: room for whatever would happen next (a resumed run's SQL and fibers) to
- * happen before the test checks that it did not. Turns, not time: the local SQLite driver answers
- * within a turn or two.
- */
-const turns = (n: number) =>
-  Effect.forEach(
-    Array.from({ length: n }),
-    () =>
-      Effect.zipRight(
-        Effect.yieldNow(),
-        Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
-      ),
-    { discard: true }
   )
 
 /**

@@ -24,6 +24,7 @@ const TestServicesLive = TestServices.provideLive
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { settle, turns } from "./eventLoop.js"
 
 const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
 
@@ -53,26 +54,6 @@ const sessionsWith = (
     Layer.provide(model.layer),
     Layer.provide(Toolbox.layer(tools))
   )
-
-const turns = (n: number) =>
-  Effect.forEach(
-    Array.from({ length: n }),
-    () =>
-      Effect.zipRight(
-        Effect.yieldNow(),
-        Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
-      ),
-    { discard: true }
-  )
-
-const settle = <E, R>(check: Effect.Effect<boolean, E, R>) =>
-  Effect.gen(function* () {
-    for (let turn = 0; turn < 5_000; turn++) {
-      if (yield* check) return
-      yield* turns(1)
-    }
-    return yield* Effect.dieMessage("never settled")
-  })
 
 const executionStatuses = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.map(sql<{ readonly status: string }>`SELECT status FROM workflow_executions`, (rows) =>

@@ -24,6 +24,7 @@ import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { settle } from "./eventLoop.js"
 
 const Probe = Workflow.make({
   name: "Probe",
@@ -60,17 +61,6 @@ const database = () =>
 /** An engine on the database in context with `body` registered, for the life of `scope`. */
 const engineIn = <R>(scope: Scope.Scope, body: (payload: { readonly id: string }) => Effect.Effect<number, never, R>) =>
   Layer.buildWithScope(Probe.toLayer((payload) => body(payload)).pipe(Layer.provideMerge(SqlEngine.layer())), scope)
-
-/** Event-loop turns (no virtual time) until `check` holds: the SQL driver answers on the event loop. */
-const settle = <E, R>(check: Effect.Effect<boolean, E, R>) =>
-  Effect.gen(function* () {
-    for (let turn = 0; turn < 5_000; turn++) {
-      if (yield* check) return
-      yield* Effect.yieldNow()
-      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
-    }
-    return yield* Effect.dieMessage("never settled")
-  })
 
 const statusOf = (id: string) =>
   Effect.flatMap(Probe.executionId({ id }), (executionId) =>
