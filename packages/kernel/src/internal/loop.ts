@@ -6,9 +6,9 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import { identity } from "effect/Function"
 import * as Metric from "effect/Metric"
+import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
-import * as Ref from "effect/Ref"
 import type * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
 import * as ContextProvider from "../ContextProvider.js"
@@ -69,7 +69,8 @@ export interface Env {
   readonly contextProvider: ContextProvider.Service
   readonly bus: EventBus.Service
   readonly budget: RetryBudget.Budget
-  readonly state: Ref.Ref<SessionState.State>
+  /** The session's state as of the last commit: written synchronously by the loop, read by the session's accessors. */
+  readonly state: MutableRef.MutableRef<SessionState.State>
   /** The call timeouts of the settings, given to every call of every run. */
   readonly callTimeouts: ModelProvider.CallTimeouts
   readonly listeners: Listeners
@@ -167,17 +168,26 @@ const note = (cursor: Cursor, event: KernelEvent.KernelEvent): void => {
   cursor.events.push(event)
 }
 
-/** Writes the state to the session and delivers the queued events, in order. @internal */
+/**
+ * Writes the state to the session at once, and returns the delivery of the
+ * queued events, in order (`Effect.void` when there are none, or nobody
+ * listens). The loop calls it from its own code as the run performs it, to
+ * perform what it returns at once, never to build an effect to run later: the
+ * write and the offer to the stream are synchronous, so a commit costs a step
+ * no effect of its own.
+ *
+ * @internal
+ */
 export const commit = (env: Env, cursor: Cursor): Effect.Effect<void> => {
-  const set = Ref.set(env.state, cursor.state)
-  if (cursor.events.length === 0) return set
+  MutableRef.set(env.state, cursor.state)
+  if (cursor.events.length === 0) return Effect.void
   const events = cursor.events
   cursor.events = []
   // The state is set before the stream's buffer may make the run wait, so a reader sees this step meanwhile.
   const offered = offer(env, events)
-  const stored = offered === Effect.void ? set : Effect.zipRight(set, offered)
-  if (!env.bus.observed) return stored
-  return Effect.flatMap(stored, () => env.bus.deliver(events))
+  if (!env.bus.observed) return offered
+  const delivered = env.bus.deliver(events)
+  return offered === Effect.void ? delivered : Effect.zipRight(offered, delivered)
 }
 
 /** Commits, then ends the run. */
