@@ -130,10 +130,13 @@ export interface Run {
 /**
  * The run's working copy of the session state, and the events not yet
  * delivered. The loop updates it synchronously and commits it (to the
- * session's `Ref`, and the events to subscribers and observers) before every
+ * session's state, and the events to subscribers and observers) before every
  * effect it performs, so an interruption or a reader always sees the state of
  * the last completed step, and an observer sees each event before what
- * follows it happens.
+ * follows it happens. A turn's end is committed with what comes next, before
+ * the next effect: between two turns the loop performs none when the toolbox's
+ * definitions are at hand (see `callModel`), so a step delivers its events in
+ * two batches, one before the model call and one before the tool call.
  *
  * @internal
  */
@@ -296,7 +299,6 @@ function* turn(run: Run, cursor: Cursor) {
   run.spans.end(span, Exit.void)
   cursor.turnSpan = undefined
   if (env.metrics) env.meter.turn(now(run) - turnStartedAt)
-  yield* commit(env, cursor)
 }
 
 /** Runs the effect within the run's wall-clock bound, if one is set; `None` when the bound cut it short. */
@@ -512,11 +514,15 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       overflow = undefined
     }
     const model = env.models[figures.model_index] ?? env.model
+    const definitions = env.toolbox.definitions
+    // The last turn's end is still queued: it goes out before any effect runs. Definitions at hand
+    // (an `Exit`, as `Effect.succeed` makes) are no effect to wait for: they go with this call's events.
+    if (env.contextProvider.assemble !== undefined || !Exit.isExit(definitions)) yield* commit(env, cursor)
     const assembled =
       env.contextProvider.assemble === undefined
         ? undefined
         : yield* env.contextProvider.assemble(Log.toArray(cursor.state.context))
-    const tools = yield* env.toolbox.definitions
+    const tools = yield* definitions
     const request = requestOf(model, cursor.state.context, assembled, tools, env)
     const attempt = figures.attempt + 1
     cursor.state = SessionState.withRun(cursor.state, { attempt })
