@@ -386,16 +386,19 @@ export const make = (options: Options): Effects => {
         const exit = fiber.unsafePoll()
         if (exit !== null) {
           ended(exit)
-          return observe !== undefined && Exit.isSuccess(exit)
-            ? Effect.as(observeAll(exit.value, observe), Either.right(exit.value))
-            : modelResult(exit, provider.name, request.model)
+          if (observe === undefined || Exit.isFailure(exit)) return modelResult(exit, provider.name, request.model)
+          const observed = observeAll(exit.value, observe)
+          const result = Either.right(exit.value)
+          return observed === Effect.void ? Effect.succeed(result) : Effect.as(observed, result)
         }
         const result = Effect.flatMap(
           settle(runtime, clock, fiber, ended, { after: attemptTimeout, exit: () => timedOut(request.model), held }),
           (exit) => modelResult(exit, provider.name, request.model)
         )
         if (observe === undefined) return result
-        return Effect.tap(result, (result) => (Either.isLeft(result) ? Effect.void : observeAll(result.right, observe)))
+        return Effect.tap(result, (result) =>
+          Either.isLeft(result) ? Effect.void : Effect.suspend(() => observeAll(result.right, observe))
+        )
       }),
     tool: (call, info) =>
       Effect.suspend(() => {
@@ -464,23 +467,24 @@ const call = (
 /**
  * A one-shot provider's parts, observed when its call returns: they all
  * arrived at once, so each is observed with the whole response as what has
- * accumulated (made once, not once a part). The observations run in the
- * parts' order; those that do nothing (`Effect.void`, most parts for most
- * observers) are left out of the sequence rather than run.
+ * accumulated (made once, not once a part). Observers are called now, in the
+ * parts' order, and their observations sequenced in that order; those that do
+ * nothing (`Effect.void`, most parts for most observers) are left out, so
+ * that a response nobody holds up costs no effect. Call it where the call's
+ * effect runs.
  */
 const observeAll = (
   response: ModelProvider.ModelResponse,
   observe: NonNullable<AttemptInfo["observe"]>
-): Effect.Effect<void> =>
-  Effect.suspend(() => {
-    const accumulated = responsePart.ofResponse(response)
-    let all: Effect.Effect<void> = Effect.void
-    for (const part of ResponsePart.fromResponse(response)) {
-      const observed = observe(part, accumulated)
-      if (observed !== Effect.void) all = all === Effect.void ? observed : Effect.zipRight(all, observed)
-    }
-    return all
-  })
+): Effect.Effect<void> => {
+  const accumulated = responsePart.ofResponse(response)
+  let all: Effect.Effect<void> = Effect.void
+  for (const part of ResponsePart.fromResponse(response)) {
+    const observed = observe(part, accumulated)
+    if (observed !== Effect.void) all = all === Effect.void ? observed : Effect.zipRight(all, observed)
+  }
+  return all
+}
 
 const modelResult = (
   exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>,

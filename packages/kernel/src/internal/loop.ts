@@ -19,7 +19,7 @@ import * as Metrics from "../Metrics.js"
 import type * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
 import * as Pricing from "../Pricing.js"
-import type * as ResponsePart from "../ResponsePart.js"
+import * as ResponsePart from "../ResponsePart.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import * as RetryPolicy from "../RetryPolicy.js"
 import * as RetryQuota from "../RetryQuota.js"
@@ -542,7 +542,7 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
     yield* commit(env, cursor)
     const sentAt = now(run)
     const shown: Shown = { textChars: 0, ids: undefined }
-    const observe = listening(env) ? observer(run, turn, model, attempt, shown) : undefined
+    const observe = listening(env) ? observer(run, cursor, turn, model, attempt, shown) : undefined
     const attempted = run.effects.model(request, { turn, attempt, parent: span, observe })
     // Without a wall-clock bound the call is performed as it is: no Option, no generator, a step.
     const called =
@@ -771,21 +771,29 @@ interface Shown {
 
 /**
  * Publishes an attempt's deltas as its parts arrive, at once (not queued):
- * the first delta reaches observers before the stream ends.
+ * the first delta reaches observers before the stream ends. A part observed
+ * once its response is whole (a one-shot provider's parts, observed when its
+ * call returns) holds nothing up: its event is queued, to go out with the
+ * loop's next delivery, in the same order.
  */
 const observer =
-  (run: Run, turn: number, model: string, attempt: number, shown: Shown) =>
+  (run: Run, cursor: Cursor, turn: number, model: string, attempt: number, shown: Shown) =>
   (part: ResponsePart.ResponsePart, accumulated: ResponsePart.Accumulator): Effect.Effect<void> => {
+    const shows = (event: KernelEvent.KernelEvent): Effect.Effect<void> => {
+      if (!ResponsePart.isFinished(accumulated)) return publishNow(run, event)
+      note(cursor, event)
+      return Effect.void
+    }
     switch (part.type) {
       case "text_delta":
         if (part.text.length === 0) return Effect.void
         shown.textChars += part.text.length
-        return publishNow(run, { type: "text_delta", at: now(run), turn, model, attempt, text: part.text })
+        return shows({ type: "text_delta", at: now(run), turn, model, attempt, text: part.text })
       case "thinking_delta":
         if (part.text.length === 0) return Effect.void
-        return publishNow(run, { type: "thinking_delta", at: now(run), turn, model, attempt, text: part.text })
+        return shows({ type: "thinking_delta", at: now(run), turn, model, attempt, text: part.text })
       case "tool_use_start":
-        return publishNow(run, {
+        return shows({
           type: "tool_use_started",
           at: now(run),
           turn,
