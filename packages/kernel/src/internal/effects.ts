@@ -66,6 +66,15 @@ export interface AttemptInfo {
   readonly observe?:
     | ((part: ResponsePart.ResponsePart, accumulated: ResponsePart.Accumulator) => Effect.Effect<void>)
     | undefined
+  /**
+   * Called with a one-shot provider's response when its call returns, in
+   * place of `observe` for each of its parts: they all arrived at once and
+   * hold nothing up, so the caller shows them as it sees fit (the loop
+   * queues their events for its next delivery), without the parts and the
+   * accumulator made for them. Absent: `observe` sees a one-shot response's
+   * parts too.
+   */
+  readonly observeResponse?: ((response: ModelProvider.ModelResponse) => void) | undefined
 }
 
 /** @internal */
@@ -382,12 +391,12 @@ export const make = (options: Options): Effects => {
           if (span !== undefined) spans.end(span, exit, Telemetry.modelCallEnded(exit))
         }
         // A one-shot provider's parts all arrive when its call returns, which is when they are observed.
-        const observe = provider.generate === undefined ? undefined : info.observe
+        const observe = provider.generate === undefined ? undefined : observerOf(info)
         const exit = fiber.unsafePoll()
         if (exit !== null) {
           ended(exit)
           if (observe === undefined || Exit.isFailure(exit)) return modelResult(exit, provider.name, request.model)
-          const observed = observeAll(exit.value, observe)
+          const observed = observe(exit.value)
           const result = Either.right(exit.value)
           return observed === Effect.void ? Effect.succeed(result) : Effect.as(observed, result)
         }
@@ -397,7 +406,7 @@ export const make = (options: Options): Effects => {
         )
         if (observe === undefined) return result
         return Effect.tap(result, (result) =>
-          Either.isLeft(result) ? Effect.void : Effect.suspend(() => observeAll(result.right, observe))
+          Either.isLeft(result) ? Effect.void : Effect.suspend(() => observe(result.right))
         )
       }),
     tool: (call, info) =>
@@ -484,6 +493,23 @@ const observeAll = (
     if (observed !== Effect.void) all = all === Effect.void ? observed : Effect.zipRight(all, observed)
   }
   return all
+}
+
+/**
+ * How a one-shot response is observed when its call returns: whole, when
+ * the caller takes it so; else part by part; `undefined` when nobody
+ * listens. Call the observation where the call's effect runs.
+ */
+const observerOf = (
+  info: AttemptInfo
+): ((response: ModelProvider.ModelResponse) => Effect.Effect<void>) | undefined => {
+  const { observe, observeResponse } = info
+  if (observeResponse !== undefined)
+    return (response) => {
+      observeResponse(response)
+      return Effect.void
+    }
+  return observe === undefined ? undefined : (response) => observeAll(response, observe)
 }
 
 const modelResult = (

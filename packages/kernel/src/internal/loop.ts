@@ -19,7 +19,7 @@ import * as Metrics from "../Metrics.js"
 import type * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
 import * as Pricing from "../Pricing.js"
-import * as ResponsePart from "../ResponsePart.js"
+import type * as ResponsePart from "../ResponsePart.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import * as RetryPolicy from "../RetryPolicy.js"
 import * as RetryQuota from "../RetryQuota.js"
@@ -238,9 +238,7 @@ function* turn(run: Run, cursor: Cursor) {
   const turnStartedAt = now(run)
   cursor.turnSpan = span
   if (listening(env)) note(cursor, { type: "turn_started", at: now(run), turn })
-  const { request, response } = yield* callModel(run, cursor, turn, span)
-  // Ids are made unique before any tool runs, so history, events and the next request agree.
-  const content = ToolIds.unique(response.content, run.runNumber, turn)
+  const { request, response, content } = yield* callModel(run, cursor, turn, span)
   const message: Content.Message = { role: "assistant", content }
   const text = Content.textOf(message)
   const spent = accounted(run, cursor, response.usage, request.model)
@@ -541,9 +539,19 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       })
     yield* commit(env, cursor)
     const sentAt = now(run)
-    const shown: Shown = { textChars: 0, ids: undefined }
-    const observe = listening(env) ? observer(run, cursor, turn, model, attempt, shown) : undefined
-    const attempted = run.effects.model(request, { turn, attempt, parent: span, observe })
+    const shown: Shown = { textChars: 0, ids: undefined, content: undefined }
+    const attempted = run.effects.model(
+      request,
+      listening(env)
+        ? {
+            turn,
+            attempt,
+            parent: span,
+            observe: observer(run, turn, model, attempt, shown),
+            observeResponse: responseObserver(run, cursor, turn, model, attempt, shown)
+          }
+        : { turn, attempt, parent: span }
+    )
     // Without a wall-clock bound the call is performed as it is: no Option, no generator, a step.
     const called =
       env.settings.max_wall_clock_ms === undefined
@@ -566,7 +574,10 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
           usage: response.usage,
           duration_ms: now(run) - sentAt
         })
-      return { request, response }
+      // Ids are made unique before any tool runs, so history, events and the next request agree.
+      const content =
+        shown.content?.of === response ? shown.content.content : ToolIds.unique(response.content, run.runNumber, turn)
+      return { request, response, content }
     }
     const error = result.left
     // A failed attempt's usage (a stream cut mid-way) was spent too: it counts towards max_cost_usd.
@@ -767,33 +778,27 @@ interface Shown {
   textChars: number
   /** The blocks with unique tool ids last worked out, and the accumulator they are of: a one-shot response shares one. */
   ids: { readonly of: ResponsePart.Accumulator; readonly blocks: ReadonlyArray<responsePart.Building> } | undefined
+  /** A one-shot response's content with unique ids, made when it was observed. */
+  content: { readonly of: ModelProvider.ModelResponse; readonly content: ReadonlyArray<Content.ContentBlock> } | undefined
 }
 
 /**
  * Publishes an attempt's deltas as its parts arrive, at once (not queued):
- * the first delta reaches observers before the stream ends. A part observed
- * once its response is whole (a one-shot provider's parts, observed when its
- * call returns) holds nothing up: its event is queued, to go out with the
- * loop's next delivery, in the same order.
+ * the first delta reaches observers before the stream ends.
  */
 const observer =
-  (run: Run, cursor: Cursor, turn: number, model: string, attempt: number, shown: Shown) =>
+  (run: Run, turn: number, model: string, attempt: number, shown: Shown) =>
   (part: ResponsePart.ResponsePart, accumulated: ResponsePart.Accumulator): Effect.Effect<void> => {
-    const shows = (event: KernelEvent.KernelEvent): Effect.Effect<void> => {
-      if (!ResponsePart.isFinished(accumulated)) return publishNow(run, event)
-      note(cursor, event)
-      return Effect.void
-    }
     switch (part.type) {
       case "text_delta":
         if (part.text.length === 0) return Effect.void
         shown.textChars += part.text.length
-        return shows({ type: "text_delta", at: now(run), turn, model, attempt, text: part.text })
+        return publishNow(run, { type: "text_delta", at: now(run), turn, model, attempt, text: part.text })
       case "thinking_delta":
         if (part.text.length === 0) return Effect.void
-        return shows({ type: "thinking_delta", at: now(run), turn, model, attempt, text: part.text })
+        return publishNow(run, { type: "thinking_delta", at: now(run), turn, model, attempt, text: part.text })
       case "tool_use_start":
-        return shows({
+        return publishNow(run, {
           type: "tool_use_started",
           at: now(run),
           turn,
@@ -802,6 +807,37 @@ const observer =
         })
       default:
         return Effect.void
+    }
+  }
+
+/**
+ * Queues the events a one-shot response's parts show (what `observer`
+ * publishes for the parts of a stream, with the ids its content gets): they
+ * all arrived when its call returned and hold nothing up, so they go out
+ * with the loop's next delivery. The content with unique ids is kept for
+ * the turn.
+ */
+const responseObserver =
+  (run: Run, cursor: Cursor, turn: number, model: string, attempt: number, shown: Shown) =>
+  (response: ModelProvider.ModelResponse): void => {
+    const content = ToolIds.unique(response.content, run.runNumber, turn)
+    shown.content = { of: response, content }
+    const at = now(run)
+    for (const block of content) {
+      switch (block.type) {
+        case "text":
+          if (block.text.length === 0) break
+          shown.textChars += block.text.length
+          note(cursor, { type: "text_delta", at, turn, model, attempt, text: block.text })
+          break
+        case "thinking":
+          if (block.thinking.length === 0) break
+          note(cursor, { type: "thinking_delta", at, turn, model, attempt, text: block.thinking })
+          break
+        case "tool_use":
+          note(cursor, { type: "tool_use_started", at, turn, id: block.id, name: block.name })
+          break
+      }
     }
   }
 
