@@ -20,7 +20,6 @@ import * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
 import * as ResponsePart from "../ResponsePart.js"
 import type * as Toolbox from "../Toolbox.js"
-import * as responsePart from "./responsePart.js"
 import * as Telemetry from "./telemetry.js"
 
 /**
@@ -57,22 +56,20 @@ export interface AttemptInfo {
   /** The span the call's own span is a child of (the turn's). */
   readonly parent: Tracer.AnySpan | undefined
   /**
-   * Called with each part as it arrives, and the response accumulated so
-   * far (the part included), before the next part is read: its effect
-   * holds up the stream. A one-shot provider's parts all arrive when its
-   * call returns, each with the whole response as what has accumulated. Absent when nobody listens, so that a call builds
-   * nothing for observers.
+   * Called with each part of a stream as it arrives, and the response
+   * accumulated so far (the part included), before the next part is read:
+   * its effect holds up the stream. Absent when nobody listens, so that a
+   * call builds nothing for observers.
    */
   readonly observe?:
     | ((part: ResponsePart.ResponsePart, accumulated: ResponsePart.Accumulator) => Effect.Effect<void>)
     | undefined
   /**
    * Called with a one-shot provider's response when its call returns, in
-   * place of `observe` for each of its parts: they all arrived at once and
-   * hold nothing up, so the caller shows them as it sees fit (the loop
-   * queues their events for its next delivery), without the parts and the
-   * accumulator made for them. Absent: `observe` sees a one-shot response's
-   * parts too.
+   * place of `observe` for its parts: they all arrived at once and hold
+   * nothing up, so the caller shows them as it sees fit (the loop queues
+   * their events for its next delivery), and no part or accumulator is made
+   * for them. Absent when nobody listens.
    */
   readonly observeResponse?: ((response: ModelProvider.ModelResponse) => void) | undefined
 }
@@ -391,14 +388,12 @@ export const make = (options: Options): Effects => {
           if (span !== undefined) spans.end(span, exit, Telemetry.modelCallEnded(exit))
         }
         // A one-shot provider's parts all arrive when its call returns, which is when they are observed.
-        const observe = provider.generate === undefined ? undefined : observerOf(info)
+        const observe = provider.generate === undefined ? undefined : info.observeResponse
         const exit = fiber.unsafePoll()
         if (exit !== null) {
           ended(exit)
-          if (observe === undefined || Exit.isFailure(exit)) return modelResult(exit, provider.name, request.model)
-          const observed = observe(exit.value)
-          const result = Either.right(exit.value)
-          return observed === Effect.void ? Effect.succeed(result) : Effect.as(observed, result)
+          if (observe !== undefined && Exit.isSuccess(exit)) observe(exit.value)
+          return modelResult(exit, provider.name, request.model)
         }
         const result = Effect.flatMap(
           settle(runtime, clock, fiber, ended, { after: attemptTimeout, exit: () => timedOut(request.model), held }),
@@ -406,7 +401,7 @@ export const make = (options: Options): Effects => {
         )
         if (observe === undefined) return result
         return Effect.tap(result, (result) =>
-          Either.isLeft(result) ? Effect.void : Effect.suspend(() => observe(result.right))
+          Either.isLeft(result) ? Effect.void : Effect.sync(() => observe(result.right))
         )
       }),
     tool: (call, info) =>
@@ -471,45 +466,6 @@ const call = (
       ? Effect.succeed(ResponsePart.toResponse(state, request.model))
       : Effect.fail(ModelProvider.unfinished(provider.name, request.model, ResponsePart.usage(state)))
   )
-}
-
-/**
- * A one-shot provider's parts, observed when its call returns: they all
- * arrived at once, so each is observed with the whole response as what has
- * accumulated (made once, not once a part). Observers are called now, in the
- * parts' order, and their observations sequenced in that order; those that do
- * nothing (`Effect.void`, most parts for most observers) are left out, so
- * that a response nobody holds up costs no effect. Call it where the call's
- * effect runs.
- */
-const observeAll = (
-  response: ModelProvider.ModelResponse,
-  observe: NonNullable<AttemptInfo["observe"]>
-): Effect.Effect<void> => {
-  const accumulated = responsePart.ofResponse(response)
-  let all: Effect.Effect<void> = Effect.void
-  for (const part of ResponsePart.fromResponse(response)) {
-    const observed = observe(part, accumulated)
-    if (observed !== Effect.void) all = all === Effect.void ? observed : Effect.zipRight(all, observed)
-  }
-  return all
-}
-
-/**
- * How a one-shot response is observed when its call returns: whole, when
- * the caller takes it so; else part by part; `undefined` when nobody
- * listens. Call the observation where the call's effect runs.
- */
-const observerOf = (
-  info: AttemptInfo
-): ((response: ModelProvider.ModelResponse) => Effect.Effect<void>) | undefined => {
-  const { observe, observeResponse } = info
-  if (observeResponse !== undefined)
-    return (response) => {
-      observeResponse(response)
-      return Effect.void
-    }
-  return observe === undefined ? undefined : (response) => observeAll(response, observe)
 }
 
 const modelResult = (

@@ -776,68 +776,75 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
 /** What an attempt has shown observers so far. */
 interface Shown {
   textChars: number
-  /** The blocks with unique tool ids last worked out, and the accumulator they are of: a one-shot response shares one. */
+  /** The blocks with unique tool ids last worked out, and the accumulator they are of. */
   ids: { readonly of: ResponsePart.Accumulator; readonly blocks: ReadonlyArray<responsePart.Building> } | undefined
   /** A one-shot response's content with unique ids, made when it was observed. */
   content: { readonly of: ModelProvider.ModelResponse; readonly content: ReadonlyArray<Content.ContentBlock> } | undefined
 }
 
+/** What an attempt shows of a text or thinking delta, or of a tool call that started. */
+const shownEvent = (
+  run: Run,
+  turn: number,
+  model: string,
+  attempt: number,
+  shown: Shown,
+  shows:
+    | { readonly type: "text_delta" | "thinking_delta"; readonly text: string }
+    | { readonly type: "tool_use_started"; readonly id: string; readonly name: string }
+): KernelEvent.KernelEvent | undefined => {
+  if (shows.type === "tool_use_started")
+    return { type: "tool_use_started", at: now(run), turn, id: shows.id, name: shows.name }
+  if (shows.text.length === 0) return undefined
+  if (shows.type === "text_delta") shown.textChars += shows.text.length
+  return { type: shows.type, at: now(run), turn, model, attempt, text: shows.text }
+}
+
 /**
- * Publishes an attempt's deltas as its parts arrive, at once (not queued):
+ * Publishes a stream's deltas as its parts arrive, at once (not queued):
  * the first delta reaches observers before the stream ends.
  */
 const observer =
   (run: Run, turn: number, model: string, attempt: number, shown: Shown) =>
   (part: ResponsePart.ResponsePart, accumulated: ResponsePart.Accumulator): Effect.Effect<void> => {
-    switch (part.type) {
-      case "text_delta":
-        if (part.text.length === 0) return Effect.void
-        shown.textChars += part.text.length
-        return publishNow(run, { type: "text_delta", at: now(run), turn, model, attempt, text: part.text })
-      case "thinking_delta":
-        if (part.text.length === 0) return Effect.void
-        return publishNow(run, { type: "thinking_delta", at: now(run), turn, model, attempt, text: part.text })
-      case "tool_use_start":
-        return publishNow(run, {
-          type: "tool_use_started",
-          at: now(run),
-          turn,
-          id: uniqueIdOf(run, turn, accumulated, part, shown),
-          name: part.name
-        })
-      default:
-        return Effect.void
-    }
+    const event =
+      part.type === "text_delta" || part.type === "thinking_delta"
+        ? shownEvent(run, turn, model, attempt, shown, part)
+        : part.type === "tool_use_start"
+          ? shownEvent(run, turn, model, attempt, shown, {
+              type: "tool_use_started",
+              id: uniqueIdOf(run, turn, accumulated, part, shown),
+              name: part.name
+            })
+          : undefined
+    return event === undefined ? Effect.void : publishNow(run, event)
   }
 
 /**
- * Queues the events a one-shot response's parts show (what `observer`
- * publishes for the parts of a stream, with the ids its content gets): they
- * all arrived when its call returned and hold nothing up, so they go out
- * with the loop's next delivery. The content with unique ids is kept for
- * the turn.
+ * Queues what a one-shot response's parts show, as `observer` publishes a
+ * stream's, with the ids its content gets: they all arrived when its call
+ * returned and hold nothing up, so they go out with the loop's next
+ * delivery. The content with unique ids is kept for the turn.
  */
 const responseObserver =
   (run: Run, cursor: Cursor, turn: number, model: string, attempt: number, shown: Shown) =>
   (response: ModelProvider.ModelResponse): void => {
     const content = ToolIds.unique(response.content, run.runNumber, turn)
     shown.content = { of: response, content }
-    const at = now(run)
     for (const block of content) {
-      switch (block.type) {
-        case "text":
-          if (block.text.length === 0) break
-          shown.textChars += block.text.length
-          note(cursor, { type: "text_delta", at, turn, model, attempt, text: block.text })
-          break
-        case "thinking":
-          if (block.thinking.length === 0) break
-          note(cursor, { type: "thinking_delta", at, turn, model, attempt, text: block.thinking })
-          break
-        case "tool_use":
-          note(cursor, { type: "tool_use_started", at, turn, id: block.id, name: block.name })
-          break
-      }
+      const event =
+        block.type === "text"
+          ? shownEvent(run, turn, model, attempt, shown, { type: "text_delta", text: block.text })
+          : block.type === "thinking"
+            ? shownEvent(run, turn, model, attempt, shown, { type: "thinking_delta", text: block.thinking })
+            : block.type === "tool_use"
+              ? shownEvent(run, turn, model, attempt, shown, {
+                  type: "tool_use_started",
+                  id: block.id,
+                  name: block.name
+                })
+              : undefined
+      if (event !== undefined) note(cursor, event)
     }
   }
 
