@@ -779,7 +779,9 @@ interface Shown {
   /** The blocks with unique tool ids last worked out, and the accumulator they are of. */
   ids: { readonly of: ResponsePart.Accumulator; readonly blocks: ReadonlyArray<responsePart.Building> } | undefined
   /** A one-shot response's content with unique ids, made when it was observed. */
-  content: { readonly of: ModelProvider.ModelResponse; readonly content: ReadonlyArray<Content.ContentBlock> } | undefined
+  content:
+    | { readonly of: ModelProvider.ModelResponse; readonly content: ReadonlyArray<Content.ContentBlock> }
+    | undefined
 }
 
 /** What an attempt shows of a text or thinking delta, or of a tool call that started. */
