@@ -75,15 +75,6 @@ const logFailure = (cause: Cause.Cause<unknown>) => Effect.logWarning("agent-ker
 /** Guards an observer's effect: a failure or a defect is logged and never reaches the caller. */
 const guard = (effect: Effect.Effect<void>): Effect.Effect<void> => Effect.catchAllCause(effect, logFailure)
 
-/** An observer's call, guarded; a synchronous throw becomes a defect of its effect. */
-const callEvent = (f: (event: KernelEvent.KernelEvent) => Effect.Effect<void>, event: KernelEvent.KernelEvent) => {
-  try {
-    return guard(f(event))
-  } catch (defect) {
-    return guard(Effect.die(defect))
-  }
-}
-
 const callResponse = (
   f: (response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>,
   response: ModelProvider.ModelResponse,
@@ -93,6 +84,43 @@ const callResponse = (
     return guard(f(response, info))
   } catch (defect) {
     return guard(Effect.die(defect))
+  }
+}
+
+/**
+ * Calls each observer with each event, in order, one call at a time, each
+ * call guarded (a failure is logged and the delivery goes on). Each call is
+ * one step of the delivery, the last one with nothing after it: a chain
+ * built up front cost a guard and a link per call before any of them ran.
+ */
+const deliverAll = (
+  onEvent: ReadonlyArray<(event: KernelEvent.KernelEvent) => Effect.Effect<void>>,
+  events: ReadonlyArray<KernelEvent.KernelEvent>
+): Effect.Effect<void> => {
+  let event = 0
+  let observer = 0
+  const step = (): Effect.Effect<void> => {
+    const f = onEvent[observer]!
+    const called = call(f, events[event]!)
+    if (++observer === onEvent.length) {
+      observer = 0
+      if (++event === events.length) return Effect.catchAllCause(called, logFailure)
+    }
+    return Effect.matchCauseEffect(called, handlers)
+  }
+  const handlers = {
+    onSuccess: step,
+    onFailure: (cause: Cause.Cause<unknown>) => Effect.flatMap(logFailure(cause), step)
+  }
+  return events.length === 0 ? Effect.void : step()
+}
+
+/** An observer's call; a synchronous throw becomes a defect of its effect. */
+const call = (f: (event: KernelEvent.KernelEvent) => Effect.Effect<void>, event: KernelEvent.KernelEvent) => {
+  try {
+    return f(event)
+  } catch (defect) {
+    return Effect.die(defect)
   }
 }
 
@@ -110,13 +138,7 @@ export const of = (observers: ReadonlyArray<Observer>): Service => {
   const onResponse = observers.flatMap((observer) => (observer.onModelResponse ? [observer.onModelResponse] : []))
   // Observers are called when the delivery runs, each event to each observer in order.
   const deliver = (events: ReadonlyArray<KernelEvent.KernelEvent>) =>
-    onEvent.length === 0
-      ? Effect.void
-      : Effect.suspend(() => {
-          let all: Effect.Effect<void> | undefined
-          for (const event of events) for (const f of onEvent) all = then(all, callEvent(f, event))
-          return all ?? Effect.void
-        })
+    onEvent.length === 0 ? Effect.void : Effect.suspend(() => deliverAll(onEvent, events))
   return {
     observed: onEvent.length > 0,
     responseObserved: onResponse.length > 0,

@@ -20,7 +20,6 @@ import * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
 import * as ResponsePart from "../ResponsePart.js"
 import type * as Toolbox from "../Toolbox.js"
-import * as responsePart from "./responsePart.js"
 import * as Telemetry from "./telemetry.js"
 
 /**
@@ -57,15 +56,22 @@ export interface AttemptInfo {
   /** The span the call's own span is a child of (the turn's). */
   readonly parent: Tracer.AnySpan | undefined
   /**
-   * Called with each part as it arrives, and the response accumulated so
-   * far (the part included), before the next part is read: its effect
-   * holds up the stream. A one-shot provider's parts all arrive when its
-   * call returns, each with the whole response as what has accumulated. Absent when nobody listens, so that a call builds
-   * nothing for observers.
+   * Called with each part of a stream as it arrives, and the response
+   * accumulated so far (the part included), before the next part is read:
+   * its effect holds up the stream. Absent when nobody listens, so that a
+   * call builds nothing for observers.
    */
   readonly observe?:
     | ((part: ResponsePart.ResponsePart, accumulated: ResponsePart.Accumulator) => Effect.Effect<void>)
     | undefined
+  /**
+   * Called with a one-shot provider's response when its call returns, in
+   * place of `observe` for its parts: they all arrived at once and hold
+   * nothing up, so the caller shows them as it sees fit (the loop queues
+   * their events for its next delivery), and no part or accumulator is made
+   * for them. Absent when nobody listens.
+   */
+  readonly observeResponse?: ((response: ModelProvider.ModelResponse) => void) | undefined
 }
 
 /** @internal */
@@ -382,20 +388,21 @@ export const make = (options: Options): Effects => {
           if (span !== undefined) spans.end(span, exit, Telemetry.modelCallEnded(exit))
         }
         // A one-shot provider's parts all arrive when its call returns, which is when they are observed.
-        const observe = provider.generate === undefined ? undefined : info.observe
+        const observe = provider.generate === undefined ? undefined : info.observeResponse
         const exit = fiber.unsafePoll()
         if (exit !== null) {
           ended(exit)
-          return observe !== undefined && Exit.isSuccess(exit)
-            ? Effect.as(observeAll(exit.value, observe), Either.right(exit.value))
-            : modelResult(exit, provider.name, request.model)
+          if (observe !== undefined && Exit.isSuccess(exit)) observe(exit.value)
+          return modelResult(exit, provider.name, request.model)
         }
         const result = Effect.flatMap(
           settle(runtime, clock, fiber, ended, { after: attemptTimeout, exit: () => timedOut(request.model), held }),
           (exit) => modelResult(exit, provider.name, request.model)
         )
         if (observe === undefined) return result
-        return Effect.tap(result, (result) => (Either.isLeft(result) ? Effect.void : observeAll(result.right, observe)))
+        return Effect.tap(result, (result) =>
+          Either.isLeft(result) ? Effect.void : Effect.sync(() => observe(result.right))
+        )
       }),
     tool: (call, info) =>
       Effect.suspend(() => {
@@ -460,27 +467,6 @@ const call = (
       : Effect.fail(ModelProvider.unfinished(provider.name, request.model, ResponsePart.usage(state)))
   )
 }
-
-/**
- * A one-shot provider's parts, observed when its call returns: they all
- * arrived at once, so each is observed with the whole response as what has
- * accumulated (made once, not once a part). The observations run in the
- * parts' order; those that do nothing (`Effect.void`, most parts for most
- * observers) are left out of the sequence rather than run.
- */
-const observeAll = (
-  response: ModelProvider.ModelResponse,
-  observe: NonNullable<AttemptInfo["observe"]>
-): Effect.Effect<void> =>
-  Effect.suspend(() => {
-    const accumulated = responsePart.ofResponse(response)
-    let all: Effect.Effect<void> = Effect.void
-    for (const part of ResponsePart.fromResponse(response)) {
-      const observed = observe(part, accumulated)
-      if (observed !== Effect.void) all = all === Effect.void ? observed : Effect.zipRight(all, observed)
-    }
-    return all
-  })
 
 const modelResult = (
   exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>,

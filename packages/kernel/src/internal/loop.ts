@@ -6,9 +6,9 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import { identity } from "effect/Function"
 import * as Metric from "effect/Metric"
+import * as MutableRef from "effect/MutableRef"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
-import * as Ref from "effect/Ref"
 import type * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
 import * as ContextProvider from "../ContextProvider.js"
@@ -69,7 +69,8 @@ export interface Env {
   readonly contextProvider: ContextProvider.Service
   readonly bus: EventBus.Service
   readonly budget: RetryBudget.Budget
-  readonly state: Ref.Ref<SessionState.State>
+  /** The session's state as of the last commit: written synchronously by the loop, read by the session's accessors. */
+  readonly state: MutableRef.MutableRef<SessionState.State>
   /** The call timeouts of the settings, given to every call of every run. */
   readonly callTimeouts: ModelProvider.CallTimeouts
   readonly listeners: Listeners
@@ -129,10 +130,13 @@ export interface Run {
 /**
  * The run's working copy of the session state, and the events not yet
  * delivered. The loop updates it synchronously and commits it (to the
- * session's `Ref`, and the events to subscribers and observers) before every
+ * session's state, and the events to subscribers and observers) before every
  * effect it performs, so an interruption or a reader always sees the state of
  * the last completed step, and an observer sees each event before what
- * follows it happens.
+ * follows it happens. A turn's end is committed with what comes next, before
+ * the next effect: between two turns the loop performs none when the toolbox's
+ * definitions are at hand (see `callModel`), so a step delivers its events in
+ * two batches, one before the model call and one before the tool call.
  *
  * @internal
  */
@@ -167,17 +171,26 @@ const note = (cursor: Cursor, event: KernelEvent.KernelEvent): void => {
   cursor.events.push(event)
 }
 
-/** Writes the state to the session and delivers the queued events, in order. @internal */
+/**
+ * Writes the state to the session at once, and returns the delivery of the
+ * queued events, in order (`Effect.void` when there are none, or nobody
+ * listens). The loop calls it from its own code as the run performs it, to
+ * perform what it returns at once, never to build an effect to run later: the
+ * write and the offer to the stream are synchronous, so a commit costs a step
+ * no effect of its own.
+ *
+ * @internal
+ */
 export const commit = (env: Env, cursor: Cursor): Effect.Effect<void> => {
-  const set = Ref.set(env.state, cursor.state)
-  if (cursor.events.length === 0) return set
+  MutableRef.set(env.state, cursor.state)
+  if (cursor.events.length === 0) return Effect.void
   const events = cursor.events
   cursor.events = []
   // The state is set before the stream's buffer may make the run wait, so a reader sees this step meanwhile.
   const offered = offer(env, events)
-  const stored = offered === Effect.void ? set : Effect.zipRight(set, offered)
-  if (!env.bus.observed) return stored
-  return Effect.flatMap(stored, () => env.bus.deliver(events))
+  if (!env.bus.observed) return offered
+  const delivered = env.bus.deliver(events)
+  return offered === Effect.void ? delivered : Effect.zipRight(offered, delivered)
 }
 
 /** Commits, then ends the run. */
@@ -225,9 +238,7 @@ function* turn(run: Run, cursor: Cursor) {
   const turnStartedAt = now(run)
   cursor.turnSpan = span
   if (listening(env)) note(cursor, { type: "turn_started", at: now(run), turn })
-  const { request, response } = yield* callModel(run, cursor, turn, span)
-  // Ids are made unique before any tool runs, so history, events and the next request agree.
-  const content = ToolIds.unique(response.content, run.runNumber, turn)
+  const { request, response, content } = yield* callModel(run, cursor, turn, span)
   const message: Content.Message = { role: "assistant", content }
   const text = Content.textOf(message)
   const spent = accounted(run, cursor, response.usage, request.model)
@@ -286,7 +297,6 @@ function* turn(run: Run, cursor: Cursor) {
   run.spans.end(span, Exit.void)
   cursor.turnSpan = undefined
   if (env.metrics) env.meter.turn(now(run) - turnStartedAt)
-  yield* commit(env, cursor)
 }
 
 /** Runs the effect within the run's wall-clock bound, if one is set; `None` when the bound cut it short. */
@@ -502,11 +512,15 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       overflow = undefined
     }
     const model = env.models[figures.model_index] ?? env.model
+    const definitions = env.toolbox.definitions
+    // The last turn's end is still queued: it goes out before any effect runs. Definitions at hand
+    // (an `Exit`, as `Effect.succeed` makes) are no effect to wait for: they go with this call's events.
+    if (env.contextProvider.assemble !== undefined || !Exit.isExit(definitions)) yield* commit(env, cursor)
     const assembled =
       env.contextProvider.assemble === undefined
         ? undefined
         : yield* env.contextProvider.assemble(Log.toArray(cursor.state.context))
-    const tools = yield* env.toolbox.definitions
+    const tools = yield* definitions
     const request = requestOf(model, cursor.state.context, assembled, tools, env)
     const attempt = figures.attempt + 1
     cursor.state = SessionState.withRun(cursor.state, { attempt })
@@ -525,9 +539,19 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       })
     yield* commit(env, cursor)
     const sentAt = now(run)
-    const shown: Shown = { textChars: 0, ids: undefined }
-    const observe = listening(env) ? observer(run, turn, model, attempt, shown) : undefined
-    const attempted = run.effects.model(request, { turn, attempt, parent: span, observe })
+    const shown: Shown = { textChars: 0, ids: undefined, content: undefined }
+    const attempted = run.effects.model(
+      request,
+      listening(env)
+        ? {
+            turn,
+            attempt,
+            parent: span,
+            observe: observer(run, turn, model, attempt, shown),
+            observeResponse: responseObserver(run, cursor, turn, model, attempt, shown)
+          }
+        : { turn, attempt, parent: span }
+    )
     // Without a wall-clock bound the call is performed as it is: no Option, no generator, a step.
     const called =
       env.settings.max_wall_clock_ms === undefined
@@ -550,7 +574,10 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
           usage: response.usage,
           duration_ms: now(run) - sentAt
         })
-      return { request, response }
+      // Ids are made unique before any tool runs, so history, events and the next request agree.
+      const content =
+        shown.content?.of === response ? shown.content.content : ToolIds.unique(response.content, run.runNumber, turn)
+      return { request, response, content }
     }
     const error = result.left
     // A failed attempt's usage (a stream cut mid-way) was spent too: it counts towards max_cost_usd.
@@ -749,35 +776,77 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
 /** What an attempt has shown observers so far. */
 interface Shown {
   textChars: number
-  /** The blocks with unique tool ids last worked out, and the accumulator they are of: a one-shot response shares one. */
+  /** The blocks with unique tool ids last worked out, and the accumulator they are of. */
   ids: { readonly of: ResponsePart.Accumulator; readonly blocks: ReadonlyArray<responsePart.Building> } | undefined
+  /** A one-shot response's content with unique ids, made when it was observed. */
+  content:
+    | { readonly of: ModelProvider.ModelResponse; readonly content: ReadonlyArray<Content.ContentBlock> }
+    | undefined
+}
+
+/** What an attempt shows of a text or thinking delta, or of a tool call that started. */
+const shownEvent = (
+  run: Run,
+  turn: number,
+  model: string,
+  attempt: number,
+  shown: Shown,
+  shows:
+    | { readonly type: "text_delta" | "thinking_delta"; readonly text: string }
+    | { readonly type: "tool_use_started"; readonly id: string; readonly name: string }
+): KernelEvent.KernelEvent | undefined => {
+  if (shows.type === "tool_use_started")
+    return { type: "tool_use_started", at: now(run), turn, id: shows.id, name: shows.name }
+  if (shows.text.length === 0) return undefined
+  if (shows.type === "text_delta") shown.textChars += shows.text.length
+  return { type: shows.type, at: now(run), turn, model, attempt, text: shows.text }
 }
 
 /**
- * Publishes an attempt's deltas as its parts arrive, at once (not queued):
+ * Publishes a stream's deltas as its parts arrive, at once (not queued):
  * the first delta reaches observers before the stream ends.
  */
 const observer =
   (run: Run, turn: number, model: string, attempt: number, shown: Shown) =>
   (part: ResponsePart.ResponsePart, accumulated: ResponsePart.Accumulator): Effect.Effect<void> => {
-    switch (part.type) {
-      case "text_delta":
-        if (part.text.length === 0) return Effect.void
-        shown.textChars += part.text.length
-        return publishNow(run, { type: "text_delta", at: now(run), turn, model, attempt, text: part.text })
-      case "thinking_delta":
-        if (part.text.length === 0) return Effect.void
-        return publishNow(run, { type: "thinking_delta", at: now(run), turn, model, attempt, text: part.text })
-      case "tool_use_start":
-        return publishNow(run, {
-          type: "tool_use_started",
-          at: now(run),
-          turn,
-          id: uniqueIdOf(run, turn, accumulated, part, shown),
-          name: part.name
-        })
-      default:
-        return Effect.void
+    const event =
+      part.type === "text_delta" || part.type === "thinking_delta"
+        ? shownEvent(run, turn, model, attempt, shown, part)
+        : part.type === "tool_use_start"
+          ? shownEvent(run, turn, model, attempt, shown, {
+              type: "tool_use_started",
+              id: uniqueIdOf(run, turn, accumulated, part, shown),
+              name: part.name
+            })
+          : undefined
+    return event === undefined ? Effect.void : publishNow(run, event)
+  }
+
+/**
+ * Queues what a one-shot response's parts show, as `observer` publishes a
+ * stream's, with the ids its content gets: they all arrived when its call
+ * returned and hold nothing up, so they go out with the loop's next
+ * delivery. The content with unique ids is kept for the turn.
+ */
+const responseObserver =
+  (run: Run, cursor: Cursor, turn: number, model: string, attempt: number, shown: Shown) =>
+  (response: ModelProvider.ModelResponse): void => {
+    const content = ToolIds.unique(response.content, run.runNumber, turn)
+    shown.content = { of: response, content }
+    for (const block of content) {
+      const event =
+        block.type === "text"
+          ? shownEvent(run, turn, model, attempt, shown, { type: "text_delta", text: block.text })
+          : block.type === "thinking"
+            ? shownEvent(run, turn, model, attempt, shown, { type: "thinking_delta", text: block.thinking })
+            : block.type === "tool_use"
+              ? shownEvent(run, turn, model, attempt, shown, {
+                  type: "tool_use_started",
+                  id: block.id,
+                  name: block.name
+                })
+              : undefined
+      if (event !== undefined) note(cursor, event)
     }
   }
 

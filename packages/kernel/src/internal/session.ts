@@ -9,7 +9,7 @@ import { identity } from "effect/Function"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
-import * as Ref from "effect/Ref"
+import * as MutableRef from "effect/MutableRef"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
@@ -78,7 +78,7 @@ export const make = (
       contextProvider: yield* ContextProvider.ContextProvider,
       bus: yield* EventBus.EventBus,
       budget,
-      state: yield* Ref.make(SessionState.initial(options, budget)),
+      state: MutableRef.make(SessionState.initial(options, budget)),
       get callTimeouts() {
         if (callTimeouts === undefined) callTimeouts = ModelProvider.callTimeoutsFrom(settings)
         return callTimeouts
@@ -96,13 +96,13 @@ export const make = (
         return runOnce(env, semaphore, provider, effects, input)
       },
       get history() {
-        return Effect.map(Ref.get(env.state), (state) => Log.toArray(state.history))
+        return Effect.sync(() => Log.toArray(MutableRef.get(env.state).history))
       },
       get context() {
-        return Effect.map(Ref.get(env.state), (state) => Log.toArray(state.context))
+        return Effect.sync(() => Log.toArray(MutableRef.get(env.state).context))
       },
       get state() {
-        return Effect.map(Ref.get(env.state), SessionState.toPublic)
+        return Effect.sync(() => SessionState.toPublic(MutableRef.get(env.state)))
       },
       get events() {
         return Stream.unwrapScoped(subscribe(env, capacity))
@@ -111,7 +111,7 @@ export const make = (
         return subscribe(env, capacity)
       },
       get retryBudget() {
-        return Effect.map(Ref.get(env.state), (state) => budget.snapshot(state.budget))
+        return Effect.sync(() => budget.snapshot(MutableRef.get(env.state).budget))
       }
     } satisfies SessionApi.Service
   })
@@ -184,7 +184,7 @@ const runOnce = (
         const clock = yield* Effect.clock
         const message = typeof input === "string" ? Content.userText(input) : input
         const started = SessionState.startRun(
-          yield* Ref.get(env.state),
+          MutableRef.get(env.state),
           env.id,
           clock.unsafeCurrentTimeMillis(),
           message
