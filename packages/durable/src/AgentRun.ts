@@ -20,15 +20,7 @@
  *
  * @since 0.1.0
  */
-import {
-  Content,
-  EventBus,
-  type ModelProvider,
-  RunOutcome,
-  Session,
-  type Settings,
-  Toolbox
-} from "@agent-kernel/kernel"
+import { Content, EventBus, ModelProvider, RunOutcome, Session, type Settings, Toolbox } from "@agent-kernel/kernel"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Activity from "@effect/workflow/Activity"
 import * as Workflow from "@effect/workflow/Workflow"
@@ -204,6 +196,48 @@ export const stop = (
     if (bodies.get(executionId) === body) bodies.delete(executionId)
   })
 
+/**
+ * The result of an execution of a run that is over for the store when its
+ * body starts: its caller stopped it (Ctrl-C) and the stop is recorded, or the
+ * session moved past it (a later run began, or it was deleted or imported
+ * over). The body does nothing and ends with this outcome, never with an
+ * interrupt (which the cluster engine would deliver again, for ever), so a
+ * caller still waiting on the execution learns that the run was stopped:
+ * - `status`: `interrupted`;
+ * - `history`: what the store holds for the session's life, `recorded` (the
+ *   stop's record of the run, and what later runs added); empty for a session
+ *   deleted or imported over;
+ * - the figures (turns, retries, usage, cost, final text) of the run as its
+ *   stop recorded them while `recorded` is still that run's, with `wall_ms`
+ *   up to `at` (when the store last wrote the session); otherwise none (zero,
+ *   `null` cost, empty text).
+ *
+ * @since 0.1.0
+ * @category workflows
+ */
+export const stoppedOutcome = (
+  payload: Pick<Payload, "session_id" | "run">,
+  recorded: Session.State | null,
+  at: number
+): RunOutcome.RunOutcome => {
+  const runId = `${payload.session_id}/run-${payload.run}`
+  // The record's figures are this run's when the stop recorded them (the kernel numbers a session's runs
+  // from its state, so a run stopped before its session was made leaves an earlier run's figures, or none).
+  const figures = recorded?.run?.run_id === runId ? recorded.run : null
+  return {
+    run_id: runId,
+    status: "interrupted",
+    turns: figures?.turns ?? 0,
+    retries: { max_per_call: figures?.max_per_call ?? 0, session_total: recorded?.budget.used ?? 0 },
+    usage: figures?.usage ?? ModelProvider.emptyUsage,
+    cost_usd: figures?.cost_usd ?? null,
+    wall_ms: figures === null ? 0 : Math.max(0, at - figures.started_at),
+    context_reductions: figures?.reductions ?? 0,
+    final_text: figures?.final_text ?? "",
+    history: recorded?.history ?? []
+  }
+}
+
 /** The journaled start of a run: the session's state before it, and the instant it started. */
 const Start = Schema.Struct({ state: Schema.NullOr(Session.State), at: Schema.Number })
 
@@ -231,9 +265,15 @@ export const body = (
     const instance = yield* WorkflowEngine.WorkflowInstance
     // The session as this body finds it, outside the journal: a stop is recorded after what it journaled.
     const found = yield* Effect.catchAll(Store.get(payload.session_id), SqlEngineInternal.fail("read", executionId))
-    // Its caller stopped the run and the stop is recorded (`Store.interrupted`): whatever starts its body
-    // again (a restart before the engine marked it `stopped`, or its `stopped` not written) ends it at once.
-    if (Option.exists(found, (row) => Store.endedInterrupted(row, payload))) return yield* Effect.interrupt
+    // Its caller stopped the run and the stop is recorded (`Store.interrupted`), or the session moved past it
+    // (a later run began, it was deleted or imported over): whatever starts its body again (a restart before
+    // the engine marked it `stopped`, the end of a wait it was stopped in, the cluster engine delivering again
+    // the run whose body the stop interrupted) ends it at once, doing nothing. With a result, not an interrupt:
+    // the cluster engine delivers an interrupted run again at once, for ever.
+    if (Store.over(found, payload)) {
+      const at = Option.match(found, { onNone: () => 0, onSome: (row) => row.updated_at })
+      return stoppedOutcome(payload, Store.lifeState(found, payload), at)
+    }
     // A stop of the run while it was suspended here is taken over: this body stops at its wait.
     const previous = bodies.get(executionId)
     const running: Body = {
