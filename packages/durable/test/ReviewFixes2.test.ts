@@ -529,27 +529,78 @@ describe("a store from before lives: delete", () => {
   )
 })
 
+/**
+ * Joins `fiber`, moving the TestClock on a second at a time while it waits: the caller of a suspended run
+ * polls it each second (`AgentRun.AgentRun`'s `suspendedRetrySchedule`, `AgentRun.journalFailure`).
+ */
+const joinPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 30) =>
+  Effect.gen(function* () {
+    for (let n = 0; n < seconds && Option.isNone(yield* Fiber.poll(fiber)); n++) {
+      yield* turns(20)
+      yield* TestClock.adjust("1 second")
+    }
+    return yield* Fiber.join(fiber)
+  })
+
 describe("a failing store on the other engines", () => {
   for (const [name, engine] of [
     ["memory", () => Engine.layerMemory],
     ["cluster (SQLite)", () => Engine.layerClusterSqlite(file())]
   ] as const) {
-    it.scoped(`${name}: a tool call's claim fails: the run fails with JournalError, not a failed outcome`, () =>
+    it.scoped(
+      `${name}: a tool call's claim fails: the run fails with JournalError, not a failed outcome, and resumes`,
+      () =>
+        Effect.gen(function* () {
+          invoked.length = 0
+          const model = yield* ScriptedModel.make([
+            ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
+            ScriptedModel.text("done")
+          ])
+          yield* Effect.gen(function* () {
+            const sessions = yield* DurableSessions.DurableSessions
+            const sql = yield* SqlClient.SqlClient
+            yield* sql`ALTER TABLE agent_tool_calls RENAME TO moved_away`
+            const failed = yield* joinPolling(yield* Effect.fork(Effect.flip(sessions.run("s", "go"))))
+            assert.strictEqual(failed._tag, "JournalError", String(failed))
+            assert.deepStrictEqual(invoked, [], "the unclaimed tool call ran")
+            // The run is not recorded as ended: the session keeps its input pending.
+            assert.strictEqual((yield* sessions.list)[0]?.status, "running")
+            assert.strictEqual((yield* Effect.flip(sessions.run("s", "later")))._tag, "RunPending")
+            // Once the store works, the resume finishes the run (it answered the same JournalError again).
+            yield* sql`ALTER TABLE moved_away RENAME TO agent_tool_calls`
+            const outcome = Option.getOrThrow(yield* joinPolling(yield* Effect.fork(sessions.resume("s"))))
+            assert.deepStrictEqual([outcome.status, outcome.final_text], ["completed", "done"])
+            assert.deepStrictEqual(invoked, ["a"])
+            assert.strictEqual((yield* model.calls).length, 2)
+            assert.strictEqual((yield* sessions.list)[0]?.status, "completed")
+          }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model)), Effect.scoped)
+        })
+    )
+
+    it.scoped(`${name}: recording the run's end fails: JournalError, and the resume records it`, () =>
       Effect.gen(function* () {
-        invoked.length = 0
+        const sql = yield* Deferred.make<SqlClient.SqlClient>()
+        // The store fails once the model has answered: the end step cannot record the outcome.
         const model = yield* ScriptedModel.make([
-          ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
-          ScriptedModel.text("done")
+          () =>
+            Effect.flatMap(Deferred.await(sql), (sql) =>
+              Effect.as(Effect.orDie(sql`ALTER TABLE agent_sessions RENAME TO moved_away`), ScriptedModel.text("done"))
+            )
         ])
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
-          const sql = yield* SqlClient.SqlClient
-          yield* sql`ALTER TABLE agent_tool_calls RENAME TO moved_away`
-          const failed = yield* Effect.flip(sessions.run("s", "go"))
+          const client = yield* SqlClient.SqlClient
+          yield* Deferred.succeed(sql, client)
+          const failed = yield* joinPolling(yield* Effect.fork(Effect.flip(sessions.run("s", "go"))))
           assert.strictEqual(failed._tag, "JournalError", String(failed))
-          assert.deepStrictEqual(invoked, [], "the unclaimed tool call ran")
-          // The run is not recorded as ended: the session keeps its input pending.
+          yield* client`ALTER TABLE moved_away RENAME TO agent_sessions`
           assert.strictEqual((yield* sessions.list)[0]?.status, "running")
+          // The resume replays the model's answer (no second call) and records the end.
+          const outcome = Option.getOrThrow(yield* joinPolling(yield* Effect.fork(sessions.resume("s"))))
+          assert.deepStrictEqual([outcome.status, outcome.final_text], ["completed", "done"])
+          assert.strictEqual((yield* model.calls).length, 1)
+          const [listed] = yield* sessions.list
+          assert.deepStrictEqual([listed?.status, listed?.messages], ["completed", 2])
         }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model)), Effect.scoped)
       })
     )
