@@ -20,19 +20,13 @@
  *
  * @since 0.1.0
  */
-import {
-  Content,
-  EventBus,
-  type ModelProvider,
-  RunOutcome,
-  Session,
-  type Settings,
-  Toolbox
-} from "@agent-kernel/kernel"
+import { Content, EventBus, ModelProvider, RunOutcome, Session, type Settings, Toolbox } from "@agent-kernel/kernel"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Activity from "@effect/workflow/Activity"
 import * as Workflow from "@effect/workflow/Workflow"
 import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
+import * as Arr from "effect/Array"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -50,6 +44,7 @@ import type * as Scope from "effect/Scope"
 import * as Journal from "./internal/journal.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Store from "./internal/store.js"
+import * as SqlEngine from "./SqlEngine.js"
 
 /**
  * The payload of a run: which session, which life of it (see
@@ -204,6 +199,91 @@ export const stop = (
     if (bodies.get(executionId) === body) bodies.delete(executionId)
   })
 
+/**
+ * The result of an execution of a run that is over for the store when its
+ * body starts: its caller stopped it (Ctrl-C) and the stop is recorded, or the
+ * session moved past it (a later run began, or it was deleted or imported
+ * over). The body does nothing and ends with this outcome, never with an
+ * interrupt (which the cluster engine would deliver again, for ever), so a
+ * caller still waiting on the execution learns that the run was stopped:
+ * - `status`: `interrupted`;
+ * - `history`: what the store holds for the session's life, `recorded` (the
+ *   stop's record of the run, and what later runs added); empty for a session
+ *   deleted or imported over;
+ * - the figures (turns, retries, usage, cost, final text) of the run as its
+ *   stop recorded them while `recorded` is still that run's, with `wall_ms`
+ *   up to `at` (when the store last wrote the session); otherwise none (zero,
+ *   `null` cost, empty text).
+ *
+ * @since 0.3.0
+ * @category workflows
+ */
+export const stoppedOutcome = (
+  payload: Pick<Payload, "session_id" | "run">,
+  recorded: Session.State | null,
+  at: number
+): RunOutcome.RunOutcome => {
+  const runId = `${payload.session_id}/run-${payload.run}`
+  // The record's figures are this run's when the stop recorded them (the kernel numbers a session's runs
+  // from its state, so a run stopped before its session was made leaves an earlier run's figures, or none).
+  const figures = recorded?.run?.run_id === runId ? recorded.run : null
+  return {
+    run_id: runId,
+    status: "interrupted",
+    turns: figures?.turns ?? 0,
+    retries: { max_per_call: figures?.max_per_call ?? 0, session_total: recorded?.budget.used ?? 0 },
+    usage: figures?.usage ?? ModelProvider.emptyUsage,
+    cost_usd: figures?.cost_usd ?? null,
+    wall_ms: figures === null ? 0 : Math.max(0, at - figures.started_at),
+    context_reductions: figures?.reductions ?? 0,
+    final_text: figures?.final_text ?? "",
+    history: recorded?.history ?? []
+  }
+}
+
+/**
+ * The `JournalError` a result says the run is suspended on, if it does. On an
+ * engine that journals whatever a step or a body ends with (the memory and
+ * cluster engines), a body suspends on a journal failure, with the failure as
+ * the suspension's cause, rather than end with it, which the engine would
+ * journal as the step's or the run's result, answered again on every resume:
+ * the run stays unfinished, its caller fails with the failure (see
+ * `journalFailure`), and `DurableSessions.resume` runs it again. (The light
+ * engine journals no `JournalError`: its body fails with it, and the caller
+ * with the body.)
+ *
+ * @since 0.3.0
+ * @category workflows
+ */
+export const suspendedOn = (
+  result: Workflow.Result<unknown, unknown> | undefined
+): Option.Option<SqlEngineInternal.JournalError> =>
+  result?._tag === "Suspended" && result.cause !== undefined
+    ? Arr.findFirst(Cause.defects(result.cause), (defect) => SqlEngineInternal.asJournalError(defect))
+    : Option.none()
+
+/**
+ * Fails with the `JournalError` the run `executionId` is suspended on (see
+ * `suspendedOn`), once it is: the engine's result of it is read each second,
+ * the cadence at which a caller of a suspended run polls it.
+ *
+ * @since 0.3.0
+ * @category workflows
+ */
+export const journalFailure = (
+  executionId: string
+): Effect.Effect<never, SqlEngineInternal.JournalError, WorkflowEngine.WorkflowEngine> => {
+  const check: Effect.Effect<never, SqlEngineInternal.JournalError, WorkflowEngine.WorkflowEngine> = Effect.flatMap(
+    AgentRun.poll(executionId),
+    (result) =>
+      Option.match(suspendedOn(result), {
+        onNone: () => Effect.zipRight(Effect.sleep("1 second"), check),
+        onSome: Effect.fail
+      })
+  )
+  return check
+}
+
 /** The journaled start of a run: the session's state before it, and the instant it started. */
 const Start = Schema.Struct({ state: Schema.NullOr(Session.State), at: Schema.Number })
 
@@ -229,11 +309,40 @@ export const body = (
     const bodies = yield* Bodies
     const fiber = yield* Effect.withFiberRuntime<RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
     const instance = yield* WorkflowEngine.WorkflowInstance
+    const engine = yield* WorkflowEngine.WorkflowEngine
+    // An engine that journals whatever a step or a body ends with (the memory and cluster engines) would
+    // journal a journal failure as the run's result, answered again on every resume: the body suspends on it
+    // instead, the failure as the suspension's cause (`suspendedOn`), leaving the run unfinished for a resume;
+    // its caller fails with it (`journalFailure`). The light engine journals no JournalError: the body fails
+    // with it.
+    const suspending = !SqlEngine.isLight(engine)
+    const suspendOnFailure = <A, E, R>(
+      effect: Effect.Effect<A, E, R>
+    ): Effect.Effect<A, E, R | WorkflowEngine.WorkflowInstance> =>
+      suspending
+        ? Effect.catchSomeDefect(effect, (defect) =>
+            Option.map(SqlEngineInternal.asJournalError(defect), (error) =>
+              Effect.flatMap(WorkflowEngine.WorkflowInstance, (suspended) => {
+                // The suspension's cause: an activity's reaches the run's, and the run's result carries it.
+                suspended.cause = Cause.die(error)
+                return Workflow.suspend(suspended)
+              })
+            )
+          )
+        : effect
     // The session as this body finds it, outside the journal: a stop is recorded after what it journaled.
-    const found = yield* Effect.catchAll(Store.get(payload.session_id), SqlEngineInternal.fail("read", executionId))
-    // Its caller stopped the run and the stop is recorded (`Store.interrupted`): whatever starts its body
-    // again (a restart before the engine marked it `stopped`, or its `stopped` not written) ends it at once.
-    if (Option.exists(found, (row) => Store.endedInterrupted(row, payload))) return yield* Effect.interrupt
+    const found = yield* suspendOnFailure(
+      Effect.catchAll(Store.get(payload.session_id), SqlEngineInternal.fail("read", executionId))
+    )
+    // Its caller stopped the run and the stop is recorded (`Store.interrupted`), or the session moved past it
+    // (a later run began, it was deleted or imported over): whatever starts its body again (a restart before
+    // the engine marked it `stopped`, the end of a wait it was stopped in, the cluster engine delivering again
+    // the run whose body the stop interrupted) ends it at once, doing nothing. With a result, not an interrupt:
+    // the cluster engine delivers an interrupted run again at once, for ever.
+    if (Store.over(found, payload)) {
+      const at = Option.match(found, { onNone: () => 0, onSome: (row) => row.updated_at })
+      return stoppedOutcome(payload, Store.lifeState(found, payload), at)
+    }
     // A stop of the run while it was suspended here is taken over: this body stops at its wait.
     const previous = bodies.get(executionId)
     const running: Body = {
@@ -265,6 +374,14 @@ export const body = (
         SqlEngineInternal.fail("record the stop", executionId)
       )
     })
+    // Its steps run on the engine with their journal failures suspending the run (see `suspending`).
+    const stepEngine: WorkflowEngine.WorkflowEngine["Type"] = suspending
+      ? {
+          ...engine,
+          activityExecute: (activity, attempt) =>
+            engine.activityExecute({ ...activity, executeEncoded: suspendOnFailure(activity.executeEncoded) }, attempt)
+        }
+      : engine
     return yield* Effect.onExit(
       Effect.gen(function* () {
         // Whether this execution starts the run (the start step executes) or replays a journal.
@@ -349,7 +466,11 @@ export const body = (
           ).pipe(Effect.catchAll(SqlEngineInternal.fail("end", executionId)))
         })
         return outcome
-      }),
+      }).pipe(
+        // A journal failure the loop met (a step of it failed) suspends the run too, on such an engine.
+        suspendOnFailure,
+        Effect.provideService(WorkflowEngine.WorkflowEngine, stepEngine)
+      ),
       (exit) => (Exit.isInterrupted(exit) && running.stopped ? recordStop : Effect.void)
     )
   })

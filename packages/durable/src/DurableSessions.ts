@@ -33,7 +33,7 @@
  */
 import { Content, type ModelProvider, type RunOutcome, Session } from "@agent-kernel/kernel"
 import type * as SqlClient from "@effect/sql/SqlClient"
-import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
+import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -46,7 +46,7 @@ import * as AgentRun from "./AgentRun.js"
 import * as Engine from "./Engine.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Store from "./internal/store.js"
-import type * as SqlEngine from "./SqlEngine.js"
+import * as SqlEngine from "./SqlEngine.js"
 
 /**
  * A session as the store lists it.
@@ -143,16 +143,19 @@ export interface Service {
    * Runs one input through the session `id` (created when new), as the next
    * run of the session's workflow. Fails with `RunPending` if a run of it is
    * unfinished (or another caller's input began it meanwhile), and with `JournalError` if the store or the journal fails
-   * under the run, which is then left unfinished, for `resume` (on the light
-   * engine; the memory and cluster engines record the failure as the run's
-   * result, and `resume` fails with it again). Interrupting
+   * under the run, which is then left unfinished, for `resume` (on the memory
+   * and cluster engines the run is suspended on the failure, see
+   * `AgentRun.suspendedOn`). Interrupting
    * the caller ends the run `interrupted` (see `AgentRun.stop`).
    */
   readonly run: (
     id: string,
     input: string | Content.Message
   ) => Effect.Effect<RunOutcome.RunOutcome, RunPending | Store.StoreError | SqlEngine.JournalError>
-  /** Finishes the session's unfinished run, if it has one; `None` if it has none. */
+  /**
+   * Finishes the session's unfinished run, if it has one (waking it when it is suspended on a journal
+   * failure); `None` if it has none.
+   */
   readonly resume: (
     id: string
   ) => Effect.Effect<Option.Option<RunOutcome.RunOutcome>, Store.StoreError | SqlEngine.JournalError>
@@ -229,12 +232,27 @@ export const make: Effect.Effect<
   WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies
 > = Effect.gen(function* () {
   const context = yield* Effect.context<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies>()
-  // An interrupted caller (Ctrl-C) ends the run: its body records the interrupted run first.
+  // The light engine journals no journal failure: a run it fails is unfinished, and executing it resumes it.
+  const light = SqlEngine.isLight(Context.get(context, WorkflowEngine.WorkflowEngine))
+  // An interrupted caller (Ctrl-C) ends the run: its body records the interrupted run first. A run whose body
+  // suspended on a journal failure (engines that journal one as a result, see `AgentRun.journalFailure`)
+  // fails its caller with it, unfinished: that end of the wait is no stop.
   const execute = (payload: AgentRun.Payload) =>
     Effect.provide(
-      Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) =>
-        Effect.onInterrupt(AgentRun.AgentRun.execute(payload), () => AgentRun.stop(executionId))
-      ),
+      Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) => {
+        if (light) return Effect.onInterrupt(AgentRun.AgentRun.execute(payload), () => AgentRun.stop(executionId))
+        let failed = false
+        return Effect.raceFirst(
+          Effect.onInterrupt(AgentRun.AgentRun.execute(payload), () =>
+            failed ? Effect.void : AgentRun.stop(executionId)
+          ),
+          Effect.tapError(AgentRun.journalFailure(executionId), () =>
+            Effect.sync(() => {
+              failed = true
+            })
+          )
+        )
+      }),
       context
     ).pipe(
       // The engine's interface has no error channel: a journal failure reaches here as a defect.
@@ -294,9 +312,20 @@ export const make: Effect.Effect<
     resume: (id) =>
       Effect.flatMap(Effect.provide(Store.get(id), context), (row) => {
         if (Option.isNone(row) || row.value.pending === null) return Effect.succeedNone
-        return Effect.asSome(
-          execute({ session_id: id, ...lifeOf(row.value.life), run: row.value.run_index, input: row.value.pending })
+        const payload = {
+          session_id: id,
+          ...lifeOf(row.value.life),
+          run: row.value.run_index,
+          input: row.value.pending
+        }
+        // A run suspended on a journal failure (see `AgentRun.suspendedOn`) waits to be run again: nothing else
+        // wakes it. (The light engine resumes an unfinished run by executing it.)
+        const wake = Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) =>
+          Effect.flatMap(AgentRun.AgentRun.poll(executionId), (result) =>
+            Option.isSome(AgentRun.suspendedOn(result)) ? AgentRun.AgentRun.resume(executionId) : Effect.void
+          )
         )
+        return Effect.zipRight(light ? Effect.void : Effect.provide(wake, context), Effect.asSome(execute(payload)))
       }),
     state: (id) => Effect.provide(read(id), context),
     list: Effect.provide(summaries, context),

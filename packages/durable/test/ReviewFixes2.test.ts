@@ -1,6 +1,7 @@
 /**
  * Stops, stores from before lives and failing stores, as the second review of durable runs found them
- * (each test but "a stop racing the wake-up", a probe, failed before its fix).
+ * (each test but "a stop racing the wake-up", a probe, failed before its fix; of the tests run on every engine,
+ * those of the engines the fix was for).
  * Real SQLite files; time is the TestClock.
  */
 import { AgentRun, DurableSessions, Engine, SqlEngine } from "@agent-kernel/durable"
@@ -14,6 +15,7 @@ import * as Schema from "effect/Schema"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -40,20 +42,44 @@ const tools: Toolbox.Service = {
     })
 }
 
-/** DurableSessions with a `Bodies` map the test can see. */
+/** DurableSessions with a `Bodies` map the test can see (and the workflow's registration, `AgentRun.layer`). */
 const sessionsWith = (
   bodies: Map<string, AgentRun.Body>,
   engine: Layer.Layer<Engine.Engine, Engine.StoreError>,
-  model: ScriptedModel.ScriptedModel
+  model: ScriptedModel.ScriptedModel,
+  registration: typeof AgentRun.layer = AgentRun.layer
 ) =>
   Layer.effect(DurableSessions.DurableSessions, DurableSessions.make).pipe(
-    Layer.provideMerge(AgentRun.layer),
+    Layer.provideMerge(registration),
     Layer.provide(Layer.succeed(AgentRun.RunConfig, { model: "m", settings })),
     Layer.provide(Layer.succeed(AgentRun.Bodies, bodies)),
     Layer.provideMerge(engine),
     Layer.provide(model.layer),
     Layer.provide(Toolbox.layer(tools))
   )
+
+/**
+ * `AgentRun` registered with its bodies counted (`started`). A body started more than `limit` times dies at
+ * once instead of running (a defect every engine records as the execution's result), so an engine that starts
+ * a body again and again fails the test's count fast instead of spinning until the heap is gone.
+ */
+const countedBodies = (limit: number) => {
+  const started = { count: 0 }
+  const registration: typeof AgentRun.layer = AgentRun.AgentRun.toLayer((payload, executionId) =>
+    Effect.suspend(() =>
+      ++started.count > limit
+        ? Effect.dieMessage(`a body started more than ${limit} times`)
+        : AgentRun.body(payload, executionId)
+    )
+  )
+  return { started, registration }
+}
+
+const engines = [
+  { name: "light engine", engine: () => Engine.layerSqlite(file()) },
+  { name: "memory engine", engine: () => Engine.layerMemory },
+  { name: "cluster engine (SQLite)", engine: () => Engine.layerClusterSqlite(file()) }
+] as const
 
 const executionStatuses = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.map(sql<{ readonly status: string }>`SELECT status FROM workflow_executions`, (rows) =>
@@ -93,6 +119,102 @@ describe("Ctrl-C in a durable wait", () => {
         )
       }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
     })
+  )
+})
+
+describe("a run stopped in a durable wait, then the session's next run", () => {
+  // On 3560a2a the memory and cluster engines' clocks resumed the stopped run 1 when its wait ended, after run 2
+  // had begun: its body no longer matched the row's interrupted record (the row was run 2's), so it ran on,
+  // calling the model and a tool the user had cancelled (4 model calls for 2). bf48d81 ended such a body with
+  // an interrupt, which the cluster engine delivers again at once, for ever. It now ends with a result.
+  it.scoped.each(engines)("$name: the wait's end does not bring run 1 back, and ends it once", ({ engine }) =>
+    Effect.gen(function* () {
+      invoked.length = 0
+      const second = yield* Deferred.make<void>()
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.rateLimited({ retryAfterMs: 30_000 }),
+        // Run 2's model call, held until the test lets it answer.
+        () => Effect.as(Deferred.await(second), ScriptedModel.text("run 2")),
+        // What a revived run 1 would get: a tool call, then an answer.
+        ScriptedModel.toolCalls({ id: "cancelled", name: "write", input: 1 }),
+        ScriptedModel.text("revived")
+      ])
+      const { started, registration } = countedBodies(20)
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const first = yield* Effect.fork(sessions.run("s", "go"))
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* turns(50)
+        yield* Fiber.interrupt(first)
+        const next = yield* Effect.fork(sessions.run("s", "second"))
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 2))
+        yield* TestClock.adjust("31 seconds")
+        yield* turns(300)
+        yield* Deferred.succeed(second, undefined)
+        const outcome = yield* Fiber.join(next)
+        yield* TestClock.adjust("31 seconds")
+        yield* turns(300)
+        assert.strictEqual(outcome.final_text, "run 2")
+        assert.strictEqual((yield* model.calls).length, 2)
+        assert.deepStrictEqual(invoked, [])
+        const [listed] = yield* sessions.list
+        assert.deepStrictEqual([listed?.status, listed?.runs], ["completed", 2])
+        // Run 1: its first body, the stop's (of a run suspended in its wait), the wait's end's; run 2's.
+        assert.isAtMost(started.count, 4, `bodies started: ${started.count}`)
+      }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
+    })
+  )
+})
+
+describe("a stopped run's body started again", () => {
+  // `Store.endedInterrupted`: the row records the stop, and whatever starts the body again (the cluster engine
+  // delivers an interrupted body's run again at once) ends it with a result, not an interrupt the engine
+  // would deliver again for ever.
+  it.scoped.each(engines)(
+    "$name: Ctrl-C during a model call ends the run once; the next input runs",
+    ({ name, engine }) =>
+      Effect.gen(function* () {
+        const gate = yield* Deferred.make<void>()
+        const model = yield* ScriptedModel.make([
+          () => Effect.as(Deferred.await(gate), ScriptedModel.text("never")),
+          ScriptedModel.text("next")
+        ])
+        const { started, registration } = countedBodies(20)
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const caller = yield* Effect.fork(sessions.run("s", "go"))
+          yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+          yield* Fiber.interrupt(caller)
+          yield* TestClock.adjust("5 seconds")
+          yield* turns(300)
+          const [stopped] = yield* sessions.list
+          assert.strictEqual(stopped?.status, "interrupted")
+          // The stopped body, and (on the cluster engine) its delivery again, which ends at once.
+          assert.isAtMost(started.count, 2, `bodies started: ${started.count}`)
+          if (name.startsWith("cluster")) {
+            // That delivery's result is the execution's: the run stopped, with what the stop recorded.
+            const sql = yield* SqlClient.SqlClient
+            const [row] = yield* sql<{ readonly life: string }>`SELECT life FROM agent_sessions WHERE id = 's'`
+            const result = yield* AgentRun.AgentRun.poll(
+              yield* AgentRun.AgentRun.executionId({
+                session_id: "s",
+                life: row?.life,
+                run: 1,
+                input: Content.userText("")
+              })
+            )
+            const outcome = result?._tag === "Complete" && Exit.isSuccess(result.exit) ? result.exit.value : undefined
+            assert.deepStrictEqual(
+              [outcome?.status, outcome?.turns, outcome?.history.map(Content.textOf)],
+              ["interrupted", 1, ["go"]],
+              JSON.stringify(result)
+            )
+          }
+          const next = yield* sessions.run("s", "again")
+          assert.deepStrictEqual(next.history.map(Content.textOf), ["go", "again", "next"])
+          assert.strictEqual((yield* model.calls).length, 2)
+        }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
+      })
   )
 })
 
@@ -407,27 +529,78 @@ describe("a store from before lives: delete", () => {
   )
 })
 
+/**
+ * Joins `fiber`, moving the TestClock on a second at a time while it waits: the caller of a suspended run
+ * polls it each second (`AgentRun.AgentRun`'s `suspendedRetrySchedule`, `AgentRun.journalFailure`).
+ */
+const joinPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 30) =>
+  Effect.gen(function* () {
+    for (let n = 0; n < seconds && Option.isNone(yield* Fiber.poll(fiber)); n++) {
+      yield* turns(20)
+      yield* TestClock.adjust("1 second")
+    }
+    return yield* Fiber.join(fiber)
+  })
+
 describe("a failing store on the other engines", () => {
   for (const [name, engine] of [
     ["memory", () => Engine.layerMemory],
     ["cluster (SQLite)", () => Engine.layerClusterSqlite(file())]
   ] as const) {
-    it.scoped(`${name}: a tool call's claim fails: the run fails with JournalError, not a failed outcome`, () =>
+    it.scoped(
+      `${name}: a tool call's claim fails: the run fails with JournalError, not a failed outcome, and resumes`,
+      () =>
+        Effect.gen(function* () {
+          invoked.length = 0
+          const model = yield* ScriptedModel.make([
+            ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
+            ScriptedModel.text("done")
+          ])
+          yield* Effect.gen(function* () {
+            const sessions = yield* DurableSessions.DurableSessions
+            const sql = yield* SqlClient.SqlClient
+            yield* sql`ALTER TABLE agent_tool_calls RENAME TO moved_away`
+            const failed = yield* joinPolling(yield* Effect.fork(Effect.flip(sessions.run("s", "go"))))
+            assert.strictEqual(failed._tag, "JournalError", String(failed))
+            assert.deepStrictEqual(invoked, [], "the unclaimed tool call ran")
+            // The run is not recorded as ended: the session keeps its input pending.
+            assert.strictEqual((yield* sessions.list)[0]?.status, "running")
+            assert.strictEqual((yield* Effect.flip(sessions.run("s", "later")))._tag, "RunPending")
+            // Once the store works, the resume finishes the run (it answered the same JournalError again).
+            yield* sql`ALTER TABLE moved_away RENAME TO agent_tool_calls`
+            const outcome = Option.getOrThrow(yield* joinPolling(yield* Effect.fork(sessions.resume("s"))))
+            assert.deepStrictEqual([outcome.status, outcome.final_text], ["completed", "done"])
+            assert.deepStrictEqual(invoked, ["a"])
+            assert.strictEqual((yield* model.calls).length, 2)
+            assert.strictEqual((yield* sessions.list)[0]?.status, "completed")
+          }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model)), Effect.scoped)
+        })
+    )
+
+    it.scoped(`${name}: recording the run's end fails: JournalError, and the resume records it`, () =>
       Effect.gen(function* () {
-        invoked.length = 0
+        const sql = yield* Deferred.make<SqlClient.SqlClient>()
+        // The store fails once the model has answered: the end step cannot record the outcome.
         const model = yield* ScriptedModel.make([
-          ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
-          ScriptedModel.text("done")
+          () =>
+            Effect.flatMap(Deferred.await(sql), (sql) =>
+              Effect.as(Effect.orDie(sql`ALTER TABLE agent_sessions RENAME TO moved_away`), ScriptedModel.text("done"))
+            )
         ])
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
-          const sql = yield* SqlClient.SqlClient
-          yield* sql`ALTER TABLE agent_tool_calls RENAME TO moved_away`
-          const failed = yield* Effect.flip(sessions.run("s", "go"))
+          const client = yield* SqlClient.SqlClient
+          yield* Deferred.succeed(sql, client)
+          const failed = yield* joinPolling(yield* Effect.fork(Effect.flip(sessions.run("s", "go"))))
           assert.strictEqual(failed._tag, "JournalError", String(failed))
-          assert.deepStrictEqual(invoked, [], "the unclaimed tool call ran")
-          // The run is not recorded as ended: the session keeps its input pending.
+          yield* client`ALTER TABLE moved_away RENAME TO agent_sessions`
           assert.strictEqual((yield* sessions.list)[0]?.status, "running")
+          // The resume replays the model's answer (no second call) and records the end.
+          const outcome = Option.getOrThrow(yield* joinPolling(yield* Effect.fork(sessions.resume("s"))))
+          assert.deepStrictEqual([outcome.status, outcome.final_text], ["completed", "done"])
+          assert.strictEqual((yield* model.calls).length, 1)
+          const [listed] = yield* sessions.list
+          assert.deepStrictEqual([listed?.status, listed?.messages], ["completed", 2])
         }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model)), Effect.scoped)
       })
     )

@@ -218,6 +218,45 @@ export const endedInterrupted = (row: Row, of: RunOf): boolean =>
   row.run_index === of.run && row.life === (of.life ?? null) && row.pending === null && row.status === "interrupted"
 
 /**
+ * Whether the session has moved past run `of`: a later run began (`begin`
+ * moves a session on only when nothing is pending, so run `of` had ended in
+ * the store), or the session was deleted, imported over or given a new life.
+ *
+ * @internal
+ */
+export const movedPast = (row: Option.Option<Row>, of: RunOf): boolean =>
+  Option.match(row, {
+    onNone: () => true,
+    onSome: (row) => row.run_index > of.run || row.life !== (of.life ?? null)
+  })
+
+/**
+ * Whether run `of` is over for the store though an execution of it is
+ * starting: its caller's stop is recorded (`endedInterrupted`), or the session
+ * moved past it (`movedPast`). Such an execution (the engine starting a body
+ * again: a restart before it marked the run ended, the end of a wait the run
+ * was stopped in, the cluster engine delivering again the run whose body the
+ * stop interrupted) must do nothing.
+ *
+ * @internal
+ */
+export const over = (row: Option.Option<Row>, of: RunOf): boolean =>
+  Option.exists(row, (row) => endedInterrupted(row, of)) || movedPast(row, of)
+
+/**
+ * The state the store holds for the life of run `of`'s session (the stop's
+ * record of the run, and what later runs added): `null` when the session
+ * was deleted or imported over, or has no state yet.
+ *
+ * @internal
+ */
+export const lifeState = (row: Option.Option<Row>, of: RunOf): Session.State | null =>
+  Option.match(row, {
+    onNone: () => null,
+    onSome: (row) => (row.life === (of.life ?? null) ? row.state : null)
+  })
+
+/**
  * Writes a session's state as imported: no run in progress, and a new life
  * (the runs it goes on with are new executions, whatever a session of that
  * id ran before).
