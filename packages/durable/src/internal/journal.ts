@@ -158,6 +158,25 @@ export interface Options {
 }
 
 /**
+ * How the execution `executionId` runs a journaled step: its result, once
+ * journaled, is answered from the journal and `execute` does not run again.
+ * The light engine (its `Steps` in `context`) journals the step itself; on
+ * the other engines it is the activity of that name.
+ *
+ * @internal
+ */
+export const stepOf = (context: Context.Context<Journal>, executionId: string) => {
+  const steps = Context.getOption(context, Steps.Steps)
+  return <A, I>(name: string, codec: Steps.Codec<A, I>, execute: Effect.Effect<A>): Effect.Effect<A> =>
+    Option.isSome(steps)
+      ? steps.value.run(executionId, name, codec, execute)
+      : Effect.provide(
+          Activity.make({ name, success: codec.schema, execute, interruptRetryPolicy: Steps.interruptRetryPolicy }),
+          context
+        )
+}
+
+/**
  * Wraps the effects seam so that every effect is a journaled step of the
  * current workflow execution:
  * - a model attempt is the activity `model/<turn>/<attempt>`;
@@ -179,21 +198,8 @@ export const wrap =
   (options: Options, context: Context.Context<Journal>) =>
   (live: Session.Effects): Session.Effects => {
     const { clock, executionId } = options
-    // The light engine journals a step itself; on the others a step is an `Activity`.
-    const steps = Context.getOption(context, Steps.Steps)
+    const step = stepOf(context, executionId)
     const sql = Context.get(context, SqlClient.SqlClient)
-    const step = <A, I>(name: string, codec: Steps.Codec<A, I>, execute: Effect.Effect<A>): Effect.Effect<A> =>
-      Option.isSome(steps)
-        ? steps.value.run(executionId, name, codec, execute)
-        : Effect.provide(
-            Activity.make({
-              name,
-              success: codec.schema,
-              execute,
-              interruptRetryPolicy: Steps.interruptRetryPolicy
-            }),
-            context
-          )
     let tools = 0
     let lastCall = "0/0"
     const now = () => Effect.sync(() => clock.unsafeCurrentTimeMillis())
