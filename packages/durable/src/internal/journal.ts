@@ -269,13 +269,7 @@ export const wrap =
           inMemoryThreshold: Duration.zero
         }
         const wait = DurableClock.sleep(durable).pipe(
-          Effect.zipRight(
-            step(
-              `woke/${name}`,
-              Instant,
-              clock.live(Effect.map(now(), (at) => ({ at })))
-            )
-          ),
+          Effect.zipRight(step(`woke/${name}`, Instant, clock.live(Effect.map(now(), (at) => ({ at }))))),
           Effect.map((step) => clock.completed(step.at))
         )
         // Whether this wait's wake-up is journaled: it ended in an earlier execution, which went on past it.

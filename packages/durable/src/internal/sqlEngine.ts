@@ -163,7 +163,10 @@ const activityExit = (activity: Activity.Any) =>
  * the same encoding), its value decoded by the step's codec. A step has no
  * typed error: a journaled failure is the defect it died with.
  */
-const decodeStep = <A, I>(journaled: string, codec: Steps.Codec<A, I>): Either.Either<Exit.Exit<A>, ParseResult.ParseError> =>
+const decodeStep = <A, I>(
+  journaled: string,
+  codec: Steps.Codec<A, I>
+): Either.Either<Exit.Exit<A>, ParseResult.ParseError> =>
   Either.flatMap(decodeExit(journaled), (exit) =>
     Exit.isSuccess(exit)
       ? Either.map(codec.decode(exit.value), Exit.succeed)
