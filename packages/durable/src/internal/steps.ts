@@ -56,6 +56,9 @@ export interface Service {
 }
 
 /**
+ * The steps of the engine that runs the current body, in that body's context
+ * when its engine journals steps itself (the light engine).
+ *
  * @internal
  */
 export class Steps extends Context.Tag("@agent-kernel/durable/Steps")<Steps, Service>() {}
