@@ -22,7 +22,6 @@
  */
 import { Content, EventBus, ModelProvider, RunOutcome, Session, type Settings, Toolbox } from "@agent-kernel/kernel"
 import type * as SqlClient from "@effect/sql/SqlClient"
-import * as Activity from "@effect/workflow/Activity"
 import * as Workflow from "@effect/workflow/Workflow"
 import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import * as Arr from "effect/Array"
@@ -43,6 +42,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Journal from "./internal/journal.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
+import * as Steps from "./internal/steps.js"
 import * as Store from "./internal/store.js"
 import * as SqlEngine from "./SqlEngine.js"
 
@@ -285,7 +285,10 @@ export const journalFailure = (
 }
 
 /** The journaled start of a run: the session's state before it, and the instant it started. */
-const Start = Schema.Struct({ state: Schema.NullOr(Session.State), at: Schema.Number })
+const Start = Steps.codec(Schema.Struct({ state: Schema.NullOr(Session.State), at: Schema.Number }))
+
+/** The journaled end of a run (its state written to the store). */
+const End = Steps.codec(Schema.Void)
 
 /**
  * The body of a run: the kernel's session, made from the journaled state,
@@ -384,12 +387,14 @@ export const body = (
       : engine
     return yield* Effect.onExit(
       Effect.gen(function* () {
+        const context = yield* Effect.context<Journal.Journal>()
+        const step = Journal.stepOf(context, executionId)
         // Whether this execution starts the run (the start step executes) or replays a journal.
         let fresh = false
-        const start = yield* Activity.make({
-          name: "start",
-          success: Start,
-          execute: Effect.gen(function* () {
+        const start = yield* step(
+          "start",
+          Start,
+          Effect.gen(function* () {
             fresh = true
             // A store that fails is the journal's failure (the run stops unfinished), not the step's result.
             const row = yield* Effect.catchAll(
@@ -400,8 +405,8 @@ export const body = (
               state: Option.match(row, { onNone: () => null, onSome: (row) => row.state }),
               at: yield* Clock.currentTimeMillis
             }
-          })
-        })
+          }).pipe(Effect.provide(context))
+        )
         const clock = Journal.makeClock(yield* Effect.clock, start.at, fresh)
         // A journal write that failed in the loop: the loop ends the run `failed`, which it is not (it is
         // unfinished, to be resumed), so that end is neither published nor recorded.
@@ -412,7 +417,6 @@ export const body = (
           clock,
           () => instance.suspended || journalFailure !== undefined
         )
-        const context = yield* Effect.context<Journal.Journal>()
         const idempotent = new Set(config.idempotentTools ?? [])
         // The engine interrupts a run that suspends on a durable wait, or whose shard moves: neither ends the
         // run, and the toolbox's plugins may be shared by every session of the process. Only a run its caller
@@ -459,12 +463,14 @@ export const body = (
           )
         if (journalFailure !== undefined) return yield* Effect.die(journalFailure)
         const state = yield* made.state
-        yield* Activity.make({
-          name: "end",
-          execute: Effect.flatMap(Clock.currentTimeMillis, (at) =>
-            Store.finish(payload, state, outcome.status, at)
-          ).pipe(Effect.catchAll(SqlEngineInternal.fail("end", executionId)))
-        })
+        yield* step(
+          "end",
+          End,
+          Effect.flatMap(Clock.currentTimeMillis, (at) => Store.finish(payload, state, outcome.status, at)).pipe(
+            Effect.catchAll(SqlEngineInternal.fail("end", executionId)),
+            Effect.provide(context)
+          )
+        )
         return outcome
       }).pipe(
         // A journal failure the loop met (a step of it failed) suspends the run too, on such an engine.

@@ -8,7 +8,10 @@
  *
  * - An activity's exit is journaled by (execution, name, attempt) when it
  *   completes; a replay answers it from the journal and does not run it. An
- *   activity in flight at a crash (no journaled exit) runs again.
+ *   activity in flight at a crash (no journaled exit) runs again. `AgentRun`'s
+ *   steps (the start, each model attempt, tool call and wake-up, the end) are
+ *   journaled by the engine directly, in the same rows, without an `Activity`
+ *   per step: no exit schema, fiber, scope or span of their own.
  * - A `DurableClock` deadline is journaled as a wall-clock time (whole
  *   milliseconds), and the first deadline wins: a wait a restart interrupted
  *   ends at the same instant.

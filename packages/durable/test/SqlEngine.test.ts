@@ -9,9 +9,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Activity from "@effect/workflow/Activity"
 import * as DurableClock from "@effect/workflow/DurableClock"
 import * as Workflow from "@effect/workflow/Workflow"
+import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -24,6 +26,8 @@ import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as Journal from "../src/internal/journal.js"
+import * as Steps from "../src/internal/steps.js"
 import { settle } from "./eventLoop.js"
 
 const Probe = Workflow.make({
@@ -104,6 +108,42 @@ describe("SqlEngine", () => {
       assert.strictEqual(result, 42)
       assert.deepStrictEqual(Object.fromEntries(record.runs), { first: 1, second: 2 })
       assert.strictEqual(yield* statusOf("a"), "complete")
+      yield* Scope.close(after, Exit.void)
+    }).pipe(Effect.provide(database()))
+  )
+
+  it.scoped("a step journaled as an activity replays as the engine's own step, and the other way round", () =>
+    Effect.gen(function* () {
+      const record = makeRecord()
+      const inFlight = yield* startedOf(record, "c")
+      const Value = Steps.codec(Schema.Struct({ n: Schema.Number }))
+      const body = (restarted: boolean) => () =>
+        Effect.gen(function* () {
+          const context = yield* Effect.context<Journal.Journal>()
+          const { executionId } = yield* WorkflowEngine.WorkflowInstance
+          assert.isTrue(Option.isSome(Context.getOption(context, Steps.Steps)), "the light engine offers its steps")
+          // The light engine's own steps, and the Activity path the other engines take (no `Steps` in context).
+          const asStep = Journal.stepOf(context, executionId)
+          const asActivity = Journal.stepOf(Context.omit(Steps.Steps)(context), executionId)
+          const a = yield* (restarted ? asStep : asActivity)("a", Value, Effect.as(signal(record, "a"), { n: 20 }))
+          const b = yield* (restarted ? asActivity : asStep)("b", Value, Effect.as(signal(record, "b"), { n: 22 }))
+          yield* asStep(
+            "c",
+            Value,
+            Effect.zipRight(signal(record, "c"), restarted ? Effect.succeed({ n: 0 }) : Effect.never)
+          )
+          return a.n + b.n
+        })
+      const before = yield* Scope.make()
+      yield* Effect.provide(Probe.execute({ id: "s" }, { discard: true }), yield* engineIn(before, body(false)))
+      yield* Deferred.await(inFlight)
+      yield* Scope.close(before, Exit.void)
+
+      const after = yield* Scope.make()
+      const result = yield* Effect.provide(Probe.execute({ id: "s" }), yield* engineIn(after, body(true)))
+      assert.strictEqual(result, 42)
+      // Each journaled result was read by the other path: neither ran again; the step in flight did.
+      assert.deepStrictEqual(Object.fromEntries(record.runs), { a: 1, b: 1, c: 2 })
       yield* Scope.close(after, Exit.void)
     }).pipe(Effect.provide(database()))
   )

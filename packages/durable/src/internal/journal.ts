@@ -5,12 +5,13 @@ import * as DurableClock from "@effect/workflow/DurableClock"
 import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
-import type * as Context from "effect/Context"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { asJournalError, fail, type JournalError } from "./sqlEngine.js"
+import * as Steps from "./steps.js"
 
 /**
  * The clock a journaled run reads.
@@ -106,16 +107,18 @@ export const replayAware = (bus: EventBus.Service, clock: JournalClock, withheld
 }
 
 /** A journaled model attempt: what the seam returned, and when. */
-const ModelStep = Schema.Struct({
-  result: Schema.Either({ right: ModelProvider.ModelResponse, left: ModelError.ModelError }),
-  at: Schema.Number
-})
+const ModelStep = Steps.codec(
+  Schema.Struct({
+    result: Schema.Either({ right: ModelProvider.ModelResponse, left: ModelError.ModelError }),
+    at: Schema.Number
+  })
+)
 
 /** A journaled tool call: its result, and when it came. */
-const ToolStep = Schema.Struct({ result: Content.ToolResultBlock, at: Schema.Number })
+const ToolStep = Steps.codec(Schema.Struct({ result: Content.ToolResultBlock, at: Schema.Number }))
 
 /** A journaled instant. */
-const Instant = Schema.Struct({ at: Schema.Number })
+const Instant = Steps.codec(Schema.Struct({ at: Schema.Number }))
 
 /**
  * The result a tool call gets when the process stopped while it ran: the
@@ -155,6 +158,25 @@ export interface Options {
 }
 
 /**
+ * How the execution `executionId` runs a journaled step: its result, once
+ * journaled, is answered from the journal and `execute` does not run again.
+ * The light engine (its `Steps` in `context`) journals the step itself; on
+ * the other engines it is the activity of that name.
+ *
+ * @internal
+ */
+export const stepOf = (context: Context.Context<Journal>, executionId: string) => {
+  const steps = Context.getOption(context, Steps.Steps)
+  return <A, I>(name: string, codec: Steps.Codec<A, I>, execute: Effect.Effect<A>): Effect.Effect<A> =>
+    Option.isSome(steps)
+      ? steps.value.run(executionId, name, codec, execute)
+      : Effect.provide(
+          Activity.make({ name, success: codec.schema, execute, interruptRetryPolicy: Steps.interruptRetryPolicy }),
+          context
+        )
+}
+
+/**
  * Wraps the effects seam so that every effect is a journaled step of the
  * current workflow execution:
  * - a model attempt is the activity `model/<turn>/<attempt>`;
@@ -176,6 +198,8 @@ export const wrap =
   (options: Options, context: Context.Context<Journal>) =>
   (live: Session.Effects): Session.Effects => {
     const { clock, executionId } = options
+    const step = stepOf(context, executionId)
+    const sql = Context.get(context, SqlClient.SqlClient)
     let tools = 0
     let lastCall = "0/0"
     const now = () => Effect.sync(() => clock.unsafeCurrentTimeMillis())
@@ -191,18 +215,15 @@ export const wrap =
     return {
       model: (request, info) => {
         lastCall = `${info.turn}/${info.attempt}`
-        return Activity.make({
-          name: `model/${lastCall}`,
-          success: ModelStep,
-          execute: clock.live(
-            Effect.flatMap(live.model(request, info), (result) => Effect.map(now(), (at) => ({ result, at })))
-          )
-        }).pipe(
+        return step(
+          `model/${lastCall}`,
+          ModelStep,
+          clock.live(Effect.flatMap(live.model(request, info), (result) => Effect.map(now(), (at) => ({ result, at }))))
+        ).pipe(
           Effect.map((step) => {
             clock.completed(step.at)
             return step.result
           }),
-          Effect.provide(context),
           unlessStopped
         )
       },
@@ -211,29 +232,29 @@ export const wrap =
         const invoke = clock.live(
           Effect.flatMap(live.tool(call, info), (result) => Effect.map(now(), (at) => ({ result, at })))
         )
-        const claimed = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-          sql<{ readonly call_id: string }>`INSERT INTO agent_tool_calls (execution_id, call_id, started_at)
+        const claimed = Effect.suspend(
+          () => sql<{ readonly call_id: string }>`INSERT INTO agent_tool_calls (execution_id, call_id, started_at)
             VALUES (${executionId}, ${`${info.turn}/${n}/${call.id}`}, ${clock.unsafeCurrentTimeMillis()})
-            ON CONFLICT DO NOTHING RETURNING call_id`.pipe(Effect.map((rows) => rows.length > 0))
+            ON CONFLICT DO NOTHING RETURNING call_id`
         ).pipe(
+          Effect.map((rows) => rows.length > 0),
           // A claim that cannot be written leaves the call unclaimed: it must not run, and the
           // failure is the journal's (the run stops unfinished), not the tool's result.
           Effect.catchAll(fail(`cannot claim the tool call ${call.id}`, executionId))
         )
-        return Activity.make({
-          name: `tool/${info.turn}/${n}/${call.id}`,
-          success: ToolStep,
-          execute: options.idempotent(call.name)
+        return step(
+          `tool/${info.turn}/${n}/${call.id}`,
+          ToolStep,
+          options.idempotent(call.name)
             ? invoke
             : Effect.flatMap(claimed, (fresh) =>
                 fresh ? invoke : clock.live(Effect.map(now(), (at) => ({ result: unknownOutcome(call), at })))
               )
-        }).pipe(
+        ).pipe(
           Effect.map((step) => {
             clock.completed(step.at)
             return step.result
           }),
-          Effect.provide(context),
           unlessStopped
         )
       },
@@ -248,13 +269,7 @@ export const wrap =
           inMemoryThreshold: Duration.zero
         }
         const wait = DurableClock.sleep(durable).pipe(
-          Effect.zipRight(
-            Activity.make({
-              name: `woke/${name}`,
-              success: Instant,
-              execute: clock.live(Effect.map(now(), (at) => ({ at })))
-            })
-          ),
+          Effect.zipRight(step(`woke/${name}`, Instant, clock.live(Effect.map(now(), (at) => ({ at }))))),
           Effect.map((step) => clock.completed(step.at))
         )
         // Whether this wait's wake-up is journaled: it ended in an earlier execution, which went on past it.

@@ -17,6 +17,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as Steps from "./steps.js"
 
 /**
  * The journal cannot be read or written: the database failed, or a row does
@@ -156,6 +157,25 @@ const activityExit = (activity: Activity.Any) =>
     failure: codec(activity.errorSchema),
     defect: Schema.Defect
   })
+
+/**
+ * A journaled step's result: the exit journaled for it (an activity's, in
+ * the same encoding), its value decoded by the step's codec. A step has no
+ * typed error: a journaled failure is the defect it died with.
+ */
+const decodeStep = <A, I>(
+  journaled: string,
+  codec: Steps.Codec<A, I>
+): Either.Either<Exit.Exit<A>, ParseResult.ParseError> =>
+  Either.flatMap(decodeExit(journaled), (exit) =>
+    Exit.isSuccess(exit)
+      ? Either.map(codec.decode(exit.value), Exit.succeed)
+      : Either.right(Exit.die(Cause.squash(exit.cause)))
+  )
+
+/** A step's exit as journaled: as an activity's (its value encoded by the step's codec); throws a `ParseError`. */
+const encodeStep = <A, I>(exit: Exit.Exit<A>, codec: Steps.Codec<A, I>): string =>
+  encodeExit(Exit.isSuccess(exit) ? Exit.succeed(codec.encode(exit.value)) : Exit.die(Cause.squash(exit.cause)))
 
 /** The JSON of a workflow's own exit and payload. */
 const workflowCodecs = (workflow: Workflow.Any) => ({
@@ -351,6 +371,7 @@ export const make = (
           Workflow.intoResult,
           Effect.provideService(WorkflowEngine.WorkflowInstance, instance),
           Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
+          Effect.provideService(Steps.Steps, steps),
           Effect.tap((result) => record(entry, executionId, result)),
           Effect.onExit((exit) =>
             Effect.suspend(() => {
@@ -490,6 +511,48 @@ export const make = (
         Effect.asVoid
       )
 
+    /** Journals an activity's (or step's) exit, `encoded`, and keeps it in the execution's journal. */
+    const journalActivity = (journal: Journal, executionId: string, name: string, attempt: number, encoded: string) =>
+      write(
+        "activity",
+        executionId,
+        `${name}/${attempt}`,
+        // Only for an execution still journaled: a body of a purged execution (its session deleted
+        // while it ran) must not leave rows that no delete will find again.
+        sql`INSERT INTO workflow_activities (execution_id, name, attempt, exit)
+          SELECT ${executionId}, ${name}, ${attempt}, ${encoded}
+          WHERE EXISTS (SELECT 1 FROM workflow_executions WHERE execution_id = ${executionId})
+          ON CONFLICT DO NOTHING`
+      ).pipe(Effect.tap(() => journal.activities.set(`${name}/${attempt}`, encoded)))
+
+    // A step is the activity of attempt 1 (`Activity.CurrentAttempt` outside `Activity.retry`), minus the
+    // activity's machinery: no schema built per step, no fiber, scope or span of its own.
+    const steps: Steps.Service = {
+      run: <A, I>(executionId: string, name: string, codec: Steps.Codec<A, I>, execute: Effect.Effect<A>) =>
+        Effect.flatMap(journalOf(executionId), (journal): Effect.Effect<A> => {
+          const journaled = journal.activities.get(`${name}/1`)
+          if (journaled !== undefined) {
+            const exit = decodeStep(journaled, codec)
+            return Either.isLeft(exit)
+              ? fail(`the journaled activity "${name}/1" does not decode`, executionId)(exit.left)
+              : exit.right
+          }
+          return Effect.flatMap(Steps.attempt(name, execute), (exit) => {
+            // The step's store failed: that is no result of it, so nothing is journaled (see `activityExecute`).
+            const failure = journalFailure(exit)
+            if (Option.isSome(failure)) return Effect.die(failure.value)
+            return Effect.try({
+              try: () => encodeStep(exit, codec),
+              catch: (error) => error
+            }).pipe(
+              Effect.catchAll(fail(`cannot encode the result of "${name}"`, executionId)),
+              Effect.flatMap((encoded) => journalActivity(journal, executionId, name, 1, encoded)),
+              Effect.zipRight(exit)
+            )
+          })
+        })
+    }
+
     const engine: WorkflowEngine.WorkflowEngine["Type"] = WorkflowEngine.makeUnsafe({
       register: (workflow, execute) =>
         Effect.gen(function* () {
@@ -612,19 +675,7 @@ export const make = (
             // run stops here, unfinished, to run the activity again once the store works.
             const failure = journalFailure(result.exit)
             if (Option.isSome(failure)) return yield* Effect.die(failure.value)
-            const encoded = encodeExit(result.exit)
-            yield* write(
-              "activity",
-              executionId,
-              key,
-              // Only for an execution still journaled: a body of a purged execution (its session deleted
-              // while it ran) must not leave rows that no delete will find again.
-              sql`INSERT INTO workflow_activities (execution_id, name, attempt, exit)
-                SELECT ${executionId}, ${activity.name}, ${attempt}, ${encoded}
-                WHERE EXISTS (SELECT 1 FROM workflow_executions WHERE execution_id = ${executionId})
-                ON CONFLICT DO NOTHING`
-            )
-            journal.activities.set(key, encoded)
+            yield* journalActivity(journal, executionId, activity.name, attempt, encodeExit(result.exit))
           }
           return result
         }) as Effect.Effect<Workflow.Result<unknown, unknown>, never, WorkflowEngine.WorkflowInstance>,
