@@ -163,4 +163,34 @@ describe("Engine.layerSql's Postgres owner lock", () => {
       assert.strictEqual(outcome.status, "completed")
     })
   )
+
+  it.scoped("a transaction on the shared connection holds it: another fiber's statement is not rolled back with it", () =>
+    Effect.gen(function* () {
+      const { url } = yield* ownDatabase
+      yield* Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`CREATE TABLE notes (note TEXT NOT NULL)`
+        const inside = yield* Deferred.make<void>()
+        const transaction = yield* Effect.fork(
+          sql.withTransaction(
+            Effect.gen(function* () {
+              yield* sql`INSERT INTO notes VALUES ('rolled back')`
+              yield* Deferred.succeed(inside, undefined)
+              // Give the other fiber's statement every chance to run while the transaction is open.
+              yield* Effect.yieldNow()
+              return yield* Effect.fail("roll back")
+            })
+          )
+        )
+        yield* Deferred.await(inside)
+        yield* sql`INSERT INTO notes VALUES ('kept')`
+        yield* Fiber.await(transaction)
+        const notes = yield* sql<{ readonly note: string }>`SELECT note FROM notes`
+        assert.deepStrictEqual(
+          notes.map(({ note }) => note),
+          ["kept"]
+        )
+      }).pipe(Effect.provide(Engine.layerSql().pipe(Layer.provideMerge(poolOn(url, 1)))))
+    })
+  )
 })
