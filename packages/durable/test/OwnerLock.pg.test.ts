@@ -37,8 +37,7 @@ const ownDatabase = Effect.gen(function* () {
   return { url: url.toString(), name }
 })
 
-const poolOn = (url: string, maxConnections: number) =>
-  PgClient.layer({ url: Redacted.make(url), maxConnections })
+const poolOn = (url: string, maxConnections: number) => PgClient.layer({ url: Redacted.make(url), maxConnections })
 
 const usage: ModelProvider.Usage = { input_tokens: 1, output_tokens: 1 }
 const answer = (text: string): ModelProvider.ModelResponse => ({
@@ -55,10 +54,7 @@ const modelAnswering = (text: string, before: Effect.Effect<void> = Effect.void)
     ModelProvider.fromGenerate("m", () => Effect.as(before, answer(text)))
   )
 
-const sessionsOn = (
-  engine: Layer.Layer<Engine.Engine, Engine.StoreError>,
-  model: Layer.Layer<ModelProvider.ModelProvider>
-) =>
+const sessionsOn = <E>(engine: Layer.Layer<Engine.Engine, E>, model: Layer.Layer<ModelProvider.ModelProvider>) =>
   DurableSessions.layer({ model: "m", settings: Settings.defaults }).pipe(
     Layer.provideMerge(engine),
     Layer.provide(model)
@@ -113,14 +109,15 @@ describe("Engine.layerSql's Postgres owner lock", () => {
         const owner = yield* Layer.buildWithScope(
           sessionsOn(
             Engine.layerSql().pipe(Layer.provideMerge(poolOn(url, 2))),
-            modelAnswering("from the first owner", Effect.zipRight(Deferred.succeed(reached, undefined), Deferred.await(release)))
+            modelAnswering(
+              "from the first owner",
+              Effect.zipRight(Deferred.succeed(reached, undefined), Deferred.await(release))
+            )
           ),
           first
         )
         const run = yield* Effect.fork(
-          Effect.flatMap(DurableSessions.DurableSessions, (all) => all.run("s", "go")).pipe(
-            Effect.provide(owner)
-          )
+          Effect.flatMap(DurableSessions.DurableSessions, (all) => all.run("s", "go")).pipe(Effect.provide(owner))
         )
         yield* Deferred.await(reached)
         const before = yield* snapshot(url)
@@ -164,33 +161,35 @@ describe("Engine.layerSql's Postgres owner lock", () => {
     })
   )
 
-  it.scoped("a transaction on the shared connection holds it: another fiber's statement is not rolled back with it", () =>
-    Effect.gen(function* () {
-      const { url } = yield* ownDatabase
-      yield* Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        yield* sql`CREATE TABLE notes (note TEXT NOT NULL)`
-        const inside = yield* Deferred.make<void>()
-        const transaction = yield* Effect.fork(
-          sql.withTransaction(
-            Effect.gen(function* () {
-              yield* sql`INSERT INTO notes VALUES ('rolled back')`
-              yield* Deferred.succeed(inside, undefined)
-              // Give the other fiber's statement every chance to run while the transaction is open.
-              yield* Effect.yieldNow()
-              return yield* Effect.fail("roll back")
-            })
+  it.scoped(
+    "a transaction on the shared connection holds it: another fiber's statement is not rolled back with it",
+    () =>
+      Effect.gen(function* () {
+        const { url } = yield* ownDatabase
+        yield* Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`CREATE TABLE notes (note TEXT NOT NULL)`
+          const inside = yield* Deferred.make<void>()
+          const transaction = yield* Effect.fork(
+            sql.withTransaction(
+              Effect.gen(function* () {
+                yield* sql`INSERT INTO notes VALUES ('rolled back')`
+                yield* Deferred.succeed(inside, undefined)
+                // Give the other fiber's statement every chance to run while the transaction is open.
+                yield* Effect.yieldNow()
+                return yield* Effect.fail("roll back")
+              })
+            )
           )
-        )
-        yield* Deferred.await(inside)
-        yield* sql`INSERT INTO notes VALUES ('kept')`
-        yield* Fiber.await(transaction)
-        const notes = yield* sql<{ readonly note: string }>`SELECT note FROM notes`
-        assert.deepStrictEqual(
-          notes.map(({ note }) => note),
-          ["kept"]
-        )
-      }).pipe(Effect.provide(Engine.layerSql().pipe(Layer.provideMerge(poolOn(url, 1)))))
-    })
+          yield* Deferred.await(inside)
+          yield* sql`INSERT INTO notes VALUES ('kept')`
+          yield* Fiber.await(transaction)
+          const notes = yield* sql<{ readonly note: string }>`SELECT note FROM notes`
+          assert.deepStrictEqual(
+            notes.map(({ note }) => note),
+            ["kept"]
+          )
+        }).pipe(Effect.provide(Engine.layerSql().pipe(Layer.provideMerge(poolOn(url, 1)))))
+      })
   )
 })

@@ -69,8 +69,7 @@ const guarded = (connection: SqlConnection.Connection, lost: { ended: boolean })
     execute: (sql, params, transformRows) => watch(connection.execute(sql, params, transformRows)),
     executeRaw: (sql, params) => watch(connection.executeRaw(sql, params)),
     executeValues: (sql, params) => watch(connection.executeValues(sql, params)),
-    executeUnprepared: (sql, params, transformRows) =>
-      watch(connection.executeUnprepared(sql, params, transformRows)),
+    executeUnprepared: (sql, params, transformRows) => watch(connection.executeUnprepared(sql, params, transformRows)),
     executeStream: (sql, params, transformRows) =>
       Stream.catchAll(connection.executeStream(sql, params, transformRows), (error) => {
         if (!lost.ended && !sessionEnded(error.cause)) return Stream.fail(error)
