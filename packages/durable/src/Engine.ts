@@ -9,7 +9,8 @@
  *   process owns the file at a time (an exclusive lock on `FILE.lock`; a
  *   second gets `StoreError` with `locked: true`).
  * - `layerSql`: the same engine over any `SqlClient` you provide, such as
- *   Postgres through @effect/sql-pg.
+ *   Postgres through @effect/sql-pg (one process owns the store: an advisory
+ *   lock, on the connection every statement of the store runs on).
  * - `layerClusterSql` / `layerClusterSqlite`: @effect/cluster's
  *   `ClusterWorkflowEngine` on a `SingleRunner`, the engine of several
  *   runners (`@agent-kernel/cluster`); tens of milliseconds per step.
