@@ -120,8 +120,8 @@ describe("Engine.layerSql's Postgres owner lock", () => {
           Effect.flatMap(DurableSessions.DurableSessions, (all) => all.run("s", "go")).pipe(Effect.provide(owner))
         )
         yield* Deferred.await(reached)
-        const before = yield* snapshot(url)
         assert.strictEqual(yield* killLockSession(name), 1)
+        const before = yield* snapshot(url)
         // The model call answers after the lock is gone: the run's next step writes its journal.
         yield* Deferred.succeed(release, undefined)
         const exit = yield* Fiber.await(run)
