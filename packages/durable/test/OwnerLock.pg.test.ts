@@ -12,6 +12,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -22,6 +23,7 @@ import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import { pgLayer, postgresUrl } from "../../cluster/test/postgres.js"
+import { settle } from "./eventLoop.js"
 
 let databases = 0
 
@@ -158,6 +160,31 @@ describe("Engine.layerSql's Postgres owner lock", () => {
         Effect.scoped
       )
       assert.strictEqual(outcome.status, "completed")
+    })
+  )
+
+  it.scoped("an interrupted statement is not cancelled: it finishes before the next one on the connection", () =>
+    Effect.gen(function* () {
+      const { url, name } = yield* ownDatabase
+      const observer = Context.get(yield* Layer.build(pgLayer()), SqlClient.SqlClient)
+      const sleeping = Effect.map(
+        observer<{ readonly n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = ${name} AND state = 'active' AND query LIKE '%pg_sleep%' AND pid <> pg_backend_pid()`,
+        (rows) => (rows[0]?.n ?? 0) > 0
+      )
+      yield* Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`CREATE TABLE notes (note TEXT NOT NULL)`
+        const slow = yield* Effect.fork(sql`INSERT INTO notes SELECT 'slow' FROM pg_sleep(0.5)`)
+        // The server runs it; the pool has a second connection a cancel could go through.
+        yield* settle(sleeping)
+        yield* Fiber.interrupt(slow)
+        const notes = yield* sql<{ readonly note: string }>`SELECT note FROM notes`
+        assert.deepStrictEqual(
+          notes.map(({ note }) => note),
+          ["slow"]
+        )
+      }).pipe(Effect.provide(Engine.layerSql().pipe(Layer.provideMerge(poolOn(url, 2)))))
     })
   )
 

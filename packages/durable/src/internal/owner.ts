@@ -49,21 +49,25 @@ const lockLost = (cause: unknown) =>
   })
 
 /**
- * The connection `connection`, every statement of it uninterruptible: the
+ * The connection `connection`, whose statements are never cancelled: the
  * Postgres client cancels an interrupted statement by the backend's id (with
  * `pg_cancel_backend` on another connection), which on a connection that
  * many fibers share may cancel another fiber's statement, and with a pool of
- * one would wait for a second connection. A statement that finds the session
- * ended marks the lock `lost`.
+ * one would wait for a second connection. An interrupted caller returns at
+ * once; its statement finishes in the background, before any later one (the
+ * client runs a connection's statements in the order they were sent). A
+ * statement that finds the session ended marks the lock `lost`.
  */
 const guarded = (connection: SqlConnection.Connection, lost: { ended: boolean }): SqlConnection.Connection => {
   const watch = <A>(statement: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, SqlError.SqlError> =>
-    Effect.uninterruptible(
-      Effect.catchAll(statement, (error) => {
-        if (!lost.ended && !sessionEnded(error.cause)) return Effect.fail(error)
-        lost.ended = true
-        return Effect.fail(lockLost(error))
-      })
+    Effect.disconnect(
+      Effect.uninterruptible(
+        Effect.catchAll(statement, (error) => {
+          if (!lost.ended && !sessionEnded(error.cause)) return Effect.fail(error)
+          lost.ended = true
+          return Effect.fail(lockLost(error))
+        })
+      )
     )
   return {
     execute: (sql, params, transformRows) => watch(connection.execute(sql, params, transformRows)),
@@ -100,8 +104,9 @@ const guarded = (connection: SqlConnection.Connection, lost: { ended: boolean })
  *
  * One statement (or one transaction, or one stream) at a time on the
  * connection: a transaction holds it for its life, so no other fiber's
- * statement runs inside it. The pool's size does not matter (one connection
- * is enough). Statements use the Postgres compiler of @effect/sql-pg, which
+ * statement runs inside it (and a transaction that waited for another
+ * fiber's statement would wait for ever). The pool's size does not matter
+ * (one connection is enough). Statements use the Postgres compiler of @effect/sql-pg, which
  * the caller of a Postgres `SqlClient` has installed, without name
  * transforms (the store names its columns).
  *
