@@ -161,16 +161,21 @@ const owned: Effect.Effect<SqlClient.SqlClient, StoreError, SqlClient.SqlClient 
  * session store's tables in the same database.
  *
  * On Postgres, one process owns the store at a time: it holds an advisory
- * lock on a connection it reserves from the pool, and every statement of the
- * engine and the store (the `SqlClient` this layer provides) runs on that
- * connection, one at a time. A second process gets `StoreError` with
- * `locked: true`. If the server ends that connection (a restart,
- * `idle_session_timeout`, a network cut, `pg_terminate_backend`) the lock is
- * gone and no statement can land any more: a run in progress fails at its
- * next write with a `JournalError`, unfinished (a second process that takes
- * the store resumes it), and so does every later run of this layer, which
- * never takes the store again (build the layer again for that). A pool of one
- * connection is enough.
+ * lock on a connection it reserves from the pool for the layer's life, and
+ * every statement of the engine and the store runs on that connection, one
+ * at a time. A second process gets `StoreError` with `locked: true`. If the
+ * server ends that connection (a restart, `idle_session_timeout`, a network
+ * cut, `pg_terminate_backend`) the lock is gone and no statement of the store
+ * can land any more: a run in progress fails at its next write with a
+ * `JournalError`, unfinished (a second process that takes the store resumes
+ * it), and so does every later run of this layer, which never takes the
+ * store again (build the layer again for that).
+ *
+ * The `SqlClient` this layer provides is the one in context, the pool: the
+ * app's own statements (its transforms, its transactions, its streams) run
+ * there, beside the store's, not on the lock's connection. So the pool needs
+ * one connection for the lock and the others for the app's statements and
+ * for cancelling an interrupted statement of the store: two at least.
  *
  * @since 0.2.0
  * @category layers
@@ -179,13 +184,18 @@ export const layerSql = (
   options: SqlEngine.Options = {}
 ): Layer.Layer<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient, StoreError, SqlClient.SqlClient> =>
   Layer.unwrapScoped(
-    Effect.map(owned, (sql) =>
-      SqlEngine.layer(options).pipe(
-        Layer.mapError(engineError),
-        Layer.provideMerge(migrated),
-        Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))
+    Effect.gen(function* () {
+      const pool = yield* SqlClient.SqlClient
+      const sql = yield* owned
+      const store = Layer.succeed(SqlClient.SqlClient, sql)
+      // The store's client under its own tag (the store and the journal read it there), the pool as
+      // the layer's `SqlClient` (`Layer` is contravariant in what it provides: the tag stays internal).
+      return Layer.mergeAll(
+        SqlEngine.layer(options).pipe(Layer.mapError(engineError), Layer.provide(migrated), Layer.provide(store)),
+        Layer.succeed(Store.StoreSql, sql),
+        Layer.succeed(SqlClient.SqlClient, pool)
       )
-    )
+    })
   )
 
 /**

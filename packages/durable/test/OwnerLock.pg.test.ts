@@ -23,6 +23,7 @@ import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import { pgLayer, postgresUrl } from "../../cluster/test/postgres.js"
+import * as Store from "../src/internal/store.js"
 import { settle } from "./eventLoop.js"
 
 let databases = 0
@@ -95,6 +96,16 @@ const killLockSession = (database: string) =>
     Effect.scoped
   )
 
+/** The `SqlClient` of the store and engine of the `Engine.layerSql` in context (on the lock's connection). */
+const storeClient = Effect.flatMap(
+  Effect.serviceOption(Store.StoreSql),
+  Option.match({ onNone: () => Effect.dieMessage("no store client in context"), onSome: Effect.succeed })
+)
+
+/** A guard against a hang against the real server: the effect, or a failure after 10 s of real time. */
+const within = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.timeoutFail(effect, { duration: "10 seconds", onTimeout: () => "hung: no answer in 10 s" as const })
+
 const isJournalError = (exit: Exit.Exit<unknown, unknown>) =>
   Exit.isFailure(exit) &&
   Option.exists(Cause.failureOption(exit.cause), (error) => Predicate.isTagged(error, "JournalError"))
@@ -152,7 +163,7 @@ describe("Engine.layerSql's Postgres owner lock", () => {
       })
   )
 
-  it.scoped("a pool of one connection is enough: the lock's connection runs every statement", () =>
+  it.scoped("a pool of one connection runs the store: the lock's connection runs every statement of it", () =>
     Effect.gen(function* () {
       const { url } = yield* ownDatabase
       const outcome = yield* Effect.flatMap(DurableSessions.DurableSessions, (all) => all.run("s", "go")).pipe(
@@ -163,38 +174,37 @@ describe("Engine.layerSql's Postgres owner lock", () => {
     })
   )
 
-  it.scoped("an interrupted statement is not cancelled: it finishes before the next one on the connection", () =>
-    Effect.gen(function* () {
-      const { url, name } = yield* ownDatabase
-      const observer = Context.get(yield* Layer.build(pgLayer()), SqlClient.SqlClient)
-      const sleeping = Effect.map(
-        observer<{ readonly n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+  it.scoped(
+    "an interrupted statement of the store is cancelled on the server, and the next one runs after its reply",
+    () =>
+      Effect.gen(function* () {
+        const { url, name } = yield* ownDatabase
+        const observer = Context.get(yield* Layer.build(pgLayer()), SqlClient.SqlClient)
+        const sleeping = Effect.map(
+          observer<{ readonly n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
           WHERE datname = ${name} AND state = 'active' AND query LIKE '%pg_sleep%' AND pid <> pg_backend_pid()`,
-        (rows) => (rows[0]?.n ?? 0) > 0
-      )
-      yield* Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        yield* sql`CREATE TABLE notes (note TEXT NOT NULL)`
-        const slow = yield* Effect.fork(sql`INSERT INTO notes SELECT 'slow' FROM pg_sleep(0.5)`)
-        // The server runs it; the pool has a second connection a cancel could go through.
-        yield* settle(sleeping)
-        yield* Fiber.interrupt(slow)
-        const notes = yield* sql<{ readonly note: string }>`SELECT note FROM notes`
-        assert.deepStrictEqual(
-          notes.map(({ note }) => note),
-          ["slow"]
+          (rows) => (rows[0]?.n ?? 0) > 0
         )
-      }).pipe(Effect.provide(Engine.layerSql().pipe(Layer.provideMerge(poolOn(url, 2)))))
-    })
+        yield* Effect.gen(function* () {
+          const sql = yield* storeClient
+          yield* sql`CREATE TABLE notes (note TEXT NOT NULL)`
+          // Far longer than the guard: only a cancel ends it in time.
+          const slow = yield* Effect.fork(sql`INSERT INTO notes SELECT 'slow' FROM pg_sleep(60)`)
+          yield* settle(sleeping)
+          yield* Fiber.interrupt(slow)
+          const notes = yield* within(sql<{ readonly note: string }>`SELECT note FROM notes`)
+          assert.deepStrictEqual(notes, [])
+        }).pipe(Effect.provide(Engine.layerSql().pipe(Layer.provideMerge(poolOn(url, 2)))))
+      })
   )
 
   it.scoped(
-    "a transaction on the shared connection holds it: another fiber's statement is not rolled back with it",
+    "a transaction of the store on its one connection holds it: another fiber's statement is not rolled back with it",
     () =>
       Effect.gen(function* () {
         const { url } = yield* ownDatabase
         yield* Effect.gen(function* () {
-          const sql = yield* SqlClient.SqlClient
+          const sql = yield* storeClient
           yield* sql`CREATE TABLE notes (note TEXT NOT NULL)`
           const inside = yield* Deferred.make<void>()
           const transaction = yield* Effect.fork(

@@ -1,5 +1,5 @@
 import { Content, type EventBus, ModelError, ModelProvider, type Session } from "@agent-kernel/kernel"
-import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Activity from "@effect/workflow/Activity"
 import * as DurableClock from "@effect/workflow/DurableClock"
 import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { asJournalError, fail, type JournalError } from "./sqlEngine.js"
+import * as Store from "./store.js"
 
 /**
  * The clock a journaled run reads.
@@ -211,7 +212,7 @@ export const wrap =
         const invoke = clock.live(
           Effect.flatMap(live.tool(call, info), (result) => Effect.map(now(), (at) => ({ result, at })))
         )
-        const claimed = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        const claimed = Effect.flatMap(Store.storeSql, (sql) =>
           sql<{ readonly call_id: string }>`INSERT INTO agent_tool_calls (execution_id, call_id, started_at)
             VALUES (${executionId}, ${`${info.turn}/${n}/${call.id}`}, ${clock.unsafeCurrentTimeMillis()})
             ON CONFLICT DO NOTHING RETURNING call_id`.pipe(Effect.map((rows) => rows.length > 0))

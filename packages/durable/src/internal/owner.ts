@@ -2,7 +2,12 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
 import * as SqlError from "@effect/sql/SqlError"
+import * as Statement from "@effect/sql/Statement"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -12,34 +17,68 @@ import * as Store from "./store.js"
 /** The advisory lock's key: one store a database schema. */
 const lockKey = "hashtext('agent-kernel/durable/' || current_schema())"
 
-const Locked = Schema.Tuple(Schema.Struct({ locked: Schema.Boolean }))
+const Locked = Schema.Tuple(Schema.Struct({ locked: Schema.Boolean, pid: Schema.Number }))
 
-/** What a Postgres error carries of its SQLSTATE; the client's own errors (a closed socket) carry none. */
-const PgErrorCode = Schema.Struct({ code: Schema.String })
+/** What the server's error report carries (pg's `DatabaseError`): its severity and SQLSTATE. */
+const ServerError = Schema.Struct({ severity: Schema.String, code: Schema.optional(Schema.String) })
+
+/** An error of the client itself (a socket, a closed client): only its message says what happened. */
+const ClientError = Schema.Struct({ message: Schema.String })
+
+/**
+ * The messages of the `pg` client once its connection is gone: the socket
+ * closed ("Connection terminated", "… unexpectedly"), or the client was
+ * ended or broke and refuses statements ("… is not queryable").
+ */
+const connectionGone = /Connection terminated|not queryable/
 
 /**
  * Whether a failed statement means the session on the server ended (and so
- * its advisory locks are gone), from the error's cause: a Postgres error's
- * SQLSTATE of class 08 (connection exception) or 57P (the server ended the
- * session: `pg_terminate_backend`, a shutdown, `idle_session_timeout`), or an
- * error of the client without one (its socket closed, or the client was
- * ended by such an error and refuses statements). Any other SQLSTATE (a
- * constraint, a syntax error, a cancelled statement) leaves the session, and
- * the lock, alive.
+ * its advisory locks are gone), from the error's cause.
+ *
+ * A report of the server ends the session only at severity FATAL or PANIC
+ * (`pg_terminate_backend`, a shutdown, `idle_session_timeout`); the class 57P
+ * SQLSTATEs are always such, whatever language the severity is reported in.
+ * At ERROR the session goes on, whatever the SQLSTATE: a constraint, a
+ * cancelled statement, or a class-08 code such as 08P01 for a statement of
+ * more than 65,535 parameters. An error of the client ends it only when its
+ * connection is gone (`connectionGone`). Anything else leaves the lock held:
+ * taking a live session for ended would refuse every statement while the
+ * lock stays held, and a session that did end fails its next statement
+ * anyway (the connection accepts nothing), with an error this recognises.
  *
  * @internal
  */
 export const sessionEnded = (cause: unknown): boolean =>
-  Option.match(Schema.decodeUnknownOption(PgErrorCode)(cause), {
-    onNone: () => true,
-    onSome: ({ code }) => code.startsWith("08") || code.startsWith("57P")
+  Option.match(Schema.decodeUnknownOption(ServerError)(cause), {
+    onSome: ({ severity, code }) => severity === "FATAL" || severity === "PANIC" || code?.startsWith("57P") === true,
+    onNone: () =>
+      Option.match(Schema.decodeUnknownOption(ClientError)(cause), {
+        onNone: () => false,
+        onSome: ({ message }) => connectionGone.test(message)
+      })
   })
 
 /**
- * The error of every statement once the lock's session ended: this engine
- * never takes the store again (another process may have taken it since);
- * building the engine's layer again does, if the store is free.
+ * The Postgres dialect of `@effect/sql`'s compiler (`$1` placeholders,
+ * quoted identifiers), without name transforms (the store names its
+ * columns) nor any client's custom fragments (the store uses none): so the
+ * store runs on any Postgres `SqlClient` without @effect/sql-pg.
  */
+const compiler = Statement.makeCompiler<never>({
+  dialect: "pg",
+  placeholder: (index) => `$${index}`,
+  onIdentifier: Statement.defaultEscape('"'),
+  onRecordUpdate: (placeholders, alias, columns, values, returning) => [
+    `(values ${placeholders}) AS ${alias}${columns}${returning ? ` RETURNING ${returning[0]}` : ""}`,
+    returning ? values.flat().concat(returning[1]) : values.flat()
+  ],
+  onCustom: () => ["", []]
+})
+
+/** How long cancelling or ending the owner's session over another connection, and closing the layer, may take. */
+const controlTimeout = Duration.seconds(5)
+
 const lockLost = (cause: unknown) =>
   new SqlError.SqlError({
     message:
@@ -48,38 +87,76 @@ const lockLost = (cause: unknown) =>
     cause
   })
 
+const ownerClosed = new SqlError.SqlError({
+  message: "the session store's engine layer is closed: its connection and lock are released"
+})
+
+/** What the owner knows of its session: whether it ended (the lock is lost for good), whether the layer closed. */
+interface Session {
+  ended: boolean
+  closed: boolean
+}
+
 /**
- * The connection `connection`, whose statements are never cancelled: the
- * Postgres client cancels an interrupted statement by the backend's id (with
- * `pg_cancel_backend` on another connection), which on a connection that
- * many fibers share may cancel another fiber's statement, and with a pool of
- * one would wait for a second connection. An interrupted caller returns at
- * once; its statement finishes in the background, before any later one (the
- * client runs a connection's statements in the order they were sent). A
- * statement that finds the session ended marks the lock `lost`.
+ * The connection `connection` with one statement on the wire at a time (the
+ * `wire` permit, held from sending a statement to its reply: the `pg` client
+ * is never handed a second query to queue), whose failures that show the
+ * session ended mark it ended.
+ *
+ * An interrupted caller returns at once. Its statement keeps the wire until
+ * its reply arrives, so that nothing is sent behind it, and is cancelled with
+ * `cancel` (`pg_cancel_backend` over another connection): the backend runs
+ * only this statement, and the wire is given back only once both the reply
+ * arrived and the cancel returned, so the cancel cannot reach a later one.
  */
-const guarded = (connection: SqlConnection.Connection, lost: { ended: boolean }): SqlConnection.Connection => {
-  const watch = <A>(statement: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, SqlError.SqlError> =>
-    Effect.disconnect(
-      Effect.uninterruptible(
-        Effect.catchAll(statement, (error) => {
-          if (!lost.ended && !sessionEnded(error.cause)) return Effect.fail(error)
-          lost.ended = true
-          return Effect.fail(lockLost(error))
+const guarded = (
+  connection: SqlConnection.Connection,
+  session: Session,
+  wire: Effect.Semaphore,
+  cancel: Effect.Effect<void>
+): SqlConnection.Connection => {
+  const classify = (error: SqlError.SqlError): SqlError.SqlError => {
+    if (!session.ended && !sessionEnded(error.cause)) return error
+    session.ended = true
+    return lockLost(error)
+  }
+  const onWire = <A>(statement: Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, SqlError.SqlError> =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function* () {
+        yield* restore(wire.take(1))
+        const flight = { replied: false, cancelling: false }
+        const cancelled = yield* Deferred.make<void>()
+        const settled = Effect.suspend(() => {
+          flight.replied = true
+          return flight.cancelling ? Deferred.await(cancelled) : Effect.void
         })
-      )
+        const running = yield* Effect.forkDaemon(
+          Effect.mapError(statement, classify).pipe(Effect.ensuring(settled), Effect.ensuring(wire.release(1)))
+        )
+        return yield* restore(Fiber.join(running)).pipe(
+          Effect.onInterrupt(() =>
+            Effect.suspend(() => {
+              if (flight.replied) return Effect.void
+              flight.cancelling = true
+              return Effect.forkDaemon(Effect.ensuring(cancel, Deferred.succeed(cancelled, undefined)))
+            })
+          )
+        )
+      })
     )
   return {
-    execute: (sql, params, transformRows) => watch(connection.execute(sql, params, transformRows)),
-    executeRaw: (sql, params) => watch(connection.executeRaw(sql, params)),
-    executeValues: (sql, params) => watch(connection.executeValues(sql, params)),
-    executeUnprepared: (sql, params, transformRows) => watch(connection.executeUnprepared(sql, params, transformRows)),
+    execute: (sql, params, transformRows) => onWire(connection.execute(sql, params, transformRows)),
+    executeRaw: (sql, params) => onWire(connection.executeRaw(sql, params)),
+    executeValues: (sql, params) => onWire(connection.executeValues(sql, params)),
+    executeUnprepared: (sql, params, transformRows) => onWire(connection.executeUnprepared(sql, params, transformRows)),
+    // A stream keeps the wire while it reads (its cursor's statement is in progress).
     executeStream: (sql, params, transformRows) =>
-      Stream.catchAll(connection.executeStream(sql, params, transformRows), (error) => {
-        if (!lost.ended && !sessionEnded(error.cause)) return Stream.fail(error)
-        lost.ended = true
-        return Stream.fail(lockLost(error))
-      })
+      Stream.unwrapScoped(
+        Effect.as(
+          Effect.acquireRelease(wire.take(1), () => wire.release(1)),
+          Stream.mapError(connection.executeStream(sql, params, transformRows), classify)
+        )
+      )
   }
 }
 
@@ -87,7 +164,8 @@ const guarded = (connection: SqlConnection.Connection, lost: { ended: boolean })
  * The owner of a durable store on Postgres, for the life of the scope: a
  * session-level advisory lock (`pg_try_advisory_lock`, keyed by the schema)
  * on a connection reserved from the pool of the `SqlClient` in context, and
- * a `SqlClient` whose every statement runs on that connection. A second
+ * a `SqlClient` whose every statement runs on that connection (the store's
+ * and the engine's; the app's own statements keep the pool). A second
  * process on the same database fails at once (`StoreError`, `locked: true`),
  * and the server releases the lock when the holder's session ends, a killed
  * process included.
@@ -100,32 +178,27 @@ const guarded = (connection: SqlConnection.Connection, lost: { ended: boolean })
  * first failure that shows the session ended (`sessionEnded`) marks the lock
  * lost for good: every later statement fails at once, never on a new
  * connection, so this process never takes the store again behind the runs it
- * had in progress.
+ * had in progress. Once the scope closes, every statement fails at once too.
  *
  * One statement (or one transaction, or one stream) at a time on the
  * connection: a transaction holds it for its life, so no other fiber's
  * statement runs inside it (and a transaction that waited for another
- * fiber's statement would wait for ever). The pool's size does not matter
- * (one connection is enough). Statements use the Postgres compiler of @effect/sql-pg, which
- * the caller of a Postgres `SqlClient` has installed, without name
- * transforms (the store names its columns).
+ * fiber's statement would wait for ever). An interrupted statement is
+ * cancelled over another connection of the pool, so that it does not hold
+ * up the next: the pool needs a second connection for that, or the
+ * interrupted statement runs to its end first. Closing the scope waits
+ * `controlTimeout` at most for the connection; after that it ends its
+ * session over another connection (which releases the lock, and the pool
+ * discards the broken connection).
  *
  * @internal
  */
 export const ownPostgres: Effect.Effect<SqlClient.SqlClient, Store.StoreError, SqlClient.SqlClient | Scope.Scope> =
   Effect.gen(function* () {
     const pool = yield* SqlClient.SqlClient
-    const PgClient = yield* Effect.tryPromise({
-      try: () => import("@effect/sql-pg/PgClient"),
-      catch: (cause) =>
-        new Store.StoreError({
-          message: `the Postgres store needs @effect/sql-pg installed: ${String(cause)}`,
-          locked: false
-        })
-    })
     const connection = yield* pool.reserve
-    const [{ locked }] = yield* Effect.flatMap(
-      connection.execute(`SELECT pg_try_advisory_lock(${lockKey}) AS locked`, [], undefined),
+    const [{ locked, pid }] = yield* Effect.flatMap(
+      connection.execute(`SELECT pg_try_advisory_lock(${lockKey}) AS locked, pg_backend_pid() AS pid`, [], undefined),
       Schema.decodeUnknown(Locked)
     )
     if (!locked)
@@ -133,14 +206,34 @@ export const ownPostgres: Effect.Effect<SqlClient.SqlClient, Store.StoreError, S
         message: "the session store (its Postgres database and schema) is in use by another process",
         locked: true
       })
-    // Before the connection goes back to the pool (finalizers run in reverse), or the pool's next
-    // user of it would hold the lock.
-    yield* Effect.addFinalizer(() =>
-      Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${lockKey})`, [], undefined))
-    )
-    const lost = { ended: false }
-    const owned = guarded(connection, lost)
+    // Best effort over another connection of the pool, bounded (the pool may have none free).
+    const control = (statement: string) => Effect.ignore(Effect.timeout(pool.unsafe(statement, [pid]), controlTimeout))
+    const session: Session = { ended: false, closed: false }
+    const wire = yield* Effect.makeSemaphore(1)
+    const owned = guarded(connection, session, wire, control("SELECT pg_cancel_backend($1)"))
     const turn = yield* Effect.makeSemaphore(1)
+    // Before the connection goes back to the pool (finalizers run in reverse), or the pool's next
+    // user of it would hold the lock. The turn first, so that no statement of this client runs
+    // after it; bounded, since a statement may be stuck on the server.
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        session.closed = true
+        if (session.ended) return
+        const unlocked = yield* Effect.exit(
+          Effect.timeout(
+            Effect.interruptible(
+              turn.withPermits(1)(owned.execute(`SELECT pg_advisory_unlock(${lockKey})`, [], undefined))
+            ),
+            controlTimeout
+          )
+        )
+        if (Exit.isSuccess(unlocked) || session.ended) return
+        yield* control("SELECT pg_terminate_backend($1)")
+        // The stuck statement's reply (the session's end) before the connection goes back to the
+        // pool, which then discards it, rather than handing out a connection with a statement on it.
+        yield* Effect.ignore(Effect.timeout(Effect.interruptible(wire.withPermits(1)(Effect.void)), controlTimeout))
+      })
+    )
     // The connection's turn, held for the statement's (or transaction's, or stream's) scope. Waiting
     // for it can be interrupted; a turn taken is always given back (as `Semaphore.withPermits`).
     const acquirer: SqlConnection.Connection.Acquirer = Effect.uninterruptibleMask((restore) =>
@@ -149,12 +242,20 @@ export const ownPostgres: Effect.Effect<SqlClient.SqlClient, Store.StoreError, S
         Effect.addFinalizer(() => turn.release(1))
       )
     ).pipe(
-      Effect.zipRight(Effect.suspend(() => (lost.ended ? Effect.fail(lockLost(undefined)) : Effect.succeed(owned))))
+      Effect.zipRight(
+        Effect.suspend(() =>
+          session.closed
+            ? Effect.fail(ownerClosed)
+            : session.ended
+              ? Effect.fail(lockLost(undefined))
+              : Effect.succeed(owned)
+        )
+      )
     )
     return yield* SqlClient.make({
       acquirer,
       transactionAcquirer: acquirer,
-      compiler: PgClient.makeCompiler(),
+      compiler,
       spanAttributes: [["db.system.name", "postgresql"]]
     }).pipe(Effect.provide(Reactivity.layer))
   }).pipe(
