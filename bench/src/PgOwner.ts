@@ -114,13 +114,16 @@ export const run = (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> =>
             Engine.layerSql().pipe(Layer.provideMerge(pool(yield* database(postgres.url, "owner_fenced"))), Layer.orDie)
           ]
         ]
-        const runtimes = engines.map(([, engine]) => ManagedRuntime.make(Journaling.durable(engine, plan.steps)))
+        const runtimes = engines.map(([name, engine]) => ({
+          name,
+          runtime: ManagedRuntime.make(Journaling.durable(engine, plan.steps))
+        }))
         yield* Effect.addFinalizer(() =>
-          Effect.promise(() => Promise.all(runtimes.map((runtime) => runtime.dispose())))
+          Effect.promise(() => Promise.all(runtimes.map(({ runtime }) => runtime.dispose())))
         )
-        yield* Effect.promise(() => Promise.all(runtimes.map((runtime) => runtime.runPromise(Effect.void))))
+        yield* Effect.promise(() => Promise.all(runtimes.map(({ runtime }) => runtime.runPromise(Effect.void))))
         let sessions = 0
-        const runs = (runtime: (typeof runtimes)[number], count: number) => () =>
+        const runs = (runtime: (typeof runtimes)[number]["runtime"], count: number) => () =>
           Measure.sample(() =>
             runtime.runPromise(
               Effect.forEach(
@@ -138,10 +141,11 @@ export const run = (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> =>
           [`${plan.sessions} runs at once`, plan.sessions]
         ] as const
         const contenders = loads.flatMap(([load, count]) =>
-          engines.map(([name], i) => ({
+          runtimes.map(({ name, runtime }) => ({
             name: `${load}: ${name}`,
+            count,
             samples: plan.rounds,
-            measure: runs(runtimes[i]!, count)
+            measure: runs(runtime, count)
           }))
         )
         // One warm-up round, not counted: the first runs compile the statements and warm the pools.
@@ -158,11 +162,10 @@ export const run = (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> =>
             contenders.map((contender, i) => {
               const load = Math.floor(i / engines.length)
               const base = medians[load * engines.length]
-              const count = loads[load]![1]
               return [
                 contender.name,
                 Report.figure(medians[i]),
-                Report.figure((medians[i] ?? Number.NaN) / count / plan.steps),
+                Report.figure((medians[i] ?? Number.NaN) / contender.count / plan.steps),
                 Report.times(Goal.ratio(medians[i], base))
               ]
             })
