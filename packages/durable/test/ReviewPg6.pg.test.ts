@@ -1,8 +1,11 @@
 /**
- * Review of branch pglock6 (issue 13: `Engine.layerSql` runs every statement on the connection
- * holding the owner lock). Each test states behaviour the layer's `SqlClient` had over the pool
- * (main) and should keep; they fail on pglock6. The throwaway database is the run's
- * (packages/cluster/test/postgres.setup.ts); each test works in its own database in it.
+ * The review of branch pglock6 (issue 13: `Engine.layerSql` runs every statement of the store on
+ * the connection holding the owner lock), as tests: the store's client on that connection
+ * (`Store.StoreSql`) keeps what a client over the pool had (a live session after a statement's
+ * own error, interrupted statements cancelled, a close that does not wait on the server) and
+ * refuses statements after the close; the layer's own `SqlClient` is the app's pool. Each failed
+ * on pglock6. The throwaway database is the run's (packages/cluster/test/postgres.setup.ts); each
+ * test works in its own database in it.
  *
  * Real-time bounds (`Effect.timeout` on the live clock, 10 s) are only guards against a hang
  * against a real server: the behaviour they guard answers in milliseconds, and a failure is a wait
@@ -69,7 +72,7 @@ const lockHeld = (observer: SqlClient.SqlClient, database: string) =>
 const within = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.timeoutFail(effect, { duration: "10 seconds", onTimeout: () => "hung: no answer in 10 s" as const })
 
-describe("review pglock6: the layer's SqlClient on the lock's connection", () => {
+describe("Engine.layerSql's store client on the lock's connection, and the app's pool", () => {
   it.scopedLive(
     "a statement the server refuses with 08P01 at ERROR (too many parameters) leaves the session alive: the layer must not call its lock lost",
     () =>
