@@ -50,6 +50,9 @@ const layerContext = (
   pool: Layer.Layer<SqlClient.SqlClient, unknown> = poolOn(url, 4)
 ) => Layer.buildWithScope(Engine.layerSql().pipe(Layer.provideMerge(pool)), scope)
 
+/** `one_two` → `oneTwo`: an app's result-name transform. */
+const snakeToCamel = (name: string) => name.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase())
+
 /** The `SqlClient` the layer provides to the app. */
 const appClient = (url: string, scope: Scope.Scope) =>
   Effect.map(layerContext(url, scope), (context) => Context.get(context, SqlClient.SqlClient))
@@ -111,6 +114,16 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
         )
         assert.deepStrictEqual(counted, Exit.succeed(3))
       })
+  )
+
+  it.scopedLive("the layer's SqlClient keeps the app's pool's transforms", () =>
+    Effect.gen(function* () {
+      const { url } = yield* ownDatabase
+      const scope = yield* Effect.scope
+      const pool = PgClient.layer({ url: Redacted.make(url), maxConnections: 2, transformResultNames: snakeToCamel })
+      const sql = Context.get(yield* layerContext(url, scope, pool), SqlClient.SqlClient)
+      assert.deepStrictEqual(yield* sql`SELECT 1 AS one_two`, [{ oneTwo: 1 }])
+    })
   )
 
   it.scopedLive(
