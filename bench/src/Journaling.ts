@@ -76,7 +76,14 @@ const toolbox: Toolbox.Service = {
 
 const settingsFor = (steps: number): Settings.Settings => ({ ...Settings.defaults, max_turns: steps + 2 })
 
-const durable = (
+/**
+ * The durable sessions of the benchmark on `engine`: the scripted model (a
+ * tool call per response, `steps` times, then an answer) and its tool.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const durable = (
   engine: Layer.Layer<Engine.Engine, Engine.StoreError>,
   steps: number,
   model: ModelProvider.Service = provider(steps)
@@ -87,7 +94,13 @@ const durable = (
     Layer.provide(Toolbox.layer(toolbox))
   )
 
-const check = (name: string, status: string) => {
+/**
+ * Throws unless a benchmark run `name` ended `completed`.
+ *
+ * @since 0.2.0
+ * @category running
+ */
+export const check = (name: string, status: string) => {
   if (status !== "completed") throw new Error(`${name}: the run ended ${status}`)
 }
 

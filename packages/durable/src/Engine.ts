@@ -9,7 +9,8 @@
  *   process owns the file at a time (an exclusive lock on `FILE.lock`; a
  *   second gets `StoreError` with `locked: true`).
  * - `layerSql`: the same engine over any `SqlClient` you provide, such as
- *   Postgres through @effect/sql-pg.
+ *   Postgres through @effect/sql-pg (one process owns the store: an advisory
+ *   lock, on the connection every statement of the store runs on).
  * - `layerClusterSql` / `layerClusterSqlite`: @effect/cluster's
  *   `ClusterWorkflowEngine` on a `SingleRunner`, the engine of several
  *   runners (`@agent-kernel/cluster`); tens of milliseconds per step.
@@ -34,9 +35,8 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import * as SqlEngineInternal from "./internal/sqlEngine.js"
+import * as Owner from "./internal/owner.js"
 import * as Store from "./internal/store.js"
 import * as SqlEngine from "./SqlEngine.js"
 
@@ -145,65 +145,37 @@ export const clusterJournal: JournalService = {
 
 const engineError = (error: SqlEngine.JournalError) => new StoreError({ message: error.message, locked: false })
 
-const Locked = Schema.Tuple(Schema.Struct({ locked: Schema.Boolean }))
-
 /**
- * On Postgres, holds a session-level advisory lock on the database's durable store (keyed by the
- * schema) for the life of the scope, on a connection reserved for it: a second process on the same
- * database fails at once, and the server releases the lock when the holder's connection drops, a
- * killed process included. Two processes running one journal's workflows would both run them.
- * Other databases through `layerSql` are the caller's to guard (`layerSqlite` locks its file).
- *
- * Returns a check that the lock is still held: a statement on its connection, which is alive
- * exactly while the session holding the lock is (a server restart, `idle_session_timeout`, a
- * network cut or `pg_terminate_backend` end both). Elsewhere the check is nothing.
+ * The `SqlClient` the store's engine and tables use: on Postgres, one on the connection that holds
+ * the store's advisory lock, so that no statement lands once the lock is lost (`Owner.ownPostgres`);
+ * elsewhere the one in context (`layerSqlite` locks its file; other databases are the caller's to
+ * guard). Two processes running one journal's workflows would both run them.
  */
-const exclusiveDatabase: Effect.Effect<
-  Effect.Effect<void>,
-  StoreError,
-  SqlClient.SqlClient | Scope.Scope
-> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql.onDialectOrElse({
-    pg: () =>
-      Effect.gen(function* () {
-        const connection = yield* sql.reserve
-        const key = "hashtext('agent-kernel/durable/' || current_schema())"
-        const [{ locked }] = yield* Effect.flatMap(
-          connection.execute(`SELECT pg_try_advisory_lock(${key}) AS locked`, [], undefined),
-          Schema.decodeUnknown(Locked)
-        )
-        if (!locked)
-          return yield* new StoreError({
-            message: "the session store (its Postgres database and schema) is in use by another process",
-            locked: true
-          })
-        // Before the connection goes back to the pool (finalizers run in reverse), or the pool's
-        // next user of it would hold the lock.
-        yield* Effect.addFinalizer(() =>
-          Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${key})`, [], undefined))
-        )
-        return Effect.catchAll(
-          Effect.asVoid(connection.execute("SELECT 1", [], undefined)),
-          SqlEngineInternal.fail("the session store's lock was lost (its Postgres connection ended)")
-        )
-      }),
-    orElse: () => Effect.succeed(Effect.void)
-  })
-).pipe(
-  Effect.catchTags({
-    SqlError: (error) => new StoreError({ message: `cannot lock the session store: ${error.message}`, locked: false }),
-    ParseError: (error) => new StoreError({ message: `cannot lock the session store: ${error.message}`, locked: false })
-  })
+const owned: Effect.Effect<SqlClient.SqlClient, StoreError, SqlClient.SqlClient | Scope.Scope> = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql.onDialectOrElse({ pg: () => Owner.ownPostgres, orElse: () => Effect.succeed(sql) })
 )
 
 /**
  * The light engine (`SqlEngine`) over the `SqlClient` in context, and the
- * session store's tables in the same database. On Postgres, one process owns
- * the store at a time (an advisory lock): a second gets `StoreError` with
- * `locked: true`, and the owner checks that it still holds the lock before
- * each new execution (a run's start): one that lost it (its lock's connection
- * ended) fails the run with a `JournalError` rather than run it beside a
- * second process that took the store.
+ * session store's tables in the same database.
+ *
+ * On Postgres, one process owns the store at a time: it holds an advisory
+ * lock on a connection it reserves from the pool for the layer's life, and
+ * every statement of the engine and the store runs on that connection, one
+ * at a time. A second process gets `StoreError` with `locked: true`. If the
+ * server ends that connection (a restart, `idle_session_timeout`, a network
+ * cut, `pg_terminate_backend`) the lock is gone and no statement of the store
+ * can land any more: a run in progress fails at its next write with a
+ * `JournalError`, unfinished (a second process that takes the store resumes
+ * it), and so does every later run of this layer, which never takes the
+ * store again (build the layer again for that).
+ *
+ * The `SqlClient` this layer provides is the one in context, the pool: the
+ * app's own statements (its transforms, its transactions, its streams) run
+ * there, beside the store's, not on the lock's connection. So the pool needs
+ * one connection for the lock and the others for the app's statements and
+ * for cancelling an interrupted statement of the store: two at least.
  *
  * @since 0.2.0
  * @category layers
@@ -212,12 +184,17 @@ export const layerSql = (
   options: SqlEngine.Options = {}
 ): Layer.Layer<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient, StoreError, SqlClient.SqlClient> =>
   Layer.unwrapScoped(
-    Effect.map(exclusiveDatabase, (held) => {
-      const before = options.beforeWrite ?? (() => Effect.void)
-      return SqlEngine.layer({
-        ...options,
-        beforeWrite: (write) => (write.kind === "execution" ? Effect.zipRight(held, before(write)) : before(write))
-      }).pipe(Layer.mapError(engineError), Layer.provideMerge(migrated))
+    Effect.gen(function* () {
+      const pool = yield* SqlClient.SqlClient
+      const sql = yield* owned
+      const store = Layer.succeed(SqlClient.SqlClient, sql)
+      // The store's client under its own tag (the store and the journal read it there), the pool as
+      // the layer's `SqlClient` (`Layer` is contravariant in what it provides: the tag stays internal).
+      return Layer.mergeAll(
+        SqlEngine.layer(options).pipe(Layer.mapError(engineError), Layer.provide(migrated), Layer.provide(store)),
+        Layer.succeed(Store.StoreSql, sql),
+        Layer.succeed(SqlClient.SqlClient, pool)
+      )
     })
   )
 

@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { asJournalError, fail, type JournalError } from "./sqlEngine.js"
 import * as Steps from "./steps.js"
+import * as Store from "./store.js"
 
 /**
  * The clock a journaled run reads.
@@ -199,7 +200,8 @@ export const wrap =
   (live: Session.Effects): Session.Effects => {
     const { clock, executionId } = options
     const step = stepOf(context, executionId)
-    const sql = Context.get(context, SqlClient.SqlClient)
+    // The store's own client when the engine's layer has one (on Postgres, the owner lock's connection).
+    const sql = Option.getOrElse(Context.getOption(context, Store.StoreSql), () => Context.get(context, SqlClient.SqlClient))
     let tools = 0
     let lastCall = "0/0"
     const now = () => Effect.sync(() => clock.unsafeCurrentTimeMillis())

@@ -18,6 +18,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Steps from "./steps.js"
+import * as Store from "./store.js"
 
 /**
  * The journal cannot be read or written: the database failed, or a row does
@@ -108,7 +109,7 @@ export const migrate: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient
 export const purge = (ids: ReadonlyArray<string>): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     if (ids.length === 0) return
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* Store.storeSql
     // No transaction: @libsql/client runs one on a new connection (a new, empty database for
     // `:memory:`). The execution's row goes last, so a delete a crash cut short is done again.
     yield* sql`DELETE FROM workflow_activities WHERE ${sql.in("execution_id", ids)}`

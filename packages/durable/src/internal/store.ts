@@ -2,9 +2,30 @@ import { Content, Session } from "@agent-kernel/kernel"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
 import * as crypto from "node:crypto"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+
+/**
+ * The `SqlClient` of the store's tables and journal when it is not the one in context: on
+ * Postgres, `Engine.layerSql` provides here its client on the connection that holds the store's
+ * lock (`Owner.ownPostgres`), while the app's statements keep the pool (its `SqlClient`).
+ *
+ * @internal
+ */
+export class StoreSql extends Context.Tag("@agent-kernel/durable/StoreSql")<StoreSql, SqlClient.SqlClient>() {}
+
+/**
+ * The `SqlClient` every statement of the store and its journal runs on: `StoreSql` if the engine's
+ * layer provides one, else the `SqlClient` in context.
+ *
+ * @internal
+ */
+export const storeSql: Effect.Effect<SqlClient.SqlClient, never, SqlClient.SqlClient> = Effect.flatMap(
+  Effect.serviceOption(StoreSql),
+  Option.match({ onNone: () => SqlClient.SqlClient, onSome: Effect.succeed })
+)
 
 /** An integer column: libsql in `intMode: "bigint"` reads integers as bigint, Postgres BIGINT as string. */
 const Integer = Schema.Union(
@@ -48,7 +69,7 @@ const encodeMessage = Schema.encode(MessageJson)
  * @internal
  */
 export const migrate: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+  const sql = yield* storeSql
   yield* sql`CREATE TABLE IF NOT EXISTS agent_sessions (
     id TEXT PRIMARY KEY,
     state TEXT,
@@ -91,7 +112,7 @@ const storeError = (what: string) => (cause: { readonly message: string }) =>
 /** @internal */
 export const get = (id: string): Effect.Effect<Option.Option<Row>, StoreError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* storeSql
     const rows = yield* sql`SELECT * FROM agent_sessions WHERE id = ${id}`
     const decoded = yield* decodeRows(rows)
     return Option.fromNullable(decoded[0])
@@ -99,7 +120,7 @@ export const get = (id: string): Effect.Effect<Option.Option<Row>, StoreError, S
 
 /** Every session, by last update. @internal */
 export const list: Effect.Effect<ReadonlyArray<Row>, StoreError, SqlClient.SqlClient> = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+  const sql = yield* storeSql
   return yield* decodeRows(yield* sql`SELECT * FROM agent_sessions ORDER BY updated_at, id`)
 }).pipe(Effect.mapError(storeError("cannot list the sessions")))
 
@@ -131,7 +152,7 @@ export const begin = (
   at: number
 ): Effect.Effect<{ readonly life: string | null; readonly began: boolean }, StoreError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* storeSql
     const pending = yield* encodeMessage(input)
     const life = yield* newLife
     yield* sql`INSERT INTO agent_sessions (id, life, state, status, run_index, pending, retries_used, updated_at)
@@ -178,7 +199,7 @@ export const finish = (
   at: number
 ): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* storeSql
     const encoded = yield* encodeState(state)
     yield* sql`UPDATE agent_sessions SET state = ${encoded}, status = ${status}, pending = NULL,
       retries_used = ${state.budget.used}, updated_at = ${at}
@@ -199,7 +220,7 @@ export const interrupted = (
   at: number
 ): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* storeSql
     const encoded = state === null ? null : yield* encodeState(state)
     const used = state === null ? null : state.budget.used
     yield* sql`UPDATE agent_sessions SET state = COALESCE(${encoded}, state), status = 'interrupted', pending = NULL,
@@ -269,7 +290,7 @@ export const put = (
   at: number
 ): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* storeSql
     const encoded = yield* encodeState(state)
     const life = yield* newLife
     yield* sql`DELETE FROM agent_sessions WHERE id = ${id}`
@@ -288,7 +309,7 @@ export const remove = (
   executionIds: ReadonlyArray<string>
 ): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* storeSql
     if (executionIds.length > 0) yield* sql`DELETE FROM agent_tool_calls WHERE ${sql.in("execution_id", executionIds)}`
     yield* sql`DELETE FROM agent_sessions WHERE id = ${id}`
   }).pipe(Effect.mapError(storeError(`cannot delete the session "${id}"`)))
