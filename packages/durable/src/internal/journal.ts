@@ -201,7 +201,9 @@ export const wrap =
     const { clock, executionId } = options
     const step = stepOf(context, executionId)
     // The store's own client when the engine's layer has one (on Postgres, the owner lock's connection).
-    const sql = Option.getOrElse(Context.getOption(context, Store.StoreSql), () => Context.get(context, SqlClient.SqlClient))
+    const sql = Option.getOrElse(Context.getOption(context, Store.StoreSql), () =>
+      Context.get(context, SqlClient.SqlClient)
+    )
     let tools = 0
     let lastCall = "0/0"
     const now = () => Effect.sync(() => clock.unsafeCurrentTimeMillis())
