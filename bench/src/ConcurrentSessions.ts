@@ -74,8 +74,10 @@ const kernel = {
  * @category running
  */
 export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
-  // No warm-up of its own: the step section has warmed both loops up.
   const contenders = [plain, kernel]
+  // One untimed round each: the step section warms both loops up, but not the paths a suspended call
+  // takes (timers, a fiber resumed by the scheduler), and the section may run alone (`--only`).
+  for (const contender of contenders) await contender.run()
   const samples = await Measure.interleave(
     contenders.map((contender) => ({
       name: contender.name,
