@@ -1,12 +1,25 @@
 /**
  * What both benchmark commands (`bench`, `bench:cluster`) do around their
- * sections: read `--quick`, print the machine and its load, time the whole
- * run, and set the exit code.
+ * sections: read `--quick` and `--only`, print the machine and its load, run
+ * the sections chosen, time the whole run, and set the exit code.
  *
  * @since 0.1.0
  */
 import * as os from "node:os"
 import { performance } from "node:perf_hooks"
+import type * as Goal from "./Goal.js"
+
+/**
+ * One section of a benchmark: a title, printed above its tables, and how to
+ * run it; it returns its verdicts on the goals it measures.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Section {
+  readonly title: string
+  readonly run: (quick: boolean) => Promise<ReadonlyArray<Goal.Verdict>>
+}
 
 /**
  * A benchmark command.
@@ -19,8 +32,66 @@ export interface Command {
   readonly command: string
   /** What the header calls the benchmark, e.g. "loop benchmark". */
   readonly name: string
-  /** Runs the sections, printing as it goes. */
-  readonly run: (quick: boolean) => Promise<void>
+  /** The sections, in the order they run. */
+  readonly sections: ReadonlyArray<Section>
+  /** Called with the verdicts of the sections that ran, once they all have. */
+  readonly report?: ((verdicts: ReadonlyArray<Goal.Verdict>) => void) | undefined
+}
+
+/**
+ * What the command line asks for: `--quick`, and the words of each `--only`
+ * (a section runs when its title contains one of them, case ignored; no
+ * `--only` runs every section).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Arguments {
+  readonly quick: boolean
+  readonly only: ReadonlyArray<string>
+}
+
+/**
+ * Reads the command line; a message for the user when it cannot.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parse = (args: ReadonlyArray<string>): Arguments | string => {
+  let quick = false
+  const only: Array<string> = []
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] ?? ""
+    if (arg === "--quick") quick = true
+    else if (arg === "--only" || arg.startsWith("--only=")) {
+      const words = arg === "--only" ? args[++index] : arg.slice("--only=".length)
+      if (words === undefined || words.trim() === "") return "--only needs a word of a section's title"
+      only.push(words.trim())
+    } else return `unknown argument: ${arg}`
+  }
+  return { quick, only }
+}
+
+/**
+ * The sections `only` chooses, in their order; a message naming the titles
+ * when a word matches none (a typo would otherwise run nothing, silently).
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const select = (
+  sections: ReadonlyArray<Section>,
+  only: ReadonlyArray<string>
+): ReadonlyArray<Section> | string => {
+  if (only.length === 0) return sections
+  const matches = (section: Section, words: string) => section.title.toLowerCase().includes(words.toLowerCase())
+  const unmatched = only.filter((words) => !sections.some((section) => matches(section, words)))
+  if (unmatched.length > 0)
+    return (
+      `no section's title contains ${unmatched.map((words) => `"${words}"`).join(", ")}; the sections are:\n` +
+      sections.map((section) => `  ${section.title}`).join("\n")
+    )
+  return sections.filter((section) => only.some((words) => matches(section, words)))
 }
 
 const header = (command: Command, quick: boolean): string => {
@@ -35,18 +106,23 @@ const header = (command: Command, quick: boolean): string => {
 }
 
 const main = async (command: Command, args: ReadonlyArray<string>): Promise<number> => {
-  const unknown = args.filter((arg) => arg !== "--quick")
-  if (unknown.length > 0) {
+  const parsed = parse(args)
+  const sections = typeof parsed === "string" ? parsed : select(command.sections, parsed.only)
+  if (typeof parsed === "string" || typeof sections === "string") {
     console.error(
-      `unknown argument${unknown.length > 1 ? "s" : ""}: ${unknown.join(" ")}\n` +
-        `usage: npx -y pnpm@12.4.2 ${command.command} [--quick]`
+      `${typeof parsed === "string" ? parsed : sections}\n` +
+        `usage: npx -y pnpm@12.4.2 ${command.command} [--quick] [--only <word of a section's title>]...`
     )
     return 2
   }
-  const quick = args.includes("--quick")
   const started = performance.now()
-  console.log(header(command, quick))
-  await command.run(quick)
+  console.log(header(command, parsed.quick))
+  const verdicts: Array<Goal.Verdict> = []
+  for (const section of sections) {
+    console.log(`\n== ${section.title}`)
+    verdicts.push(...(await section.run(parsed.quick)))
+  }
+  command.report?.(verdicts)
   console.log(`Took ${((performance.now() - started) / 1_000).toFixed(0)} s.`)
   return 0
 }

@@ -108,7 +108,7 @@ export const retainedHeap = (): number => {
 }
 
 /**
- * One sample: how long it took and what it allocated.
+ * One sample: how long it took, what it allocated and what collecting it cost.
  *
  * @since 0.1.0
  * @category models
@@ -118,6 +118,8 @@ export interface Sample {
   readonly bytes: number
   /** User plus system CPU time of the whole process. */
   readonly cpuMicros: number
+  /** Time the main thread spent in garbage collections during the sample (their pauses). */
+  readonly gcMicros: number
 }
 
 /**
@@ -138,11 +140,17 @@ export const sample = async (body: () => Promise<unknown>): Promise<Sample> => {
   const millis = performance.now() - start
   const cpu = process.cpuUsage(cpuAtStart)
   const usedAtEnd = v8.getHeapStatistics().used_heap_size
-  const collections = profiler.stop().statistics.map((gc) => ({
+  const statistics = profiler.stop().statistics
+  const collections = statistics.map((gc) => ({
     usedBefore: gc.beforeGC.heapStatistics.usedHeapSize,
     usedAfter: gc.afterGC.heapStatistics.usedHeapSize
   }))
-  return { millis, bytes: allocatedBytes(usedAtStart, usedAtEnd, collections), cpuMicros: cpu.user + cpu.system }
+  return {
+    millis,
+    bytes: allocatedBytes(usedAtStart, usedAtEnd, collections),
+    cpuMicros: cpu.user + cpu.system,
+    gcMicros: statistics.reduce((total, gc) => total + gc.cost, 0)
+  }
 }
 
 /**

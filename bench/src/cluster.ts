@@ -1,6 +1,7 @@
 /**
  * The scale-out benchmark (issue 15): `npx -y pnpm@12.4.2 bench:cluster`
- * (or `--quick`). It starts its own throwaway PostgreSQL and runner
+ * (`--quick` for fewer rounds, `--only <word>` for the sections whose title
+ * has it). It starts its own throwaway PostgreSQL and runner
  * processes, so it is kept apart from the loop benchmark (`bench`):
  *
  * - `ClusterScale.ts`: sessions per second and turn latency of the example
@@ -23,12 +24,21 @@ import * as RetryAmplification from "./RetryAmplification.js"
 Entry.start({
   command: "bench:cluster",
   name: "scale-out benchmark",
-  run: async (quick) => {
-    console.log("\n== Runner processes (issue 15)")
-    await ClusterScale.run(quick ? ClusterScale.plans.quick : ClusterScale.plans.full)
-    console.log("\n== Postgres owner lock: the cost of fencing (issue 13)")
-    await PgOwner.run(quick ? PgOwner.plans.quick : PgOwner.plans.full)
-    console.log("\n== Retry amplification (issue 15)")
-    await RetryAmplification.run(quick ? RetryAmplification.plans.quick : RetryAmplification.plans.full)
-  }
+  sections: [
+    {
+      title: "Runner processes (issue 15)",
+      run: async (quick) => {
+        await ClusterScale.run(quick ? ClusterScale.plans.quick : ClusterScale.plans.full)
+        return []
+      }
+    },
+    {
+      title: "Postgres owner lock: the cost of fencing (issue 13)",
+      run: (quick) => PgOwner.run(quick ? PgOwner.plans.quick : PgOwner.plans.full)
+    },
+    {
+      title: "Retry amplification (issue 15)",
+      run: (quick) => RetryAmplification.run(quick ? RetryAmplification.plans.quick : RetryAmplification.plans.full)
+    }
+  ]
 })

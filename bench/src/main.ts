@@ -6,6 +6,10 @@
  * Run: `npx -y pnpm@12.4.2 bench` (about 2 minutes on a 2-core machine at
  * load 6, nearly 4 at load 12), or `npx -y pnpm@12.4.2 bench --quick` (under
  * a minute: fewer rounds, and no 2,000-step run of the AI SDK or @effect/ai).
+ * `--only <word>` (repeatable) runs only the sections whose title has the
+ * word, e.g. `bench --only concurrent --only idle`. The concurrent section
+ * warms its loops up itself; the timed sections after it rely on the step
+ * section's warm-up, so read their times from a full run.
  *
  * What every loop does (`Script.ts`): a zero-latency model asks for one call
  * of one tool per response, `steps` times, then answers with text; the tool
@@ -51,7 +55,6 @@
  */
 import * as ConcurrentSessions from "./ConcurrentSessions.js"
 import * as Entry from "./Entry.js"
-import type * as Goal from "./Goal.js"
 import * as IdleSessions from "./IdleSessions.js"
 import * as Journaling from "./Journaling.js"
 import * as Report from "./Report.js"
@@ -59,12 +62,7 @@ import * as RetryAmplification from "./RetryAmplification.js"
 import * as StepCost from "./StepCost.js"
 import * as StreamLatency from "./StreamLatency.js"
 
-interface Section {
-  readonly title: string
-  readonly run: (quick: boolean) => Promise<ReadonlyArray<Goal.Verdict>>
-}
-
-const sections: ReadonlyArray<Section> = [
+const sections: ReadonlyArray<Entry.Section> = [
   {
     title: "Loop cost per step",
     run: (quick) => StepCost.run(quick ? StepCost.plans.quick : StepCost.plans.full)
@@ -94,12 +92,8 @@ const sections: ReadonlyArray<Section> = [
 Entry.start({
   command: "bench",
   name: "loop benchmark",
-  run: async (quick) => {
-    const verdicts: Array<Goal.Verdict> = []
-    for (const section of sections) {
-      console.log(`\n== ${section.title}`)
-      verdicts.push(...(await section.run(quick)))
-    }
+  sections,
+  report: (verdicts) => {
     console.log("\n== Goals (issue 9), judged from the figures above")
     console.log(Report.verdicts(verdicts))
   }
