@@ -4,7 +4,10 @@
  * model call waiting 5 ms on a real timer (`Effect.sleep` on the live clock
  * for the kernel, `setTimeout` for the plain loop). The ideal is 50 ms of
  * wall time; the rest is the loop's own CPU, which the 5 ms waits cannot hide
- * once a thousand sessions share one thread.
+ * once a thousand sessions share one thread. Three rows below the goal's two
+ * are Effect's own floor for the same scenario (a bare `Effect.gen`, then a
+ * fiber per call, then a span per call; `EffectFloor.ts`): what no loop on
+ * Effect avoids, so the kernel's own share reads as its ratio to them.
  *
  * Both models wait the same way, one 5 ms `setTimeout` per call (Effect's
  * live clock sleeps with `setTimeout`), so the ratio compares the loops, not
@@ -19,6 +22,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as EffectFloor from "./EffectFloor.js"
 import * as Goal from "./Goal.js"
 import * as KernelLoop from "./KernelLoop.js"
 import * as Measure from "./Measure.js"
@@ -66,6 +70,17 @@ const plain = {
   name: "plain async loop (baseline)",
   run: () => Promise.all(each.map(() => PlainLoop.run(toolSteps, { latencyMs })))
 }
+// Context rows, not goals: what a loop on Effect costs before any of the kernel's work (see EffectFloor.ts).
+const floors = (["bare", "forked", "spanned"] as const).map((variant) => ({
+  name: `Effect floor: ${variant === "bare" ? "bare Effect.gen" : variant === "forked" ? "+ a fiber per call" : "+ a span per call"}`,
+  run: () =>
+    Effect.runPromise(
+      Effect.forEach(each, () => EffectFloor.run(toolSteps, { variant, latencyMs }), {
+        concurrency: "unbounded",
+        discard: true
+      })
+    )
+}))
 const kernel = {
   name: "agent-kernel, one observer + spans",
   run: () =>
@@ -84,7 +99,7 @@ const kernel = {
  * @category running
  */
 export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
-  const contenders = [plain, kernel]
+  const contenders = [plain, kernel, ...floors]
   // One untimed round each: the step section warms both loops up, but not the paths a suspended call
   // takes (timers, a fiber resumed by the scheduler), and the section may run alone (`--only`).
   for (const contender of contenders) await contender.run()
@@ -103,7 +118,7 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
     kilobytes: Measure.median(taken.map((sample) => sample.bytes / 1_024 / sessionTurns)),
     gcShare: Measure.median(taken.map((sample) => sample.gcMicros / 1_000 / sample.millis))
   }))
-  const [plainFigures, kernelFigures] = figures
+  const [plainFigures, kernelFigures, bareFigures] = figures
   const ideal = turns * latencyMs
   console.log(
     `\n${sessions.toLocaleString("en-US")} sessions x ${turns} turns at ${latencyMs} ms model latency, all at once ` +
@@ -111,13 +126,23 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
   )
   console.log(
     Report.table(
-      ["loop", "wall ms", "x plain", "x ideal", "CPU µs/session-turn", "KB/session-turn", "GC % of wall"],
+      [
+        "loop",
+        "wall ms",
+        "x plain",
+        "x bare Effect",
+        "x ideal",
+        "CPU µs/session-turn",
+        "KB/session-turn",
+        "GC % of wall"
+      ],
       contenders.map((contender, index) => {
         const own = figures[index]
         return [
           contender.name,
           Report.figure(own?.wall),
           Report.times(Goal.ratio(own?.wall, plainFigures?.wall)),
+          Report.times(Goal.ratio(own?.wall, bareFigures?.wall)),
           Report.times(Goal.ratio(own?.wall, ideal)),
           Report.figure(own?.cpu),
           Report.figure(own?.kilobytes),
