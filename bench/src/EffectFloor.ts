@@ -6,7 +6,9 @@
  * - `forked`: each call runs on a fiber of its own (what a call needs so that
  *   its timeout can interrupt it without interrupting the run);
  * - `spanned`: each call, and the run, makes a span on Effect's default
- *   tracer (without stack traces, as the kernel makes them).
+ *   tracer (without stack traces, as the kernel makes them);
+ * - `traced`: both, each call a span on a fiber of its own, as the kernel's
+ *   calls are when a tracer is on.
  *
  * What the kernel costs above these rows is the kernel's; what these rows
  * cost above the plain loop is Effect's, which no loop on Effect avoids.
@@ -33,7 +35,7 @@ interface Message {
  * @since 0.1.0
  * @category models
  */
-export type Variant = "bare" | "forked" | "spanned"
+export type Variant = "bare" | "forked" | "spanned" | "traced"
 
 /**
  * Options of one run.
@@ -58,12 +60,12 @@ const spanOptions = { captureStackTrace: false } as const
 export const run = (steps: number, options: Options): Effect.Effect<ReadonlyArray<Message>> => {
   const { variant } = options
   const latencyMs = options.latencyMs ?? 0
-  const around = <A>(name: string, call: Effect.Effect<A>): Effect.Effect<A> =>
-    variant === "forked"
-      ? Effect.flatMap(Effect.fork(call), Fiber.join)
-      : variant === "spanned"
-        ? Effect.withSpan(call, name, spanOptions)
-        : call
+  const forked = variant === "forked" || variant === "traced"
+  const spanned = variant === "spanned" || variant === "traced"
+  const around = <A>(name: string, call: Effect.Effect<A>): Effect.Effect<A> => {
+    const made = spanned ? Effect.withSpan(call, name, spanOptions) : call
+    return forked ? Effect.flatMap(Effect.fork(made), Fiber.join) : made
+  }
   const loop = Effect.suspend(() => {
     const counted: Script.Counted = { model: 0, tool: 0 }
     const model = Effect.suspend(() => {
@@ -98,5 +100,5 @@ export const run = (steps: number, options: Options): Effect.Effect<ReadonlyArra
       return history
     })
   })
-  return variant === "spanned" ? Effect.withSpan(loop, "run", spanOptions) : loop
+  return spanned ? Effect.withSpan(loop, "run", spanOptions) : loop
 }

@@ -9,7 +9,9 @@
  *
  * @since 0.1.0
  */
+import * as Effect from "effect/Effect"
 import * as AiSdkLoop from "./AiSdkLoop.js"
+import * as EffectFloor from "./EffectFloor.js"
 import * as EffectAiLoop from "./EffectAiLoop.js"
 import * as Goal from "./Goal.js"
 import * as KernelLoop from "./KernelLoop.js"
@@ -62,7 +64,7 @@ export const shortSteps = 20
  */
 export const longSteps = 2_000
 
-type Role = "baseline" | "kernel" | "comparison"
+type Role = "baseline" | "kernel" | "comparison" | "floor"
 
 interface Loop {
   readonly name: string
@@ -91,7 +93,18 @@ const effectAi: Loop = {
   role: "comparison",
   run: (steps) => EffectAiLoop.run(steps)
 }
-const loops: ReadonlyArray<Loop> = [plain, quiet, observed, aiSdk, effectAi]
+// Context rows, not goals: what a loop on Effect costs before any of the kernel's work (EffectFloor.ts).
+const bareEffect: Loop = {
+  name: "Effect floor: bare Effect.gen",
+  role: "floor",
+  run: (steps) => Effect.runPromise(EffectFloor.run(steps, { variant: "bare" }))
+}
+const tracedEffect: Loop = {
+  name: "Effect floor: + a fiber and a span per call",
+  role: "floor",
+  run: (steps) => Effect.runPromise(EffectFloor.run(steps, { variant: "traced" }))
+}
+const loops: ReadonlyArray<Loop> = [plain, quiet, observed, aiSdk, effectAi, bareEffect, tracedEffect]
 
 /**
  * Per-step figures of one loop in one scenario; `NaN` when not measured.
