@@ -1,7 +1,8 @@
 /**
  * A completed step is never performed again, on a real SQLite file and the light engine (which
  * journals a step itself, not as an `Activity`): a tool call is named by its place in the model's
- * response, not by the order concurrent calls start in.
+ * response, not by the order concurrent calls start in, and a result the journal cannot encode
+ * ends the run rather than leave it to be performed again on every resume.
  */
 import { DurableSessions, Engine } from "@agent-kernel/durable"
 import { Content, EventBus, type ModelProvider, Settings, Toolbox } from "@agent-kernel/kernel"
@@ -10,6 +11,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -109,6 +111,41 @@ describe("replayed steps", () => {
       })
   )
 
+  it.live(
+    "a model response the journal cannot encode is not sent again: it is the step's defect, and the run ends failed",
+    () =>
+      Effect.gen(function* () {
+        const file = store()
+        const toolbox: Toolbox.Service = {
+          definitions: Effect.succeed([]),
+          invoke: (call) => Effect.succeed(Content.toolResult(call.id, "ok"))
+        }
+        // A tool input JSON cannot hold (a provider that parses big integers losslessly, say): the step's
+        // result encodes by its schema (the input is \`unknown\`) but not to JSON.
+        const first = yield* ScriptedModel.make([
+          ScriptedModel.toolCalls({ id: "a", name: "w", input: { n: 10n ** 20n } })
+        ])
+        const ran = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+          Effect.either(sessions.run("s", "go"))
+        ).pipe(Effect.provide(processOn(file, first, toolbox)), Effect.scoped)
+        const outcome = Either.getOrThrow(ran)
+        assert.strictEqual(outcome.status, "failed")
+        assert.include(outcome.error?.message, 'cannot journal the result of the step "model/1/1"')
+        assert.include(outcome.error?.message, "BigInt")
+        const second = yield* ScriptedModel.make([
+          ScriptedModel.toolCalls({ id: "a", name: "w", input: { n: 10n ** 20n } })
+        ])
+        const resumed = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+          Effect.either(sessions.resume("s"))
+        ).pipe(Effect.provide(processOn(file, second, toolbox)), Effect.scoped)
+        // The model answered once; that answer is never asked for again.
+        assert.strictEqual(
+          (yield* first.calls).length + (yield* second.calls).length,
+          1,
+          `run: ${JSON.stringify(ran).slice(0, 300)}, resume: ${JSON.stringify(resumed).slice(0, 300)}, calls: ${(yield* first.calls).length}+${(yield* second.calls).length}`
+        )
+      })
+  )
   it.live(
     "a tool call's number counts the run's calls that are run, in the model's order, as it did when calls were numbered as they started",
     () =>
