@@ -221,7 +221,12 @@ export interface Effects extends InternalEffects.Effects {}
 export interface AttemptInfo extends InternalEffects.AttemptInfo {}
 
 /**
- * Which turn of the run a tool call belongs to.
+ * Which call of the run a tool call is: its turn (from 1) and its `index`
+ * among the calls of the turn that are run (from 0, in the order the model
+ * gave them; a call whose input is not valid JSON is never run and takes no
+ * index). The index does not depend on the order concurrent calls start in
+ * (`toolConcurrency` > 1), so a journal that names a call by it finds the
+ * same call on a replay.
  *
  * @since 0.3.0
  * @category models

@@ -6,6 +6,7 @@
 import { Content, type ModelError, ModelProvider, type RunOutcome, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
@@ -99,6 +100,46 @@ describe("the effects seam", () => {
       assert.deepStrictEqual(figures(second), figures(first))
       // No sleep was taken: the replay's clock never moved.
       assert.strictEqual(second.wall_ms, 0)
+    })
+  )
+  it.effect("a tool call's index is its place among the turn's calls that are run, whatever order they start in", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([
+        {
+          ...ScriptedModel.toolCalls(),
+          content: [
+            Content.toolUse("a", "echo", 1),
+            // Never run (its input is not JSON): it takes no index.
+            { ...Content.toolUse("x", "echo", {}), invalid_input: "{oops" },
+            Content.toolUse("c", "echo", 3)
+          ]
+        },
+        ScriptedModel.text("done")
+      ])
+      const cStarted = yield* Deferred.make<void>()
+      const started: Array<readonly [string, number]> = []
+      // "a" starts only once "c" has: concurrent calls start in any order.
+      const reordering = (live: Effects.Effects): Effects.Effects => ({
+        ...live,
+        tool: (call, info) =>
+          Effect.zipRight(
+            call.id === "a" ? Deferred.await(cStarted) : Deferred.succeed(cStarted, undefined),
+            Effect.suspend(() => {
+              started.push([call.id, info.index])
+              return live.tool(call, info)
+            })
+          )
+      })
+      const settings = { ...Settings.defaults, jitter: "none" as const }
+      const session = yield* internal
+        .make({ model: "m", settings, toolConcurrency: 3 }, reordering)
+        .pipe(Effect.provide(model.layer), Effect.provideService(Toolbox.Toolbox, toolbox))
+      const outcome = yield* session.run("go")
+      assert.strictEqual(outcome.status, "completed")
+      assert.deepStrictEqual(started, [
+        ["c", 1],
+        ["a", 0]
+      ])
     })
   )
 })

@@ -181,8 +181,10 @@ export const stepOf = (context: Context.Context<Journal>, executionId: string) =
  * Wraps the effects seam so that every effect is a journaled step of the
  * current workflow execution:
  * - a model attempt is the activity `model/<turn>/<attempt>`;
- * - a tool call is the activity `tool/<turn>/<n>/<id>` (`n` counts the run's
- *   tool calls in the order they start), which claims the call in
+ * - a tool call is the activity `tool/<turn>/<n>/<id>` (`n` numbers the
+ *   run's tool calls in the order the model gave them: the calls of earlier
+ *   turns, plus the call's `ToolInfo.index`, plus one; never in the order
+ *   concurrent calls start, which a replay need not repeat), which claims the call in
  *   `agent_tool_calls` before invoking it: a second execution of the body
  *   finds the claim and answers `unknownOutcome`, unless the tool is
  *   idempotent, which runs again;
@@ -204,7 +206,11 @@ export const wrap =
     const sql = Option.getOrElse(Context.getOption(context, Store.StoreSql), () =>
       Context.get(context, SqlClient.SqlClient)
     )
-    let tools = 0
+    // The tool calls of the turns before `toolTurn`, and those of `toolTurn` so far: every call of a
+    // turn is made before the next turn's first, in every execution alike.
+    let toolTurn = 0
+    let earlierTools = 0
+    let turnTools = 0
     let lastCall = "0/0"
     const now = () => Effect.sync(() => clock.unsafeCurrentTimeMillis())
     const journaled = <A, R>(step: Effect.Effect<A, never, R>): Effect.Effect<A, never, R> =>
@@ -232,7 +238,15 @@ export const wrap =
         )
       },
       tool: (call, info) => {
-        const n = ++tools
+        if (info.turn !== toolTurn) {
+          earlierTools += turnTools
+          turnTools = 0
+          toolTurn = info.turn
+        }
+        turnTools++
+        // For calls made one after the other this is the count of calls so far, as it was before calls
+        // were numbered by their index, so a journal written then replays.
+        const n = earlierTools + info.index + 1
         const invoke = clock.live(
           Effect.flatMap(live.tool(call, info), (result) => Effect.map(now(), (at) => ({ result, at })))
         )

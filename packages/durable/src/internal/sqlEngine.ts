@@ -178,6 +178,26 @@ const decodeStep = <A, I>(
 const encodeStep = <A, I>(exit: Exit.Exit<A>, codec: Steps.Codec<A, I>): string =>
   encodeExit(Exit.isSuccess(exit) ? Exit.succeed(codec.encode(exit.value)) : Exit.die(Cause.squash(exit.cause)))
 
+/**
+ * A step's exit as it is returned and journaled. A result the journal cannot
+ * encode (a value JSON cannot hold: a bigint in a tool input) is the step's
+ * defect, as it is on the activity path: journaled as that defect, so the
+ * run ends failed and no replay performs the step again (a `JournalError`
+ * would leave the run unfinished, to perform it again on every resume).
+ */
+const journalForm = <A, I>(
+  name: string,
+  exit: Exit.Exit<A>,
+  codec: Steps.Codec<A, I>
+): readonly [Exit.Exit<A>, string] => {
+  try {
+    return [exit, encodeStep(exit, codec)]
+  } catch (error) {
+    const died = Exit.die(new Error(`cannot journal the result of the step "${name}": ${messageOf(error)}`))
+    return [died, encodeExit(died)]
+  }
+}
+
 /** The JSON of a workflow's own exit and payload. */
 const workflowCodecs = (workflow: Workflow.Any) => ({
   result: Schema.parseJson(
@@ -542,14 +562,8 @@ export const make = (
             // The step's store failed: that is no result of it, so nothing is journaled (see `activityExecute`).
             const failure = journalFailure(exit)
             if (Option.isSome(failure)) return Effect.die(failure.value)
-            return Effect.try({
-              try: () => encodeStep(exit, codec),
-              catch: (error) => error
-            }).pipe(
-              Effect.catchAll(fail(`cannot encode the result of "${name}"`, executionId)),
-              Effect.flatMap((encoded) => journalActivity(journal, executionId, name, 1, encoded)),
-              Effect.zipRight(exit)
-            )
+            const [result, encoded] = journalForm(name, exit, codec)
+            return Effect.zipRight(journalActivity(journal, executionId, name, 1, encoded), result)
           })
         })
     }

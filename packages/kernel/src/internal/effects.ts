@@ -77,6 +77,13 @@ export interface AttemptInfo {
 /** @internal */
 export interface ToolInfo {
   readonly turn: number
+  /**
+   * The call's place among the calls of its turn that are run, from 0, in
+   * the order the model gave them (a call whose input is not valid JSON is
+   * never run and takes no place). It does not depend on the order the
+   * calls start in, which concurrent calls do in any order.
+   */
+  readonly index: number
   readonly parent: Tracer.AnySpan | undefined
 }
 

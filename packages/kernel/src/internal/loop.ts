@@ -319,15 +319,16 @@ function* runTools(
   // Each result sits at its call's index: two calls never share a slot, whatever their ids.
   const results: Array<Content.ToolResultBlock | undefined> = []
   cursor.running = { calls, results }
+  const indexes = runIndexes(calls)
   const concurrency = env.toolConcurrency
   const finished =
     concurrency === 1 && env.settings.max_wall_clock_ms === undefined
-      ? Option.some(yield* toolsInOrder(run, cursor, turn, span, calls, results))
+      ? Option.some(yield* toolsInOrder(run, cursor, turn, span, calls, indexes, results))
       : yield* withinDeadline(
           run,
           cursor,
           concurrency === 1
-            ? Effect.gen(() => toolsInOrder(run, cursor, turn, span, calls, results))
+            ? Effect.gen(() => toolsInOrder(run, cursor, turn, span, calls, indexes, results))
             : Effect.flatMap(commit(env, cursor), () =>
                 Effect.forEach(
                   calls,
@@ -337,7 +338,7 @@ function* runTools(
                     return Effect.flatMap(
                       publishNow(run, { type: "tool_call_started", at: startedAt, turn, id: call.id, name: call.name }),
                       () =>
-                        Effect.flatMap(invoke(run, call, turn, span), (result) => {
+                        Effect.flatMap(invoke(run, call, turn, indexes[index]!, span), (result) => {
                           results[index] = result
                           return publishNow(run, toolResulted(turn, call, result, startedAt, now(run)))
                         })
@@ -362,6 +363,7 @@ function* toolsInOrder(
   turn: number,
   span: Tracer.Span | undefined,
   calls: ReadonlyArray<Content.ToolUseBlock>,
+  indexes: ReadonlyArray<number>,
   results: Array<Content.ToolResultBlock | undefined>
 ) {
   const { env } = run
@@ -370,10 +372,26 @@ function* toolsInOrder(
     const startedAt = now(run)
     if (listening(env)) note(cursor, { type: "tool_call_started", at: startedAt, turn, id: call.id, name: call.name })
     yield* commit(env, cursor)
-    const result = yield* invoke(run, call, turn, span)
+    const result = yield* invoke(run, call, turn, indexes[index]!, span)
     results[index] = result
     if (listening(env)) note(cursor, toolResulted(turn, call, result, startedAt, now(run)))
   }
+}
+
+/**
+ * Each call's `ToolInfo.index`: its place among the calls of the turn that
+ * are run, in the model's order (a call whose input was not valid JSON is
+ * not run, see `invoke`). A journal names a call by it, so it must not
+ * depend on the order concurrent calls start in.
+ */
+const runIndexes = (calls: ReadonlyArray<Content.ToolUseBlock>): ReadonlyArray<number> => {
+  const indexes: Array<number> = []
+  let next = 0
+  for (const call of calls) {
+    indexes.push(next)
+    if (call.invalid_input === undefined) next++
+  }
+  return indexes
 }
 
 /**
@@ -384,10 +402,11 @@ const invoke = (
   run: Run,
   call: Content.ToolUseBlock,
   turn: number,
+  index: number,
   parent: Tracer.Span | undefined
 ): Effect.Effect<Content.ToolResultBlock> =>
   call.invalid_input === undefined
-    ? run.effects.tool(call, { turn, parent })
+    ? run.effects.tool(call, { turn, index, parent })
     : Effect.succeed(
         Content.toolResult(
           call.id,
