@@ -187,6 +187,16 @@ export const commit = (env: Env, cursor: Cursor): Effect.Effect<void> => {
   const events = cursor.events
   cursor.events = []
   // The state is set before the stream's buffer may make the run wait, so a reader sees this step meanwhile.
+  return deliver(env, events)
+}
+
+/**
+ * Offers events to the stream at once and returns their delivery to the
+ * observers (`Effect.void` when nothing is left to do). It writes no state:
+ * a commit's, a concurrent tool call's or a one-shot response's events go out
+ * through it.
+ */
+const deliver = (env: Env, events: ReadonlyArray<KernelEvent.KernelEvent>): Effect.Effect<void> => {
   const offered = offer(env, events)
   if (!env.bus.observed) return offered
   const delivered = env.bus.deliver(events)
@@ -415,13 +425,7 @@ const toolResulted = (
 
 /** Delivers one event at once (the concurrent tool path, where there is no single order to queue in). */
 const publishNow = (run: Run, event: KernelEvent.KernelEvent): Effect.Effect<void> =>
-  Effect.suspend(() => {
-    if (!listening(run.env)) return Effect.void
-    const events = [event]
-    const offered = offer(run.env, events)
-    const delivered = run.env.bus.deliver(events)
-    return offered === Effect.void ? delivered : Effect.zipRight(offered, delivered)
-  })
+  Effect.suspend(() => (listening(run.env) ? deliver(run.env, [event]) : Effect.void))
 
 /**
  * A call's usage added to the run's figures, and its cost when the model has
@@ -548,7 +552,7 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
             attempt,
             parent: span,
             observe: observer(run, turn, model, attempt, shown),
-            observeResponse: responseObserver(run, cursor, turn, model, attempt, shown)
+            observeResponse: responseObserver(run, turn, model, attempt, shown)
           }
         : { turn, attempt, parent: span }
     )
@@ -823,16 +827,19 @@ const observer =
   }
 
 /**
- * Queues what a one-shot response's parts show, as `observer` publishes a
- * stream's, with the ids its content gets: they all arrived when its call
- * returned and hold nothing up, so they go out with the loop's next
- * delivery. The content with unique ids is kept for the turn.
+ * Delivers what a one-shot response's parts show, as `observer` publishes a
+ * stream's, with the ids its content gets, in one batch: they all arrived
+ * when its call returned. The delivery is part of the attempt (see
+ * `AttemptInfo.observeResponse`), so as with a stream's parts the wall-clock
+ * bound counts it and an interrupt during it leaves the response untaken.
+ * The content with unique ids is kept for the turn.
  */
 const responseObserver =
-  (run: Run, cursor: Cursor, turn: number, model: string, attempt: number, shown: Shown) =>
-  (response: ModelProvider.ModelResponse): void => {
+  (run: Run, turn: number, model: string, attempt: number, shown: Shown) =>
+  (response: ModelProvider.ModelResponse): Effect.Effect<void> => {
     const content = ToolIds.unique(response.content, run.runNumber, turn)
     shown.content = { of: response, content }
+    const events: Array<KernelEvent.KernelEvent> = []
     for (const block of content) {
       const event =
         block.type === "text"
@@ -846,8 +853,9 @@ const responseObserver =
                   name: block.name
                 })
               : undefined
-      if (event !== undefined) note(cursor, event)
+      if (event !== undefined) events.push(event)
     }
+    return events.length === 0 ? Effect.void : deliver(run.env, events)
   }
 
 /**
