@@ -133,10 +133,11 @@ export interface Run {
  * session's state, and the events to subscribers and observers) before every
  * effect it performs, so an interruption or a reader always sees the state of
  * the last completed step, and an observer sees each event before what
- * follows it happens. A turn's end is committed with what comes next, before
- * the next effect: between two turns the loop performs none when the toolbox's
- * definitions are at hand (see `callModel`), so a step delivers its events in
- * two batches, one before the model call and one before the tool call.
+ * follows it happens. A step with one tool call delivers its events in four
+ * batches: the turn's start and the model request before the call, what a
+ * one-shot response shows within the call (a stream's parts go out one by
+ * one), the response and the tool call's start before the tool runs, and the
+ * result and the turn's end when the turn ends.
  *
  * @internal
  */
@@ -307,6 +308,10 @@ function* turn(run: Run, cursor: Cursor) {
   run.spans.end(span, Exit.void)
   cursor.turnSpan = undefined
   if (env.metrics) env.meter.turn(now(run) - turnStartedAt)
+  // The turn's end goes out on its own, before the next turn's bounds are checked and its state made: an
+  // observer of turn_ended sees the turn that ended, and the time it takes counts before a call is announced.
+  const ended = commit(env, cursor)
+  if (ended !== Effect.void) yield* ended
 }
 
 /** Runs the effect within the run's wall-clock bound, if one is set; `None` when the bound cut it short. */
@@ -516,15 +521,11 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       overflow = undefined
     }
     const model = env.models[figures.model_index] ?? env.model
-    const definitions = env.toolbox.definitions
-    // The last turn's end is still queued: it goes out before any effect runs. Definitions at hand
-    // (an `Exit`, as `Effect.succeed` makes) are no effect to wait for: they go with this call's events.
-    if (env.contextProvider.assemble !== undefined || !Exit.isExit(definitions)) yield* commit(env, cursor)
     const assembled =
       env.contextProvider.assemble === undefined
         ? undefined
         : yield* env.contextProvider.assemble(Log.toArray(cursor.state.context))
-    const tools = yield* definitions
+    const tools = yield* env.toolbox.definitions
     const request = requestOf(model, cursor.state.context, assembled, tools, env)
     const attempt = figures.attempt + 1
     cursor.state = SessionState.withRun(cursor.state, { attempt })
