@@ -314,24 +314,26 @@ describe("perf6 review: one-shot and streamed responses show the same tool ids (
 
 describe("perf6 review: EventBus delivery", () => {
   it.effect(
-    "a delivery calls each observer's function for the whole batch before running their effects, as before",
+    "a delivery calls each observer's function when its turn comes, after the effects before it (documented)",
     () =>
       Effect.gen(function* () {
         const log: Array<string> = []
-        const bus = EventBus.of([
-          {
-            onEvent: (event) => {
-              log.push(`call ${event.type}`)
-              return Effect.sync(() => void log.push(`run ${event.type}`))
-            }
+        const observer = (name: string): EventBus.Observer => ({
+          onEvent: (event) => {
+            const turn = event.type === "turn_started" ? event.turn : 0
+            log.push(`call ${name}${turn}`)
+            return Effect.sync(() => void log.push(`run ${name}${turn}`))
           }
-        ])
+        })
+        const bus = EventBus.of([observer("a"), observer("b")])
         yield* bus.deliver([
           { type: "turn_started", at: 0, turn: 1 },
           { type: "turn_started", at: 0, turn: 2 }
         ] as ReadonlyArray<KernelEvent.KernelEvent>)
-        // On 2d09238 the delivery builds every call up front; on perf6 each call is made when its turn comes.
-        expect(log).toEqual(["call turn_started", "call turn_started", "run turn_started", "run turn_started"])
+        // On 2d09238 the delivery built every call up front (all calls, then all effects); since perf6 each call
+        // is made when its turn comes, as EventBus.Observer.onEvent now documents: what an observer's function
+        // does and what its effect does happen in the events' order, observers in registration order.
+        expect(log).toEqual(["call a1", "run a1", "call b1", "run b1", "call a2", "run a2", "call b2", "run b2"])
       })
   )
 })
