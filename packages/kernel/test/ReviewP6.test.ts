@@ -4,7 +4,7 @@
  * observed whole, one guarded step per observer call), which was to change no
  * behaviour. Each test passes on the code before it (2d09238); all but the
  * two marked "no change" (guards) fail on perf6. The last shows a bug both
- * have, kept as `fails` so that fixing it shows here.
+ * had (perf7 fixed it).
  * All timing is on the TestClock.
  */
 import {
@@ -364,8 +364,8 @@ describe("perf6 review: observer guard (no change; a guard)", () => {
 })
 
 describe("perf6 review: the author's note (also on 2d09238)", () => {
-  it.effect.fails(
-    "OPEN: with concurrent tools and the deadline passed when runTools starts, observers get what the stream gets",
+  it.effect(
+    "with concurrent tools and the deadline passed when runTools starts, observers get what the stream gets",
     () =>
       Effect.gen(function* () {
         const observed: Array<string> = []
@@ -393,7 +393,8 @@ describe("perf6 review: the author's note (also on 2d09238)", () => {
             ).map((event) => event.type)
           })
         )
-        // 2d09238: the observers miss model_response; perf6: also text/tool_use_started (queued since perf6).
+        // 2d09238 and perf6: the commit was made when the calls' effect was built, and withinDeadline never ran
+        // it, so the observers missed model_response (and tool_use_started on perf6), which the stream got.
         expect(observed).toEqual(streamed)
       })
   )

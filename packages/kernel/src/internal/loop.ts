@@ -343,24 +343,7 @@ function* runTools(
           cursor,
           concurrency === 1
             ? Effect.gen(() => toolsInOrder(run, cursor, turn, span, calls, results))
-            : Effect.flatMap(commit(env, cursor), () =>
-                Effect.forEach(
-                  calls,
-                  (call, index) => {
-                    const startedAt = now(run)
-                    // Concurrent calls deliver their own events as they happen.
-                    return Effect.flatMap(
-                      publishNow(run, { type: "tool_call_started", at: startedAt, turn, id: call.id, name: call.name }),
-                      () =>
-                        Effect.flatMap(invoke(run, call, turn, span), (result) => {
-                          results[index] = result
-                          return publishNow(run, toolResulted(turn, call, result, startedAt, now(run)))
-                        })
-                    )
-                  },
-                  { concurrency, discard: true }
-                )
-              )
+            : toolsAtOnce(run, cursor, turn, span, calls, results)
         )
   cursor.running = undefined
   cursor.state = SessionState.append(cursor.state, {
@@ -369,6 +352,40 @@ function* runTools(
   })
   if (Option.isNone(finished)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
 }
+
+/**
+ * The calls of a turn at once, up to the session's `toolConcurrency`, each
+ * result at its call's index; each call delivers its own events as they
+ * happen. The queue is committed when the calls start, not when this is
+ * built: past the deadline it never runs, and the run's end commits it.
+ */
+const toolsAtOnce = (
+  run: Run,
+  cursor: Cursor,
+  turn: number,
+  span: Tracer.Span | undefined,
+  calls: ReadonlyArray<Content.ToolUseBlock>,
+  results: Array<Content.ToolResultBlock | undefined>
+): Effect.Effect<void> =>
+  Effect.suspend(() =>
+    Effect.flatMap(commit(run.env, cursor), () =>
+      Effect.forEach(
+        calls,
+        (call, index) => {
+          const startedAt = now(run)
+          return Effect.flatMap(
+            publishNow(run, { type: "tool_call_started", at: startedAt, turn, id: call.id, name: call.name }),
+            () =>
+              Effect.flatMap(invoke(run, call, turn, span), (result) => {
+                results[index] = result
+                return publishNow(run, toolResulted(turn, call, result, startedAt, now(run)))
+              })
+          )
+        },
+        { concurrency: run.env.toolConcurrency, discard: true }
+      )
+    )
+  )
 
 /** The calls of a turn one after the other, each result at its call's index. */
 function* toolsInOrder(
