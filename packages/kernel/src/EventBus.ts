@@ -43,6 +43,11 @@ export interface Observer {
    * their place, but the events of different calls interleave as the calls
    * start and finish, and an observer that suspends may be called for one
    * call's event while it still handles another's.
+   *
+   * The function is called when the event's turn in the delivery comes: after
+   * the effects returned for the events before it, and by the observers
+   * registered before, have run. So what the function does when called (a
+   * synchronous write, say) happens in the same order as its effects.
    */
   readonly onEvent?: (event: KernelEvent.KernelEvent) => Effect.Effect<void>
   /** The post-model-response hook: called with every successful model response, before tools run. */
@@ -64,7 +69,11 @@ export interface Service {
   readonly responseObserved: boolean
   /** Stamps the event with the Clock's time and delivers it. */
   readonly publish: (event: KernelEvent.Unstamped) => Effect.Effect<void>
-  /** Delivers events that are already stamped, in order, to every `onEvent` observer. */
+  /**
+   * Delivers events that are already stamped, in order, to every `onEvent`
+   * observer: each event to each observer in registration order, each call
+   * made when the effect of the one before has run (none is made up front).
+   */
   readonly deliver: (events: ReadonlyArray<KernelEvent.KernelEvent>) => Effect.Effect<void>
   /** Delivers a model response to the post-model-response observers. */
   readonly modelResponded: (response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>

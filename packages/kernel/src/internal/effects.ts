@@ -66,12 +66,14 @@ export interface AttemptInfo {
     | undefined
   /**
    * Called with a one-shot provider's response when its call returns, in
-   * place of `observe` for its parts: they all arrived at once and hold
-   * nothing up, so the caller shows them as it sees fit (the loop queues
-   * their events for its next delivery), and no part or accumulator is made
-   * for them. Absent when nobody listens.
+   * place of `observe` for its parts: they all arrived at once, so its effect
+   * shows them in one go (no part or accumulator is made for them). That
+   * effect is part of the attempt, as a stream's observations are: it runs
+   * before the attempt returns the response, outside the attempt's timeout
+   * (the call is over) but within whatever bounds the attempt. Absent when
+   * nobody listens.
    */
-  readonly observeResponse?: ((response: ModelProvider.ModelResponse) => void) | undefined
+  readonly observeResponse?: ((response: ModelProvider.ModelResponse) => Effect.Effect<void>) | undefined
 }
 
 /** @internal */
@@ -396,19 +398,20 @@ export const make = (options: Options): Effects => {
         }
         // A one-shot provider's parts all arrive when its call returns, which is when they are observed.
         const observe = provider.generate === undefined ? undefined : info.observeResponse
+        const resulted = (exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>) => {
+          const result = modelResult(exit, provider.name, request.model)
+          if (observe === undefined || Exit.isFailure(exit)) return result
+          const observed = observe(exit.value)
+          return observed === Effect.void ? result : Effect.zipRight(observed, result)
+        }
         const exit = fiber.unsafePoll()
         if (exit !== null) {
           ended(exit)
-          if (observe !== undefined && Exit.isSuccess(exit)) observe(exit.value)
-          return modelResult(exit, provider.name, request.model)
+          return resulted(exit)
         }
-        const result = Effect.flatMap(
+        return Effect.flatMap(
           settle(runtime, clock, fiber, ended, { after: attemptTimeout, exit: () => timedOut(request.model), held }),
-          (exit) => modelResult(exit, provider.name, request.model)
-        )
-        if (observe === undefined) return result
-        return Effect.tap(result, (result) =>
-          Either.isLeft(result) ? Effect.void : Effect.sync(() => observe(result.right))
+          resulted
         )
       }),
     tool: (call, info) =>

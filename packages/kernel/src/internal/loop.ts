@@ -133,10 +133,11 @@ export interface Run {
  * session's state, and the events to subscribers and observers) before every
  * effect it performs, so an interruption or a reader always sees the state of
  * the last completed step, and an observer sees each event before what
- * follows it happens. A turn's end is committed with what comes next, before
- * the next effect: between two turns the loop performs none when the toolbox's
- * definitions are at hand (see `callModel`), so a step delivers its events in
- * two batches, one before the model call and one before the tool call.
+ * follows it happens. A step with one tool call delivers its events in four
+ * batches: the turn's start and the model request before the call, what a
+ * one-shot response shows within the call (a stream's parts go out one by
+ * one), the response and the tool call's start before the tool runs, and the
+ * result and the turn's end when the turn ends.
  *
  * @internal
  */
@@ -187,6 +188,16 @@ export const commit = (env: Env, cursor: Cursor): Effect.Effect<void> => {
   const events = cursor.events
   cursor.events = []
   // The state is set before the stream's buffer may make the run wait, so a reader sees this step meanwhile.
+  return deliver(env, events)
+}
+
+/**
+ * Offers events to the stream at once and returns their delivery to the
+ * observers (`Effect.void` when nothing is left to do). It writes no state:
+ * a commit's, a concurrent tool call's or a one-shot response's events go out
+ * through it.
+ */
+const deliver = (env: Env, events: ReadonlyArray<KernelEvent.KernelEvent>): Effect.Effect<void> => {
   const offered = offer(env, events)
   if (!env.bus.observed) return offered
   const delivered = env.bus.deliver(events)
@@ -297,6 +308,10 @@ function* turn(run: Run, cursor: Cursor) {
   run.spans.end(span, Exit.void)
   cursor.turnSpan = undefined
   if (env.metrics) env.meter.turn(now(run) - turnStartedAt)
+  // The turn's end goes out on its own, before the next turn's bounds are checked and its state made: an
+  // observer of turn_ended sees the turn that ended, and the time it takes counts before a call is announced.
+  const ended = commit(env, cursor)
+  if (ended !== Effect.void) yield* ended
 }
 
 /** Runs the effect within the run's wall-clock bound, if one is set; `None` when the bound cut it short. */
@@ -329,24 +344,7 @@ function* runTools(
           cursor,
           concurrency === 1
             ? Effect.gen(() => toolsInOrder(run, cursor, turn, span, calls, indexes, results))
-            : Effect.flatMap(commit(env, cursor), () =>
-                Effect.forEach(
-                  calls,
-                  (call, index) => {
-                    const startedAt = now(run)
-                    // Concurrent calls deliver their own events as they happen.
-                    return Effect.flatMap(
-                      publishNow(run, { type: "tool_call_started", at: startedAt, turn, id: call.id, name: call.name }),
-                      () =>
-                        Effect.flatMap(invoke(run, call, turn, indexes[index]!, span), (result) => {
-                          results[index] = result
-                          return publishNow(run, toolResulted(turn, call, result, startedAt, now(run)))
-                        })
-                    )
-                  },
-                  { concurrency, discard: true }
-                )
-              )
+            : toolsAtOnce(run, cursor, turn, span, calls, indexes, results)
         )
   cursor.running = undefined
   cursor.state = SessionState.append(cursor.state, {
@@ -355,6 +353,41 @@ function* runTools(
   })
   if (Option.isNone(finished)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
 }
+
+/**
+ * The calls of a turn at once, up to the session's `toolConcurrency`, each
+ * result at its call's index; each call delivers its own events as they
+ * happen. The queue is committed when the calls start, not when this is
+ * built: past the deadline it never runs, and the run's end commits it.
+ */
+const toolsAtOnce = (
+  run: Run,
+  cursor: Cursor,
+  turn: number,
+  span: Tracer.Span | undefined,
+  calls: ReadonlyArray<Content.ToolUseBlock>,
+  indexes: ReadonlyArray<number>,
+  results: Array<Content.ToolResultBlock | undefined>
+): Effect.Effect<void> =>
+  Effect.suspend(() =>
+    Effect.flatMap(commit(run.env, cursor), () =>
+      Effect.forEach(
+        calls,
+        (call, index) => {
+          const startedAt = now(run)
+          return Effect.flatMap(
+            publishNow(run, { type: "tool_call_started", at: startedAt, turn, id: call.id, name: call.name }),
+            () =>
+              Effect.flatMap(invoke(run, call, turn, indexes[index]!, span), (result) => {
+                results[index] = result
+                return publishNow(run, toolResulted(turn, call, result, startedAt, now(run)))
+              })
+          )
+        },
+        { concurrency: run.env.toolConcurrency, discard: true }
+      )
+    )
+  )
 
 /** The calls of a turn one after the other, each result at its call's index. */
 function* toolsInOrder(
@@ -434,13 +467,7 @@ const toolResulted = (
 
 /** Delivers one event at once (the concurrent tool path, where there is no single order to queue in). */
 const publishNow = (run: Run, event: KernelEvent.KernelEvent): Effect.Effect<void> =>
-  Effect.suspend(() => {
-    if (!listening(run.env)) return Effect.void
-    const events = [event]
-    const offered = offer(run.env, events)
-    const delivered = run.env.bus.deliver(events)
-    return offered === Effect.void ? delivered : Effect.zipRight(offered, delivered)
-  })
+  Effect.suspend(() => (listening(run.env) ? deliver(run.env, [event]) : Effect.void))
 
 /**
  * A call's usage added to the run's figures, and its cost when the model has
@@ -531,15 +558,11 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       overflow = undefined
     }
     const model = env.models[figures.model_index] ?? env.model
-    const definitions = env.toolbox.definitions
-    // The last turn's end is still queued: it goes out before any effect runs. Definitions at hand
-    // (an `Exit`, as `Effect.succeed` makes) are no effect to wait for: they go with this call's events.
-    if (env.contextProvider.assemble !== undefined || !Exit.isExit(definitions)) yield* commit(env, cursor)
     const assembled =
       env.contextProvider.assemble === undefined
         ? undefined
         : yield* env.contextProvider.assemble(Log.toArray(cursor.state.context))
-    const tools = yield* definitions
+    const tools = yield* env.toolbox.definitions
     const request = requestOf(model, cursor.state.context, assembled, tools, env)
     const attempt = figures.attempt + 1
     cursor.state = SessionState.withRun(cursor.state, { attempt })
@@ -567,7 +590,7 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
             attempt,
             parent: span,
             observe: observer(run, turn, model, attempt, shown),
-            observeResponse: responseObserver(run, cursor, turn, model, attempt, shown)
+            observeResponse: responseObserver(run, turn, model, attempt, shown)
           }
         : { turn, attempt, parent: span }
     )
@@ -842,16 +865,19 @@ const observer =
   }
 
 /**
- * Queues what a one-shot response's parts show, as `observer` publishes a
- * stream's, with the ids its content gets: they all arrived when its call
- * returned and hold nothing up, so they go out with the loop's next
- * delivery. The content with unique ids is kept for the turn.
+ * Delivers what a one-shot response's parts show, as `observer` publishes a
+ * stream's, with the ids its content gets, in one batch: they all arrived
+ * when its call returned. The delivery is part of the attempt (see
+ * `AttemptInfo.observeResponse`), so as with a stream's parts the wall-clock
+ * bound counts it and an interrupt during it leaves the response untaken.
+ * The content with unique ids is kept for the turn.
  */
 const responseObserver =
-  (run: Run, cursor: Cursor, turn: number, model: string, attempt: number, shown: Shown) =>
-  (response: ModelProvider.ModelResponse): void => {
+  (run: Run, turn: number, model: string, attempt: number, shown: Shown) =>
+  (response: ModelProvider.ModelResponse): Effect.Effect<void> => {
     const content = ToolIds.unique(response.content, run.runNumber, turn)
     shown.content = { of: response, content }
+    const events: Array<KernelEvent.KernelEvent> = []
     for (const block of content) {
       const event =
         block.type === "text"
@@ -865,8 +891,9 @@ const responseObserver =
                   name: block.name
                 })
               : undefined
-      if (event !== undefined) note(cursor, event)
+      if (event !== undefined) events.push(event)
     }
+    return events.length === 0 ? Effect.void : deliver(run.env, events)
   }
 
 /**
