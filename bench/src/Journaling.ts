@@ -7,7 +7,12 @@
  * over a SQLite file (the engine of several runners, for comparison). Each
  * step is two journaled activities (the model call and the tool call). The
  * engines are started once, outside the samples; every sample is a new
- * session. Then the resume time of a 100-turn session on each file engine: a
+ * session. Every contender first runs unmeasured sessions (the same number,
+ * but one for the cluster engine, whose run takes seconds), for the JIT: the
+ * light engine's journal cost per step falls for its first ~20-30 runs (from
+ * about 2.3 to 1 ms of CPU, in one study), the in-memory session's too (from
+ * about 11 to 2 ms a run), so a few cold rounds judged the warm-up, not the
+ * journal. Then the resume time of a 100-turn session on each file engine: a
  * process stopped in its 101st model call, and a new one on the same file
  * replaying the journal until that call answers.
  *
@@ -34,7 +39,12 @@ import * as Script from "./Script.js"
  */
 export interface Plan {
   readonly steps: number
+  /** Unmeasured sessions of every contender but the cluster engine (one of it) before the rounds. */
+  readonly warmupRuns: number
+  /** Interleaved rounds: a sample of every contender each, the cluster engine's fewer. */
   readonly rounds: number
+  /** Samples of the cluster engine (each takes seconds), spread over the rounds. */
+  readonly clusterSamples: number
   /** Turns of the session whose resume is timed. */
   readonly resumeTurns: number
 }
@@ -44,8 +54,8 @@ export interface Plan {
  * @category plans
  */
 export const plans: { readonly full: Plan; readonly quick: Plan } = {
-  full: { steps: 50, rounds: 5, resumeTurns: 100 },
-  quick: { steps: 20, rounds: 3, resumeTurns: 100 }
+  full: { steps: 50, warmupRuns: 30, rounds: 15, clusterSamples: 3, resumeTurns: 100 },
+  quick: { steps: 20, warmupRuns: 30, rounds: 7, clusterSamples: 2, resumeTurns: 100 }
 }
 
 const usage: ModelProvider.Usage = { input_tokens: 1, output_tokens: 1 }
@@ -140,41 +150,51 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
   await clusterEngine.runPromise(Effect.void)
   let sessions = 0
   const onDurable = (runtime: typeof memoryEngine, name: string) => () =>
-    Measure.sample(() =>
-      runtime
-        .runPromise(Effect.flatMap(DurableSessions.DurableSessions, (all) => all.run(`s${sessions++}`, Script.prompt)))
-        .then((outcome) => check(name, outcome.status))
-    )
+    runtime
+      .runPromise(Effect.flatMap(DurableSessions.DurableSessions, (all) => all.run(`s${sessions++}`, Script.prompt)))
+      .then((outcome) => check(name, outcome.status))
   const contenders = [
     {
       name: "in-memory session (no journal)",
       samples: rounds,
-      measure: () =>
-        Measure.sample(() =>
-          Effect.runPromise(
-            Effect.gen(function* () {
-              const session = yield* Session.make({ model: "bench", settings: settingsFor(steps), metrics: false })
-              check("plain", (yield* session.run(Script.prompt)).status)
-            }).pipe(
-              Effect.provideService(ModelProvider.ModelProvider, provider(steps)),
-              Effect.provideService(Toolbox.Toolbox, toolbox)
-            )
+      warmup: plan.warmupRuns,
+      run: () =>
+        Effect.runPromise(
+          Effect.gen(function* () {
+            const session = yield* Session.make({ model: "bench", settings: settingsFor(steps), metrics: false })
+            check("plain", (yield* session.run(Script.prompt)).status)
+          }).pipe(
+            Effect.provideService(ModelProvider.ModelProvider, provider(steps)),
+            Effect.provideService(Toolbox.Toolbox, toolbox)
           )
         )
     },
-    { name: "durable, in-memory engine", samples: rounds, measure: onDurable(memoryEngine, "memory engine") },
+    {
+      name: "durable, in-memory engine",
+      samples: rounds,
+      warmup: plan.warmupRuns,
+      run: onDurable(memoryEngine, "memory engine")
+    },
     {
       name: "durable, SQLite file (light engine: the embedded default)",
       samples: rounds,
-      measure: onDurable(sqliteEngine, "sqlite")
+      warmup: plan.warmupRuns,
+      run: onDurable(sqliteEngine, "sqlite")
     },
     {
       name: "durable, SQLite file (cluster engine, single runner)",
-      samples: rounds,
-      measure: onDurable(clusterEngine, "cluster")
+      samples: plan.clusterSamples,
+      warmup: 1,
+      run: onDurable(clusterEngine, "cluster")
     }
   ]
-  const samples = await Measure.interleave(contenders, rounds)
+  // Warm-up in rounds too, so that no contender is warmed last, right before the measured rounds.
+  for (let warm = 0; warm < plan.warmupRuns; warm++)
+    for (const contender of contenders) if (warm < contender.warmup) await contender.run()
+  const samples = await Measure.interleave(
+    contenders.map((contender) => ({ ...contender, measure: () => Measure.sample(contender.run) })),
+    rounds
+  )
   await memoryEngine.dispose()
   await sqliteEngine.dispose()
   await clusterEngine.dispose()
@@ -186,7 +206,8 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
   const perStep = (value: number, baseline: number) => (value - baseline) / steps
   console.log(
     `${steps} steps a run (a model call and a tool call each: ${2 * steps + 2} journaled activities with start and end), ` +
-      `medians of ${rounds} interleaved rounds`
+      `medians of ${rounds} interleaved rounds (the cluster engine: ${plan.clusterSamples} samples), ` +
+      `after ${plan.warmupRuns} unmeasured sessions of each (the cluster engine: 1)`
   )
   console.log(
     Report.table(
@@ -212,6 +233,9 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
         `replay to the interrupted call and its end ${Report.figure(resume.replayMs)} ms`
     )
   }
+  // The goal reads "in the loop benchmark, against the in-memory run": time, as every goal of the
+  // benchmark, so wall time. The CPU column beside it is the figure other processes on the machine
+  // do not inflate.
   const sqlitePerStep = perStep(medians[2]!.millis, base.millis)
   return [Goal.judge(Goal.make("journaling cost per step, embedded store", "less than", 1, "ms"), sqlitePerStep)]
 }
