@@ -36,6 +36,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
 import type * as Scope from "effect/Scope"
+import * as Libsql from "./internal/libsql.js"
 import * as Owner from "./internal/owner.js"
 import * as Store from "./internal/store.js"
 import * as SqlEngine from "./SqlEngine.js"
@@ -292,8 +293,12 @@ export const layerSqliteStore = (filename: string): Layer.Layer<SqlClient.SqlCli
         )
       )
     ),
-    // intMode "bigint": the cluster's ids are 64-bit; @effect/sql-libsql ignores SqlClient.SafeIntegers.
-    Layer.provideMerge(LibsqlClient.layer({ url: `file:${filename}`, intMode: "bigint" })),
+    // The client @effect/sql-libsql would make for `file:`, over a connection that keeps its prepared
+    // statements (each journal write would prepare its statement again). Integers as bigint: the
+    // cluster's ids are 64-bit; @effect/sql-libsql ignores SqlClient.SafeIntegers.
+    Layer.provideMerge(
+      Layer.unwrapScoped(Effect.map(Libsql.client(filename), (liveClient) => LibsqlClient.layer({ liveClient })))
+    ),
     Layer.provideMerge(exclusive(filename))
   )
 
