@@ -292,7 +292,9 @@ export const suspendedOn = (
 /**
  * Fails with the `JournalError` the run `executionId` is suspended on (see
  * `suspendedOn`), once it is: the engine's result of it is read each second,
- * the cadence at which a caller of a suspended run polls it.
+ * the cadence at which a caller of a suspended run polls it, from a second
+ * after the start (a run that ends sooner costs no read, and a run just woken
+ * from such a suspension is not read as still suspended on it).
  *
  * @since 0.3.0
  * @category workflows
@@ -300,13 +302,11 @@ export const suspendedOn = (
 export const journalFailure = (
   executionId: string
 ): Effect.Effect<never, SqlEngineInternal.JournalError, WorkflowEngine.WorkflowEngine> => {
-  const check: Effect.Effect<never, SqlEngineInternal.JournalError, WorkflowEngine.WorkflowEngine> = Effect.flatMap(
-    AgentRun.poll(executionId),
-    (result) =>
-      Option.match(suspendedOn(result), {
-        onNone: () => Effect.zipRight(Effect.sleep("1 second"), check),
-        onSome: Effect.fail
-      })
+  const check: Effect.Effect<never, SqlEngineInternal.JournalError, WorkflowEngine.WorkflowEngine> = Effect.zipRight(
+    Effect.sleep("1 second"),
+    Effect.flatMap(AgentRun.poll(executionId), (result) =>
+      Option.match(suspendedOn(result), { onNone: () => check, onSome: Effect.fail })
+    )
   )
   return check
 }
