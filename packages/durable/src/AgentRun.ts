@@ -290,11 +290,29 @@ export const suspendedOn = (
     : Option.none()
 
 /**
+ * The `JournalError` the run `executionId` is suspended on now, if it is (see
+ * `suspendedOn`), as the engine's result of it says. A poll that fails is
+ * read as no such suspension: the memory engine's poll of a run that ended
+ * with a failure (an interruption: another caller stopped it) fails with it,
+ * which the run's caller gets from the run itself.
+ *
+ * @since 0.3.0
+ * @category workflows
+ */
+export const suspendedNowOn = (
+  executionId: string
+): Effect.Effect<Option.Option<SqlEngineInternal.JournalError>, never, WorkflowEngine.WorkflowEngine> =>
+  AgentRun.poll(executionId).pipe(
+    Effect.map(suspendedOn),
+    Effect.catchAllCause(() => Effect.succeedNone)
+  )
+
+/**
  * Fails with the `JournalError` the run `executionId` is suspended on (see
- * `suspendedOn`), once it is: the engine's result of it is read each second,
- * the cadence at which a caller of a suspended run polls it, from a second
- * after the start (a run that ends sooner costs no read, and a run just woken
- * from such a suspension is not read as still suspended on it).
+ * `suspendedNowOn`), once it is: the engine's result of it is read each
+ * second, the cadence at which a caller of a suspended run polls it, from a
+ * second after the start (a run that ends sooner costs no read, and a run
+ * just woken from such a suspension is not read as still suspended on it).
  *
  * @since 0.3.0
  * @category workflows
@@ -304,9 +322,7 @@ export const journalFailure = (
 ): Effect.Effect<never, SqlEngineInternal.JournalError, WorkflowEngine.WorkflowEngine> => {
   const check: Effect.Effect<never, SqlEngineInternal.JournalError, WorkflowEngine.WorkflowEngine> = Effect.zipRight(
     Effect.sleep("1 second"),
-    Effect.flatMap(AgentRun.poll(executionId), (result) =>
-      Option.match(suspendedOn(result), { onNone: () => check, onSome: Effect.fail })
-    )
+    Effect.flatMap(suspendedNowOn(executionId), Option.match({ onNone: () => check, onSome: Effect.fail }))
   )
   return check
 }

@@ -323,8 +323,8 @@ export const make: Effect.Effect<
         // A run suspended on a journal failure (see `AgentRun.suspendedOn`) waits to be run again: nothing else
         // wakes it. (The light engine suspends none: it resumes an unfinished run by executing it.)
         const wake = Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) =>
-          Effect.flatMap(AgentRun.AgentRun.poll(executionId), (result) =>
-            Option.isSome(AgentRun.suspendedOn(result)) ? AgentRun.AgentRun.resume(executionId) : Effect.void
+          Effect.flatMap(AgentRun.suspendedNowOn(executionId), (failure) =>
+            Option.isSome(failure) ? AgentRun.AgentRun.resume(executionId) : Effect.void
           )
         )
         return Effect.zipRight(Effect.provide(wake, context), Effect.asSome(execute(payload)))

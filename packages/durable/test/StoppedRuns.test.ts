@@ -11,6 +11,7 @@ import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -288,13 +289,37 @@ describe("a second caller of a run its first caller stops", () => {
         yield* Fiber.interrupt(first)
         const exit = yield* Effect.exit(joinPolling(second, 10))
         const got = Exit.match(exit, {
-          onFailure: (cause) => `failure: ${String(cause)}`,
+          onFailure: (cause) => `failure: ${Cause.pretty(cause)}`,
           onSuccess: (outcome) => Option.match(outcome, { onNone: () => "none", onSome: (o) => o.status })
         })
         assert.strictEqual(got, "interrupted")
         assert.strictEqual((yield* model.calls).length, 1)
         assert.isAtMost(started.count, 3, `bodies started: ${started.count}`)
       }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
+    })
+  )
+})
+
+describe("a caller that reads a stopped run's result", () => {
+  // `resume` reads the row, then the engine's result of the run (is it suspended on a JournalError, to wake?),
+  // then executes it. A stop by another caller can end the run between the two reads: the memory engine's
+  // poll of a run that ended interrupted fails with that interruption, which `resume` passed on (its caller
+  // got an interruption it did not ask for, now and then, under load). The read finds no suspension instead.
+  it.scoped.each(engines)("$name: a stopped run is read as not suspended on a JournalError", ({ engine }) =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const model = yield* ScriptedModel.make([() => Effect.as(Deferred.await(gate), ScriptedModel.text("never"))])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        const executionId = yield* executionOf("s", 1)
+        yield* Fiber.interrupt(caller)
+        yield* turns(100)
+        assert.strictEqual((yield* sessions.list)[0]?.status, "interrupted")
+        const read = yield* Effect.exit(AgentRun.suspendedNowOn(executionId))
+        assert.deepStrictEqual(read, Exit.succeed(Option.none()))
+      }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model)), Effect.scoped)
     })
   )
 })
