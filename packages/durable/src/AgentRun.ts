@@ -44,7 +44,6 @@ import * as Journal from "./internal/journal.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Steps from "./internal/steps.js"
 import * as Store from "./internal/store.js"
-import * as SqlEngine from "./SqlEngine.js"
 
 /**
  * The payload of a run: which session, which life of it (see
@@ -210,10 +209,13 @@ export const stop = (
  * - `history`: what the store holds for the session's life, `recorded` (the
  *   stop's record of the run, and what later runs added); empty for a session
  *   deleted or imported over;
- * - the figures (turns, retries, usage, cost, final text) of the run as its
- *   stop recorded them while `recorded` is still that run's, with `wall_ms`
- *   up to `at` (when the store last wrote the session); otherwise none (zero,
- *   `null` cost, empty text).
+ * - `retries.session_total`: the session's retry budget used as `recorded`
+ *   says, so the later runs' retries too when the session moved on (the
+ *   budget is the session's, not a run's);
+ * - the run's own figures (turns, `retries.max_per_call`, usage, cost, final
+ *   text) as its stop recorded them while `recorded` is still that run's,
+ *   with `wall_ms` up to `at` (when the store last wrote the session);
+ *   otherwise none (zero, `null` cost, empty text).
  *
  * @since 0.3.0
  * @category workflows
@@ -241,6 +243,31 @@ export const stoppedOutcome = (
   }
 }
 
+/** `stoppedOutcome` of run `payload` if the session row `row` says it is over (`Store.over`). */
+const overOutcome = (row: Option.Option<Store.Row>, payload: Payload): Option.Option<RunOutcome.RunOutcome> =>
+  Store.over(row, payload)
+    ? Option.some(
+        stoppedOutcome(
+          payload,
+          Store.lifeState(row, payload),
+          Option.match(row, { onNone: () => 0, onSome: (row) => row.updated_at })
+        )
+      )
+    : Option.none()
+
+/**
+ * The outcome of run `payload` if it is over for the store (its stop
+ * recorded, or the session moved past it): `stoppedOutcome`, what a body of
+ * it started now would end with; `None` while the run is not over.
+ *
+ * @since 0.3.0
+ * @category workflows
+ */
+export const outcomeIfOver = (
+  payload: Payload
+): Effect.Effect<Option.Option<RunOutcome.RunOutcome>, Store.StoreError, SqlClient.SqlClient> =>
+  Effect.map(Store.get(payload.session_id), (row) => overOutcome(row, payload))
+
 /**
  * The `JournalError` a result says the run is suspended on, if it does. On an
  * engine that journals whatever a step or a body ends with (the memory and
@@ -263,9 +290,29 @@ export const suspendedOn = (
     : Option.none()
 
 /**
+ * The `JournalError` the run `executionId` is suspended on now, if it is (see
+ * `suspendedOn`), as the engine's result of it says. A poll that fails is
+ * read as no such suspension: the memory engine's poll of a run that ended
+ * with a failure (an interruption: another caller stopped it) fails with it,
+ * which the run's caller gets from the run itself.
+ *
+ * @since 0.3.0
+ * @category workflows
+ */
+export const suspendedNowOn = (
+  executionId: string
+): Effect.Effect<Option.Option<SqlEngineInternal.JournalError>, never, WorkflowEngine.WorkflowEngine> =>
+  AgentRun.poll(executionId).pipe(
+    Effect.map(suspendedOn),
+    Effect.catchAllCause(() => Effect.succeedNone)
+  )
+
+/**
  * Fails with the `JournalError` the run `executionId` is suspended on (see
- * `suspendedOn`), once it is: the engine's result of it is read each second,
- * the cadence at which a caller of a suspended run polls it.
+ * `suspendedNowOn`), once it is: the engine's result of it is read each
+ * second, the cadence at which a caller of a suspended run polls it, from a
+ * second after the start (a run that ends sooner costs no read, and a run
+ * just woken from such a suspension is not read as still suspended on it).
  *
  * @since 0.3.0
  * @category workflows
@@ -273,13 +320,9 @@ export const suspendedOn = (
 export const journalFailure = (
   executionId: string
 ): Effect.Effect<never, SqlEngineInternal.JournalError, WorkflowEngine.WorkflowEngine> => {
-  const check: Effect.Effect<never, SqlEngineInternal.JournalError, WorkflowEngine.WorkflowEngine> = Effect.flatMap(
-    AgentRun.poll(executionId),
-    (result) =>
-      Option.match(suspendedOn(result), {
-        onNone: () => Effect.zipRight(Effect.sleep("1 second"), check),
-        onSome: Effect.fail
-      })
+  const check: Effect.Effect<never, SqlEngineInternal.JournalError, WorkflowEngine.WorkflowEngine> = Effect.zipRight(
+    Effect.sleep("1 second"),
+    Effect.flatMap(suspendedNowOn(executionId), Option.match({ onNone: () => check, onSome: Effect.fail }))
   )
   return check
 }
@@ -313,12 +356,13 @@ export const body = (
     const fiber = yield* Effect.withFiberRuntime<RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
     const instance = yield* WorkflowEngine.WorkflowInstance
     const engine = yield* WorkflowEngine.WorkflowEngine
-    // An engine that journals whatever a step or a body ends with (the memory and cluster engines) would
-    // journal a journal failure as the run's result, answered again on every resume: the body suspends on it
-    // instead, the failure as the suspension's cause (`suspendedOn`), leaving the run unfinished for a resume;
-    // its caller fails with it (`journalFailure`). The light engine journals no JournalError: the body fails
-    // with it.
-    const suspending = !SqlEngine.isLight(engine)
+    // An engine that journals steps itself (it offers `Steps`: the light engine) journals no JournalError: the
+    // body fails with it, and the run stays unfinished. The others (the memory and cluster engines) journal
+    // whatever a step or a body ends with, so a journal failure would be the run's result, answered again on
+    // every resume: there the body suspends on it instead, the failure as the suspension's cause
+    // (`suspendedOn`), leaving the run unfinished for a resume; its caller fails with it (`journalFailure`).
+    const steps = yield* Effect.serviceOption(Steps.Steps)
+    const suspending = Option.isNone(steps)
     const suspendOnFailure = <A, E, R>(
       effect: Effect.Effect<A, E, R>
     ): Effect.Effect<A, E, R | WorkflowEngine.WorkflowInstance> =>
@@ -342,10 +386,8 @@ export const body = (
     // the engine marked it `stopped`, the end of a wait it was stopped in, the cluster engine delivering again
     // the run whose body the stop interrupted) ends it at once, doing nothing. With a result, not an interrupt:
     // the cluster engine delivers an interrupted run again at once, for ever.
-    if (Store.over(found, payload)) {
-      const at = Option.match(found, { onNone: () => 0, onSome: (row) => row.updated_at })
-      return stoppedOutcome(payload, Store.lifeState(found, payload), at)
-    }
+    const over = overOutcome(found, payload)
+    if (Option.isSome(over)) return over.value
     // A stop of the run while it was suspended here is taken over: this body stops at its wait.
     const previous = bodies.get(executionId)
     const running: Body = {
@@ -377,14 +419,54 @@ export const body = (
         SqlEngineInternal.fail("record the stop", executionId)
       )
     })
-    // Its steps run on the engine with their journal failures suspending the run (see `suspending`).
-    const stepEngine: WorkflowEngine.WorkflowEngine["Type"] = suspending
-      ? {
-          ...engine,
-          activityExecute: (activity, attempt) =>
-            engine.activityExecute({ ...activity, executeEncoded: suspendOnFailure(activity.executeEncoded) }, attempt)
-        }
-      : engine
+    // A stopped run (see `Bodies`) executes no step: a step of its journal replays, but one that would execute
+    // ends the body instead, as its stop at a wait does. Such a body is one started again after the stop (the
+    // end of a wait it was stopped in, or the wake-up of a run suspended on a journal failure that was stopped
+    // before its caller saw the failure): its replay reaches the step it was stopped before (a tool call whose
+    // claim failed, say), which must not run. The check sits where an engine executes a step that is not
+    // journaled: the wrapped `execute` of the light engine's `Steps` and the memory and cluster engines'
+    // `activityExecute`. (An interruption raised by the step itself would be retried as an activity's.)
+    const unlessStopped = <A, E, R, R2>(
+      execute: Effect.Effect<A, E, R>,
+      end: Effect.Effect<never, never, R2>
+    ): Effect.Effect<A, E, R | R2> =>
+      Effect.suspend((): Effect.Effect<A, E, R | R2> => (running.stopped ? end : execute))
+    // On the light engine a step executes in the body's fiber (or one of its children, a tool call among
+    // several): the body's fiber is interrupted, as by its caller's stop.
+    const stepsOf = Option.map(
+      steps,
+      (steps): Steps.Service => ({
+        run: (executionId, name, codec, execute) =>
+          steps.run(
+            executionId,
+            name,
+            codec,
+            unlessStopped(execute, Effect.zipRight(Fiber.interruptAsFork(fiber, fiber.id()), Effect.never))
+          )
+      })
+    )
+    // On the other engines an activity runs in a fiber of the engine's: it suspends (an interruption would be
+    // retried, a result or a defect journaled as the step's), and the body, told so, ends with an interruption
+    // where it called the step, as at a wait (a suspension would leave the run suspended, and a caller still
+    // attached to it waiting for ever).
+    const stepEngine: WorkflowEngine.WorkflowEngine["Type"] = {
+      ...engine,
+      activityExecute: (activity, attempt) =>
+        Effect.suspend(() => {
+          let refused = false
+          const refuse = Effect.flatMap(WorkflowEngine.WorkflowInstance, (suspended) => {
+            refused = true
+            return Workflow.suspend(suspended)
+          })
+          return Effect.flatMap(
+            engine.activityExecute(
+              { ...activity, executeEncoded: unlessStopped(suspendOnFailure(activity.executeEncoded), refuse) },
+              attempt
+            ),
+            (result) => (refused ? Effect.interrupt : Effect.succeed(result))
+          )
+        })
+    }
     return yield* Effect.onExit(
       Effect.gen(function* () {
         const context = yield* Effect.context<Journal.Journal>()
@@ -410,12 +492,12 @@ export const body = (
         const clock = Journal.makeClock(yield* Effect.clock, start.at, fresh)
         // A journal write that failed in the loop: the loop ends the run `failed`, which it is not (it is
         // unfinished, to be resumed), so that end is neither published nor recorded.
-        let journalFailure: SqlEngineInternal.JournalError | undefined
+        let loopFailure: SqlEngineInternal.JournalError | undefined
         // Replayed steps were published by the execution that journaled them: not again.
         const bus = Journal.replayAware(
           yield* EventBus.EventBus,
           clock,
-          () => instance.suspended || journalFailure !== undefined
+          () => instance.suspended || loopFailure !== undefined
         )
         const idempotent = new Set(config.idempotentTools ?? [])
         // The engine interrupts a run that suspends on a durable wait, or whose shard moves: neither ends the
@@ -447,7 +529,7 @@ export const body = (
               idempotent: (tool) => idempotent.has(tool),
               stopping: () => running.stopped,
               failed: (error) => {
-                journalFailure ??= error
+                loopFailure ??= error
               }
             },
             context
@@ -461,7 +543,7 @@ export const body = (
             Effect.withClock(clock),
             Effect.withRandom(Random.make(executionId))
           )
-        if (journalFailure !== undefined) return yield* Effect.die(journalFailure)
+        if (loopFailure !== undefined) return yield* Effect.die(loopFailure)
         const state = yield* made.state
         yield* step(
           "end",
@@ -475,7 +557,12 @@ export const body = (
       }).pipe(
         // A journal failure the loop met (a step of it failed) suspends the run too, on such an engine.
         suspendOnFailure,
-        Effect.provideService(WorkflowEngine.WorkflowEngine, stepEngine)
+        Effect.provideService(WorkflowEngine.WorkflowEngine, stepEngine),
+        (effect) =>
+          Option.match(stepsOf, {
+            onNone: () => effect,
+            onSome: (steps) => Effect.provideService(effect, Steps.Steps, steps)
+          })
       ),
       (exit) => (Exit.isInterrupted(exit) && running.stopped ? recordStop : Effect.void)
     )

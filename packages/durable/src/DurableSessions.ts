@@ -33,7 +33,8 @@
  */
 import { Content, type ModelProvider, type RunOutcome, Session } from "@agent-kernel/kernel"
 import type * as SqlClient from "@effect/sql/SqlClient"
-import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
+import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -46,7 +47,7 @@ import * as AgentRun from "./AgentRun.js"
 import * as Engine from "./Engine.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Store from "./internal/store.js"
-import * as SqlEngine from "./SqlEngine.js"
+import type * as SqlEngine from "./SqlEngine.js"
 
 /**
  * A session as the store lists it.
@@ -232,27 +233,28 @@ export const make: Effect.Effect<
   WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies
 > = Effect.gen(function* () {
   const context = yield* Effect.context<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies>()
-  // The light engine journals no journal failure: a run it fails is unfinished, and executing it resumes it.
-  const light = SqlEngine.isLight(Context.get(context, WorkflowEngine.WorkflowEngine))
   // An interrupted caller (Ctrl-C) ends the run: its body records the interrupted run first. A run whose body
-  // suspended on a journal failure (engines that journal one as a result, see `AgentRun.journalFailure`)
-  // fails its caller with it, unfinished: that end of the wait is no stop.
+  // suspended on a journal failure (on engines that would journal one as a result, see
+  // `AgentRun.journalFailure`; never on the light engine) fails its caller with it, unfinished: that end of
+  // the wait is no stop. A caller that was not interrupted but whose run ended interrupted (another caller of
+  // it stopped it; the engines answer an interruption or, on a cluster, the stopped body's outcome) learns
+  // from the store that the run was stopped, as on every engine: `AgentRun.stoppedOutcome`.
   const execute = (payload: AgentRun.Payload) =>
     Effect.provide(
-      Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) => {
-        if (light) return Effect.onInterrupt(AgentRun.AgentRun.execute(payload), () => AgentRun.stop(executionId))
-        let failed = false
-        return Effect.raceFirst(
-          Effect.onInterrupt(AgentRun.AgentRun.execute(payload), () =>
-            failed ? Effect.void : AgentRun.stop(executionId)
-          ),
-          Effect.tapError(AgentRun.journalFailure(executionId), () =>
-            Effect.sync(() => {
-              failed = true
-            })
+      Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) =>
+        Effect.raceFirst(AgentRun.AgentRun.execute(payload), AgentRun.journalFailure(executionId)).pipe(
+          Effect.onInterrupt(() => AgentRun.stop(executionId)),
+          // Not run once this caller is interrupted (an interrupted fiber recovers from nothing).
+          Effect.catchAllCause((cause) =>
+            Cause.isInterruptedOnly(cause)
+              ? Effect.flatMap(
+                  AgentRun.outcomeIfOver(payload),
+                  Option.match({ onNone: () => Effect.failCause(cause), onSome: Effect.succeed })
+                )
+              : Effect.failCause(cause)
           )
         )
-      }),
+      ),
       context
     ).pipe(
       // The engine's interface has no error channel: a journal failure reaches here as a defect.
@@ -319,13 +321,13 @@ export const make: Effect.Effect<
           input: row.value.pending
         }
         // A run suspended on a journal failure (see `AgentRun.suspendedOn`) waits to be run again: nothing else
-        // wakes it. (The light engine resumes an unfinished run by executing it.)
+        // wakes it. (The light engine suspends none: it resumes an unfinished run by executing it.)
         const wake = Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) =>
-          Effect.flatMap(AgentRun.AgentRun.poll(executionId), (result) =>
-            Option.isSome(AgentRun.suspendedOn(result)) ? AgentRun.AgentRun.resume(executionId) : Effect.void
+          Effect.flatMap(AgentRun.suspendedNowOn(executionId), (failure) =>
+            Option.isSome(failure) ? AgentRun.AgentRun.resume(executionId) : Effect.void
           )
         )
-        return Effect.zipRight(light ? Effect.void : Effect.provide(wake, context), Effect.asSome(execute(payload)))
+        return Effect.zipRight(Effect.provide(wake, context), Effect.asSome(execute(payload)))
       }),
     state: (id) => Effect.provide(read(id), context),
     list: Effect.provide(summaries, context),

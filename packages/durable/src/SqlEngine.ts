@@ -35,7 +35,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
 import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as internal from "./internal/sqlEngine.js"
@@ -112,21 +112,7 @@ export const purge: (ids: ReadonlyArray<string>) => Effect.Effect<void, SqlError
 export const make = (
   options?: Options
 ): Effect.Effect<WorkflowEngine.WorkflowEngine["Type"], JournalError, SqlClient.SqlClient | Scope.Scope> =>
-  Effect.tap(internal.make(options), (engine) => Effect.sync(() => lightEngines.add(engine)))
-
-/** The engines `make` made: see `isLight`. */
-const lightEngines = new WeakSet<WorkflowEngine.WorkflowEngine["Type"]>()
-
-/**
- * Whether `engine` is a light engine (made by `make`): one that never
- * journals a `JournalError` as a step's or a run's result, and leaves such a
- * run unfinished, to be resumed. Other engines (the memory and cluster
- * engines) journal whatever a step or a body ends with.
- *
- * @since 0.3.0
- * @category guards
- */
-export const isLight = (engine: WorkflowEngine.WorkflowEngine["Type"]): boolean => lightEngines.has(engine)
+  internal.make(options)
 
 /**
  * The engine as a Layer over the `SqlClient` in context.

@@ -149,9 +149,9 @@ export interface Options {
   readonly clock: JournalClock
   readonly idempotent: (tool: string) => boolean
   /**
-   * Whether the run's caller stopped it: the run ends (interrupted) at its
-   * next wait, or at its next step once it no longer replays its journal,
-   * rather than perform it.
+   * Whether the run's caller stopped it: the run ends (interrupted) at a wait
+   * it had not woken from rather than wait. (It executes no step either: the
+   * body refuses one where the engine executes it, see `AgentRun.body`.)
    */
   readonly stopping: () => boolean
   /** Told of a journal failure in a step (which then fails the loop), before the loop sees it. */
@@ -219,9 +219,6 @@ export const wrap =
           for (const defect of Cause.defects(cause)) Option.map(asJournalError(defect), options.failed)
         })
       )
-    // A stopped run performs no further step: past its replay, a step would be new work.
-    const unlessStopped = <A, R>(step: Effect.Effect<A, never, R>): Effect.Effect<A, never, R> =>
-      Effect.suspend(() => (options.stopping() && !clock.replaying() ? Effect.interrupt : journaled(step)))
     return {
       model: (request, info) => {
         lastCall = `${info.turn}/${info.attempt}`
@@ -234,7 +231,7 @@ export const wrap =
             clock.completed(step.at)
             return step.result
           }),
-          unlessStopped
+          journaled
         )
       },
       tool: (call, info) => {
@@ -273,7 +270,7 @@ export const wrap =
             clock.completed(step.at)
             return step.result
           }),
-          unlessStopped
+          journaled
         )
       },
       sleep: (delay) => {

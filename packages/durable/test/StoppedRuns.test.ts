@@ -1,0 +1,453 @@
+/**
+ * Stopped runs (Ctrl-C) and runs suspended on a JournalError, on every engine (from the review of durable6). A
+ * stopped run executes no step it has not journaled, also when it is stopped while suspended on a
+ * JournalError; a second caller of a run another caller stops gets the interrupted outcome; two resumes at
+ * once, Ctrl-C on the second wait then the next run, delete / import during a wait, a store that stays broken,
+ * a stop racing the wake-up. Real SQLite files; time is the TestClock; bodies are counted and bounded (a hot
+ * loop fails fast).
+ */
+import { AgentRun, DurableSessions, Engine } from "@agent-kernel/durable"
+import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
+import { ScriptedModel } from "@agent-kernel/kernel/testing"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { assert, describe, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { settle, turns } from "./eventLoop.js"
+
+const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
+
+const file = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "durable-review6-")), "agent.db")
+
+const invoked: Array<string> = []
+const tools: Toolbox.Service = {
+  definitions: Effect.succeed([]),
+  invoke: (call) =>
+    Effect.sync(() => {
+      invoked.push(call.id)
+      return Content.toolResult(call.id, "wrote")
+    })
+}
+
+const sessionsWith = (
+  bodies: Map<string, AgentRun.Body>,
+  engine: Layer.Layer<Engine.Engine, Engine.StoreError>,
+  model: ScriptedModel.ScriptedModel,
+  registration: typeof AgentRun.layer = AgentRun.layer
+) =>
+  Layer.effect(DurableSessions.DurableSessions, DurableSessions.make).pipe(
+    Layer.provideMerge(registration),
+    Layer.provide(Layer.succeed(AgentRun.RunConfig, { model: "m", settings })),
+    Layer.provide(Layer.succeed(AgentRun.Bodies, bodies)),
+    Layer.provideMerge(engine),
+    Layer.provide(model.layer),
+    Layer.provide(Toolbox.layer(tools))
+  )
+
+/** `AgentRun` with its bodies counted; a body started more than `limit` times dies at once (no hot loop). */
+const countedBodies = (limit: number) => {
+  const started = { count: 0 }
+  const registration: typeof AgentRun.layer = AgentRun.AgentRun.toLayer((payload, executionId) =>
+    Effect.suspend(() =>
+      ++started.count > limit
+        ? Effect.dieMessage(`a body started more than ${limit} times`)
+        : AgentRun.body(payload, executionId)
+    )
+  )
+  return { started, registration }
+}
+
+const engines = [
+  { name: "light engine", engine: () => Engine.layerSqlite(file()) },
+  { name: "memory engine", engine: () => Engine.layerMemory },
+  { name: "cluster engine (SQLite)", engine: () => Engine.layerClusterSqlite(file()) }
+] as const
+
+const suspendingEngines = engines.filter((engine) => engine.name !== "light engine")
+
+/** The execution id of run `run` of session `id` as its row's life says. */
+const executionOf = (id: string, run: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{ readonly life: string | null }>`SELECT life FROM agent_sessions WHERE id = ${id}`
+    return yield* AgentRun.AgentRun.executionId({
+      session_id: id,
+      ...(row?.life == null ? {} : { life: row.life }),
+      run,
+      input: Content.userText("")
+    })
+  })
+
+/** Whether the engine says the execution is suspended on a JournalError. */
+const suspendedOnJournal = (executionId: string) =>
+  Effect.map(AgentRun.AgentRun.poll(executionId), (result) => Option.isSome(AgentRun.suspendedOn(result)))
+
+/** Joins `fiber`, moving the TestClock a second at a time while it waits (the callers poll each second). */
+const joinPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 30) =>
+  Effect.gen(function* () {
+    for (let n = 0; n < seconds && Option.isNone(yield* Fiber.poll(fiber)); n++) {
+      yield* turns(20)
+      yield* TestClock.adjust("1 second")
+    }
+    return yield* Fiber.join(fiber)
+  })
+
+describe("a stop while a run is suspended on a JournalError", () => {
+  // The caller polls the engine each second; a Ctrl-C before its poll saw the suspension stops the run
+  // (`AgentRun.stop` resumes the suspended run, stopped). The stopped body replays up to the failed step, which
+  // is not journaled, and performs it: `unlessStopped` only refuses a step once the run is past its replay
+  // (a live step ran), and the step that failed is the first not journaled. The cancelled tool is invoked.
+  it.scoped.each(suspendingEngines)(
+    "$name: the tool call whose claim failed is not invoked after Ctrl-C",
+    ({ engine }) =>
+      Effect.gen(function* () {
+        invoked.length = 0
+        const model = yield* ScriptedModel.make([
+          ScriptedModel.toolCalls({ id: "cancelled", name: "write", input: 1 }),
+          ScriptedModel.text("after the tool")
+        ])
+        const { started, registration } = countedBodies(20)
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`ALTER TABLE agent_tool_calls RENAME TO moved_away`
+          const caller = yield* Effect.fork(sessions.run("s", "go"))
+          const executionId = yield* Effect.zipRight(
+            settle(Effect.map(model.calls, (calls) => calls.length === 1)),
+            executionOf("s", 1)
+          )
+          yield* settle(suspendedOnJournal(executionId))
+          // The store works again; the user presses Ctrl-C before the caller's next poll (the clock has not moved).
+          yield* sql`ALTER TABLE moved_away RENAME TO agent_tool_calls`
+          // The stop waits (at most 5 s of the TestClock) for the stopped body to end.
+          yield* joinPolling(yield* Effect.fork(Fiber.interrupt(caller)), 10)
+          yield* turns(200)
+          const [listed] = yield* sessions.list
+          assert.deepStrictEqual(
+            { invoked, calls: (yield* model.calls).length, status: listed?.status },
+            { invoked: [], calls: 1, status: "interrupted" },
+            "a run stopped by its caller invoked the tool call it was stopped before"
+          )
+          assert.isAtMost(started.count, 3, `bodies started: ${started.count}`)
+        }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
+      })
+  )
+})
+
+describe("two resumes at once of a run suspended on a JournalError", () => {
+  it.scoped.each(suspendingEngines)("$name: each step runs once, and both callers get the outcome", ({ engine }) =>
+    Effect.gen(function* () {
+      invoked.length = 0
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
+        ScriptedModel.text("done"),
+        ScriptedModel.text("a second model call")
+      ])
+      const { started, registration } = countedBodies(20)
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`ALTER TABLE agent_tool_calls RENAME TO moved_away`
+        const failed = yield* joinPolling(yield* Effect.fork(Effect.flip(sessions.run("s", "go"))))
+        assert.strictEqual(failed._tag, "JournalError")
+        yield* sql`ALTER TABLE moved_away RENAME TO agent_tool_calls`
+        const both = yield* Effect.fork(
+          Effect.all([sessions.resume("s"), sessions.resume("s")], { concurrency: 2 }).pipe(Effect.either)
+        )
+        const result = yield* joinPolling(both)
+        assert.deepStrictEqual(
+          {
+            outcomes:
+              result._tag === "Right" ? result.right.map((o) => Option.map(o, (o) => o.final_text)) : String(result),
+            invoked,
+            calls: (yield* model.calls).length
+          },
+          { outcomes: [Option.some("done"), Option.some("done")], invoked: ["a"], calls: 2 }
+        )
+        assert.isAtMost(started.count, 4, `bodies started: ${started.count}`)
+      }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
+    })
+  )
+})
+
+describe("Ctrl-C on the SECOND durable wait, then the next run, on every engine", () => {
+  it.scoped.each(engines)("$name: run 1 keeps its tool call, is not revived, run 2 runs once", ({ engine }) =>
+    Effect.gen(function* () {
+      invoked.length = 0
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.rateLimited({ retryAfterMs: 1_000 }),
+        ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
+        ScriptedModel.rateLimited({ retryAfterMs: 30_000 }),
+        ScriptedModel.text("run 2"),
+        // What a revived run 1 would get.
+        ScriptedModel.toolCalls({ id: "revived", name: "write", input: 1 }),
+        ScriptedModel.text("revived")
+      ])
+      const { started, registration } = countedBodies(20)
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* turns(50)
+        yield* TestClock.adjust("1 second")
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 3))
+        yield* turns(50)
+        yield* Fiber.interrupt(caller)
+        assert.strictEqual((yield* sessions.list)[0]?.status, "interrupted")
+        const next = yield* joinPolling(yield* Effect.fork(sessions.run("s", "second")), 5)
+        yield* TestClock.adjust("31 seconds")
+        yield* turns(300)
+        yield* TestClock.adjust("31 seconds")
+        yield* turns(300)
+        assert.deepStrictEqual(
+          {
+            next: next.final_text,
+            calls: (yield* model.calls).length,
+            invoked,
+            history: Option.getOrThrow(yield* sessions.state("s")).history.map((m) => m.role)
+          },
+          {
+            next: "run 2",
+            calls: 4,
+            invoked: ["a"],
+            history: ["user", "assistant", "user", "user", "assistant"]
+          }
+        )
+        assert.isAtMost(started.count, 6, `bodies started: ${started.count}`)
+      }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
+    })
+  )
+})
+
+describe("delete or import while a caller awaits a run suspended in a durable wait", () => {
+  for (const how of ["delete", "import"] as const) {
+    it.scoped.each(engines)(`$name: ${how}: the caller gets the stopped outcome, no model call`, ({ engine }) =>
+      Effect.gen(function* () {
+        invoked.length = 0
+        const model = yield* ScriptedModel.make([
+          ScriptedModel.text("a session to import over s"),
+          ScriptedModel.rateLimited({ retryAfterMs: 30_000 }),
+          ScriptedModel.toolCalls({ id: "gone", name: "write", input: 1 }),
+          ScriptedModel.text("ran on")
+        ])
+        const { started, registration } = countedBodies(20)
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          yield* sessions.run("t", "hi")
+          const json = (yield* sessions.exportJson("t")).replace('"id":"t"', '"id":"s"')
+          const caller = yield* Effect.fork(sessions.run("s", "go"))
+          yield* settle(Effect.map(model.calls, (calls) => calls.length === 2))
+          yield* turns(100)
+          if (how === "delete") yield* sessions.delete("s")
+          else yield* sessions.importJson(json)
+          const outcome = yield* Effect.either(
+            joinPolling(yield* Effect.fork(Effect.zipRight(TestClock.adjust("31 seconds"), Fiber.join(caller))), 40)
+          )
+          yield* turns(200)
+          assert.deepStrictEqual(
+            {
+              outcome: outcome._tag === "Right" ? outcome.right.status : String(outcome.left),
+              calls: (yield* model.calls).length,
+              invoked
+            },
+            { outcome: "interrupted", calls: 2, invoked: [] }
+          )
+          assert.isAtMost(started.count, 4, `bodies started: ${started.count}`)
+        }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
+      })
+    )
+  }
+})
+
+describe("a second caller of a run its first caller stops", () => {
+  // `run` and `resume` at once attach to one execution; the first caller's Ctrl-C stops the run. What the second
+  // gets should be one thing on every engine (the docs: a caller still waiting learns that the run was stopped,
+  // `AgentRun.stoppedOutcome`), not an interruption it did not ask for on some engines and an outcome on others.
+  it.scoped.each(engines)("$name: the other caller gets the interrupted outcome", ({ engine }) =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const model = yield* ScriptedModel.make([
+        () => Effect.as(Deferred.await(gate), ScriptedModel.text("never")),
+        ScriptedModel.text("next")
+      ])
+      const { started, registration } = countedBodies(20)
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const first = yield* Effect.fork(sessions.run("s", "go"))
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        const second = yield* Effect.fork(sessions.resume("s"))
+        yield* turns(100)
+        yield* Fiber.interrupt(first)
+        const exit = yield* Effect.exit(joinPolling(second, 10))
+        const got = Exit.match(exit, {
+          onFailure: (cause) => `failure: ${Cause.pretty(cause)}`,
+          onSuccess: (outcome) => Option.match(outcome, { onNone: () => "none", onSome: (o) => o.status })
+        })
+        assert.strictEqual(got, "interrupted")
+        assert.strictEqual((yield* model.calls).length, 1)
+        assert.isAtMost(started.count, 3, `bodies started: ${started.count}`)
+      }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
+    })
+  )
+})
+
+describe("a caller that reads a stopped run's result", () => {
+  // `resume` reads the row, then the engine's result of the run (is it suspended on a JournalError, to wake?),
+  // then executes it. A stop by another caller can end the run between the two reads: the memory engine's
+  // poll of a run that ended interrupted fails with that interruption, which `resume` passed on (its caller
+  // got an interruption it did not ask for, now and then, under load). The read finds no suspension instead.
+  it.scoped.each(engines)("$name: a stopped run is read as not suspended on a JournalError", ({ engine }) =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const model = yield* ScriptedModel.make([() => Effect.as(Deferred.await(gate), ScriptedModel.text("never"))])
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        const executionId = yield* executionOf("s", 1)
+        yield* Fiber.interrupt(caller)
+        yield* turns(100)
+        assert.strictEqual((yield* sessions.list)[0]?.status, "interrupted")
+        const read = yield* Effect.exit(AgentRun.suspendedNowOn(executionId))
+        assert.deepStrictEqual(read, Exit.succeed(Option.none()))
+      }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model)), Effect.scoped)
+    })
+  )
+})
+
+describe("probe: a run suspended on a JournalError while the store stays broken", () => {
+  it.scoped.each(suspendingEngines)(
+    "$name: no redelivery loop; Ctrl-C in the poll window records the stop",
+    ({ name, engine }) =>
+      Effect.gen(function* () {
+        invoked.length = 0
+        const model = yield* ScriptedModel.make([
+          ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
+          ScriptedModel.text("done")
+        ])
+        const { started, registration } = countedBodies(20)
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`ALTER TABLE agent_tool_calls RENAME TO moved_away`
+          const caller = yield* Effect.fork(sessions.run("s", "go"))
+          const executionId = yield* Effect.zipRight(
+            settle(Effect.map(model.calls, (calls) => calls.length === 1)),
+            executionOf("s", 1)
+          )
+          yield* settle(suspendedOnJournal(executionId))
+          yield* joinPolling(yield* Effect.fork(Fiber.interrupt(caller)), 10)
+          for (let n = 0; n < 60; n++) {
+            yield* TestClock.adjust("1 second")
+            yield* turns(5)
+          }
+          const afterWait = started.count
+          const again = yield* joinPolling(yield* Effect.fork(Effect.either(sessions.resume("s"))))
+          yield* sql`ALTER TABLE moved_away RENAME TO agent_tool_calls`
+          const outcome = yield* joinPolling(yield* Effect.fork(Effect.either(sessions.resume("s"))))
+          assert.deepStrictEqual(
+            {
+              afterWait,
+              again: again._tag === "Left" ? again.left._tag : "Right",
+              outcome: outcome._tag === "Right" ? Option.map(outcome.right, (o) => o.status) : String(outcome.left),
+              invoked,
+              calls: (yield* model.calls).length,
+              status: (yield* sessions.list)[0]?.status
+            },
+            // The stopped body's replay reached the step whose claim failed and did not execute it: it ended
+            // interrupted and recorded the stop; nothing was invoked. The cluster engine delivers a run whose body
+            // ended interrupted once more, and that body ended at once (the run is over): no loop.
+            {
+              afterWait: name.startsWith("cluster") ? 3 : 2,
+              again: "Right",
+              outcome: Option.none(),
+              invoked: [],
+              calls: 1,
+              status: "interrupted"
+            }
+          )
+        }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
+      })
+  )
+})
+
+describe("probe: a stop racing the wake-up, on every engine", () => {
+  for (const lag of [0, 2, 8]) {
+    it.scoped.each(engines)(`$name: the deadline passes ${lag} turns before Ctrl-C`, ({ engine }) =>
+      Effect.gen(function* () {
+        const model = yield* ScriptedModel.make([
+          ScriptedModel.rateLimited({ retryAfterMs: 30_000 }),
+          ScriptedModel.text("woke"),
+          ScriptedModel.text("next")
+        ])
+        const { started, registration } = countedBodies(20)
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const caller = yield* Effect.fork(sessions.run("s", "go"))
+          yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+          const executionId = yield* executionOf("s", 1)
+          yield* settle(Effect.map(AgentRun.AgentRun.poll(executionId), (result) => result?._tag === "Suspended"))
+          yield* TestClock.adjust("30 seconds")
+          yield* turns(lag)
+          yield* joinPolling(yield* Effect.fork(Fiber.interrupt(caller)), 10)
+          yield* turns(200)
+          const [listed] = yield* sessions.list
+          const calls = (yield* model.calls).length
+          const history = Option.getOrThrow(yield* sessions.state("s")).history.map(Content.textOf)
+          const consistent =
+            (listed?.status === "interrupted" && calls === 1 && history.length === 1) ||
+            (listed?.status === "interrupted" && calls === 2) ||
+            (listed?.status === "completed" && calls === 2)
+          assert.isTrue(consistent, JSON.stringify({ status: listed?.status, calls, history }))
+          const next = yield* Effect.either(joinPolling(yield* Effect.fork(sessions.run("s", "again")), 10))
+          assert.strictEqual(next._tag, "Right", String(next))
+          assert.isAtMost(started.count, 5, `bodies started: ${started.count}`)
+        }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
+      })
+    )
+  }
+})
+
+describe("a run marked stopped while suspended on a wait whose deadline then passes", () => {
+  // The window of `AgentRun.stop` for a run suspended on a durable wait: the run is marked stopped, and the
+  // engine wakes it (its deadline passed) before the stop's own resume. The body replays past the wait it
+  // woke from and reaches its first step that is not journaled (the wake-up's): it must not execute it, nor
+  // any later one, and ends interrupted, the stop recorded. (The light engine executes a step in the body's
+  // own fiber: this is the test of its refusal.)
+  it.scoped.each(engines)("$name: no step executes, the run ends interrupted", ({ engine }) =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.rateLimited({ retryAfterMs: 30_000 }),
+        ScriptedModel.text("woke")
+      ])
+      const bodies = new Map<string, AgentRun.Body>()
+      const { started, registration } = countedBodies(20)
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        const executionId = yield* executionOf("s", 1)
+        yield* settle(Effect.map(AgentRun.AgentRun.poll(executionId), (result) => result?._tag === "Suspended"))
+        const suspended = bodies.get(executionId)
+        assert.isTrue(suspended !== undefined && suspended.fiber === undefined, "the run is suspended here")
+        if (suspended !== undefined) suspended.stopped = true
+        yield* TestClock.adjust("30 seconds")
+        const outcome = yield* joinPolling(caller, 10)
+        assert.deepStrictEqual(
+          { outcome: outcome.status, calls: (yield* model.calls).length, status: (yield* sessions.list)[0]?.status },
+          { outcome: "interrupted", calls: 1, status: "interrupted" }
+        )
+        assert.isAtMost(started.count, 3, `bodies started: ${started.count}`)
+      }).pipe(Effect.provide(sessionsWith(bodies, engine(), model, registration)), Effect.scoped)
+    })
+  )
+})
