@@ -11,13 +11,20 @@ import Database from "libsql"
  */
 const preparedLimit = 256
 
+/** A statement that changes the schema (see `StatementCache`). */
+const schemaChange = /^\s*(?:CREATE|DROP|ALTER)\b/i
+
 /**
  * A SQLite connection that keeps its prepared statements by SQL text:
  * @libsql/client prepares every statement anew (about 40 µs of CPU for a
  * journal row, a third of its cost through @effect/sql), and the engine runs
  * the same few texts at every step. A statement is only ever run to its end
  * (the client's calls are synchronous), so reusing it is as running a new
- * one; SQLite prepares it again itself after a schema change.
+ * one. After a schema change SQLite prepares a statement again only when it
+ * runs, but the client reads its result's columns before that: a kept
+ * `SELECT *` would name the columns as they were. So this connection's own
+ * schema changes drop every kept statement (another connection's are not
+ * seen: the store's file is this process's alone, `Engine.exclusive`).
  */
 class StatementCache extends Database {
   readonly #prepared = new Map<string, Database.Statement>()
@@ -25,6 +32,10 @@ class StatementCache extends Database {
   override prepare<BindParameters extends Array<unknown> | {} = Array<unknown>>(
     source: string
   ): Database.Statement<BindParameters> {
+    if (schemaChange.test(source)) {
+      this.#prepared.clear()
+      return super.prepare(source)
+    }
     let statement = this.#prepared.get(source)
     if (statement === undefined) {
       statement = super.prepare(source)
@@ -37,6 +48,22 @@ class StatementCache extends Database {
     // Bind parameters are a type for the caller only: one statement object serves any (the client
     // binds an array).
     return statement as Database.Statement<BindParameters>
+  }
+
+  override exec(source: string): this {
+    this.#prepared.clear()
+    return super.exec(source)
+  }
+
+  /**
+   * A statement not finalized keeps its connection open after `close`
+   * (libsql has no finalize: a statement is finalized when collected), and
+   * kept ones stay reachable as long as the client is: dropped here, so that
+   * the connection ends (its WAL checkpointed and removed) once they are.
+   */
+  override close(): this {
+    this.#prepared.clear()
+    return super.close()
   }
 }
 
