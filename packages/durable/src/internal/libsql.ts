@@ -1,5 +1,5 @@
 import type * as Libsql from "@libsql/client"
-import { Sqlite3Client } from "@libsql/client/sqlite3"
+import { Sqlite3Client, Sqlite3Transaction } from "@libsql/client/sqlite3"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import Database from "libsql"
@@ -68,16 +68,43 @@ class StatementCache extends Database {
 }
 
 /**
+ * `BEGIN` for a transaction mode (SQLite has no read-only transaction: a
+ * read one is deferred).
+ */
+const beginOf = (mode: Libsql.TransactionMode): string => (mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+
+/**
+ * @libsql/client's client of a file, whose transactions run on its own
+ * connection: @libsql/client hands the connection to the transaction and
+ * opens a plain one for what follows (no statement kept, none of the
+ * connection's pragmas: `synchronous` back to FULL). @effect/sql-libsql runs
+ * no statement outside a transaction while one is open (its semaphore), so
+ * one connection serves both.
+ */
+class OneConnectionClient extends Sqlite3Client {
+  readonly #connection: StatementCache
+
+  constructor(filename: string, connection: StatementCache) {
+    super(filename, {}, connection, "bigint")
+    this.#connection = connection
+  }
+
+  override async transaction(mode: Libsql.TransactionMode = "write"): Promise<Libsql.Transaction> {
+    await this.execute(beginOf(mode))
+    return new Sqlite3Transaction(this.#connection, "bigint")
+  }
+}
+
+/**
  * A @libsql/client client of the SQLite file `filename` (integers as bigint)
  * whose connection keeps its prepared statements, closed with the scope: the
  * client @libsql/client's `createClient` makes for a `file:` URL, over that
- * connection. (A transaction takes the connection with it, as in
- * @libsql/client, and the client opens a plain one after it.)
+ * connection, transactions included (`OneConnectionClient`).
  *
  * @internal
  */
 export const client = (filename: string): Effect.Effect<Libsql.Client, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.sync(() => new Sqlite3Client(filename, {}, new StatementCache(filename, {}), "bigint")),
+    Effect.sync(() => new OneConnectionClient(filename, new StatementCache(filename, {}))),
     (client) => Effect.sync(() => client.close())
   )
