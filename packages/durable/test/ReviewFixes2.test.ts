@@ -311,15 +311,24 @@ describe("a stop that is half recorded", () => {
       Effect.gen(function* () {
         const store = file()
         const gate = yield* Deferred.make<void>()
+        // Completed by the model call itself, not polled for with `settle`: before the call, the run
+        // waits on libuv's thread pool (@effect/workflow hashes the execution id with
+        // crypto.subtle.digest), which a loaded machine can hold up for more event-loop turns than
+        // `settle` allows ("never settled" at load 9).
+        const called = yield* Deferred.make<void>()
         const model = yield* ScriptedModel.make([
-          () => Effect.as(Deferred.await(gate), ScriptedModel.text("never")),
+          () =>
+            Effect.zipRight(
+              Deferred.succeed(called, undefined),
+              Effect.as(Deferred.await(gate), ScriptedModel.text("never"))
+            ),
           ScriptedModel.text("ran on after Ctrl-C")
         ])
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
           const sql = yield* SqlClient.SqlClient
           const caller = yield* Effect.fork(sessions.run("s", "go"))
-          yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+          yield* Deferred.await(called)
           yield* sql`ALTER TABLE workflow_executions RENAME TO moved_away`
           yield* Fiber.interrupt(caller)
           yield* sql`ALTER TABLE moved_away RENAME TO workflow_executions`

@@ -17,12 +17,26 @@ const turn = Effect.zipRight(
 export const turns = (n: number): Effect.Effect<void> =>
   Effect.forEach(Array.from({ length: n }), () => turn, { discard: true })
 
-/** Event-loop turns until `check` holds; a defect after `limit` turns. */
+/**
+ * The least real time `settle` spins before it gives up, whatever its count of turns: what a check
+ * waits for may be on another thread (@effect/workflow hashes an execution's id with
+ * `crypto.subtle.digest`, on libuv's thread pool), which a loaded machine can keep from running for
+ * longer than thousands of turns take (about 10 µs each when nothing else is due: "never settled" at
+ * load 9). Generous, as for a real process, and within vitest's 60 s test timeout: only a check
+ * that never holds waits it out.
+ */
+const settleFloorMillis = 20_000
+
+/**
+ * Event-loop turns until `check` holds; a defect once `limit` turns and `settleFloorMillis` of real
+ * time have both passed.
+ */
 export const settle = <E, R>(check: Effect.Effect<boolean, E, R>, limit = 5_000): Effect.Effect<void, E, R> =>
   Effect.gen(function* () {
-    for (let n = 0; n < limit; n++) {
+    const start = performance.now()
+    for (let n = 0; ; n++) {
       if (yield* check) return
+      if (n >= limit && performance.now() - start >= settleFloorMillis) return yield* Effect.dieMessage("never settled")
       yield* turn
     }
-    return yield* Effect.dieMessage("never settled")
   })
