@@ -94,7 +94,7 @@ Entry.start({
   name: "loop benchmark",
   sections,
   report: (verdicts) => {
-    console.log("\n== Goals (issue 9), judged from the figures above")
+    console.log("\n== Goals (issue 9; the journaling goal is issue 13's), judged from the figures above")
     console.log(Report.verdicts(verdicts))
   }
 })
