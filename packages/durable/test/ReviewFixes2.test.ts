@@ -5,7 +5,7 @@
  * Real SQLite files; time is the TestClock.
  */
 import { AgentRun, DurableSessions, Engine, SqlEngine } from "@agent-kernel/durable"
-import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
+import { Content } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as LibsqlClient from "@effect/sql-libsql/LibsqlClient"
@@ -23,63 +23,10 @@ import * as TestClock from "effect/TestClock"
 import * as TestServices from "effect/TestServices"
 
 const TestServicesLive = TestServices.provideLive
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
+import * as Harness from "./engines.js"
 import { settle, turns } from "./eventLoop.js"
 
-const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
-
-const file = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "durable-fixes2-")), "agent.db")
-
-const invoked: Array<string> = []
-const tools: Toolbox.Service = {
-  definitions: Effect.succeed([]),
-  invoke: (call) =>
-    Effect.sync(() => {
-      invoked.push(call.id)
-      return Content.toolResult(call.id, "wrote")
-    })
-}
-
-/** DurableSessions with a `Bodies` map the test can see (and the workflow's registration, `AgentRun.layer`). */
-const sessionsWith = (
-  bodies: Map<string, AgentRun.Body>,
-  engine: Layer.Layer<Engine.Engine, Engine.StoreError>,
-  model: ScriptedModel.ScriptedModel,
-  registration: typeof AgentRun.layer = AgentRun.layer
-) =>
-  Layer.effect(DurableSessions.DurableSessions, DurableSessions.make).pipe(
-    Layer.provideMerge(registration),
-    Layer.provide(Layer.succeed(AgentRun.RunConfig, { model: "m", settings })),
-    Layer.provide(Layer.succeed(AgentRun.Bodies, bodies)),
-    Layer.provideMerge(engine),
-    Layer.provide(model.layer),
-    Layer.provide(Toolbox.layer(tools))
-  )
-
-/**
- * `AgentRun` registered with its bodies counted (`started`). A body started more than `limit` times dies at
- * once instead of running (a defect every engine records as the execution's result), so an engine that starts
- * a body again and again fails the test's count fast instead of spinning until the heap is gone.
- */
-const countedBodies = (limit: number) => {
-  const started = { count: 0 }
-  const registration: typeof AgentRun.layer = AgentRun.AgentRun.toLayer((payload, executionId) =>
-    Effect.suspend(() =>
-      ++started.count > limit
-        ? Effect.dieMessage(`a body started more than ${limit} times`)
-        : AgentRun.body(payload, executionId)
-    )
-  )
-  return { started, registration }
-}
-
-const engines = [
-  { name: "light engine", engine: () => Engine.layerSqlite(file()) },
-  { name: "memory engine", engine: () => Engine.layerMemory },
-  { name: "cluster engine (SQLite)", engine: () => Engine.layerClusterSqlite(file()) }
-] as const
+const { file, invoked, sessionsWith, engines } = Harness.make("durable-fixes2-")
 
 const executionStatuses = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.map(sql<{ readonly status: string }>`SELECT status FROM workflow_executions`, (rows) =>
@@ -139,7 +86,7 @@ describe("a run stopped in a durable wait, then the session's next run", () => {
         ScriptedModel.toolCalls({ id: "cancelled", name: "write", input: 1 }),
         ScriptedModel.text("revived")
       ])
-      const { started, registration } = countedBodies(20)
+      const { started, registration } = Harness.countedBodies(20)
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const first = yield* Effect.fork(sessions.run("s", "go"))
@@ -179,7 +126,7 @@ describe("a stopped run's body started again", () => {
           () => Effect.as(Deferred.await(gate), ScriptedModel.text("never")),
           ScriptedModel.text("next")
         ])
-        const { started, registration } = countedBodies(20)
+        const { started, registration } = Harness.countedBodies(20)
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
           const caller = yield* Effect.fork(sessions.run("s", "go"))

@@ -6,8 +6,8 @@
  * a stop racing the wake-up. Real SQLite files; time is the TestClock; bodies are counted and bounded (a hot
  * loop fails fast).
  */
-import { AgentRun, DurableSessions, Engine } from "@agent-kernel/durable"
-import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
+import { AgentRun, DurableSessions } from "@agent-kernel/durable"
+import { Content } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
@@ -16,61 +16,12 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
+import * as Harness from "./engines.js"
 import { settle, turns } from "./eventLoop.js"
 
-const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
-
-const file = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "durable-review6-")), "agent.db")
-
-const invoked: Array<string> = []
-const tools: Toolbox.Service = {
-  definitions: Effect.succeed([]),
-  invoke: (call) =>
-    Effect.sync(() => {
-      invoked.push(call.id)
-      return Content.toolResult(call.id, "wrote")
-    })
-}
-
-const sessionsWith = (
-  bodies: Map<string, AgentRun.Body>,
-  engine: Layer.Layer<Engine.Engine, Engine.StoreError>,
-  model: ScriptedModel.ScriptedModel,
-  registration: typeof AgentRun.layer = AgentRun.layer
-) =>
-  Layer.effect(DurableSessions.DurableSessions, DurableSessions.make).pipe(
-    Layer.provideMerge(registration),
-    Layer.provide(Layer.succeed(AgentRun.RunConfig, { model: "m", settings })),
-    Layer.provide(Layer.succeed(AgentRun.Bodies, bodies)),
-    Layer.provideMerge(engine),
-    Layer.provide(model.layer),
-    Layer.provide(Toolbox.layer(tools))
-  )
-
-/** `AgentRun` with its bodies counted; a body started more than `limit` times dies at once (no hot loop). */
-const countedBodies = (limit: number) => {
-  const started = { count: 0 }
-  const registration: typeof AgentRun.layer = AgentRun.AgentRun.toLayer((payload, executionId) =>
-    Effect.suspend(() =>
-      ++started.count > limit
-        ? Effect.dieMessage(`a body started more than ${limit} times`)
-        : AgentRun.body(payload, executionId)
-    )
-  )
-  return { started, registration }
-}
-
-const engines = [
-  { name: "light engine", engine: () => Engine.layerSqlite(file()) },
-  { name: "memory engine", engine: () => Engine.layerMemory },
-  { name: "cluster engine (SQLite)", engine: () => Engine.layerClusterSqlite(file()) }
-] as const
+const { invoked, sessionsWith, engines } = Harness.make("durable-review6-")
 
 const suspendingEngines = engines.filter((engine) => engine.name !== "light engine")
 
@@ -115,7 +66,7 @@ describe("a stop while a run is suspended on a JournalError", () => {
           ScriptedModel.toolCalls({ id: "cancelled", name: "write", input: 1 }),
           ScriptedModel.text("after the tool")
         ])
-        const { started, registration } = countedBodies(20)
+        const { started, registration } = Harness.countedBodies(20)
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
           const sql = yield* SqlClient.SqlClient
@@ -152,7 +103,7 @@ describe("two resumes at once of a run suspended on a JournalError", () => {
         ScriptedModel.text("done"),
         ScriptedModel.text("a second model call")
       ])
-      const { started, registration } = countedBodies(20)
+      const { started, registration } = Harness.countedBodies(20)
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const sql = yield* SqlClient.SqlClient
@@ -192,7 +143,7 @@ describe("Ctrl-C on the SECOND durable wait, then the next run, on every engine"
         ScriptedModel.toolCalls({ id: "revived", name: "write", input: 1 }),
         ScriptedModel.text("revived")
       ])
-      const { started, registration } = countedBodies(20)
+      const { started, registration } = Harness.countedBodies(20)
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const caller = yield* Effect.fork(sessions.run("s", "go"))
@@ -239,7 +190,7 @@ describe("delete or import while a caller awaits a run suspended in a durable wa
           ScriptedModel.toolCalls({ id: "gone", name: "write", input: 1 }),
           ScriptedModel.text("ran on")
         ])
-        const { started, registration } = countedBodies(20)
+        const { started, registration } = Harness.countedBodies(20)
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
           yield* sessions.run("t", "hi")
@@ -279,7 +230,7 @@ describe("a second caller of a run its first caller stops", () => {
         () => Effect.as(Deferred.await(gate), ScriptedModel.text("never")),
         ScriptedModel.text("next")
       ])
-      const { started, registration } = countedBodies(20)
+      const { started, registration } = Harness.countedBodies(20)
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const first = yield* Effect.fork(sessions.run("s", "go"))
@@ -334,7 +285,7 @@ describe("probe: a run suspended on a JournalError while the store stays broken"
           ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
           ScriptedModel.text("done")
         ])
-        const { started, registration } = countedBodies(20)
+        const { started, registration } = Harness.countedBodies(20)
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
           const sql = yield* SqlClient.SqlClient
@@ -389,7 +340,7 @@ describe("probe: a stop racing the wake-up, on every engine", () => {
           ScriptedModel.text("woke"),
           ScriptedModel.text("next")
         ])
-        const { started, registration } = countedBodies(20)
+        const { started, registration } = Harness.countedBodies(20)
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
           const caller = yield* Effect.fork(sessions.run("s", "go"))
@@ -430,7 +381,7 @@ describe("a run marked stopped while suspended on a wait whose deadline then pas
         ScriptedModel.text("woke")
       ])
       const bodies = new Map<string, AgentRun.Body>()
-      const { started, registration } = countedBodies(20)
+      const { started, registration } = Harness.countedBodies(20)
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const caller = yield* Effect.fork(sessions.run("s", "go"))
