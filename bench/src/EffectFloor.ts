@@ -17,17 +17,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import type * as PlainLoop from "./PlainLoop.js"
 import * as Script from "./Script.js"
-
-type Block =
-  | { readonly type: "text"; readonly text: string }
-  | { readonly type: "tool_use"; readonly id: string; readonly name: string; readonly input: Script.Input }
-  | { readonly type: "tool_result"; readonly tool_use_id: string; readonly content: string; readonly is_error: boolean }
-
-interface Message {
-  readonly role: "user" | "assistant"
-  readonly content: ReadonlyArray<Block>
-}
 
 /**
  * What the loop adds to a bare `Effect.gen` around each call.
@@ -57,7 +48,7 @@ const spanOptions = { captureStackTrace: false } as const
  * @since 0.1.0
  * @category running
  */
-export const run = (steps: number, options: Options): Effect.Effect<ReadonlyArray<Message>> => {
+export const run = (steps: number, options: Options): Effect.Effect<ReadonlyArray<PlainLoop.Message>> => {
   const { variant } = options
   const latencyMs = options.latencyMs ?? 0
   const forked = variant === "forked" || variant === "traced"
@@ -69,7 +60,7 @@ export const run = (steps: number, options: Options): Effect.Effect<ReadonlyArra
   const loop = Effect.suspend(() => {
     const counted: Script.Counted = { model: 0, tool: 0 }
     const model = Effect.suspend(() => {
-      const reply = Effect.sync((): Message => {
+      const reply = Effect.sync((): PlainLoop.Message => {
         const call = counted.model++
         return Script.wantsTool(call, steps)
           ? {
@@ -81,16 +72,16 @@ export const run = (steps: number, options: Options): Effect.Effect<ReadonlyArra
       return latencyMs > 0 ? Effect.zipRight(Effect.sleep(latencyMs), reply) : reply
     })
     const tool = (id: string, input: Script.Input) =>
-      Effect.sync((): Block => {
+      Effect.sync((): PlainLoop.Block => {
         counted.tool++
         return { type: "tool_result", tool_use_id: id, content: Script.echo(input), is_error: false }
       })
     return Effect.gen(function* () {
-      const history: Array<Message> = [{ role: "user", content: [{ type: "text", text: Script.prompt }] }]
+      const history: Array<PlainLoop.Message> = [{ role: "user", content: [{ type: "text", text: Script.prompt }] }]
       while (true) {
         const message = yield* around("model", model)
         history.push(message)
-        const results: Array<Block> = []
+        const results: Array<PlainLoop.Block> = []
         for (const block of message.content)
           if (block.type === "tool_use") results.push(yield* around("tool", tool(block.id, block.input)))
         if (results.length === 0) break

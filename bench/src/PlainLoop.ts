@@ -8,12 +8,24 @@
 import { setTimeout as sleep } from "node:timers/promises"
 import * as Script from "./Script.js"
 
-type Block =
+/**
+ * A content block of the scenario's messages, in the kernel's shape.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Block =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "tool_use"; readonly id: string; readonly name: string; readonly input: Script.Input }
   | { readonly type: "tool_result"; readonly tool_use_id: string; readonly content: string; readonly is_error: boolean }
 
-interface Message {
+/**
+ * A message of the scenario's history, in the kernel's shape.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Message {
   readonly role: "user" | "assistant"
   readonly content: ReadonlyArray<Block>
 }
