@@ -22,23 +22,9 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
-import { pgLayer, postgresUrl } from "../../cluster/test/postgres.js"
+import { ownDatabase, pgLayer } from "../../cluster/test/postgres.js"
 import * as Store from "../src/internal/store.js"
 import { settle } from "./eventLoop.js"
-
-let databases = 0
-
-/** A database of this test's own, so no other test's engine holds its lock. */
-const ownDatabase = Effect.gen(function* () {
-  const name = `durable_owner_${Date.now()}_${databases++}`
-  yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)).pipe(
-    Effect.provide(pgLayer()),
-    Effect.scoped
-  )
-  const url = new URL(postgresUrl())
-  url.pathname = `/${name}`
-  return { url: url.toString(), name }
-})
 
 const poolOn = (url: string, maxConnections: number) => PgClient.layer({ url: Redacted.make(url), maxConnections })
 
@@ -115,7 +101,7 @@ describe("Engine.layerSql's Postgres owner lock", () => {
     "the lock's session ends during a model call: nothing is written after, the run fails unfinished, a second engine resumes it",
     () =>
       Effect.gen(function* () {
-        const { url, name } = yield* ownDatabase
+        const { url, name } = yield* ownDatabase("durable_owner")
         const reached = yield* Deferred.make<void>()
         const release = yield* Deferred.make<void>()
         const first = yield* Scope.make()
@@ -165,7 +151,7 @@ describe("Engine.layerSql's Postgres owner lock", () => {
 
   it.scoped("a pool of one connection runs the store: the lock's connection runs every statement of it", () =>
     Effect.gen(function* () {
-      const { url } = yield* ownDatabase
+      const { url } = yield* ownDatabase("durable_owner")
       const outcome = yield* Effect.flatMap(DurableSessions.DurableSessions, (all) => all.run("s", "go")).pipe(
         Effect.provide(sessionsOn(Engine.layerSql().pipe(Layer.provideMerge(poolOn(url, 1))), modelAnswering("done"))),
         Effect.scoped
@@ -178,7 +164,7 @@ describe("Engine.layerSql's Postgres owner lock", () => {
     "an interrupted statement of the store is cancelled on the server, and the next one runs after its reply",
     () =>
       Effect.gen(function* () {
-        const { url, name } = yield* ownDatabase
+        const { url, name } = yield* ownDatabase("durable_owner")
         const observer = Context.get(yield* Layer.build(pgLayer()), SqlClient.SqlClient)
         const sleeping = Effect.map(
           observer<{ readonly n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
@@ -202,7 +188,7 @@ describe("Engine.layerSql's Postgres owner lock", () => {
     "a transaction of the store on its one connection holds it: another fiber's statement is not rolled back with it",
     () =>
       Effect.gen(function* () {
-        const { url } = yield* ownDatabase
+        const { url } = yield* ownDatabase("durable_owner")
         yield* Effect.gen(function* () {
           const sql = yield* storeClient
           yield* sql`CREATE TABLE notes (note TEXT NOT NULL)`

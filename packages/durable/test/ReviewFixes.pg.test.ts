@@ -18,20 +18,8 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
-import { pgLayer, postgresUrl } from "../../cluster/test/postgres.js"
+import { ownDatabase } from "../../cluster/test/postgres.js"
 import { settle } from "./eventLoop.js"
-
-/** A database of this file's own, so no other test's engine holds its lock. */
-const ownDatabase = Effect.gen(function* () {
-  const name = `durable_review_${Date.now()}`
-  yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)).pipe(
-    Effect.provide(pgLayer()),
-    Effect.scoped
-  )
-  const url = new URL(postgresUrl())
-  url.pathname = `/${name}`
-  return url.toString()
-})
 
 const engineOn = (url: string) =>
   Engine.layerSql().pipe(Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 2 })))
@@ -39,7 +27,7 @@ const engineOn = (url: string) =>
 describe("Engine.layerSql on Postgres", () => {
   it.scoped("a second process on the same database gets a StoreError (locked) until the first closes", () =>
     Effect.gen(function* () {
-      const url = yield* ownDatabase
+      const { url } = yield* ownDatabase("durable_review")
       const first = yield* Scope.make()
       yield* Layer.buildWithScope(engineOn(url), first)
       const refused = yield* Effect.flip(Effect.scoped(Layer.build(engineOn(url))))
@@ -54,7 +42,7 @@ describe("Engine.layerSql on Postgres", () => {
 
   it.scoped("a run with a durable retry wait completes on the light engine over Postgres", () =>
     Effect.gen(function* () {
-      const url = yield* ownDatabase
+      const { url } = yield* ownDatabase("durable_review")
       const model = yield* ScriptedModel.make([
         ScriptedModel.rateLimited({ retryAfterMs: 1_500 }),
         ScriptedModel.text("done")

@@ -13,18 +13,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
-import { pgLayer, postgresUrl } from "../../cluster/test/postgres.js"
-
-const ownDatabase = Effect.gen(function* () {
-  const name = `durable_fixes2_${Date.now()}`
-  yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)).pipe(
-    Effect.provide(pgLayer()),
-    Effect.scoped
-  )
-  const url = new URL(postgresUrl())
-  url.pathname = `/${name}`
-  return { url: url.toString(), name }
-})
+import { ownDatabase, pgLayer } from "../../cluster/test/postgres.js"
 
 const engineOn = (url: string) =>
   Engine.layerSql().pipe(Layer.provideMerge(PgClient.layer({ url: Redacted.make(url), maxConnections: 2 })))
@@ -32,7 +21,7 @@ const engineOn = (url: string) =>
 describe("Engine.layerSql's Postgres lock", () => {
   it.scoped("the owner's lock connection dies: the owner stops writing, or a second process is still refused", () =>
     Effect.gen(function* () {
-      const { url, name } = yield* ownDatabase
+      const { url, name } = yield* ownDatabase("durable_fixes2")
       const first = yield* Scope.make()
       const owner = yield* Layer.buildWithScope(engineOn(url), first)
       // The server ends the lock's session (a restart, idle_session_timeout, a network cut, pg_terminate_backend).

@@ -23,23 +23,9 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { pgLayer, postgresUrl } from "../../cluster/test/postgres.js"
+import { ownDatabase, pgLayer } from "../../cluster/test/postgres.js"
 import * as Store from "../src/internal/store.js"
 import { settle } from "./eventLoop.js"
-
-let databases = 0
-
-/** A database of this test's own, so no other test's engine holds its lock. */
-const ownDatabase = Effect.gen(function* () {
-  const name = `review_pg6_${Date.now()}_${databases++}`
-  yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)).pipe(
-    Effect.provide(pgLayer()),
-    Effect.scoped
-  )
-  const url = new URL(postgresUrl())
-  url.pathname = `/${name}`
-  return { url: url.toString(), name }
-})
 
 const poolOn = (url: string, maxConnections: number) => PgClient.layer({ url: Redacted.make(url), maxConnections })
 
@@ -80,7 +66,7 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
     "a statement the server refuses with 08P01 at ERROR (too many parameters) leaves the session alive: the layer must not call its lock lost",
     () =>
       Effect.gen(function* () {
-        const { url, name } = yield* ownDatabase
+        const { url, name } = yield* ownDatabase("review_pg6")
         const observer = Context.get(yield* Layer.build(pgLayer()), SqlClient.SqlClient)
         const sql = yield* layerClient(url, yield* Effect.scope)
         // An app's bulk statement over the layer's client with more than 65,535 parameters: the
@@ -102,7 +88,7 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
     "a stream on the layer's client whose rows run another statement does not wait for ever (it did over the pool)",
     () =>
       Effect.gen(function* () {
-        const { url } = yield* ownDatabase
+        const { url } = yield* ownDatabase("review_pg6")
         const sql = yield* appClient(url, yield* Effect.scope)
         const counted = yield* Effect.exit(
           within(
@@ -118,7 +104,7 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
 
   it.scopedLive("the layer's SqlClient keeps the app's pool's transforms", () =>
     Effect.gen(function* () {
-      const { url } = yield* ownDatabase
+      const { url } = yield* ownDatabase("review_pg6")
       const scope = yield* Effect.scope
       const pool = PgClient.layer({ url: Redacted.make(url), maxConnections: 2, transformResultNames: snakeToCamel })
       const sql = Context.get(yield* layerContext(url, scope, pool), SqlClient.SqlClient)
@@ -130,7 +116,7 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
     "an interrupted statement that waits on another session's lock does not hold up every later statement (it was cancelled over the pool)",
     () =>
       Effect.gen(function* () {
-        const { url, name } = yield* ownDatabase
+        const { url, name } = yield* ownDatabase("review_pg6")
         const observerContext = yield* Layer.build(poolOn(url, 2))
         const observer = Context.get(observerContext, SqlClient.SqlClient)
         // Another session (an operator, another app) holds a lock the layer's statement will wait on.
@@ -156,7 +142,7 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
 
   it.scopedLive("closing the layer does not wait for an interrupted statement still blocked on the server", () =>
     Effect.gen(function* () {
-      const { url, name } = yield* ownDatabase
+      const { url, name } = yield* ownDatabase("review_pg6")
       const observer = Context.get(yield* Layer.build(poolOn(url, 2)), SqlClient.SqlClient)
       const holder = yield* observer.reserve
       yield* holder.execute("SELECT pg_advisory_lock(4243)", [], undefined)
@@ -183,7 +169,7 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
     "closing the layer while a statement of the store is stuck on the server ends the owner's session after a bound: the lock is freed",
     () =>
       Effect.gen(function* () {
-        const { url, name } = yield* ownDatabase
+        const { url, name } = yield* ownDatabase("review_pg6")
         const observer = Context.get(yield* Layer.build(poolOn(url, 2)), SqlClient.SqlClient)
         const holder = yield* observer.reserve
         yield* holder.execute("SELECT pg_advisory_lock(4244)", [], undefined)
@@ -211,7 +197,7 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
     "the layer's client refuses statements once the layer is closed (its connection went back to the pool)",
     () =>
       Effect.gen(function* () {
-        const { url } = yield* ownDatabase
+        const { url } = yield* ownDatabase("review_pg6")
         // The app's pool outlives the layer (as a pool shared with the app's own queries does).
         const pool = yield* Layer.build(poolOn(url, 2))
         const layerScope = yield* Scope.make()
