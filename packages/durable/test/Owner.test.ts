@@ -25,6 +25,17 @@ describe("Owner.sessionEnded", () => {
     expect(sessionEnded(new Error("Client was closed and is not queryable"))).toBe(true)
   })
 
+  it("the socket died under the statement in flight (a reset, a keepalive timeout, a write to a closed socket)", () => {
+    // What pg's client gives the active query then: the socket's own error, with a system code and no severity.
+    const socketError = (syscall: string, code: string) =>
+      Object.assign(new Error(`${syscall} ${code}`), { code, errno: -104, syscall })
+    expect(sessionEnded(socketError("read", "ECONNRESET"))).toBe(true)
+    expect(sessionEnded(socketError("read", "ETIMEDOUT"))).toBe(true)
+    expect(sessionEnded(socketError("write", "EPIPE"))).toBe(true)
+    // A code the client's socket never fails a statement with says nothing of the connection.
+    expect(sessionEnded(socketError("open", "ENOENT"))).toBe(false)
+  })
+
   it("a statement's own error at ERROR leaves the session and its lock alive, a class-08 code included", () => {
     expect(sessionEnded(pgError("ERROR", "23505"))).toBe(false)
     expect(sessionEnded(pgError("ERROR", "42601"))).toBe(false)

@@ -26,6 +26,16 @@ const ServerError = Schema.Struct({ severity: Schema.String, code: Schema.option
 const ClientError = Schema.Struct({ message: Schema.String })
 
 /**
+ * A statement in flight when the socket died: `pg` fails it with the
+ * socket's own error (a reset, a keepalive timeout, a write to a closed
+ * socket), which has a system `code` and `syscall` and no severity.
+ */
+const SocketError = Schema.Struct({
+  syscall: Schema.String,
+  code: Schema.Literal("ECONNRESET", "ETIMEDOUT", "EPIPE", "ECONNABORTED", "EHOSTUNREACH", "ENETUNREACH")
+})
+
+/**
  * The messages of the `pg` client once its connection is gone: the socket
  * closed ("Connection terminated", "… unexpectedly"), or the client was
  * ended or broke and refuses statements ("… is not queryable").
@@ -42,7 +52,10 @@ const connectionGone = /Connection terminated|not queryable/
  * At ERROR the session goes on, whatever the SQLSTATE: a constraint, a
  * cancelled statement, or a class-08 code such as 08P01 for a statement of
  * more than 65,535 parameters. An error of the client ends it only when its
- * connection is gone (`connectionGone`). Anything else leaves the lock held:
+ * connection is gone: the socket died under the statement (`SocketError`;
+ * the server ends the session once it sees the connection gone, and this
+ * client cannot reach it again either way) or the client says so
+ * (`connectionGone`). Anything else leaves the lock held:
  * taking a live session for ended would refuse every statement while the
  * lock stays held, and a session that did end fails its next statement
  * anyway (the connection accepts nothing), with an error this recognises.
@@ -53,6 +66,7 @@ export const sessionEnded = (cause: unknown): boolean =>
   Option.match(Schema.decodeUnknownOption(ServerError)(cause), {
     onSome: ({ severity, code }) => severity === "FATAL" || severity === "PANIC" || code?.startsWith("57P") === true,
     onNone: () =>
+      Option.isSome(Schema.decodeUnknownOption(SocketError)(cause)) ||
       Option.match(Schema.decodeUnknownOption(ClientError)(cause), {
         onNone: () => false,
         onSome: ({ message }) => connectionGone.test(message)
