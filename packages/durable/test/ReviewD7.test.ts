@@ -4,11 +4,12 @@
  * of call "b" only, so call "a" is claimed, invoked and journaled first. Real SQLite files; TestClock.
  */
 import { AgentRun, DurableSessions, Engine } from "@agent-kernel/durable"
-import { Content, Toolbox } from "@agent-kernel/kernel"
+import { Content, type RunOutcome, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
+import type * as Either from "effect/Either"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -197,12 +198,54 @@ describe("resume of a run suspended on a JournalError, the store working again, 
   )
 })
 
-describe("a Ctrl-C whose record fails, on the cluster engine, then the store works again and the process restarts", () => {
-  // The README: the stop did not happen; on the memory and cluster engines the body ends with that JournalError,
-  // "which `resume` answers again". The cluster engine keeps that result in the database: after the store
-  // recovered, and after a restart, `resume` still fails and `run` says RunPending, so the session can take no
-  // input again until it is deleted or imported over.
-  it.scoped("the session runs again once the store works (a fresh engine over the same file)", () =>
+/** `status` of a resume's answer, or the error it failed with. */
+const statusOf = (
+  answer: Either.Either<Option.Option<RunOutcome.RunOutcome>, { readonly _tag: string; readonly message: string }>
+) =>
+  answer._tag === "Right"
+    ? Option.getOrElse(
+        Option.map(answer.right, (o): string => o.status),
+        () => "none"
+      )
+    : `${answer.left._tag}: ${answer.left.message}`
+
+const breakStopRecord = (sql: SqlClient.SqlClient) =>
+  sql`CREATE TRIGGER no_stop BEFORE UPDATE ON agent_sessions WHEN NEW.status = 'interrupted' BEGIN SELECT RAISE(ABORT, 'broken'); END`
+
+describe("a Ctrl-C whose record fails, then the store works again", () => {
+  // The stop did not happen when its record failed; on the memory and cluster engines the body ends with that
+  // JournalError, which the engine keeps as the run's result. Before the fix `resume` answered it again for
+  // ever and `run` said RunPending: the session took no input again until it was deleted or imported over.
+  // The user did ask to stop: `resume` records the stop now and answers the stopped run; the next input runs.
+  it.scoped.each(suspendingEngines)("$name: resume ends the run stopped, then the session takes input", ({ engine }) =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const model = yield* ScriptedModel.make([
+        () => Effect.as(Deferred.await(gate), ScriptedModel.text("never")),
+        ScriptedModel.text("next")
+      ])
+      const { registration } = Harness.countedBodies(20)
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        yield* breakStopRecord(sql)
+        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* joinPolling(yield* Effect.fork(Fiber.interrupt(caller)), 10)
+        yield* turns(100)
+        yield* sql`DROP TRIGGER no_stop`
+        const resumed = yield* joinPolling(yield* Effect.fork(Effect.either(sessions.resume("s"))), 10)
+        const next = yield* joinPolling(yield* Effect.fork(sessions.run("s", "again")), 10)
+        const [listed] = yield* sessions.list
+        assert.deepStrictEqual(
+          { resumed: statusOf(resumed), next: [next.status, next.final_text], listed: listed?.status },
+          { resumed: "interrupted", next: ["completed", "next"], listed: "completed" }
+        )
+      }).pipe(Effect.provide(sessionsWith(engine(), model, registration)), Effect.scoped)
+    })
+  )
+
+  it.scoped("cluster engine: the run ends stopped after a restart (a fresh engine over the same file)", () =>
     Effect.gen(function* () {
       const { file } = Harness.make("durable-review-d7-brick-")
       const db = file()
@@ -218,7 +261,7 @@ describe("a Ctrl-C whose record fails, on the cluster engine, then the store wor
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const sql = yield* SqlClient.SqlClient
-        yield* sql`CREATE TRIGGER no_stop BEFORE UPDATE ON agent_sessions WHEN NEW.status = 'interrupted' BEGIN SELECT RAISE(ABORT, 'broken'); END`
+        yield* breakStopRecord(sql)
         const caller = yield* Effect.fork(sessions.run("s", "go"))
         yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
         yield* joinPolling(yield* Effect.fork(Fiber.interrupt(caller)), 10)
@@ -227,17 +270,11 @@ describe("a Ctrl-C whose record fails, on the cluster engine, then the store wor
       }).pipe(Effect.provide(sessionsWith(engine(), model, registration)), Effect.scoped)
       const afterRestart = yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
-        return yield* joinPolling(yield* Effect.fork(Effect.either(sessions.resume("s"))), 10)
+        const resumed = yield* joinPolling(yield* Effect.fork(Effect.either(sessions.resume("s"))), 10)
+        const next = yield* joinPolling(yield* Effect.fork(sessions.run("s", "again")), 10)
+        return { resumed: statusOf(resumed), next: [next.status, next.final_text] }
       }).pipe(Effect.provide(sessionsWith(engine(), model, registration)), Effect.scoped)
-      assert.deepStrictEqual(
-        afterRestart._tag === "Right"
-          ? Option.getOrElse(
-              Option.map(afterRestart.right, (o): string => o.status),
-              () => "none"
-            )
-          : `${afterRestart.left._tag}: ${afterRestart.left.message}`,
-        "completed"
-      )
+      assert.deepStrictEqual(afterRestart, { resumed: "interrupted", next: ["completed", "resumed"] })
     })
   )
 })
