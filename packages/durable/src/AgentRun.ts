@@ -269,6 +269,29 @@ export const outcomeIfOver = (
   Effect.map(Store.get(payload.session_id), (row) => overOutcome(row, payload))
 
 /**
+ * Ends run `payload` as stopped once its caller's stop could not be recorded
+ * (its body ended with a `JournalError` of reason `stop-not-recorded`, which
+ * the memory and cluster engines keep as the run's result): the stop is
+ * recorded now (`Store.interrupted`; the state the body held is gone, so the
+ * session keeps the state last written), and the outcome is `stoppedOutcome`.
+ * The session takes input again. A store still failing fails with its
+ * `StoreError`, the run still unfinished.
+ *
+ * @since 0.3.0
+ * @category workflows
+ */
+export const recordStopAgain = (
+  payload: Payload
+): Effect.Effect<RunOutcome.RunOutcome, Store.StoreError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const at = yield* Clock.currentTimeMillis
+    // Records nothing when the run is over for the store already (another caller recorded it meanwhile).
+    yield* Store.interrupted(payload, null, at)
+    const row = yield* Store.get(payload.session_id)
+    return Option.getOrElse(overOutcome(row, payload), () => stoppedOutcome(payload, Store.lifeState(row, payload), at))
+  })
+
+/**
  * The `JournalError` a result says the run is suspended on, if it does. On an
  * engine that journals whatever a step or a body ends with (the memory and
  * cluster engines), a body suspends on a journal failure, with the failure as
@@ -416,7 +439,7 @@ export const body = (
       const state = session === undefined ? null : yield* session.state
       yield* Effect.catchAll(
         Effect.flatMap(Clock.currentTimeMillis, (at) => Store.interrupted(payload, state, at)),
-        SqlEngineInternal.fail("record the stop", executionId)
+        SqlEngineInternal.fail("record the stop", executionId, "stop-not-recorded")
       )
     })
     // A stopped run (see `Bodies`) executes no step: a step of its journal replays, but one that would execute

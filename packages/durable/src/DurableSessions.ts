@@ -155,7 +155,8 @@ export interface Service {
   ) => Effect.Effect<RunOutcome.RunOutcome, RunPending | Store.StoreError | SqlEngine.JournalError>
   /**
    * Finishes the session's unfinished run, if it has one (waking it when it is suspended on a journal
-   * failure); `None` if it has none.
+   * failure); `None` if it has none. A run its caller stopped whose stop's record failed ends now, its
+   * stop recorded (`AgentRun.recordStopAgain`).
    */
   readonly resume: (
     id: string
@@ -258,7 +259,13 @@ export const make: Effect.Effect<
       context
     ).pipe(
       // The engine's interface has no error channel: a journal failure reaches here as a defect.
-      Effect.catchSomeDefect((defect) => Option.map(SqlEngineInternal.asJournalError(defect), Effect.fail))
+      Effect.catchSomeDefect((defect) => Option.map(SqlEngineInternal.asJournalError(defect), Effect.fail)),
+      // The run's caller stopped it but the stop's record failed: the memory and cluster engines keep that
+      // failure as the run's result, answered to every later caller, and the session (its run unfinished)
+      // would take no input again. The user did ask to stop: the stop is recorded now, and the run ends so.
+      Effect.catchIf(SqlEngineInternal.isStopNotRecorded, () =>
+        Effect.provide(AgentRun.recordStopAgain(payload), context)
+      )
     )
   // The executions of a life's runs 1..runs (the id derives from the session, its life and the run alone).
   const executionsOf = (id: string, life: string | null, runs: number) =>

@@ -22,14 +22,37 @@ import * as Store from "./store.js"
 
 /**
  * The journal cannot be read or written: the database failed, or a row does
- * not decode (a garbage payload, exit or deadline).
+ * not decode (a garbage payload, exit or deadline). `reason`
+ * `stop-not-recorded`: the write recording a caller's stop (Ctrl-C) failed, so
+ * the run is not over for the store though its caller asked to stop it; a
+ * later `resume` records the stop (see `DurableSessions`).
  *
  * @internal
  */
 export class JournalError extends Schema.TaggedError<JournalError>("@agent-kernel/durable/JournalError")(
   "JournalError",
-  { message: Schema.String, execution_id: Schema.optional(Schema.String) }
-) {}
+  {
+    message: Schema.String,
+    execution_id: Schema.optional(Schema.String),
+    reason: Schema.optional(Schema.Literal("stop-not-recorded"))
+  }
+) {
+  // The memory and cluster engines journal a defect's name and message only (`Schema.Defect`): the name
+  // carries the reason through the journal, so `asJournalError` gives it back.
+  override get name(): string {
+    return this.reason === undefined ? "JournalError" : stopNotRecordedName
+  }
+}
+
+const stopNotRecordedName = "JournalError.StopNotRecorded"
+
+/**
+ * Whether `error` is the failure to record a caller's stop (see `JournalError`).
+ *
+ * @internal
+ */
+export const isStopNotRecorded = (error: unknown): error is JournalError =>
+  error instanceof JournalError && error.reason === "stop-not-recorded"
 
 /**
  * The `JournalError` a defect is, if it is one: the error itself, or what an
@@ -44,7 +67,9 @@ export const asJournalError = (defect: unknown): Option.Option<JournalError> =>
     ? Option.some(defect)
     : defect instanceof Error && defect.name === "JournalError"
       ? Option.some(new JournalError({ message: defect.message }))
-      : Option.none()
+      : defect instanceof Error && defect.name === stopNotRecordedName
+        ? Option.some(new JournalError({ message: defect.message, reason: "stop-not-recorded" }))
+        : Option.none()
 
 /**
  * One write to the journal, as an engine's `beforeWrite` hook sees it.
@@ -253,12 +278,13 @@ const messageOf = (error: unknown): string =>
  * @internal
  */
 export const fail =
-  (what: string, executionId: string | undefined = undefined) =>
+  (what: string, executionId: string | undefined = undefined, reason: JournalError["reason"] = undefined) =>
   (error: unknown): Effect.Effect<never> =>
     Effect.die(
       new JournalError({
         message: `${what}: ${messageOf(error)}`,
-        ...(executionId === undefined ? {} : { execution_id: executionId })
+        ...(executionId === undefined ? {} : { execution_id: executionId }),
+        ...(reason === undefined ? {} : { reason })
       })
     )
 

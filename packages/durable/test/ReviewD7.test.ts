@@ -1,0 +1,280 @@
+/**
+ * Review of durable7: concurrent tool calls (toolConcurrency 2) where one call's claim fails mid-fan-out and the
+ * run is then stopped (Ctrl-C) or resumed, on the memory and cluster engines. A SQLite trigger fails the claim
+ * of call "b" only, so call "a" is claimed, invoked and journaled first. Real SQLite files; TestClock.
+ */
+import { AgentRun, DurableSessions, Engine } from "@agent-kernel/durable"
+import { Content, type RunOutcome, Toolbox } from "@agent-kernel/kernel"
+import { ScriptedModel } from "@agent-kernel/kernel/testing"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import type * as Either from "effect/Either"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import * as Harness from "./engines.js"
+import { settle, turns } from "./eventLoop.js"
+
+const { invoked, engines } = Harness.make("durable-review-d7-")
+const suspendingEngines = engines.filter((engine) => engine.name !== "light engine")
+
+const tools: Toolbox.Service = {
+  definitions: Effect.succeed([]),
+  invoke: (call) =>
+    Effect.sync(() => {
+      invoked.push(call.id)
+      return Content.toolResult(call.id, "wrote")
+    })
+}
+
+const sessionsWith = (
+  engine: Parameters<ReturnType<typeof Harness.make>["sessionsWith"]>[1],
+  model: ScriptedModel.ScriptedModel,
+  registration: typeof AgentRun.layer
+) =>
+  Layer.effect(DurableSessions.DurableSessions, DurableSessions.make).pipe(
+    Layer.provideMerge(registration),
+    Layer.provide(Layer.succeed(AgentRun.RunConfig, { model: "m", settings: Harness.settings, toolConcurrency: 2 })),
+    Layer.provide(Layer.succeed(AgentRun.Bodies, new Map<string, AgentRun.Body>())),
+    Layer.provideMerge(engine),
+    Layer.provide(model.layer),
+    Layer.provide(Toolbox.layer(tools))
+  )
+
+const executionOf = (id: string, run: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{ readonly life: string | null }>`SELECT life FROM agent_sessions WHERE id = ${id}`
+    return yield* AgentRun.AgentRun.executionId({
+      session_id: id,
+      ...(row?.life == null ? {} : { life: row.life }),
+      run,
+      input: Content.userText("")
+    })
+  })
+
+const suspendedOnJournal = (executionId: string) =>
+  Effect.map(AgentRun.AgentRun.poll(executionId), (result) => Option.isSome(AgentRun.suspendedOn(result)))
+
+const joinPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 30) =>
+  Effect.gen(function* () {
+    for (let n = 0; n < seconds && Option.isNone(yield* Fiber.poll(fiber)); n++) {
+      yield* turns(20)
+      yield* TestClock.adjust("1 second")
+    }
+    return yield* Fiber.join(fiber)
+  })
+
+/** The ids of the tool_use blocks of `history` that no later tool_result answers. */
+const unanswered = (history: Content.History) => {
+  const open = new Set<string>()
+  for (const message of history) {
+    if (typeof message.content === "string") continue
+    for (const block of message.content) {
+      if (block.type === "tool_use") open.add(block.id)
+      if (block.type === "tool_result") open.delete(block.tool_use_id)
+    }
+  }
+  return [...open]
+}
+
+const failClaimOfB = (sql: SqlClient.SqlClient) =>
+  sql`CREATE TRIGGER fail_b BEFORE INSERT ON agent_tool_calls WHEN NEW.call_id LIKE '%/b' BEGIN SELECT RAISE(ABORT, 'broken'); END`
+
+describe("one claim of a fan-out fails (toolConcurrency 2)", () => {
+  it.scoped.each(suspendingEngines)("$name: Ctrl-C then: b never invoked, every tool_use answered", ({ engine }) =>
+    Effect.gen(function* () {
+      invoked.length = 0
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }, { id: "b", name: "write", input: 2 }),
+        ScriptedModel.text("after the tools")
+      ])
+      const { started, registration } = Harness.countedBodies(20)
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        yield* failClaimOfB(sql)
+        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        const executionId = yield* Effect.zipRight(
+          settle(Effect.map(model.calls, (calls) => calls.length === 1)),
+          executionOf("s", 1)
+        )
+        yield* settle(suspendedOnJournal(executionId))
+        yield* sql`DROP TRIGGER fail_b`
+        yield* joinPolling(yield* Effect.fork(Fiber.interrupt(caller)), 10)
+        yield* turns(200)
+        const [listed] = yield* sessions.list
+        const history = Option.getOrThrow(yield* sessions.state("s")).history
+        const claims = yield* sql<{ readonly call_id: string }>`SELECT call_id FROM agent_tool_calls ORDER BY call_id`
+        assert.deepStrictEqual(
+          {
+            invokedB: invoked.filter((id) => id === "b"),
+            calls: (yield* model.calls).length,
+            status: listed?.status,
+            unanswered: unanswered(history),
+            claims: claims.map((c) => c.call_id)
+          },
+          {
+            invokedB: [],
+            calls: 1,
+            status: "interrupted",
+            unanswered: [],
+            claims: invoked.includes("a") ? ["1/1/a"] : []
+          }
+        )
+        assert.isAtMost(started.count, 3, `bodies started: ${started.count}`)
+      }).pipe(Effect.provide(sessionsWith(engine(), model, registration)), Effect.scoped)
+    })
+  )
+
+  it.scoped.each(suspendingEngines)("$name: no stop, resume once the store works: a once, b once", ({ engine }) =>
+    Effect.gen(function* () {
+      invoked.length = 0
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }, { id: "b", name: "write", input: 2 }),
+        ScriptedModel.text("after the tools")
+      ])
+      const { started, registration } = Harness.countedBodies(20)
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        yield* failClaimOfB(sql)
+        const failed = yield* joinPolling(yield* Effect.fork(Effect.flip(sessions.run("s", "go"))))
+        assert.strictEqual(failed._tag, "JournalError")
+        yield* sql`DROP TRIGGER fail_b`
+        const outcome = yield* joinPolling(yield* Effect.fork(sessions.resume("s")))
+        const history = Option.getOrThrow(yield* sessions.state("s")).history
+        assert.deepStrictEqual(
+          {
+            outcome: Option.map(outcome, (o) => o.final_text),
+            invoked: [...invoked].sort(),
+            calls: (yield* model.calls).length,
+            unanswered: unanswered(history).join(",")
+          },
+          { outcome: Option.some("after the tools"), invoked: ["a", "b"], calls: 2, unanswered: "" }
+        )
+        assert.isAtMost(started.count, 4, `bodies started: ${started.count}`)
+      }).pipe(Effect.provide(sessionsWith(engine(), model, registration)), Effect.scoped)
+    })
+  )
+})
+
+describe("resume of a run suspended on a JournalError, the store working again, the clock moving at once", () => {
+  // The caller's poll (`journalFailure`) first reads the engine's result a second after `resume` woke the run:
+  // if the engine still answers the old suspension then, the caller fails with the old JournalError while the
+  // woken run goes on without it.
+  it.scoped.each(suspendingEngines)("$name: the resume gets the outcome, not the old failure", ({ engine }) =>
+    Effect.gen(function* () {
+      invoked.length = 0
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
+        ScriptedModel.text("done")
+      ])
+      const { registration } = Harness.countedBodies(20)
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`ALTER TABLE agent_tool_calls RENAME TO moved_away`
+        const failed = yield* joinPolling(yield* Effect.fork(Effect.flip(sessions.run("s", "go"))))
+        assert.strictEqual(failed._tag, "JournalError")
+        yield* sql`ALTER TABLE moved_away RENAME TO agent_tool_calls`
+        const resumed = yield* Effect.fork(Effect.either(sessions.resume("s")))
+        for (let n = 0; n < 10; n++) yield* TestClock.adjust("1 second")
+        const outcome = yield* joinPolling(resumed)
+        assert.deepStrictEqual(
+          outcome._tag === "Right"
+            ? Option.getOrElse(
+                Option.map(outcome.right, (o) => o.final_text),
+                () => "none"
+              )
+            : String(outcome.left),
+          "done"
+        )
+      }).pipe(Effect.provide(sessionsWith(engine(), model, registration)), Effect.scoped)
+    })
+  )
+})
+
+/** `status` of a resume's answer, or the error it failed with. */
+const statusOf = (
+  answer: Either.Either<Option.Option<RunOutcome.RunOutcome>, { readonly _tag: string; readonly message: string }>
+) =>
+  answer._tag === "Right"
+    ? Option.getOrElse(
+        Option.map(answer.right, (o): string => o.status),
+        () => "none"
+      )
+    : `${answer.left._tag}: ${answer.left.message}`
+
+const breakStopRecord = (sql: SqlClient.SqlClient) =>
+  sql`CREATE TRIGGER no_stop BEFORE UPDATE ON agent_sessions WHEN NEW.status = 'interrupted' BEGIN SELECT RAISE(ABORT, 'broken'); END`
+
+describe("a Ctrl-C whose record fails, then the store works again", () => {
+  // The stop did not happen when its record failed; on the memory and cluster engines the body ends with that
+  // JournalError, which the engine keeps as the run's result. Before the fix `resume` answered it again for
+  // ever and `run` said RunPending: the session took no input again until it was deleted or imported over.
+  // The user did ask to stop: `resume` records the stop now and answers the stopped run; the next input runs.
+  it.scoped.each(suspendingEngines)("$name: resume ends the run stopped, then the session takes input", ({ engine }) =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const model = yield* ScriptedModel.make([
+        () => Effect.as(Deferred.await(gate), ScriptedModel.text("never")),
+        ScriptedModel.text("next")
+      ])
+      const { registration } = Harness.countedBodies(20)
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        yield* breakStopRecord(sql)
+        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* joinPolling(yield* Effect.fork(Fiber.interrupt(caller)), 10)
+        yield* turns(100)
+        yield* sql`DROP TRIGGER no_stop`
+        const resumed = yield* joinPolling(yield* Effect.fork(Effect.either(sessions.resume("s"))), 10)
+        const next = yield* joinPolling(yield* Effect.fork(sessions.run("s", "again")), 10)
+        const [listed] = yield* sessions.list
+        assert.deepStrictEqual(
+          { resumed: statusOf(resumed), next: [next.status, next.final_text], listed: listed?.status },
+          { resumed: "interrupted", next: ["completed", "next"], listed: "completed" }
+        )
+      }).pipe(Effect.provide(sessionsWith(engine(), model, registration)), Effect.scoped)
+    })
+  )
+
+  it.scoped("cluster engine: the run ends stopped after a restart (a fresh engine over the same file)", () =>
+    Effect.gen(function* () {
+      const { file } = Harness.make("durable-review-d7-brick-")
+      const db = file()
+      const engine = () => Engine.layerClusterSqlite(db)
+      const gate = yield* Deferred.make<void>()
+      const model = yield* ScriptedModel.make([
+        () => Effect.as(Deferred.await(gate), ScriptedModel.text("never")),
+        ScriptedModel.text("resumed"),
+        ScriptedModel.text("resumed"),
+        ScriptedModel.text("resumed")
+      ])
+      const { registration } = Harness.countedBodies(20)
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        yield* breakStopRecord(sql)
+        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* joinPolling(yield* Effect.fork(Fiber.interrupt(caller)), 10)
+        yield* turns(100)
+        yield* sql`DROP TRIGGER no_stop`
+      }).pipe(Effect.provide(sessionsWith(engine(), model, registration)), Effect.scoped)
+      const afterRestart = yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const resumed = yield* joinPolling(yield* Effect.fork(Effect.either(sessions.resume("s"))), 10)
+        const next = yield* joinPolling(yield* Effect.fork(sessions.run("s", "again")), 10)
+        return { resumed: statusOf(resumed), next: [next.status, next.final_text] }
+      }).pipe(Effect.provide(sessionsWith(engine(), model, registration)), Effect.scoped)
+      assert.deepStrictEqual(afterRestart, { resumed: "interrupted", next: ["completed", "resumed"] })
+    })
+  )
+})
