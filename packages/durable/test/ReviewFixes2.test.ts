@@ -485,18 +485,7 @@ describe("a store from before lives: delete", () => {
   )
 })
 
-/**
- * Joins `fiber`, moving the TestClock on a second at a time while it waits: the caller of a suspended run
- * polls it each second (`AgentRun.AgentRun`'s `suspendedRetrySchedule`, `AgentRun.journalFailure`).
- */
-const joinPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 30) =>
-  Effect.gen(function* () {
-    for (let n = 0; n < seconds && Option.isNone(yield* Fiber.poll(fiber)); n++) {
-      yield* turns(20)
-      yield* TestClock.adjust("1 second")
-    }
-    return yield* Fiber.join(fiber)
-  })
+const { joinPolling } = Harness
 
 describe("a failing store on the other engines", () => {
   for (const [name, engine] of [

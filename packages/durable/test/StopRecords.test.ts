@@ -3,8 +3,8 @@
  * run is then stopped (Ctrl-C) or resumed, on the memory and cluster engines. A SQLite trigger fails the claim
  * of call "b" only, so call "a" is claimed, invoked and journaled first. Real SQLite files; TestClock.
  */
-import { AgentRun, DurableSessions, Engine } from "@agent-kernel/durable"
-import { Content, type RunOutcome, Toolbox } from "@agent-kernel/kernel"
+import { DurableSessions, Engine } from "@agent-kernel/durable"
+import { Content, type RunOutcome } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
@@ -12,74 +12,15 @@ import * as Deferred from "effect/Deferred"
 import type * as Either from "effect/Either"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as Harness from "./engines.js"
 import { settle, turns } from "./eventLoop.js"
 
-const { invoked, engines } = Harness.make("durable-review-d7-")
+const { invoked, sessionsWith, engines } = Harness.make("durable-review-d7-", { toolConcurrency: 2 })
 const suspendingEngines = engines.filter((engine) => engine.name !== "light engine")
 
-const tools: Toolbox.Service = {
-  definitions: Effect.succeed([]),
-  invoke: (call) =>
-    Effect.sync(() => {
-      invoked.push(call.id)
-      return Content.toolResult(call.id, "wrote")
-    })
-}
-
-const sessionsWith = (
-  engine: Parameters<ReturnType<typeof Harness.make>["sessionsWith"]>[1],
-  model: ScriptedModel.ScriptedModel,
-  registration: typeof AgentRun.layer
-) =>
-  Layer.effect(DurableSessions.DurableSessions, DurableSessions.make).pipe(
-    Layer.provideMerge(registration),
-    Layer.provide(Layer.succeed(AgentRun.RunConfig, { model: "m", settings: Harness.settings, toolConcurrency: 2 })),
-    Layer.provide(Layer.succeed(AgentRun.Bodies, new Map<string, AgentRun.Body>())),
-    Layer.provideMerge(engine),
-    Layer.provide(model.layer),
-    Layer.provide(Toolbox.layer(tools))
-  )
-
-const executionOf = (id: string, run: number) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ readonly life: string | null }>`SELECT life FROM agent_sessions WHERE id = ${id}`
-    return yield* AgentRun.AgentRun.executionId({
-      session_id: id,
-      ...(row?.life == null ? {} : { life: row.life }),
-      run,
-      input: Content.userText("")
-    })
-  })
-
-const suspendedOnJournal = (executionId: string) =>
-  Effect.map(AgentRun.AgentRun.poll(executionId), (result) => Option.isSome(AgentRun.suspendedOn(result)))
-
-const joinPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 30) =>
-  Effect.gen(function* () {
-    for (let n = 0; n < seconds && Option.isNone(yield* Fiber.poll(fiber)); n++) {
-      yield* turns(20)
-      yield* TestClock.adjust("1 second")
-    }
-    return yield* Fiber.join(fiber)
-  })
-
-/** The ids of the tool_use blocks of `history` that no later tool_result answers. */
-const unanswered = (history: Content.History) => {
-  const open = new Set<string>()
-  for (const message of history) {
-    if (typeof message.content === "string") continue
-    for (const block of message.content) {
-      if (block.type === "tool_use") open.add(block.id)
-      if (block.type === "tool_result") open.delete(block.tool_use_id)
-    }
-  }
-  return [...open]
-}
+const { executionOf, suspendedOnJournal, joinPolling } = Harness
 
 const failClaimOfB = (sql: SqlClient.SqlClient) =>
   sql`CREATE TRIGGER fail_b BEFORE INSERT ON agent_tool_calls WHEN NEW.call_id LIKE '%/b' BEGIN SELECT RAISE(ABORT, 'broken'); END`
@@ -114,7 +55,7 @@ describe("one claim of a fan-out fails (toolConcurrency 2)", () => {
             invokedB: invoked.filter((id) => id === "b"),
             calls: (yield* model.calls).length,
             status: listed?.status,
-            unanswered: unanswered(history),
+            unanswered: Content.unansweredToolUses(history),
             claims: claims.map((c) => c.call_id)
           },
           {
@@ -126,7 +67,7 @@ describe("one claim of a fan-out fails (toolConcurrency 2)", () => {
           }
         )
         assert.isAtMost(started.count, 3, `bodies started: ${started.count}`)
-      }).pipe(Effect.provide(sessionsWith(engine(), model, registration)), Effect.scoped)
+      }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
     })
   )
 
@@ -152,12 +93,12 @@ describe("one claim of a fan-out fails (toolConcurrency 2)", () => {
             outcome: Option.map(outcome, (o) => o.final_text),
             invoked: [...invoked].sort(),
             calls: (yield* model.calls).length,
-            unanswered: unanswered(history).join(",")
+            unanswered: Content.unansweredToolUses(history).join(",")
           },
           { outcome: Option.some("after the tools"), invoked: ["a", "b"], calls: 2, unanswered: "" }
         )
         assert.isAtMost(started.count, 4, `bodies started: ${started.count}`)
-      }).pipe(Effect.provide(sessionsWith(engine(), model, registration)), Effect.scoped)
+      }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
     })
   )
 })
@@ -193,7 +134,7 @@ describe("resume of a run suspended on a JournalError, the store working again, 
             : String(outcome.left),
           "done"
         )
-      }).pipe(Effect.provide(sessionsWith(engine(), model, registration)), Effect.scoped)
+      }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
     })
   )
 })
@@ -241,7 +182,7 @@ describe("a Ctrl-C whose record fails, then the store works again", () => {
           { resumed: statusOf(resumed), next: [next.status, next.final_text], listed: listed?.status },
           { resumed: "interrupted", next: ["completed", "next"], listed: "completed" }
         )
-      }).pipe(Effect.provide(sessionsWith(engine(), model, registration)), Effect.scoped)
+      }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
     })
   )
 
@@ -267,13 +208,13 @@ describe("a Ctrl-C whose record fails, then the store works again", () => {
         yield* joinPolling(yield* Effect.fork(Fiber.interrupt(caller)), 10)
         yield* turns(100)
         yield* sql`DROP TRIGGER no_stop`
-      }).pipe(Effect.provide(sessionsWith(engine(), model, registration)), Effect.scoped)
+      }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
       const afterRestart = yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const resumed = yield* joinPolling(yield* Effect.fork(Effect.either(sessions.resume("s"))), 10)
         const next = yield* joinPolling(yield* Effect.fork(sessions.run("s", "again")), 10)
         return { resumed: statusOf(resumed), next: [next.status, next.final_text] }
-      }).pipe(Effect.provide(sessionsWith(engine(), model, registration)), Effect.scoped)
+      }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
       assert.deepStrictEqual(afterRestart, { resumed: "interrupted", next: ["completed", "resumed"] })
     })
   )

@@ -22,36 +22,11 @@ import * as Harness from "./engines.js"
 import { settle, turns } from "./eventLoop.js"
 
 const { invoked, sessionsWith, engines } = Harness.make("durable-review6-")
+const { executionOf, suspendedOnJournal, joinPolling } = Harness
 
 const suspendingEngines = engines.filter((engine) => engine.name !== "light engine")
 
 /** The execution id of run `run` of session `id` as its row's life says. */
-const executionOf = (id: string, run: number) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ readonly life: string | null }>`SELECT life FROM agent_sessions WHERE id = ${id}`
-    return yield* AgentRun.AgentRun.executionId({
-      session_id: id,
-      ...(row?.life == null ? {} : { life: row.life }),
-      run,
-      input: Content.userText("")
-    })
-  })
-
-/** Whether the engine says the execution is suspended on a JournalError. */
-const suspendedOnJournal = (executionId: string) =>
-  Effect.map(AgentRun.AgentRun.poll(executionId), (result) => Option.isSome(AgentRun.suspendedOn(result)))
-
-/** Joins `fiber`, moving the TestClock a second at a time while it waits (the callers poll each second). */
-const joinPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 30) =>
-  Effect.gen(function* () {
-    for (let n = 0; n < seconds && Option.isNone(yield* Fiber.poll(fiber)); n++) {
-      yield* turns(20)
-      yield* TestClock.adjust("1 second")
-    }
-    return yield* Fiber.join(fiber)
-  })
-
 describe("a stop while a run is suspended on a JournalError", () => {
   // The caller polls the engine each second; a Ctrl-C before its poll saw the suspension stops the run
   // (`AgentRun.stop` resumes the suspended run, stopped). The stopped body replays up to the failed step, which

@@ -6,20 +6,25 @@
 import { AgentRun, DurableSessions, Engine } from "@agent-kernel/durable"
 import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
 import type { ScriptedModel } from "@agent-kernel/kernel/testing"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { turns } from "./eventLoop.js"
 
 /** The tests' settings: no jitter, so retry waits are exact on the TestClock. */
 export const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
 
 /**
- * A test file's harness; `prefix` names its temporary directories. `invoked` holds the ids of the
- * tool calls the toolbox ran (a test empties it first).
+ * A test file's harness; `prefix` names its temporary directories, `toolConcurrency` goes to the
+ * runs' config. `invoked` holds the ids of the tool calls the toolbox ran (a test empties it first).
  */
-export const make = (prefix: string) => {
+export const make = (prefix: string, options: { readonly toolConcurrency?: number } = {}) => {
   const file = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), prefix)), "agent.db")
   const invoked: Array<string> = []
   const tools: Toolbox.Service = {
@@ -39,7 +44,7 @@ export const make = (prefix: string) => {
   ) =>
     Layer.effect(DurableSessions.DurableSessions, DurableSessions.make).pipe(
       Layer.provideMerge(registration),
-      Layer.provide(Layer.succeed(AgentRun.RunConfig, { model: "m", settings })),
+      Layer.provide(Layer.succeed(AgentRun.RunConfig, { model: "m", settings, ...options })),
       Layer.provide(Layer.succeed(AgentRun.Bodies, bodies)),
       Layer.provideMerge(engine),
       Layer.provide(model.layer),
@@ -69,3 +74,33 @@ export const countedBodies = (limit: number) => {
   )
   return { started, registration }
 }
+
+/** The execution id of run `run` of session `id`, in the session's current life. */
+export const executionOf = (id: string, run: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{ readonly life: string | null }>`SELECT life FROM agent_sessions WHERE id = ${id}`
+    return yield* AgentRun.AgentRun.executionId({
+      session_id: id,
+      ...(row?.life == null ? {} : { life: row.life }),
+      run,
+      input: Content.userText("")
+    })
+  })
+
+/** Whether the engine says the execution is suspended on a JournalError. */
+export const suspendedOnJournal = (executionId: string) =>
+  Effect.map(AgentRun.AgentRun.poll(executionId), (result) => Option.isSome(AgentRun.suspendedOn(result)))
+
+/**
+ * Joins `fiber`, moving the TestClock on a second at a time while it waits: the caller of a suspended run
+ * polls it each second (`AgentRun.AgentRun`'s `suspendedRetrySchedule`, `AgentRun.journalFailure`).
+ */
+export const joinPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 30) =>
+  Effect.gen(function* () {
+    for (let n = 0; n < seconds && Option.isNone(yield* Fiber.poll(fiber)); n++) {
+      yield* turns(20)
+      yield* TestClock.adjust("1 second")
+    }
+    return yield* Fiber.join(fiber)
+  })
