@@ -182,22 +182,36 @@ const attempt = <A, E>(f: () => Effect.Effect<A, E>): Effect.Effect<A, E> => {
  * only a call that suspends needs `wait`. A timeout in Effect races two
  * fibers; arming it only for the calls that need it keeps a step cheap.
  */
-const start = <A, E>(
-  runtime: Runtime.Runtime<never>,
-  span: Tracer.Span | undefined,
-  effect: Effect.Effect<A, E>
-): Fiber.RuntimeFiber<A, E> =>
-  Runtime.runFork(
-    span === undefined
-      ? runtime
-      : Runtime.make({
-          context: Context.add(runtime.context, Tracer.ParentSpan, span),
-          fiberRefs: runtime.fiberRefs,
-          runtimeFlags: runtime.runtimeFlags
-        }),
-    effect,
-    { immediate: true }
-  )
+type Start = <A, E>(span: Tracer.Span | undefined, effect: Effect.Effect<A, E>) => Fiber.RuntimeFiber<A, E>
+
+/**
+ * How a run's calls start: on the run's runtime, from what is made once a
+ * run rather than once a call.
+ */
+const starter = (runtime: Runtime.Runtime<never>): Start => {
+  const { runtimeFlags } = runtime
+  // `Runtime.runFork` puts the runtime's context over the one the refs hold; left in them, that one
+  // would be forked (its patch walked) and stacked under the call's, a third of the fork, for nothing.
+  const fiberRefs = FiberRefs.delete(runtime.fiberRefs, FiberRef.currentContext)
+  const untraced = Runtime.make({ context: runtime.context, fiberRefs, runtimeFlags })
+  // The run's services as entries: a Map copied from an array reuses them, one copied from a Map
+  // (`Context.add`) makes an entry and an iterator result per service.
+  const services = Array.from(runtime.context.unsafeMap)
+  return (span, effect) =>
+    Runtime.runFork(
+      span === undefined
+        ? untraced
+        : Runtime.make({
+            context: Context.unsafeMake(new Map(services).set(Tracer.ParentSpan.key, span)),
+            fiberRefs,
+            runtimeFlags
+          }),
+      effect,
+      immediately
+    )
+}
+
+const immediately: Runtime.RunForkOptions = { immediate: true }
 
 /** A call's timeout: how long, what the call's exit is when it fires, and what it leaves out. */
 interface Timeout<A, E> {
@@ -374,6 +388,7 @@ export interface Options {
  */
 export const make = (options: Options): Effects => {
   const { provider, toolbox, runtime, spans, attemptTimeout } = options
+  const start = starter(runtime)
   // The clock the run's timers go by: the runtime's, which is the run's.
   const clock = Context.get(FiberRefs.getOrDefault(runtime.fiberRefs, DefaultServices.currentServices), Clock.Clock)
   const timedOut = (model: string) =>
@@ -392,7 +407,7 @@ export const make = (options: Options): Effects => {
           : undefined
         const held: Held | undefined =
           info.observe === undefined || provider.generate !== undefined ? undefined : { millis: 0, since: undefined }
-        const fiber = start(runtime, span, call(provider, request, info.observe, held))
+        const fiber = start(span, call(provider, request, info.observe, held))
         const ended = (exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>) => {
           if (span !== undefined) spans.end(span, exit, Telemetry.modelCallEnded(exit))
         }
@@ -425,7 +440,7 @@ export const make = (options: Options): Effects => {
             onFailure: (cause) => toolFailed(cause, call)
           })
         const span = spans.start(Telemetry.toolCall(call, info.turn), info.parent)
-        const fiber = start(runtime, span, invoked)
+        const fiber = start(span, invoked)
         const ended = (exit: Exit.Exit<Content.ToolResultBlock>) => {
           if (span === undefined) return
           const end = Telemetry.toolCallEnded(exit)
