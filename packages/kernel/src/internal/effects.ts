@@ -136,18 +136,21 @@ export const spans: Effect.Effect<Spans> = Effect.withFiberRuntime((fiber) => {
   const links = Chunk.toReadonlyArray(fiber.getFiberRef(FiberRef.currentTracerSpanLinks))
   const now = () => (timing ? clock.unsafeCurrentTimeNanos() : BigInt(0))
   const options: Tracer.SpanOptions = { captureStackTrace: false }
+  // The spans of a turn share its span as their parent: they share one Option of it too.
+  let parentOf: Tracer.AnySpan | undefined
+  let parentOption: Option.Option<Tracer.AnySpan> = Option.none()
+  const optionOf = (parent: Tracer.AnySpan | undefined): Option.Option<Tracer.AnySpan> => {
+    if (parent === undefined || isDisabled(parent)) return Option.none()
+    if (parent !== parentOf) {
+      parentOf = parent
+      parentOption = Option.some(parent)
+    }
+    return parentOption
+  }
   return Effect.succeed<Spans>({
     enabled: true,
     start: (spec, parent) => {
-      const span = tracer.span(
-        spec.name,
-        parent === undefined || isDisabled(parent) ? Option.none() : Option.some(parent),
-        Context.empty(),
-        links,
-        now(),
-        spec.kind,
-        options
-      )
+      const span = tracer.span(spec.name, optionOf(parent), Context.empty(), links, now(), spec.kind, options)
       for (let i = 0; i < annotations.length; i++) span.attribute(annotations[i]![0], annotations[i]![1])
       for (const key in spec.attributes) span.attribute(key, spec.attributes[key])
       return span
@@ -371,6 +374,8 @@ const holding = (held: Held, observation: Effect.Effect<void>): Effect.Effect<vo
     )
   })
 
+type ModelExit = Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>
+
 /** @internal */
 export interface Options {
   readonly provider: ModelProvider.Service
@@ -399,6 +404,22 @@ export const make = (options: Options): Effects => {
         message: `the attempt took longer than model_attempt_timeout_ms (${Duration.toMillis(attemptTimeout)} ms)`
       })
     )
+  // Made once a run: a call that completes at once makes no closure to end its span or read its exit.
+  const modelEnded = (span: Tracer.Span | undefined, exit: ModelExit): void => {
+    if (span !== undefined) spans.end(span, exit, Telemetry.modelCallEnded(exit))
+  }
+  const modelResulted = (exit: ModelExit, request: ModelProvider.ModelRequest, info: AttemptInfo) => {
+    const result = modelResult(exit, provider.name, request.model)
+    // A one-shot provider's parts all arrive when its call returns, which is when they are observed.
+    const observe = provider.generate === undefined ? undefined : info.observeResponse
+    if (observe === undefined || Exit.isFailure(exit)) return result
+    const observed = observe(exit.value)
+    // Not `Effect.zipRight`: its signature is told apart by a predicate on `arguments`, a copy a call.
+    return observed === Effect.void ? result : Effect.flatMap(observed, () => result)
+  }
+  const toolEnded = (span: Tracer.Span | undefined, exit: Exit.Exit<Content.ToolResultBlock>): void => {
+    if (span !== undefined) spans.end(span, Telemetry.toolCallExit(exit), Telemetry.toolCallEnded(exit))
+  }
   return {
     model: (request, info) =>
       Effect.suspend(() => {
@@ -408,25 +429,18 @@ export const make = (options: Options): Effects => {
         const held: Held | undefined =
           info.observe === undefined || provider.generate !== undefined ? undefined : { millis: 0, since: undefined }
         const fiber = start(span, call(provider, request, info.observe, held))
-        const ended = (exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>) => {
-          if (span !== undefined) spans.end(span, exit, Telemetry.modelCallEnded(exit))
-        }
-        // A one-shot provider's parts all arrive when its call returns, which is when they are observed.
-        const observe = provider.generate === undefined ? undefined : info.observeResponse
-        const resulted = (exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>) => {
-          const result = modelResult(exit, provider.name, request.model)
-          if (observe === undefined || Exit.isFailure(exit)) return result
-          const observed = observe(exit.value)
-          return observed === Effect.void ? result : Effect.zipRight(observed, result)
-        }
         const exit = fiber.unsafePoll()
         if (exit !== null) {
-          ended(exit)
-          return resulted(exit)
+          modelEnded(span, exit)
+          return modelResulted(exit, request, info)
         }
         return Effect.flatMap(
-          settle(runtime, clock, fiber, ended, { after: attemptTimeout, exit: () => timedOut(request.model), held }),
-          resulted
+          settle(runtime, clock, fiber, (exit) => modelEnded(span, exit), {
+            after: attemptTimeout,
+            exit: () => timedOut(request.model),
+            held
+          }),
+          (exit) => modelResulted(exit, request, info)
         )
       }),
     tool: (call, info) =>
@@ -441,18 +455,14 @@ export const make = (options: Options): Effects => {
           })
         const span = spans.start(Telemetry.toolCall(call, info.turn), info.parent)
         const fiber = start(span, invoked)
-        const ended = (exit: Exit.Exit<Content.ToolResultBlock>) => {
-          if (span === undefined) return
-          const end = Telemetry.toolCallEnded(exit)
-          spans.end(span, end.exit, end.attributes)
-        }
         const exit = fiber.unsafePoll()
         if (exit !== null) {
-          ended(exit)
+          toolEnded(span, exit)
           return toolResult(exit, call)
         }
-        return Effect.flatMap(settle<Content.ToolResultBlock, never>(runtime, clock, fiber, ended), (exit) =>
-          toolResult(exit, call)
+        return Effect.flatMap(
+          settle<Content.ToolResultBlock, never>(runtime, clock, fiber, (exit) => toolEnded(span, exit)),
+          (exit) => toolResult(exit, call)
         )
       }),
     sleep: Effect.sleep
@@ -494,7 +504,7 @@ const call = (
 }
 
 const modelResult = (
-  exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>,
+  exit: ModelExit,
   provider: string,
   model: string
 ): Effect.Effect<Either.Either<ModelProvider.ModelResponse, ModelError.ModelError>> => {
