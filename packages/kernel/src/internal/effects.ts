@@ -168,10 +168,14 @@ export const spans: Effect.Effect<Spans> = Effect.withFiberRuntime((fiber) => {
 
 const isDisabled = (span: Tracer.AnySpan): boolean => Context.get(span.context, Tracer.DisablePropagation)
 
-/** Calls `f`, turning a synchronous throw into a defect of the effect it should have returned. */
-const attempt = <A, E>(f: () => Effect.Effect<A, E>): Effect.Effect<A, E> => {
+/**
+ * Calls `f` with `input`, turning a synchronous throw into a defect of the
+ * effect it should have returned. The input is passed rather than closed
+ * over, so that a function made once a run serves every call.
+ */
+const attempt = <I, A, E>(f: (input: I) => Effect.Effect<A, E>, input: I): Effect.Effect<A, E> => {
   try {
-    return f()
+    return f(input)
   } catch (defect) {
     return Effect.die(defect)
   }
@@ -417,6 +421,7 @@ export const make = (options: Options): Effects => {
     // Not `Effect.zipRight`: its signature is told apart by a predicate on `arguments`, a copy a call.
     return observed === Effect.void ? result : Effect.flatMap(observed, () => result)
   }
+  const invoke = (call: Content.ToolUseBlock) => toolbox.invoke(call)
   const toolEnded = (span: Tracer.Span | undefined, exit: Exit.Exit<Content.ToolResultBlock>): void => {
     if (span !== undefined) spans.end(span, Telemetry.toolCallExit(exit), Telemetry.toolCallEnded(exit))
   }
@@ -445,7 +450,7 @@ export const make = (options: Options): Effects => {
       }),
     tool: (call, info) =>
       Effect.suspend(() => {
-        const invoked = attempt(() => toolbox.invoke(call))
+        const invoked = attempt(invoke, call)
         // A tool call has no timeout, so without a span to be the parent of the toolbox's spans it
         // needs no fiber of its own: it runs on the run's, for a third of the allocation.
         if (!spans.enabled)
@@ -480,10 +485,10 @@ const call = (
   observe: AttemptInfo["observe"],
   held: Held | undefined
 ): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> => {
-  if (observe === undefined) return attempt(() => ModelProvider.generate(provider, request))
+  if (observe === undefined) return attempt((request) => ModelProvider.generate(provider, request), request)
   const generate = provider.generate
   // Its parts are observed once the call has returned, outside the attempt's timeout (see `model`).
-  if (generate !== undefined) return attempt(() => generate(request))
+  if (generate !== undefined) return attempt(generate, request)
   // The response so far, for a stream that fails: a content filter's error keeps its text.
   let reached = ResponsePart.empty
   const folded = Stream.runFoldEffect(
