@@ -533,8 +533,12 @@ const modelResult = (
 const toolResult = (
   exit: Exit.Exit<Content.ToolResultBlock>,
   call: Content.ToolUseBlock
-): Effect.Effect<Content.ToolResultBlock> =>
-  Exit.isSuccess(exit) ? Effect.succeed(answering(exit.value, call)) : toolFailed(exit.cause, call)
+): Effect.Effect<Content.ToolResultBlock> => {
+  if (Exit.isFailure(exit)) return toolFailed(exit.cause, call)
+  const result = answering(exit.value, call)
+  // An exit is an effect that ends as it did: a result already under its call's id is returned as is.
+  return result === exit.value ? exit : Effect.succeed(result)
+}
 
 /** A tool's result, under its call's id. */
 const answering = (result: Content.ToolResultBlock, call: Content.ToolUseBlock): Content.ToolResultBlock =>
