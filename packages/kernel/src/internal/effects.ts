@@ -198,7 +198,7 @@ type Start = <A, E>(span: Tracer.Span | undefined, effect: Effect.Effect<A, E>) 
 const starter = (runtime: Runtime.Runtime<never>): Start => {
   const { runtimeFlags } = runtime
   // `Runtime.runFork` puts the runtime's context over the one the refs hold; left in them, that one
-  // would be forked (its patch walked) and stacked under the call's, a third of the fork, for nothing.
+  // would be forked (its patch walked) and stacked under the call's, for nothing.
   const fiberRefs = FiberRefs.delete(runtime.fiberRefs, FiberRef.currentContext)
   const untraced = Runtime.make({ context: runtime.context, fiberRefs, runtimeFlags })
   // The run's services as entries: a Map copied from an array reuses them, one copied from a Map
