@@ -136,18 +136,21 @@ export const spans: Effect.Effect<Spans> = Effect.withFiberRuntime((fiber) => {
   const links = Chunk.toReadonlyArray(fiber.getFiberRef(FiberRef.currentTracerSpanLinks))
   const now = () => (timing ? clock.unsafeCurrentTimeNanos() : BigInt(0))
   const options: Tracer.SpanOptions = { captureStackTrace: false }
+  // The spans of a turn share its span as their parent: they share one Option of it too.
+  let parentOf: Tracer.AnySpan | undefined
+  let parentOption: Option.Option<Tracer.AnySpan> = Option.none()
+  const optionOf = (parent: Tracer.AnySpan | undefined): Option.Option<Tracer.AnySpan> => {
+    if (parent === undefined || isDisabled(parent)) return Option.none()
+    if (parent !== parentOf) {
+      parentOf = parent
+      parentOption = Option.some(parent)
+    }
+    return parentOption
+  }
   return Effect.succeed<Spans>({
     enabled: true,
     start: (spec, parent) => {
-      const span = tracer.span(
-        spec.name,
-        parent === undefined || isDisabled(parent) ? Option.none() : Option.some(parent),
-        Context.empty(),
-        links,
-        now(),
-        spec.kind,
-        options
-      )
+      const span = tracer.span(spec.name, optionOf(parent), Context.empty(), links, now(), spec.kind, options)
       for (let i = 0; i < annotations.length; i++) span.attribute(annotations[i]![0], annotations[i]![1])
       for (const key in spec.attributes) span.attribute(key, spec.attributes[key])
       return span
@@ -165,10 +168,14 @@ export const spans: Effect.Effect<Spans> = Effect.withFiberRuntime((fiber) => {
 
 const isDisabled = (span: Tracer.AnySpan): boolean => Context.get(span.context, Tracer.DisablePropagation)
 
-/** Calls `f`, turning a synchronous throw into a defect of the effect it should have returned. */
-const attempt = <A, E>(f: () => Effect.Effect<A, E>): Effect.Effect<A, E> => {
+/**
+ * Calls `f` with `input`, turning a synchronous throw into a defect of the
+ * effect it should have returned. The input is passed rather than closed
+ * over, so that a function made once a run serves every call.
+ */
+const attempt = <I, A, E>(f: (input: I) => Effect.Effect<A, E>, input: I): Effect.Effect<A, E> => {
   try {
-    return f()
+    return f(input)
   } catch (defect) {
     return Effect.die(defect)
   }
@@ -182,22 +189,36 @@ const attempt = <A, E>(f: () => Effect.Effect<A, E>): Effect.Effect<A, E> => {
  * only a call that suspends needs `wait`. A timeout in Effect races two
  * fibers; arming it only for the calls that need it keeps a step cheap.
  */
-const start = <A, E>(
-  runtime: Runtime.Runtime<never>,
-  span: Tracer.Span | undefined,
-  effect: Effect.Effect<A, E>
-): Fiber.RuntimeFiber<A, E> =>
-  Runtime.runFork(
-    span === undefined
-      ? runtime
-      : Runtime.make({
-          context: Context.add(runtime.context, Tracer.ParentSpan, span),
-          fiberRefs: runtime.fiberRefs,
-          runtimeFlags: runtime.runtimeFlags
-        }),
-    effect,
-    { immediate: true }
-  )
+type Start = <A, E>(span: Tracer.Span | undefined, effect: Effect.Effect<A, E>) => Fiber.RuntimeFiber<A, E>
+
+/**
+ * How a run's calls start: on the run's runtime, from what is made once a
+ * run rather than once a call.
+ */
+const starter = (runtime: Runtime.Runtime<never>): Start => {
+  const { runtimeFlags } = runtime
+  // `Runtime.runFork` puts the runtime's context over the one the refs hold; left in them, that one
+  // would be forked (its patch walked) and stacked under the call's, for nothing.
+  const fiberRefs = FiberRefs.delete(runtime.fiberRefs, FiberRef.currentContext)
+  const untraced = Runtime.make({ context: runtime.context, fiberRefs, runtimeFlags })
+  // The run's services as entries: a Map copied from an array reuses them, one copied from a Map
+  // (`Context.add`) makes an entry and an iterator result per service.
+  const services = Array.from(runtime.context.unsafeMap)
+  return (span, effect) =>
+    Runtime.runFork(
+      span === undefined
+        ? untraced
+        : Runtime.make({
+            context: Context.unsafeMake(new Map(services).set(Tracer.ParentSpan.key, span)),
+            fiberRefs,
+            runtimeFlags
+          }),
+      effect,
+      immediately
+    )
+}
+
+const immediately: Runtime.RunForkOptions = { immediate: true }
 
 /** A call's timeout: how long, what the call's exit is when it fires, and what it leaves out. */
 interface Timeout<A, E> {
@@ -357,6 +378,8 @@ const holding = (held: Held, observation: Effect.Effect<void>): Effect.Effect<vo
     )
   })
 
+type ModelExit = Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>
+
 /** @internal */
 export interface Options {
   readonly provider: ModelProvider.Service
@@ -374,6 +397,7 @@ export interface Options {
  */
 export const make = (options: Options): Effects => {
   const { provider, toolbox, runtime, spans, attemptTimeout } = options
+  const start = starter(runtime)
   // The clock the run's timers go by: the runtime's, which is the run's.
   const clock = Context.get(FiberRefs.getOrDefault(runtime.fiberRefs, DefaultServices.currentServices), Clock.Clock)
   const timedOut = (model: string) =>
@@ -384,6 +408,23 @@ export const make = (options: Options): Effects => {
         message: `the attempt took longer than model_attempt_timeout_ms (${Duration.toMillis(attemptTimeout)} ms)`
       })
     )
+  // Made once a run: a call that completes at once makes no closure to end its span or read its exit.
+  const modelEnded = (span: Tracer.Span | undefined, exit: ModelExit): void => {
+    if (span !== undefined) spans.end(span, exit, Telemetry.modelCallEnded(exit))
+  }
+  const modelResulted = (exit: ModelExit, request: ModelProvider.ModelRequest, info: AttemptInfo) => {
+    const result = modelResult(exit, provider.name, request.model)
+    // A one-shot provider's parts all arrive when its call returns, which is when they are observed.
+    const observe = provider.generate === undefined ? undefined : info.observeResponse
+    if (observe === undefined || Exit.isFailure(exit)) return result
+    const observed = observe(exit.value)
+    // Not `Effect.zipRight`: its signature is told apart by a predicate on `arguments`, a copy a call.
+    return observed === Effect.void ? result : Effect.flatMap(observed, () => result)
+  }
+  const invoke = (call: Content.ToolUseBlock) => toolbox.invoke(call)
+  const toolEnded = (span: Tracer.Span | undefined, exit: Exit.Exit<Content.ToolResultBlock>): void => {
+    if (span !== undefined) spans.end(span, Telemetry.toolCallExit(exit), Telemetry.toolCallEnded(exit))
+  }
   return {
     model: (request, info) =>
       Effect.suspend(() => {
@@ -392,31 +433,24 @@ export const make = (options: Options): Effects => {
           : undefined
         const held: Held | undefined =
           info.observe === undefined || provider.generate !== undefined ? undefined : { millis: 0, since: undefined }
-        const fiber = start(runtime, span, call(provider, request, info.observe, held))
-        const ended = (exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>) => {
-          if (span !== undefined) spans.end(span, exit, Telemetry.modelCallEnded(exit))
-        }
-        // A one-shot provider's parts all arrive when its call returns, which is when they are observed.
-        const observe = provider.generate === undefined ? undefined : info.observeResponse
-        const resulted = (exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>) => {
-          const result = modelResult(exit, provider.name, request.model)
-          if (observe === undefined || Exit.isFailure(exit)) return result
-          const observed = observe(exit.value)
-          return observed === Effect.void ? result : Effect.zipRight(observed, result)
-        }
+        const fiber = start(span, call(provider, request, info.observe, held))
         const exit = fiber.unsafePoll()
         if (exit !== null) {
-          ended(exit)
-          return resulted(exit)
+          modelEnded(span, exit)
+          return modelResulted(exit, request, info)
         }
         return Effect.flatMap(
-          settle(runtime, clock, fiber, ended, { after: attemptTimeout, exit: () => timedOut(request.model), held }),
-          resulted
+          settle(runtime, clock, fiber, (exit) => modelEnded(span, exit), {
+            after: attemptTimeout,
+            exit: () => timedOut(request.model),
+            held
+          }),
+          (exit) => modelResulted(exit, request, info)
         )
       }),
     tool: (call, info) =>
       Effect.suspend(() => {
-        const invoked = attempt(() => toolbox.invoke(call))
+        const invoked = attempt(invoke, call)
         // A tool call has no timeout, so without a span to be the parent of the toolbox's spans it
         // needs no fiber of its own: it runs on the run's, for a third of the allocation.
         if (!spans.enabled)
@@ -425,19 +459,15 @@ export const make = (options: Options): Effects => {
             onFailure: (cause) => toolFailed(cause, call)
           })
         const span = spans.start(Telemetry.toolCall(call, info.turn), info.parent)
-        const fiber = start(runtime, span, invoked)
-        const ended = (exit: Exit.Exit<Content.ToolResultBlock>) => {
-          if (span === undefined) return
-          const end = Telemetry.toolCallEnded(exit)
-          spans.end(span, end.exit, end.attributes)
-        }
+        const fiber = start(span, invoked)
         const exit = fiber.unsafePoll()
         if (exit !== null) {
-          ended(exit)
+          toolEnded(span, exit)
           return toolResult(exit, call)
         }
-        return Effect.flatMap(settle<Content.ToolResultBlock, never>(runtime, clock, fiber, ended), (exit) =>
-          toolResult(exit, call)
+        return Effect.flatMap(
+          settle<Content.ToolResultBlock, never>(runtime, clock, fiber, (exit) => toolEnded(span, exit)),
+          (exit) => toolResult(exit, call)
         )
       }),
     sleep: Effect.sleep
@@ -455,10 +485,10 @@ const call = (
   observe: AttemptInfo["observe"],
   held: Held | undefined
 ): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> => {
-  if (observe === undefined) return attempt(() => ModelProvider.generate(provider, request))
+  if (observe === undefined) return attempt((request) => ModelProvider.generate(provider, request), request)
   const generate = provider.generate
   // Its parts are observed once the call has returned, outside the attempt's timeout (see `model`).
-  if (generate !== undefined) return attempt(() => generate(request))
+  if (generate !== undefined) return attempt(generate, request)
   // The response so far, for a stream that fails: a content filter's error keeps its text.
   let reached = ResponsePart.empty
   const folded = Stream.runFoldEffect(
@@ -479,7 +509,7 @@ const call = (
 }
 
 const modelResult = (
-  exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>,
+  exit: ModelExit,
   provider: string,
   model: string
 ): Effect.Effect<Either.Either<ModelProvider.ModelResponse, ModelError.ModelError>> => {
@@ -503,8 +533,12 @@ const modelResult = (
 const toolResult = (
   exit: Exit.Exit<Content.ToolResultBlock>,
   call: Content.ToolUseBlock
-): Effect.Effect<Content.ToolResultBlock> =>
-  Exit.isSuccess(exit) ? Effect.succeed(answering(exit.value, call)) : toolFailed(exit.cause, call)
+): Effect.Effect<Content.ToolResultBlock> => {
+  if (Exit.isFailure(exit)) return toolFailed(exit.cause, call)
+  const result = answering(exit.value, call)
+  // An exit is an effect that ends as it did: a result already under its call's id is returned as is.
+  return result === exit.value ? exit : Effect.succeed(result)
+}
 
 /** A tool's result, under its call's id. */
 const answering = (result: Content.ToolResultBlock, call: Content.ToolUseBlock): Content.ToolResultBlock =>

@@ -187,19 +187,22 @@ export class ToolErrorResult extends Data.TaggedError("ToolErrorResult")<{ reado
 /**
  * A tool call's span ends as an error when its result is one (a crash, a
  * timeout, a denial, bad arguments): the toolbox never fails, so the exit
- * alone would say every call went well.
+ * alone would say every call went well. This is the exit its span ends with.
  *
  * @internal
  */
-export const toolCallEnded = (
-  exit: Exit.Exit<Content.ToolResultBlock>
-): { readonly exit: Exit.Exit<unknown, unknown>; readonly attributes: Record<string, unknown> | undefined } => {
-  if (Exit.isFailure(exit)) return { exit, attributes: { [Attr.errorType]: errorTypeOf(exit.cause) } }
-  if (!exit.value.is_error) return { exit, attributes: undefined }
-  return {
-    exit: Exit.fail(new ToolErrorResult({ message: exit.value.content })),
-    attributes: { [Attr.errorType]: "tool_error" }
-  }
+export const toolCallExit = (exit: Exit.Exit<Content.ToolResultBlock>): Exit.Exit<unknown, unknown> =>
+  Exit.isSuccess(exit) && exit.value.is_error ? Exit.fail(new ToolErrorResult({ message: exit.value.content })) : exit
+
+/**
+ * What a tool call's span learns from its exit: `error.type` when it ended
+ * as an error (see `toolCallExit`), nothing when it went well.
+ *
+ * @internal
+ */
+export const toolCallEnded = (exit: Exit.Exit<Content.ToolResultBlock>): Record<string, unknown> | undefined => {
+  if (Exit.isFailure(exit)) return { [Attr.errorType]: errorTypeOf(exit.cause) }
+  return exit.value.is_error ? { [Attr.errorType]: "tool_error" } : undefined
 }
 
 /**
