@@ -171,7 +171,8 @@ const isDisabled = (span: Tracer.AnySpan): boolean => Context.get(span.context, 
 /**
  * Calls `f` with `input`, turning a synchronous throw into a defect of the
  * effect it should have returned. The input is passed rather than closed
- * over, so that a function made once a run serves every call.
+ * over, so that a function made once (a toolbox's `invoke`, a provider's
+ * `generate`) needs no closure a call.
  */
 const attempt = <I, A, E>(f: (input: I) => Effect.Effect<A, E>, input: I): Effect.Effect<A, E> => {
   try {
