@@ -15,7 +15,7 @@ import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { turns } from "./eventLoop.js"
+import { holds, turns } from "./eventLoop.js"
 
 /** The tests' settings: no jitter, so retry waits are exact on the TestClock. */
 export const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
@@ -103,4 +103,21 @@ export const joinPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 30) =>
       yield* TestClock.adjust("1 second")
     }
     return yield* Fiber.join(fiber)
+  })
+
+/**
+ * Whether `fiber` ends: the TestClock moved on a second at a time for `seconds` while it has not, as in
+ * `joinPolling` (the caller of a suspended run polls it each second), then event-loop turns until it has
+ * (`holds`: at least 20 s of real time, for the execution id's hash on libuv's pool). `false` only for a
+ * fiber that never ends, where `joinPolling` would wait for ever; a count of turns alone was too few on a
+ * loaded machine (the hash had not come back).
+ */
+export const endsPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 10): Effect.Effect<boolean> =>
+  Effect.gen(function* () {
+    const ended = Effect.map(Fiber.poll(fiber), Option.isSome)
+    for (let n = 0; n < seconds && !(yield* ended); n++) {
+      yield* turns(20)
+      yield* TestClock.adjust("1 second")
+    }
+    return yield* holds(ended)
   })
