@@ -7,6 +7,8 @@ import { AgentRun, DurableSessions, Engine } from "@agent-kernel/durable"
 import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
 import type { ScriptedModel } from "@agent-kernel/kernel/testing"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -15,7 +17,7 @@ import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { turns } from "./eventLoop.js"
+import { holds, turns } from "./eventLoop.js"
 
 /** The tests' settings: no jitter, so retry waits are exact on the TestClock. */
 export const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
@@ -93,14 +95,50 @@ export const suspendedOnJournal = (executionId: string) =>
   Effect.map(AgentRun.AgentRun.poll(executionId), (result) => Option.isSome(AgentRun.suspendedOn(result)))
 
 /**
+ * Twenty event-loop turns, then more until `fiber` ends or something waits on the TestClock (a wake-up is
+ * due): the steps before a caller's next
+ * poll include the execution id's hash, on libuv's thread pool, which a count of event-loop turns outran on
+ * a loaded machine (the clock moved before the poll's sleep began, and the join then waited for ever).
+ * `holds`' real-time floor ends the wait for a fiber waiting on neither.
+ */
+const waitingOnTheClock = <A, E>(fiber: Fiber.Fiber<A, E>) =>
+  Effect.zipRight(
+    turns(20),
+    holds(
+      Effect.gen(function* () {
+        if (Option.isSome(yield* Fiber.poll(fiber))) return true
+        const now = yield* Clock.currentTimeMillis
+        return Chunk.some(yield* TestClock.sleeps(), (at) => at > now)
+      })
+    )
+  )
+
+/**
  * Joins `fiber`, moving the TestClock on a second at a time while it waits: the caller of a suspended run
  * polls it each second (`AgentRun.AgentRun`'s `suspendedRetrySchedule`, `AgentRun.journalFailure`).
  */
 export const joinPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 30) =>
   Effect.gen(function* () {
     for (let n = 0; n < seconds && Option.isNone(yield* Fiber.poll(fiber)); n++) {
-      yield* turns(20)
+      yield* waitingOnTheClock(fiber)
       yield* TestClock.adjust("1 second")
     }
     return yield* Fiber.join(fiber)
+  })
+
+/**
+ * Whether `fiber` ends: the TestClock moved on a second at a time for `seconds` while it has not, as in
+ * `joinPolling` (the caller of a suspended run polls it each second), then event-loop turns until it has
+ * (`holds`: at least 20 s of real time, for the execution id's hash on libuv's pool). `false` only for a
+ * fiber that never ends, where `joinPolling` would wait for ever; a count of turns alone was too few on a
+ * loaded machine (the hash had not come back).
+ */
+export const endsPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 10): Effect.Effect<boolean> =>
+  Effect.gen(function* () {
+    const ended = Effect.map(Fiber.poll(fiber), Option.isSome)
+    for (let n = 0; n < seconds && !(yield* ended); n++) {
+      yield* waitingOnTheClock(fiber)
+      yield* TestClock.adjust("1 second")
+    }
+    return yield* holds(ended)
   })

@@ -28,15 +28,22 @@ export const turns = (n: number): Effect.Effect<void> =>
 const settleFloorMillis = 20_000
 
 /**
+ * Event-loop turns until `check` holds: `true` once it does, `false` once `limit` turns and
+ * `settleFloorMillis` of real time have both passed without it.
+ */
+export const holds = <E, R>(check: Effect.Effect<boolean, E, R>, limit = 5_000): Effect.Effect<boolean, E, R> =>
+  Effect.gen(function* () {
+    const start = performance.now()
+    for (let n = 0; ; n++) {
+      if (yield* check) return true
+      if (n >= limit && performance.now() - start >= settleFloorMillis) return false
+      yield* turn
+    }
+  })
+
+/**
  * Event-loop turns until `check` holds; a defect once `limit` turns and `settleFloorMillis` of real
  * time have both passed.
  */
 export const settle = <E, R>(check: Effect.Effect<boolean, E, R>, limit = 5_000): Effect.Effect<void, E, R> =>
-  Effect.gen(function* () {
-    const start = performance.now()
-    for (let n = 0; ; n++) {
-      if (yield* check) return
-      if (n >= limit && performance.now() - start >= settleFloorMillis) return yield* Effect.dieMessage("never settled")
-      yield* turn
-    }
-  })
+  Effect.flatMap(holds(check, limit), (held) => (held ? Effect.void : Effect.dieMessage("never settled")))
