@@ -5,6 +5,7 @@
 import { Content, EventBus, ModelError, Session, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -562,6 +563,48 @@ describe("observers and interruption", () => {
         Content.toolResult("t1", "The run was interrupted before this tool returned.", true)
       ])
     })
+  )
+  it.effect(
+    "a session's runs are serialised: a run asked for meanwhile waits, and one interrupted while it waits takes nothing",
+    () =>
+      Effect.gen(function* () {
+        const gate = yield* Deferred.make<void>()
+        const held: Toolbox.Service = {
+          ...echoToolbox,
+          invoke: (call) => Effect.as(Deferred.await(gate), Content.toolResult(call.id, "done"))
+        }
+        const model = yield* ScriptedModel.make([
+          ScriptedModel.toolCalls({ id: "t1", name: "echo" }),
+          ScriptedModel.text("one"),
+          ScriptedModel.text("three")
+        ])
+        const session = yield* Session.make({ model: "m" }).pipe(
+          Effect.provide(model.layer),
+          Effect.provideService(Toolbox.Toolbox, held)
+        )
+        const userTexts = Effect.map(session.history, (history) =>
+          history
+            .filter((message) => message.role === "user")
+            .map(Content.textOf)
+            .filter((text) => text.length > 0)
+        )
+        const first = yield* Effect.fork(session.run("first"))
+        yield* TestClock.adjust("1 second")
+        const second = yield* Effect.fork(session.run("second"))
+        const third = yield* Effect.fork(session.run("third"))
+        yield* TestClock.adjust("1 second")
+        // The first run holds the session (its tool waits): the others have not started.
+        assert.deepStrictEqual(yield* userTexts, ["first"])
+        yield* Fiber.interrupt(second)
+        yield* Deferred.succeed(gate, undefined)
+        assert.strictEqual((yield* Fiber.join(first)).final_text, "one")
+        const last = yield* Fiber.join(third)
+        assert.strictEqual(last.status, "completed")
+        assert.strictEqual(last.final_text, "three")
+        // The interrupted run never started: the session ran two runs, in the order asked.
+        assert.deepStrictEqual(yield* userTexts, ["first", "third"])
+        assert.strictEqual((yield* session.state).runs, 2)
+      })
   )
 })
 

@@ -55,10 +55,10 @@ export const make = (
     const settings = options.settings ?? Settings.defaults
     const budget = (yield* RetryBudget.RetryBudget).budgetFor(settings)
     const provider = yield* ModelProvider.ModelProvider
-    // What only a run needs is made at the first run: an idle session holds none of it (a semaphore
-    // and its call timeouts weigh over 1 KB, a fraction of what an idle session may hold).
+    // What only a run needs is made at the first run: an idle session holds none of it (its lock
+    // and its call timeouts, a fraction of what an idle session may hold).
     let callTimeouts: ModelProvider.CallTimeouts | undefined
-    let semaphore: Effect.Semaphore | undefined
+    let lock: RunLock | undefined
     const env: Loop.Env = {
       id: options.id ?? `session-${crypto.randomUUID()}`,
       model: options.model,
@@ -92,8 +92,8 @@ export const make = (
       settings,
       // Made when the first run is asked for, before any run starts: runs are still serialised.
       run: (input) => {
-        if (semaphore === undefined) semaphore = Effect.unsafeMakeSemaphore(1)
-        return runOnce(env, semaphore, provider, effects, input)
+        if (lock === undefined) lock = { busy: false, waiting: new Set() }
+        return runOnce(env, lock, provider, effects, input)
       },
       get history() {
         return Effect.sync(() => Log.toArray(MutableRef.get(env.state).history))
@@ -162,21 +162,65 @@ const runBus = (env: Loop.Env): EventBus.Service => ({
 })
 
 /**
+ * What serialises a session's runs: whether one holds the session, and the
+ * wake-ups of the runs that wait for it. A run that finds the session free
+ * takes it at once, on its own stack. Effect's semaphore takes even a free
+ * permit through an async callback, which sent every run through the
+ * scheduler (a task, a microtask and a fiber message) before its first step.
+ *
+ * @internal
+ */
+export interface RunLock {
+  busy: boolean
+  readonly waiting: Set<() => void>
+}
+
+/** Takes the lock, waiting (interruptibly) while another run holds it. */
+const enter = (lock: RunLock): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    if (!lock.busy) {
+      lock.busy = true
+      return Effect.void
+    }
+    return Effect.async<void>((resume) => {
+      // A woken run tries again when it runs: the lock may be taken by then.
+      const wake = () => {
+        lock.waiting.delete(wake)
+        resume(enter(lock))
+      }
+      lock.waiting.add(wake)
+      return Effect.sync(() => {
+        lock.waiting.delete(wake)
+      })
+    })
+  })
+
+/**
+ * Frees the lock and wakes every waiting run, as Effect's semaphore does:
+ * the first to run takes it, the others wait again, and one interrupted
+ * before it ran takes nothing and holds up none of the others.
+ */
+const leave = (lock: RunLock): void => {
+  lock.busy = false
+  for (const wake of lock.waiting) wake()
+}
+
+/**
  * One run, serialised with the session's other runs. Its services are set
- * in the fiber's context for the run and restored after it, and its permit
+ * in the fiber's context for the run and restored after it, and its lock
  * released, in one exit handler: `withPermits` and a provided context would
  * each wrap the run in an acquire-use-release of its own, which cost a run
  * more than a step.
  */
 const runOnce = (
   env: Loop.Env,
-  semaphore: Effect.Semaphore,
+  lock: RunLock,
   provider: ModelProvider.Service,
   wrap: (live: Effects.Effects) => Effects.Effects,
   input: string | Content.Message
 ): Effect.Effect<RunOutcome.RunOutcome> =>
   Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(restore(semaphore.take(1)), () => {
+    Effect.flatMap(restore(enter(lock)), () => {
       // Set once the run's services are in the fiber's context: the context to put back.
       let outer: Context.Context<never> | undefined
       let interrupted: Effect.Effect<unknown> = Effect.void
@@ -281,7 +325,7 @@ const runOnce = (
       })
       return Effect.onExit(run, (exit) => {
         const closed = Exit.isInterrupted(exit) ? interrupted : Effect.void
-        const released = semaphore.release(1)
+        const released = Effect.sync(() => leave(lock))
         const context = outer
         return Effect.flatMap(closed, () =>
           context === undefined
