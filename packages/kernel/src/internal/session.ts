@@ -1,4 +1,5 @@
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -6,7 +7,6 @@ import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import { identity } from "effect/Function"
-import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as MutableRef from "effect/MutableRef"
@@ -18,7 +18,6 @@ import * as ContextProvider from "../ContextProvider.js"
 import * as Decision from "../Decision.js"
 import * as EventBus from "../EventBus.js"
 import * as KernelEvent from "../KernelEvent.js"
-import * as Metrics from "../Metrics.js"
 import * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
 import * as RetryBudget from "../RetryBudget.js"
@@ -55,10 +54,11 @@ export const make = (
     const settings = options.settings ?? Settings.defaults
     const budget = (yield* RetryBudget.RetryBudget).budgetFor(settings)
     const provider = yield* ModelProvider.ModelProvider
-    // What only a run needs is made at the first run: an idle session holds none of it (its lock
-    // and its call timeouts, a fraction of what an idle session may hold).
+    // What only a run needs is made at the first run: an idle session holds none of it (its lock,
+    // its call timeouts and its runs' bus, a fraction of what an idle session may hold).
     let callTimeouts: ModelProvider.CallTimeouts | undefined
     let lock: RunLock | undefined
+    let bus: EventBus.Service | undefined
     const env: Loop.Env = {
       id: options.id ?? `session-${crypto.randomUUID()}`,
       model: options.model,
@@ -93,7 +93,8 @@ export const make = (
       // Made when the first run is asked for, before any run starts: runs are still serialised.
       run: (input) => {
         if (lock === undefined) lock = { busy: false, waiting: new Set() }
-        return runOnce(env, lock, provider, effects, input)
+        if (bus === undefined) bus = runBus(env)
+        return runOnce(env, lock, bus, provider, effects, input)
       },
       get history() {
         return Effect.sync(() => Log.toArray(MutableRef.get(env.state).history))
@@ -146,7 +147,7 @@ const subscribe = (
     ).pipe(Effect.zipRight(Stream.fromPubSub(hub, { scoped: true })))
   )
 
-/** The bus the run's services publish to (a plugin's breaker): the session's stream and its observers. */
+/** The bus the runs' services publish to (a plugin's breaker): the session's stream and its observers. */
 const runBus = (env: Loop.Env): EventBus.Service => ({
   observed: true,
   responseObserved: env.bus.responseObserved,
@@ -210,11 +211,13 @@ const leave = (lock: RunLock): void => {
  * in the fiber's context for the run and restored after it, and its lock
  * released, in one exit handler: `withPermits` and a provided context would
  * each wrap the run in an acquire-use-release of its own, which cost a run
- * more than a step.
+ * more than a step. What the run reads from its fiber (its clock, context
+ * and tracer) is read in one step.
  */
 const runOnce = (
   env: Loop.Env,
   lock: RunLock,
+  bus: EventBus.Service,
   provider: ModelProvider.Service,
   wrap: (live: Effects.Effects) => Effects.Effects,
   input: string | Content.Message
@@ -224,8 +227,8 @@ const runOnce = (
       // Set once the run's services are in the fiber's context: the context to put back.
       let outer: Context.Context<never> | undefined
       let interrupted: Effect.Effect<unknown> = Effect.void
-      const run = Effect.gen(function* () {
-        const clock = yield* Effect.clock
+      const run = Effect.withFiberRuntime<RunOutcome.RunOutcome>((fiber) => {
+        const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
         const message = typeof input === "string" ? Content.userText(input) : input
         const started = SessionState.startRun(
           MutableRef.get(env.state),
@@ -233,15 +236,11 @@ const runOnce = (
           clock.unsafeCurrentTimeMillis(),
           message
         )
-        const spans = yield* Effects.spans
+        const runId = SessionState.figures(started).run_id
+        const spans = Effects.spansOf(fiber)
         const runSpan = spans.enabled
           ? spans.start(
-              Telemetry.run({
-                session: env.id,
-                runId: SessionState.figures(started).run_id,
-                provider: provider.name,
-                model: env.model
-              }),
+              Telemetry.run({ session: env.id, runId, provider: provider.name, model: env.model }),
               undefined
             )
           : undefined
@@ -254,138 +253,154 @@ const runOnce = (
         }
         // The run's services: its span as the parent of every span in it, the bus that carries a
         // plugin's events to the session's stream and observers, and the settings' call timeouts.
-        const context = yield* FiberRef.get(FiberRef.currentContext)
+        const context = fiber.getFiberRef(FiberRef.currentContext)
         outer = context
-        yield* FiberRef.set(
-          FiberRef.currentContext,
+        const services = Context.add(
           Context.add(
-            Context.add(
-              runSpan === undefined ? context : Context.add(context, Tracer.ParentSpan, runSpan),
-              EventBus.EventBus,
-              runBus(env)
-            ),
-            ModelProvider.CurrentCallTimeouts,
-            env.callTimeouts
-          )
-        )
-        const live: Loop.Run = {
-          env,
-          runId: SessionState.figures(started).run_id,
-          runNumber: started.runs,
-          clock,
-          spans,
-          runSpan,
-          effects: wrap(
-            Effects.make({
-              provider,
-              toolbox: env.toolbox,
-              attemptTimeout: Duration.millis(env.settings.model_attempt_timeout_ms),
-              // Read where the run is interruptible: the calls' fibers take the runtime's flags.
-              runtime: yield* restore(Effect.runtime<never>()),
-              spans
-            })
+            runSpan === undefined ? context : Context.add(context, Tracer.ParentSpan, runSpan),
+            EventBus.EventBus,
+            bus
           ),
-          quota: yield* RetryQuota.RetryQuota
-        }
-        // An interrupted run still leaves a valid history: every tool_use gets a tool_result. The
-        // toolbox first releases what the run may have left running (plugin processes).
-        interrupted = Effect.flatMap(env.toolbox.onRunInterrupted ?? Effect.void, () =>
-          finish(live, cursor, Decision.End({ status: "interrupted" }))
+          ModelProvider.CurrentCallTimeouts,
+          env.callTimeouts
         )
-        if (Loop.listening(env))
-          cursor.events.push({
-            type: "run_started",
-            at: clock.unsafeCurrentTimeMillis(),
-            run_id: live.runId,
-            model: env.model,
-            input: Content.textOf(message)
-          })
-        yield* Loop.commit(env, cursor)
-        const ending = yield* restore(Loop.turns(live, cursor)).pipe(
-          Effect.catchAllCause((cause) => {
-            const ended = Cause.failureOption(cause)
-            if (Option.isSome(ended)) return Effect.succeed(ended.value.ending)
-            // An interrupted run is closed by the exit handler below.
-            if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
-            // A defect in a plugged-in service (a toolbox's definitions, a context provider) still
-            // ends the run with a status, a run_ended event and a valid history.
-            return Effect.succeed(
-              Decision.End({
-                status: "failed",
-                error: new ModelError.Unknown({
-                  provider: "agent-kernel",
-                  model: env.model,
-                  message: `the run failed unexpectedly: ${Effects.describeDefect(Cause.squash(cause))}`
+        return Effect.zipRight(
+          FiberRef.set(FiberRef.currentContext, services),
+          // Read where the run is interruptible: the calls' fibers take the runtime's flags.
+          Effect.flatMap(restore(Effect.runtime<never>()), (runtime) => {
+            const live: Loop.Run = {
+              env,
+              runId,
+              runNumber: started.runs,
+              clock,
+              spans,
+              runSpan,
+              effects: wrap(
+                Effects.make({
+                  provider,
+                  toolbox: env.toolbox,
+                  attemptTimeout: Duration.millis(env.settings.model_attempt_timeout_ms),
+                  runtime,
+                  spans
                 })
-              })
+              ),
+              quota: Context.get(services, RetryQuota.RetryQuota)
+            }
+            // An interrupted run still leaves a valid history: every tool_use gets a tool_result. The
+            // toolbox first releases what the run may have left running (plugin processes).
+            interrupted = Effect.flatMap(env.toolbox.onRunInterrupted ?? Effect.void, () =>
+              finish(live, cursor, Decision.End({ status: "interrupted" }))
             )
+            if (Loop.listening(env))
+              cursor.events.push({
+                type: "run_started",
+                at: clock.unsafeCurrentTimeMillis(),
+                run_id: runId,
+                model: env.model,
+                input: Content.textOf(message)
+              })
+            const ended = Effect.flatMap(
+              Effect.catchAllCause(restore(Loop.turns(live, cursor)), (cause) => endingOf(env, cause)),
+              (ending) => finish(live, cursor, ending)
+            )
+            const delivered = Loop.commit(env, cursor)
+            return delivered === Effect.void ? ended : Effect.zipRight(delivered, ended)
           })
         )
-        return yield* finish(live, cursor, ending)
       })
-      return Effect.onExit(run, (exit) => {
-        const closed = Exit.isInterrupted(exit) ? interrupted : Effect.void
-        const released = Effect.sync(() => leave(lock))
+      // Restores the caller's context and frees the lock; an interrupted run is closed first.
+      const close = (closed: Effect.Effect<unknown>): Effect.Effect<void> => {
         const context = outer
-        return Effect.flatMap(closed, () =>
+        const released = Effect.sync(() => leave(lock))
+        const restored =
           context === undefined
             ? released
             : Effect.flatMap(FiberRef.set(FiberRef.currentContext, context), () => released)
-        )
+        return closed === Effect.void ? restored : Effect.flatMap(closed, () => restored)
+      }
+      // `Effect.onExit`'s handling, without its own uninterruptible region: this one is already.
+      return Effect.matchCauseEffect(run, {
+        onFailure: (cause) =>
+          Effect.matchCauseEffect(close(Cause.isInterrupted(cause) ? interrupted : Effect.void), {
+            onFailure: (closing) => Effect.failCause(Cause.sequential(cause, closing)),
+            onSuccess: () => Effect.failCause(cause)
+          }),
+        onSuccess: (outcome) => Effect.as(close(Effect.void), outcome)
       })
     })
   )
 
-/** Ends a run: answers pending tool calls, publishes run_ended, and builds the outcome. */
-const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effect.Effect<RunOutcome.RunOutcome> =>
-  Effect.gen(function* () {
-    const { env } = run
-    // A result that came back before the run ended is kept; only the calls still out are answered.
-    const state = SessionState.answerPending(cursor.state, Loop.pendingReason(ending.status), cursor.running?.results)
-    const figures = SessionState.figures(state)
-    const wall = run.clock.unsafeCurrentTimeMillis() - figures.started_at
-    const retries = { max_per_call: figures.max_per_call, session_total: env.budget.snapshot(state.budget).used }
-    // The history as the run left it, made when read: the log is append-only, so a later run never
-    // changes what this one's outcome shows, and a session of many runs never copies its history
-    // once a run for an outcome nobody reads.
-    let history: Content.History | undefined
-    const outcome: RunOutcome.RunOutcome = {
+/** How the loop's end reads as a run's ending. */
+const endingOf = (env: Loop.Env, cause: Cause.Cause<Loop.Ended>): Effect.Effect<Decision.End> => {
+  const ended = Cause.failureOption(cause)
+  if (Option.isSome(ended)) return Effect.succeed(ended.value.ending)
+  // An interrupted run is closed by the exit handler.
+  if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+  // A defect in a plugged-in service (a toolbox's definitions, a context provider) still
+  // ends the run with a status, a run_ended event and a valid history.
+  return Effect.succeed(
+    Decision.End({
+      status: "failed",
+      error: new ModelError.Unknown({
+        provider: "agent-kernel",
+        model: env.model,
+        message: `the run failed unexpectedly: ${Effects.describeDefect(Cause.squash(cause))}`
+      })
+    })
+  )
+}
+
+/**
+ * Ends a run: answers pending tool calls, publishes run_ended, and builds the
+ * outcome. Called where the run ends: it commits the run's last state at once
+ * and returns the rest (the delivery, then the metrics and the spans' end).
+ */
+const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effect.Effect<RunOutcome.RunOutcome> => {
+  const { env } = run
+  // A result that came back before the run ended is kept; only the calls still out are answered.
+  const state = SessionState.answerPending(cursor.state, Loop.pendingReason(ending.status), cursor.running?.results)
+  const figures = SessionState.figures(state)
+  const wall = run.clock.unsafeCurrentTimeMillis() - figures.started_at
+  const retries = { max_per_call: figures.max_per_call, session_total: env.budget.snapshot(state.budget).used }
+  // The history as the run left it, made when read: the log is append-only, so a later run never
+  // changes what this one's outcome shows, and a session of many runs never copies its history
+  // once a run for an outcome nobody reads.
+  let history: Content.History | undefined
+  const outcome: RunOutcome.RunOutcome = {
+    run_id: figures.run_id,
+    status: ending.status,
+    ...(ending.error !== undefined ? { error: ending.error } : {}),
+    turns: figures.turns,
+    retries,
+    usage: figures.usage,
+    cost_usd: figures.cost_usd,
+    wall_ms: wall,
+    context_reductions: figures.reductions,
+    final_text: figures.final_text,
+    get history() {
+      if (history === undefined) history = Log.toArray(state.history)
+      return history
+    }
+  }
+  cursor.state = state
+  if (Loop.listening(env))
+    cursor.events.push({
+      type: "run_ended",
+      at: run.clock.unsafeCurrentTimeMillis(),
       run_id: figures.run_id,
       status: ending.status,
-      ...(ending.error !== undefined ? { error: ending.error } : {}),
       turns: figures.turns,
       retries,
       usage: figures.usage,
       cost_usd: figures.cost_usd,
       wall_ms: wall,
-      context_reductions: figures.reductions,
-      final_text: figures.final_text,
-      get history() {
-        if (history === undefined) history = Log.toArray(state.history)
-        return history
-      }
-    }
-    cursor.state = state
-    if (Loop.listening(env))
-      cursor.events.push({
-        type: "run_ended",
-        at: run.clock.unsafeCurrentTimeMillis(),
-        run_id: figures.run_id,
-        status: ending.status,
-        turns: figures.turns,
-        retries,
-        usage: figures.usage,
-        cost_usd: figures.cost_usd,
-        wall_ms: wall,
-        error: ending.error === undefined ? null : KernelEvent.summarize(ending.error),
-        final_text: figures.final_text
-      })
-    yield* Loop.commit(env, cursor)
-    if (env.metrics) {
-      // Turns are counted once a run, not once a turn: the counter reads the same, for less work a step.
-      yield* Metric.incrementBy(Metrics.turns, figures.turns)
-      yield* Metric.increment(Metrics.runsWithStatus(ending.status))
-    }
+      error: ending.error === undefined ? null : KernelEvent.summarize(ending.error),
+      final_text: figures.final_text
+    })
+  const delivered = Loop.commit(env, cursor)
+  const ended = Effect.withFiberRuntime<RunOutcome.RunOutcome>((fiber) => {
+    // Turns are counted once a run, not once a turn: the counter reads the same, for less work a step.
+    if (env.metrics) Meter.runEnded(ending.status, figures.turns, fiber.getFiberRef(FiberRef.currentMetricLabels))
     const exit = ending.status === "interrupted" ? Exit.interrupt(FiberId.none) : Exit.succeed(outcome)
     run.spans.end(cursor.turnSpan, exit)
     run.spans.end(
@@ -393,5 +408,7 @@ const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effec
       exit,
       run.runSpan === undefined ? undefined : Telemetry.runEnded(ending.status, ending.error)
     )
-    return outcome
+    return Effect.succeed(outcome)
   })
+  return delivered === Effect.void ? ended : Effect.zipRight(delivered, ended)
+}
