@@ -50,15 +50,17 @@ export const make = (
   options: SessionApi.Options,
   effects: (live: Effects.Effects) => Effects.Effects = identity
 ): Effect.Effect<SessionApi.Service, never, ModelProvider.ModelProvider> =>
-  Effect.gen(function* () {
+  // The services are read from the context in one step, not one effect each.
+  Effect.map(Effect.context<ModelProvider.ModelProvider>(), (services) => {
     const settings = options.settings ?? Settings.defaults
-    const budget = (yield* RetryBudget.RetryBudget).budgetFor(settings)
-    const provider = yield* ModelProvider.ModelProvider
+    const budget = Context.get(services, RetryBudget.RetryBudget).budgetFor(settings)
+    const provider = Context.get(services, ModelProvider.ModelProvider)
     // What only a run needs is made at the first run: an idle session holds none of it (its lock,
     // its call timeouts and its runs' bus, a fraction of what an idle session may hold).
     let callTimeouts: ModelProvider.CallTimeouts | undefined
     let lock: RunLock | undefined
     let bus: EventBus.Service | undefined
+    let meter: Meter.Meter | undefined
     const env: Loop.Env = {
       id: options.id ?? `session-${crypto.randomUUID()}`,
       model: options.model,
@@ -72,11 +74,12 @@ export const make = (
       metrics: options.metrics ?? true,
       // Looked up at the first run: a session that never runs, or runs without metrics, adds no entry.
       get meter() {
-        return Meter.forProvider(provider.name)
+        if (meter === undefined) meter = Meter.forProvider(provider.name)
+        return meter
       },
-      toolbox: yield* Toolbox.Toolbox,
-      contextProvider: yield* ContextProvider.ContextProvider,
-      bus: yield* EventBus.EventBus,
+      toolbox: Context.get(services, Toolbox.Toolbox),
+      contextProvider: Context.get(services, ContextProvider.ContextProvider),
+      bus: Context.get(services, EventBus.EventBus),
       budget,
       state: MutableRef.make(SessionState.initial(options, budget)),
       get callTimeouts() {
