@@ -258,15 +258,12 @@ const runOnce = (
         // plugin's events to the session's stream and observers, and the settings' call timeouts.
         const context = fiber.getFiberRef(FiberRef.currentContext)
         outer = context
-        const services = Context.add(
-          Context.add(
-            runSpan === undefined ? context : Context.add(context, Tracer.ParentSpan, runSpan),
-            EventBus.EventBus,
-            bus
-          ),
-          ModelProvider.CurrentCallTimeouts,
-          env.callTimeouts
-        )
+        // One copy of the context's map, where a `Context.add` each made one of its own.
+        const map = new Map(context.unsafeMap)
+        if (runSpan !== undefined) map.set(Tracer.ParentSpan.key, runSpan)
+        map.set(EventBus.EventBus.key, bus)
+        map.set(ModelProvider.CurrentCallTimeouts.key, env.callTimeouts)
+        const services = Context.unsafeMake<never>(map)
         return Effect.zipRight(
           FiberRef.set(FiberRef.currentContext, services),
           // Read where the run is interruptible: the calls' fibers take the runtime's flags.
