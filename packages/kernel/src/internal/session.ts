@@ -21,6 +21,7 @@ import * as KernelEvent from "../KernelEvent.js"
 import * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
 import * as RetryBudget from "../RetryBudget.js"
+import type * as RetryPolicy from "../RetryPolicy.js"
 import * as RetryQuota from "../RetryQuota.js"
 import type * as RunOutcome from "../RunOutcome.js"
 import type * as SessionApi from "../Session.js"
@@ -55,39 +56,11 @@ export const make = (
     const settings = options.settings ?? Settings.defaults
     const budget = Context.get(services, RetryBudget.RetryBudget).budgetFor(settings)
     const provider = Context.get(services, ModelProvider.ModelProvider)
-    // What only a run needs is made at the first run: an idle session holds none of it (its lock,
-    // its call timeouts and its runs' bus, a fraction of what an idle session may hold).
-    let callTimeouts: ModelProvider.CallTimeouts | undefined
+    // What only a run needs is made at the first run: an idle session holds none of it (its lock
+    // and its runs' bus, a fraction of what an idle session may hold).
     let lock: RunLock | undefined
     let bus: EventBus.Service | undefined
-    let meter: Meter.Meter | undefined
-    const env: Loop.Env = {
-      id: options.id ?? `session-${crypto.randomUUID()}`,
-      model: options.model,
-      models: [options.model, ...settings.fallback_models.filter((model) => model !== options.model)],
-      settings,
-      policy: options.policy,
-      system: options.system,
-      maxOutputTokens: options.maxOutputTokens,
-      request: options.request,
-      toolConcurrency: options.toolConcurrency ?? 1,
-      metrics: options.metrics ?? true,
-      // Looked up at the first run: a session that never runs, or runs without metrics, adds no entry.
-      get meter() {
-        if (meter === undefined) meter = Meter.forProvider(provider.name)
-        return meter
-      },
-      toolbox: Context.get(services, Toolbox.Toolbox),
-      contextProvider: Context.get(services, ContextProvider.ContextProvider),
-      bus: Context.get(services, EventBus.EventBus),
-      budget,
-      state: MutableRef.make(SessionState.initial(options, budget)),
-      get callTimeouts() {
-        if (callTimeouts === undefined) callTimeouts = ModelProvider.callTimeoutsFrom(settings)
-        return callTimeouts
-      },
-      listeners: { hub: undefined, subscribers: 0 }
-    }
+    const env = new SessionEnv(options, settings, budget, provider.name, services)
     const capacity: number = options.subscriberCapacity ?? defaultSubscriberCapacity
     // The accessors are built when read: an idle session holds its state and nothing else.
     return {
@@ -119,6 +92,73 @@ export const make = (
       }
     } satisfies SessionApi.Service
   })
+
+/**
+ * What a session holds that does not change between runs (`Loop.Env`). A
+ * class, so that its two lazy fields are getters of the prototype: an object
+ * literal with getters is made in dictionary mode, which cost a session half
+ * a kilobyte and a few microseconds, and every read of its fields in the loop
+ * a slow property lookup.
+ */
+class SessionEnv implements Loop.Env {
+  readonly id: string
+  readonly model: string
+  readonly models: ReadonlyArray<string>
+  readonly policy: RetryPolicy.RetryPolicy | undefined
+  readonly system: string | undefined
+  readonly maxOutputTokens: number | undefined
+  readonly request: ModelProvider.RequestOptions | undefined
+  readonly toolConcurrency: number
+  readonly metrics: boolean
+  readonly toolbox: Toolbox.Service
+  readonly contextProvider: ContextProvider.Service
+  readonly bus: EventBus.Service
+  readonly state: MutableRef.MutableRef<SessionState.State>
+  readonly listeners: Loop.Listeners = { hub: undefined, subscribers: 0 }
+  private lazyMeter: Meter.Meter | undefined = undefined
+  private lazyCallTimeouts: ModelProvider.CallTimeouts | undefined = undefined
+
+  readonly settings: Settings.Settings
+  readonly budget: RetryBudget.Budget
+  private readonly providerName: string
+
+  constructor(
+    options: SessionApi.Options,
+    settings: Settings.Settings,
+    budget: RetryBudget.Budget,
+    providerName: string,
+    services: Context.Context<never>
+  ) {
+    this.settings = settings
+    this.budget = budget
+    this.providerName = providerName
+    this.id = options.id ?? `session-${crypto.randomUUID()}`
+    this.model = options.model
+    this.models = [options.model, ...settings.fallback_models.filter((model) => model !== options.model)]
+    this.policy = options.policy
+    this.system = options.system
+    this.maxOutputTokens = options.maxOutputTokens
+    this.request = options.request
+    this.toolConcurrency = options.toolConcurrency ?? 1
+    this.metrics = options.metrics ?? true
+    this.toolbox = Context.get(services, Toolbox.Toolbox)
+    this.contextProvider = Context.get(services, ContextProvider.ContextProvider)
+    this.bus = Context.get(services, EventBus.EventBus)
+    this.state = MutableRef.make(SessionState.initial(options, budget))
+  }
+
+  /** Looked up at the first run: a session that never runs, or runs without metrics, adds no entry. */
+  get meter(): Meter.Meter {
+    if (this.lazyMeter === undefined) this.lazyMeter = Meter.forProvider(this.providerName)
+    return this.lazyMeter
+  }
+
+  /** Made at the first run: an idle session holds none. */
+  get callTimeouts(): ModelProvider.CallTimeouts {
+    if (this.lazyCallTimeouts === undefined) this.lazyCallTimeouts = ModelProvider.callTimeoutsFrom(this.settings)
+    return this.lazyCallTimeouts
+  }
+}
 
 /**
  * The session's PubSub, made at the first subscription. It is bounded with
