@@ -52,7 +52,7 @@ export const make = (
   effects: (live: Effects.Effects) => Effects.Effects = identity
 ): Effect.Effect<SessionApi.Service, never, ModelProvider.ModelProvider> =>
   // The services are read from the context in one step, not one effect each.
-  Effect.map(Effect.context<ModelProvider.ModelProvider>(), (services) => {
+  Effect.contextWith((services: Context.Context<ModelProvider.ModelProvider>) => {
     const settings = options.settings ?? Settings.defaults
     const budget = Context.get(services, RetryBudget.RetryBudget).budgetFor(settings)
     const provider = Context.get(services, ModelProvider.ModelProvider)
