@@ -197,7 +197,6 @@ export const spansOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>): Spans => {
   return spans
 }
 
-
 const isDisabled = (span: Tracer.AnySpan): boolean => Context.get(span.context, Tracer.DisablePropagation)
 
 /** Calls `f`, turning a synchronous throw into a defect of the effect it should have returned. */

@@ -119,7 +119,10 @@ export const runEnded = (
   labels: ReadonlyArray<MetricLabel.MetricLabel>
 ): void => {
   Metrics.turns.unsafeUpdate(turns, labels)
-  if (labels.length > 0) return Metrics.runsWithStatus(status).unsafeUpdate(1, labels)
+  if (labels.length > 0) {
+    Metrics.runsWithStatus(status).unsafeUpdate(1, labels)
+    return
+  }
   let tags = statusTags.get(status)
   if (tags === undefined) {
     tags = [MetricLabel.make("status", status)]

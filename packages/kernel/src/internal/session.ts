@@ -314,10 +314,7 @@ const runOnce = (
         const runId = SessionState.figures(started).run_id
         const spans = Effects.spansOf(fiber)
         const runSpan = spans.enabled
-          ? spans.start(
-              Telemetry.run({ session: env.id, runId, provider: provider.name, model: env.model }),
-              undefined
-            )
+          ? spans.start(Telemetry.run({ session: env.id, runId, provider: provider.name, model: env.model }), undefined)
           : undefined
         const cursor: Loop.Cursor = {
           state: started,
@@ -436,7 +433,7 @@ const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effec
   const retries = { max_per_call: figures.max_per_call, session_total: env.budget.snapshot(state.budget).used }
   const outcome = withHistory(
     {
-        run_id: figures.run_id,
+      run_id: figures.run_id,
       status: ending.status,
       ...(ending.error !== undefined ? { error: ending.error } : {}),
       turns: figures.turns,
