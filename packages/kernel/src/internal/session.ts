@@ -1,7 +1,6 @@
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
@@ -348,7 +347,8 @@ const runOnce = (
                 Effects.make({
                   provider,
                   toolbox: env.toolbox,
-                  attemptTimeout: Duration.millis(env.settings.model_attempt_timeout_ms),
+                  // The settings' own attempt timeout, made once a session with the other call timeouts.
+                  attemptTimeout: env.callTimeouts.attempt,
                   runtime,
                   spans
                 })
