@@ -11,7 +11,6 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
-import type * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
@@ -123,23 +122,6 @@ export interface Spans {
 const disabledSpans: Spans = { enabled: false, start: () => undefined, end: () => {}, event: () => {} }
 
 /**
- * The spans last made, and what they were made from. They hold nothing of a
- * run's own, so a run whose fiber has the same tracer, clock, switch,
- * annotations and links (the same values: a FiberRef's value is immutable)
- * takes them as they are, rather than making them again for every run.
- */
-let lastSpans:
-  | {
-      readonly tracer: Tracer.Tracer
-      readonly clock: Clock.Clock
-      readonly timing: boolean
-      readonly annotations: HashMap.HashMap<string, unknown>
-      readonly links: Chunk.Chunk<Tracer.SpanLink>
-      readonly spans: Spans
-    }
-  | undefined
-
-/**
  * The run's spans, from the tracer, switches and annotations of the fiber
  * that runs it. A function of the fiber, not an effect: the run reads it with
  * everything else it reads from its fiber, in one step.
@@ -151,24 +133,12 @@ export const spansOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>): Spans => {
   const tracer = fiber.currentTracer
   const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
   const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
-  const annotationMap = fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations)
-  const linkChunk = fiber.getFiberRef(FiberRef.currentTracerSpanLinks)
-  const last = lastSpans
-  if (
-    last !== undefined &&
-    last.tracer === tracer &&
-    last.clock === clock &&
-    last.timing === timing &&
-    last.annotations === annotationMap &&
-    last.links === linkChunk
-  )
-    return last.spans
   // Read once a run as an array: walking the HashMap a span cost a callback and an iterator each.
-  const annotations = Array.from(annotationMap)
-  const links = Chunk.toReadonlyArray(linkChunk)
+  const annotations = Array.from(fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations))
+  const links = Chunk.toReadonlyArray(fiber.getFiberRef(FiberRef.currentTracerSpanLinks))
   const now = () => (timing ? clock.unsafeCurrentTimeNanos() : BigInt(0))
   const options: Tracer.SpanOptions = { captureStackTrace: false }
-  const spans: Spans = {
+  return {
     enabled: true,
     start: (spec, parent) => {
       const span = tracer.span(
@@ -193,8 +163,6 @@ export const spansOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>): Spans => {
       if (span !== undefined && span.status._tag === "Started") span.event(name, now(), attributes)
     }
   }
-  lastSpans = { tracer, clock, timing, annotations: annotationMap, links: linkChunk, spans }
-  return spans
 }
 
 const isDisabled = (span: Tracer.AnySpan): boolean => Context.get(span.context, Tracer.DisablePropagation)
