@@ -250,24 +250,31 @@ export interface RunLock {
   readonly waiting: Set<() => void>
 }
 
-/** Takes the lock, waiting (interruptibly) while another run holds it. */
-const enter = (lock: RunLock): Effect.Effect<void> =>
+/**
+ * Takes the lock: a free one at once, in the caller's uninterruptible region (an interruption
+ * between taking it and the exit handler's region would leave it held); a held one after waiting,
+ * interruptibly, for a release, then trying again.
+ */
+const enter = (
+  lock: RunLock,
+  restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+): Effect.Effect<void> =>
   Effect.suspend(() => {
     if (!lock.busy) {
       lock.busy = true
       return Effect.void
     }
-    return Effect.async<void>((resume) => {
-      // A woken run tries again when it runs: the lock may be taken by then.
+    const released = Effect.async<void>((resume) => {
       const wake = () => {
         lock.waiting.delete(wake)
-        resume(enter(lock))
+        resume(Effect.void)
       }
       lock.waiting.add(wake)
       return Effect.sync(() => {
         lock.waiting.delete(wake)
       })
     })
+    return Effect.flatMap(restore(released), () => enter(lock, restore))
   })
 
 /**
@@ -297,7 +304,7 @@ const runOnce = (
   input: string | Content.Message
 ): Effect.Effect<RunOutcome.RunOutcome> =>
   Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(restore(enter(lock)), () => {
+    Effect.flatMap(enter(lock, restore), () => {
       // Set once the run's services are in the fiber's context: the context to put back.
       let outer: Context.Context<never> | undefined
       let interrupted: Effect.Effect<unknown> = Effect.void
