@@ -207,6 +207,23 @@ describe("model errors: rate_limited / overloaded", () => {
   )
 })
 
+describe("outcomes", () => {
+  it.effect("an outcome's history is the run's own, read after later runs, and an own enumerable field", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([ScriptedModel.text("one"), ScriptedModel.text("two")])
+      const session = yield* Session.make({ model: "m" }).pipe(Effect.provide(model.layer))
+      const first = yield* session.run("first")
+      const second = yield* session.run("second")
+      assert.deepStrictEqual(first.history.map(Content.textOf), ["first", "one"])
+      assert.deepStrictEqual(second.history.map(Content.textOf), ["first", "one", "second", "two"])
+      assert.strictEqual(first.history, first.history)
+      assert.include(Object.keys(second), "history")
+      assert.deepStrictEqual(JSON.parse(JSON.stringify(second)).history, second.history)
+      assert.deepStrictEqual({ ...first }.history, first.history)
+    })
+  )
+})
+
 describe("model errors: context_length_exceeded", () => {
   const bigHistory: Content.History = Array.from({ length: 6 }, (_, i) => [
     Content.userText(`question ${i} ${"x".repeat(400)}`),
