@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as MutableRef from "effect/MutableRef"
 import type * as Scope from "effect/Scope"
+import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
@@ -276,82 +277,94 @@ const runOnce = (
       // Set once the run's services are in the fiber's context: the context to put back.
       let outer: Context.Context<never> | undefined
       let interrupted: Effect.Effect<unknown> = Effect.void
-      const run = Effect.withFiberRuntime<RunOutcome.RunOutcome>((fiber) => {
-        const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-        const message = typeof input === "string" ? Content.userText(input) : input
-        const started = SessionState.startRun(
-          MutableRef.get(env.state),
-          env.id,
-          clock.unsafeCurrentTimeMillis(),
-          message
-        )
-        const runId = SessionState.figures(started).run_id
-        const spans = Effects.spansOf(fiber)
-        const runSpan = spans.enabled
-          ? spans.start(Telemetry.run({ session: env.id, runId, provider: provider.name, model: env.model }), undefined)
-          : undefined
-        const cursor: Loop.Cursor = {
-          state: started,
-          events: [],
-          turnSpan: undefined,
-          tools: undefined,
-          running: undefined
-        }
-        // The run's services: its span as the parent of every span in it, the bus that carries a
-        // plugin's events to the session's stream and observers, and the settings' call timeouts.
-        const context = fiber.getFiberRef(FiberRef.currentContext)
-        outer = context
-        // One copy of the context's map, where a `Context.add` each made one of its own.
-        const map = new Map(context.unsafeMap)
-        if (runSpan !== undefined) map.set(Tracer.ParentSpan.key, runSpan)
-        map.set(EventBus.EventBus.key, bus)
-        map.set(ModelProvider.CurrentCallTimeouts.key, env.callTimeouts)
-        const services = Context.unsafeMake<never>(map)
-        return Effect.zipRight(
-          FiberRef.set(FiberRef.currentContext, services),
-          // Read where the run is interruptible: the calls' fibers take the runtime's flags.
-          Effect.flatMap(restore(Effect.runtime<never>()), (runtime) => {
-            const live: Loop.Run = {
-              env,
-              runId,
-              runNumber: started.runs,
-              clock,
-              spans,
-              runSpan,
-              effects: wrap(
-                Effects.make({
-                  provider,
-                  toolbox: env.toolbox,
-                  // The settings' own attempt timeout, made once a session with the other call timeouts.
-                  attemptTimeout: env.callTimeouts.attempt,
-                  runtime,
-                  spans
-                })
-              ),
-              quota: Context.get(services, RetryQuota.RetryQuota)
-            }
-            // An interrupted run still leaves a valid history: every tool_use gets a tool_result. The
-            // toolbox first releases what the run may have left running (plugin processes).
-            interrupted = Effect.flatMap(env.toolbox.onRunInterrupted ?? Effect.void, () =>
-              finish(live, cursor, Decision.End({ status: "interrupted" }))
-            )
-            if (Loop.listening(env))
-              cursor.events.push({
-                type: "run_started",
-                at: clock.unsafeCurrentTimeMillis(),
-                run_id: runId,
-                model: env.model,
-                input: Content.textOf(message)
-              })
-            const ended = Effect.flatMap(
-              Effect.catchAllCause(restore(Loop.turns(live, cursor)), (cause) => endingOf(env, cause)),
-              (ending) => finish(live, cursor, ending)
-            )
-            const delivered = Loop.commit(env, cursor)
-            return delivered === Effect.void ? ended : Effect.zipRight(delivered, ended)
+      // The caller's runtime is read first, where the run is interruptible (the calls' fibers take its
+      // flags): an interruption there comes before the run has started anything it must close.
+      const run = Effect.flatMap(restore(Effect.runtime<never>()), (caller) =>
+        Effect.withFiberRuntime<RunOutcome.RunOutcome>((fiber) => {
+          const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+          const message = typeof input === "string" ? Content.userText(input) : input
+          const started = SessionState.startRun(
+            MutableRef.get(env.state),
+            env.id,
+            clock.unsafeCurrentTimeMillis(),
+            message
+          )
+          const runId = SessionState.figures(started).run_id
+          const spans = Effects.spansOf(fiber)
+          const runSpan = spans.enabled
+            ? spans.start(
+                Telemetry.run({ session: env.id, runId, provider: provider.name, model: env.model }),
+                undefined
+              )
+            : undefined
+          const cursor: Loop.Cursor = {
+            state: started,
+            events: [],
+            turnSpan: undefined,
+            tools: undefined,
+            running: undefined
+          }
+          // The run's services: its span as the parent of every span in it, the bus that carries a
+          // plugin's events to the session's stream and observers, and the settings' call timeouts.
+          const context = fiber.getFiberRef(FiberRef.currentContext)
+          outer = context
+          // One copy of the context's map, where a `Context.add` each made one of its own.
+          const map = new Map(context.unsafeMap)
+          if (runSpan !== undefined) map.set(Tracer.ParentSpan.key, runSpan)
+          map.set(EventBus.EventBus.key, bus)
+          map.set(ModelProvider.CurrentCallTimeouts.key, env.callTimeouts)
+          const services = Context.unsafeMake<never>(map)
+          // The calls' runtime: the caller's flags and refs, the run's services.
+          const runtime = Runtime.make({
+            context: services,
+            fiberRefs: caller.fiberRefs,
+            runtimeFlags: caller.runtimeFlags
           })
-        )
-      })
+          return Effect.zipRight(
+            FiberRef.set(FiberRef.currentContext, services),
+            Effect.suspend(() => {
+              const live: Loop.Run = {
+                env,
+                runId,
+                runNumber: started.runs,
+                clock,
+                spans,
+                runSpan,
+                effects: wrap(
+                  Effects.make({
+                    provider,
+                    toolbox: env.toolbox,
+                    // The settings' own attempt timeout, made once a session with the other call timeouts.
+                    attemptTimeout: env.callTimeouts.attempt,
+                    runtime,
+                    spans
+                  })
+                ),
+                quota: Context.get(services, RetryQuota.RetryQuota)
+              }
+              // An interrupted run still leaves a valid history: every tool_use gets a tool_result. The
+              // toolbox first releases what the run may have left running (plugin processes).
+              interrupted = Effect.flatMap(env.toolbox.onRunInterrupted ?? Effect.void, () =>
+                finish(live, cursor, Decision.End({ status: "interrupted" }))
+              )
+              if (Loop.listening(env))
+                cursor.events.push({
+                  type: "run_started",
+                  at: clock.unsafeCurrentTimeMillis(),
+                  run_id: runId,
+                  model: env.model,
+                  input: Content.textOf(message)
+                })
+              const ended = Effect.flatMap(
+                Effect.catchAllCause(restore(Loop.turns(live, cursor)), (cause) => endingOf(env, cause)),
+                (ending) => finish(live, cursor, ending)
+              )
+              const delivered = Loop.commit(env, cursor)
+              return delivered === Effect.void ? ended : Effect.zipRight(delivered, ended)
+            })
+          )
+        })
+      )
       // Restores the caller's context and frees the lock; an interrupted run is closed first.
       const close = (closed: Effect.Effect<unknown>): Effect.Effect<void> => {
         const context = outer
@@ -360,7 +373,9 @@ const runOnce = (
           context === undefined
             ? released
             : Effect.flatMap(FiberRef.set(FiberRef.currentContext, context), () => released)
-        return closed === Effect.void ? restored : Effect.flatMap(closed, () => restored)
+        // Whatever closing an interrupted run does (a toolbox's onRunInterrupted may die), the lock is
+        // freed and the caller's context put back.
+        return closed === Effect.void ? restored : Effect.ensuring(closed, restored)
       }
       // `Effect.onExit`'s handling, without its own uninterruptible region: this one is already.
       return Effect.matchCauseEffect(run, {
