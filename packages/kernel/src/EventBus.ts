@@ -143,8 +143,13 @@ const then = (first: Effect.Effect<void> | undefined, next: Effect.Effect<void>)
  * @category constructors
  */
 export const of = (observers: ReadonlyArray<Observer>): Service => {
-  const onEvent = observers.flatMap((observer) => (observer.onEvent ? [observer.onEvent] : []))
-  const onResponse = observers.flatMap((observer) => (observer.onModelResponse ? [observer.onModelResponse] : []))
+  // Gathered in one pass, without an array for each observer as `flatMap` would make.
+  const onEvent: Array<(event: KernelEvent.KernelEvent) => Effect.Effect<void>> = []
+  const onResponse: Array<(response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>> = []
+  for (const observer of observers) {
+    if (observer.onEvent) onEvent.push(observer.onEvent)
+    if (observer.onModelResponse) onResponse.push(observer.onModelResponse)
+  }
   // Observers are called when the delivery runs, each event to each observer in order.
   const deliver = (events: ReadonlyArray<KernelEvent.KernelEvent>) =>
     onEvent.length === 0 ? Effect.void : Effect.suspend(() => deliverAll(onEvent, events))

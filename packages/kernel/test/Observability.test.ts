@@ -122,6 +122,28 @@ describe("observing a run", () => {
       assert.strictEqual((yield* Metric.value(completed)).count - runsBefore, 1)
     })
   )
+
+  it.effect("a run's counters carry the metric labels of the fiber that runs it", () =>
+    Effect.gen(function* () {
+      const tenant = (metric: Metric.Metric.Counter<number>) => Metric.tagged(metric, "tenant", "observability-test")
+      const completed = tenant(Metric.tagged(Metrics.runs, "status", "completed"))
+      const [turnsBefore, runsBefore, untaggedBefore] = [
+        (yield* Metric.value(tenant(Metrics.turns))).count,
+        (yield* Metric.value(completed)).count,
+        (yield* Metric.value(Metric.tagged(Metrics.runs, "status", "completed"))).count
+      ]
+      const model = yield* ScriptedModel.make([ScriptedModel.text("ok")])
+      const session = yield* Session.make({ model: "m" }).pipe(Effect.provide(model.layer))
+      yield* session.run("hi").pipe(Effect.tagMetrics("tenant", "observability-test"))
+      assert.strictEqual((yield* Metric.value(tenant(Metrics.turns))).count - turnsBefore, 1)
+      assert.strictEqual((yield* Metric.value(completed)).count - runsBefore, 1)
+      // The run is counted under the fiber's labels only, not also without them.
+      assert.strictEqual(
+        (yield* Metric.value(Metric.tagged(Metrics.runs, "status", "completed"))).count,
+        untaggedBefore
+      )
+    })
+  )
 })
 
 describe("metrics switch", () => {

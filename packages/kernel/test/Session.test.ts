@@ -5,6 +5,7 @@
 import { Content, EventBus, ModelError, Session, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -202,6 +203,23 @@ describe("model errors: rate_limited / overloaded", () => {
       assert.strictEqual((yield* session.retryBudget).used, 1)
       // The partial output never reached history: only the input and the one complete answer.
       assert.deepStrictEqual(outcome.history.map(Content.textOf), ["hello", "whole answer"])
+    })
+  )
+})
+
+describe("outcomes", () => {
+  it.effect("an outcome's history is the run's own, read after later runs, and an own enumerable field", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([ScriptedModel.text("one"), ScriptedModel.text("two")])
+      const session = yield* Session.make({ model: "m" }).pipe(Effect.provide(model.layer))
+      const first = yield* session.run("first")
+      const second = yield* session.run("second")
+      assert.deepStrictEqual(first.history.map(Content.textOf), ["first", "one"])
+      assert.deepStrictEqual(second.history.map(Content.textOf), ["first", "one", "second", "two"])
+      assert.strictEqual(first.history, first.history)
+      assert.include(Object.keys(second), "history")
+      assert.deepStrictEqual(JSON.parse(JSON.stringify(second)).history, second.history)
+      assert.deepStrictEqual({ ...first }.history, first.history)
     })
   )
 })
@@ -562,6 +580,48 @@ describe("observers and interruption", () => {
         Content.toolResult("t1", "The run was interrupted before this tool returned.", true)
       ])
     })
+  )
+  it.effect(
+    "a session's runs are serialised: a run asked for meanwhile waits, and one interrupted while it waits takes nothing",
+    () =>
+      Effect.gen(function* () {
+        const gate = yield* Deferred.make<void>()
+        const held: Toolbox.Service = {
+          ...echoToolbox,
+          invoke: (call) => Effect.as(Deferred.await(gate), Content.toolResult(call.id, "done"))
+        }
+        const model = yield* ScriptedModel.make([
+          ScriptedModel.toolCalls({ id: "t1", name: "echo" }),
+          ScriptedModel.text("one"),
+          ScriptedModel.text("three")
+        ])
+        const session = yield* Session.make({ model: "m" }).pipe(
+          Effect.provide(model.layer),
+          Effect.provideService(Toolbox.Toolbox, held)
+        )
+        const userTexts = Effect.map(session.history, (history) =>
+          history
+            .filter((message) => message.role === "user")
+            .map(Content.textOf)
+            .filter((text) => text.length > 0)
+        )
+        const first = yield* Effect.fork(session.run("first"))
+        yield* TestClock.adjust("1 second")
+        const second = yield* Effect.fork(session.run("second"))
+        const third = yield* Effect.fork(session.run("third"))
+        yield* TestClock.adjust("1 second")
+        // The first run holds the session (its tool waits): the others have not started.
+        assert.deepStrictEqual(yield* userTexts, ["first"])
+        yield* Fiber.interrupt(second)
+        yield* Deferred.succeed(gate, undefined)
+        assert.strictEqual((yield* Fiber.join(first)).final_text, "one")
+        const last = yield* Fiber.join(third)
+        assert.strictEqual(last.status, "completed")
+        assert.strictEqual(last.final_text, "three")
+        // The interrupted run never started: the session ran two runs, in the order asked.
+        assert.deepStrictEqual(yield* userTexts, ["first", "third"])
+        assert.strictEqual((yield* session.state).runs, 2)
+      })
   )
 })
 

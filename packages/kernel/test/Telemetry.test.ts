@@ -209,4 +209,29 @@ describe("OpenTelemetry export", () => {
       ])
     })
   )
+
+  it.effect("each run's spans carry the span annotations of the fiber that runs it", () =>
+    Effect.gen(function* () {
+      const { exporter, layer } = inMemoryTracer()
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.text("one"),
+        ScriptedModel.text("two"),
+        ScriptedModel.text("three")
+      ])
+      const session = yield* Session.make({ model: "m" }).pipe(Effect.provide(model.layer))
+      // One tracer for the three runs: only the annotations differ between them.
+      yield* Effect.gen(function* () {
+        yield* session.run("first").pipe(Effect.annotateSpans("tenant", "a"))
+        yield* session.run("second").pipe(Effect.annotateSpans("tenant", "b"))
+        yield* session.run("third")
+      }).pipe(Effect.provide(layer))
+      const tenants = (name: string) =>
+        exporter
+          .getFinishedSpans()
+          .filter((span) => span.name === name)
+          .map((span) => span.attributes["tenant"])
+      assert.deepStrictEqual(tenants("invoke_agent"), ["a", "b", undefined])
+      assert.deepStrictEqual(tenants("agent_kernel.turn"), ["a", "b", undefined])
+    })
+  )
 })

@@ -122,12 +122,14 @@ export interface Spans {
 const disabledSpans: Spans = { enabled: false, start: () => undefined, end: () => {}, event: () => {} }
 
 /**
- * The run's spans, from the fiber's tracer, switches and annotations.
+ * The run's spans, from the tracer, switches and annotations of the fiber
+ * that runs it. A function of the fiber, not an effect: the run reads it with
+ * everything else it reads from its fiber, in one step.
  *
  * @internal
  */
-export const spans: Effect.Effect<Spans> = Effect.withFiberRuntime((fiber) => {
-  if (!fiber.getFiberRef(FiberRef.currentTracerEnabled)) return Effect.succeed(disabledSpans)
+export const spansOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>): Spans => {
+  if (!fiber.getFiberRef(FiberRef.currentTracerEnabled)) return disabledSpans
   const tracer = fiber.currentTracer
   const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
   const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
@@ -147,7 +149,7 @@ export const spans: Effect.Effect<Spans> = Effect.withFiberRuntime((fiber) => {
     }
     return parentOption
   }
-  return Effect.succeed<Spans>({
+  return {
     enabled: true,
     start: (spec, parent) => {
       const span = tracer.span(spec.name, optionOf(parent), Context.empty(), links, now(), spec.kind, options)
@@ -163,8 +165,8 @@ export const spans: Effect.Effect<Spans> = Effect.withFiberRuntime((fiber) => {
     event: (span, name, attributes) => {
       if (span !== undefined && span.status._tag === "Started") span.event(name, now(), attributes)
     }
-  })
-})
+  }
+}
 
 const isDisabled = (span: Tracer.AnySpan): boolean => Context.get(span.context, Tracer.DisablePropagation)
 

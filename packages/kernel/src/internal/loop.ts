@@ -1,3 +1,4 @@
+import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -206,7 +207,9 @@ const deliver = (env: Env, events: ReadonlyArray<KernelEvent.KernelEvent>): Effe
 
 /** Commits, then ends the run. */
 const end = (run: Run, cursor: Cursor, ending: Decision.End): Effect.Effect<never, Ended> => {
-  const ended = Effect.fail(new Ended({ ending }))
+  // Failed with its cause made here: `Effect.fail` would wrap the ending in a Proxy carrying the
+  // fiber's span, for an error that never leaves the kernel.
+  const ended = Effect.failCause(Cause.fail(new Ended({ ending })))
   return Effect.flatMap(commit(run.env, cursor), () => ended)
 }
 

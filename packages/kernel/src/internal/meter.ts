@@ -1,6 +1,7 @@
 import * as Either from "effect/Either"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Metrics from "../Metrics.js"
+import type * as KernelEvent from "../KernelEvent.js"
 import type * as ModelError from "../ModelError.js"
 import type * as ModelProvider from "../ModelProvider.js"
 import * as Telemetry from "./telemetry.js"
@@ -97,4 +98,35 @@ const make = (provider: string): Meter => {
     },
     turn: (durationMs) => Metrics.turnDuration.unsafeUpdate(durationMs / 1000, none)
   }
+}
+
+/** The `status` tag of `Metrics.runs` for each status, as an array made once: see `runEnded`. */
+const statusTags = new Map<KernelEvent.RunStatus, ReadonlyArray<MetricLabel.MetricLabel>>()
+
+/**
+ * Records a run's end in the kernel's counters: its turns, and one run of
+ * its status, under the metric labels of the run's fiber (`labels`, what
+ * `Effect.tagMetrics` sets) as `Metric.increment` would. With no such label
+ * the status's tag array is one made once, found by identity: a tagged
+ * counter unites its tags with the fiber's into a new array at each update,
+ * whose metric key is then built and hashed again.
+ *
+ * @internal
+ */
+export const runEnded = (
+  status: KernelEvent.RunStatus,
+  turns: number,
+  labels: ReadonlyArray<MetricLabel.MetricLabel>
+): void => {
+  Metrics.turns.unsafeUpdate(turns, labels)
+  if (labels.length > 0) {
+    Metrics.runsWithStatus(status).unsafeUpdate(1, labels)
+    return
+  }
+  let tags = statusTags.get(status)
+  if (tags === undefined) {
+    tags = [MetricLabel.make("status", status)]
+    statusTags.set(status, tags)
+  }
+  Metrics.runs.unsafeUpdate(1, tags)
 }

@@ -1,16 +1,16 @@
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import { identity } from "effect/Function"
-import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as MutableRef from "effect/MutableRef"
 import type * as Scope from "effect/Scope"
+import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
@@ -18,10 +18,10 @@ import * as ContextProvider from "../ContextProvider.js"
 import * as Decision from "../Decision.js"
 import * as EventBus from "../EventBus.js"
 import * as KernelEvent from "../KernelEvent.js"
-import * as Metrics from "../Metrics.js"
 import * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
 import * as RetryBudget from "../RetryBudget.js"
+import type * as RetryPolicy from "../RetryPolicy.js"
 import * as RetryQuota from "../RetryQuota.js"
 import type * as RunOutcome from "../RunOutcome.js"
 import type * as SessionApi from "../Session.js"
@@ -51,40 +51,16 @@ export const make = (
   options: SessionApi.Options,
   effects: (live: Effects.Effects) => Effects.Effects = identity
 ): Effect.Effect<SessionApi.Service, never, ModelProvider.ModelProvider> =>
-  Effect.gen(function* () {
+  // The services are read from the context in one step, not one effect each.
+  Effect.contextWith((services: Context.Context<ModelProvider.ModelProvider>) => {
     const settings = options.settings ?? Settings.defaults
-    const budget = (yield* RetryBudget.RetryBudget).budgetFor(settings)
-    const provider = yield* ModelProvider.ModelProvider
-    // What only a run needs is made at the first run: an idle session holds none of it (a semaphore
-    // and its call timeouts weigh over 1 KB, a fraction of what an idle session may hold).
-    let callTimeouts: ModelProvider.CallTimeouts | undefined
-    let semaphore: Effect.Semaphore | undefined
-    const env: Loop.Env = {
-      id: options.id ?? `session-${crypto.randomUUID()}`,
-      model: options.model,
-      models: [options.model, ...settings.fallback_models.filter((model) => model !== options.model)],
-      settings,
-      policy: options.policy,
-      system: options.system,
-      maxOutputTokens: options.maxOutputTokens,
-      request: options.request,
-      toolConcurrency: options.toolConcurrency ?? 1,
-      metrics: options.metrics ?? true,
-      // Looked up at the first run: a session that never runs, or runs without metrics, adds no entry.
-      get meter() {
-        return Meter.forProvider(provider.name)
-      },
-      toolbox: yield* Toolbox.Toolbox,
-      contextProvider: yield* ContextProvider.ContextProvider,
-      bus: yield* EventBus.EventBus,
-      budget,
-      state: MutableRef.make(SessionState.initial(options, budget)),
-      get callTimeouts() {
-        if (callTimeouts === undefined) callTimeouts = ModelProvider.callTimeoutsFrom(settings)
-        return callTimeouts
-      },
-      listeners: { hub: undefined, subscribers: 0 }
-    }
+    const budget = Context.get(services, RetryBudget.RetryBudget).budgetFor(settings)
+    const provider = Context.get(services, ModelProvider.ModelProvider)
+    // What only a run needs is made at the first run: an idle session holds none of it (its lock
+    // and its runs' bus, a fraction of what an idle session may hold).
+    let lock: RunLock | undefined
+    let bus: EventBus.Service | undefined
+    const env = new SessionEnv(options, settings, budget, provider.name, services)
     const capacity: number = options.subscriberCapacity ?? defaultSubscriberCapacity
     // The accessors are built when read: an idle session holds its state and nothing else.
     return {
@@ -92,8 +68,9 @@ export const make = (
       settings,
       // Made when the first run is asked for, before any run starts: runs are still serialised.
       run: (input) => {
-        if (semaphore === undefined) semaphore = Effect.unsafeMakeSemaphore(1)
-        return runOnce(env, semaphore, provider, effects, input)
+        if (lock === undefined) lock = { busy: false, waiting: new Set() }
+        if (bus === undefined) bus = runBus(env)
+        return runOnce(env, lock, bus, provider, effects, input)
       },
       get history() {
         return Effect.sync(() => Log.toArray(MutableRef.get(env.state).history))
@@ -115,6 +92,73 @@ export const make = (
       }
     } satisfies SessionApi.Service
   })
+
+/**
+ * What a session holds that does not change between runs (`Loop.Env`). A
+ * class, so that its two lazy fields are getters of the prototype: an object
+ * literal with getters is made in dictionary mode, which cost a session half
+ * a kilobyte and a few microseconds, and every read of its fields in the loop
+ * a slow property lookup.
+ */
+class SessionEnv implements Loop.Env {
+  readonly id: string
+  readonly model: string
+  readonly models: ReadonlyArray<string>
+  readonly policy: RetryPolicy.RetryPolicy | undefined
+  readonly system: string | undefined
+  readonly maxOutputTokens: number | undefined
+  readonly request: ModelProvider.RequestOptions | undefined
+  readonly toolConcurrency: number
+  readonly metrics: boolean
+  readonly toolbox: Toolbox.Service
+  readonly contextProvider: ContextProvider.Service
+  readonly bus: EventBus.Service
+  readonly state: MutableRef.MutableRef<SessionState.State>
+  readonly listeners: Loop.Listeners = { hub: undefined, subscribers: 0 }
+  private lazyMeter: Meter.Meter | undefined = undefined
+  private lazyCallTimeouts: ModelProvider.CallTimeouts | undefined = undefined
+
+  readonly settings: Settings.Settings
+  readonly budget: RetryBudget.Budget
+  private readonly providerName: string
+
+  constructor(
+    options: SessionApi.Options,
+    settings: Settings.Settings,
+    budget: RetryBudget.Budget,
+    providerName: string,
+    services: Context.Context<never>
+  ) {
+    this.settings = settings
+    this.budget = budget
+    this.providerName = providerName
+    this.id = options.id ?? `session-${crypto.randomUUID()}`
+    this.model = options.model
+    this.models = [options.model, ...settings.fallback_models.filter((model) => model !== options.model)]
+    this.policy = options.policy
+    this.system = options.system
+    this.maxOutputTokens = options.maxOutputTokens
+    this.request = options.request
+    this.toolConcurrency = options.toolConcurrency ?? 1
+    this.metrics = options.metrics ?? true
+    this.toolbox = Context.get(services, Toolbox.Toolbox)
+    this.contextProvider = Context.get(services, ContextProvider.ContextProvider)
+    this.bus = Context.get(services, EventBus.EventBus)
+    this.state = MutableRef.make(SessionState.initial(options, budget))
+  }
+
+  /** Looked up at the first run: a session that never runs, or runs without metrics, adds no entry. */
+  get meter(): Meter.Meter {
+    if (this.lazyMeter === undefined) this.lazyMeter = Meter.forProvider(this.providerName)
+    return this.lazyMeter
+  }
+
+  /** Made at the first run: an idle session holds none. */
+  get callTimeouts(): ModelProvider.CallTimeouts {
+    if (this.lazyCallTimeouts === undefined) this.lazyCallTimeouts = ModelProvider.callTimeoutsFrom(this.settings)
+    return this.lazyCallTimeouts
+  }
+}
 
 /**
  * The session's PubSub, made at the first subscription. It is bounded with
@@ -146,7 +190,7 @@ const subscribe = (
     ).pipe(Effect.zipRight(Stream.fromPubSub(hub, { scoped: true })))
   )
 
-/** The bus the run's services publish to (a plugin's breaker): the session's stream and its observers. */
+/** The bus the runs' services publish to (a plugin's breaker): the session's stream and its observers. */
 const runBus = (env: Loop.Env): EventBus.Service => ({
   observed: true,
   responseObserved: env.bus.responseObserved,
@@ -162,186 +206,260 @@ const runBus = (env: Loop.Env): EventBus.Service => ({
 })
 
 /**
+ * What serialises a session's runs: whether one holds the session, and the
+ * wake-ups of the runs that wait for it. A run that finds the session free
+ * takes it at once, on its own stack. Effect's semaphore takes even a free
+ * permit through an async callback, which sent every run through the
+ * scheduler (a task, a microtask and a fiber message) before its first step.
+ *
+ * @internal
+ */
+export interface RunLock {
+  busy: boolean
+  readonly waiting: Set<() => void>
+}
+
+/**
+ * Takes the lock: a free one at once, in the caller's uninterruptible region (an interruption
+ * between taking it and the exit handler's region would leave it held); a held one after waiting,
+ * interruptibly, for a release, then trying again.
+ */
+const enter = (
+  lock: RunLock,
+  restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    if (!lock.busy) {
+      lock.busy = true
+      return Effect.void
+    }
+    const released = Effect.async<void>((resume) => {
+      const wake = () => {
+        lock.waiting.delete(wake)
+        resume(Effect.void)
+      }
+      lock.waiting.add(wake)
+      return Effect.sync(() => {
+        lock.waiting.delete(wake)
+      })
+    })
+    return Effect.flatMap(restore(released), () => enter(lock, restore))
+  })
+
+/**
+ * Frees the lock and wakes every waiting run, as Effect's semaphore does:
+ * the first to run takes it, the others wait again, and one interrupted
+ * before it ran takes nothing and holds up none of the others.
+ */
+const leave = (lock: RunLock): void => {
+  lock.busy = false
+  for (const wake of lock.waiting) wake()
+}
+
+/**
  * One run, serialised with the session's other runs. Its services are set
- * in the fiber's context for the run and restored after it, and its permit
+ * in the fiber's context for the run and restored after it, and its lock
  * released, in one exit handler: `withPermits` and a provided context would
  * each wrap the run in an acquire-use-release of its own, which cost a run
- * more than a step.
+ * more than a step. What the run reads from its fiber (its clock, context
+ * and tracer) is read in one step.
  */
 const runOnce = (
   env: Loop.Env,
-  semaphore: Effect.Semaphore,
+  lock: RunLock,
+  bus: EventBus.Service,
   provider: ModelProvider.Service,
   wrap: (live: Effects.Effects) => Effects.Effects,
   input: string | Content.Message
 ): Effect.Effect<RunOutcome.RunOutcome> =>
   Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(restore(semaphore.take(1)), () => {
+    Effect.flatMap(enter(lock, restore), () => {
       // Set once the run's services are in the fiber's context: the context to put back.
       let outer: Context.Context<never> | undefined
       let interrupted: Effect.Effect<unknown> = Effect.void
-      const run = Effect.gen(function* () {
-        const clock = yield* Effect.clock
-        const message = typeof input === "string" ? Content.userText(input) : input
-        const started = SessionState.startRun(
-          MutableRef.get(env.state),
-          env.id,
-          clock.unsafeCurrentTimeMillis(),
-          message
-        )
-        const spans = yield* Effects.spans
-        const runSpan = spans.enabled
-          ? spans.start(
-              Telemetry.run({
-                session: env.id,
-                runId: SessionState.figures(started).run_id,
-                provider: provider.name,
-                model: env.model
-              }),
-              undefined
-            )
-          : undefined
-        const cursor: Loop.Cursor = {
-          state: started,
-          events: [],
-          turnSpan: undefined,
-          tools: undefined,
-          running: undefined
-        }
-        // The run's services: its span as the parent of every span in it, the bus that carries a
-        // plugin's events to the session's stream and observers, and the settings' call timeouts.
-        const context = yield* FiberRef.get(FiberRef.currentContext)
-        outer = context
-        yield* FiberRef.set(
-          FiberRef.currentContext,
-          Context.add(
-            Context.add(
-              runSpan === undefined ? context : Context.add(context, Tracer.ParentSpan, runSpan),
-              EventBus.EventBus,
-              runBus(env)
-            ),
-            ModelProvider.CurrentCallTimeouts,
-            env.callTimeouts
+      // The caller's runtime is read first, where the run is interruptible (the calls' fibers take its
+      // flags): an interruption there comes before the run has started anything it must close.
+      const run = Effect.flatMap(restore(Effect.runtime<never>()), (caller) =>
+        Effect.withFiberRuntime<RunOutcome.RunOutcome>((fiber) => {
+          const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+          const message = typeof input === "string" ? Content.userText(input) : input
+          const started = SessionState.startRun(
+            MutableRef.get(env.state),
+            env.id,
+            clock.unsafeCurrentTimeMillis(),
+            message
           )
-        )
-        const live: Loop.Run = {
-          env,
-          runId: SessionState.figures(started).run_id,
-          runNumber: started.runs,
-          clock,
-          spans,
-          runSpan,
-          effects: wrap(
-            Effects.make({
-              provider,
-              toolbox: env.toolbox,
-              attemptTimeout: Duration.millis(env.settings.model_attempt_timeout_ms),
-              // Read where the run is interruptible: the calls' fibers take the runtime's flags.
-              runtime: yield* restore(Effect.runtime<never>()),
-              spans
-            })
-          ),
-          quota: yield* RetryQuota.RetryQuota
-        }
-        // An interrupted run still leaves a valid history: every tool_use gets a tool_result. The
-        // toolbox first releases what the run may have left running (plugin processes).
-        interrupted = Effect.flatMap(env.toolbox.onRunInterrupted ?? Effect.void, () =>
-          finish(live, cursor, Decision.End({ status: "interrupted" }))
-        )
-        if (Loop.listening(env))
-          cursor.events.push({
-            type: "run_started",
-            at: clock.unsafeCurrentTimeMillis(),
-            run_id: live.runId,
-            model: env.model,
-            input: Content.textOf(message)
+          const runId = SessionState.figures(started).run_id
+          const spans = Effects.spansOf(fiber)
+          const runSpan = spans.enabled
+            ? spans.start(
+                Telemetry.run({ session: env.id, runId, provider: provider.name, model: env.model }),
+                undefined
+              )
+            : undefined
+          const cursor: Loop.Cursor = {
+            state: started,
+            events: [],
+            turnSpan: undefined,
+            tools: undefined,
+            running: undefined
+          }
+          // The run's services: its span as the parent of every span in it, the bus that carries a
+          // plugin's events to the session's stream and observers, and the settings' call timeouts.
+          const context = fiber.getFiberRef(FiberRef.currentContext)
+          outer = context
+          // One copy of the context's map, where a `Context.add` each made one of its own.
+          const map = new Map(context.unsafeMap)
+          if (runSpan !== undefined) map.set(Tracer.ParentSpan.key, runSpan)
+          map.set(EventBus.EventBus.key, bus)
+          map.set(ModelProvider.CurrentCallTimeouts.key, env.callTimeouts)
+          const services = Context.unsafeMake<never>(map)
+          // The calls' runtime: the caller's flags and refs, the run's services.
+          const runtime = Runtime.make({
+            context: services,
+            fiberRefs: caller.fiberRefs,
+            runtimeFlags: caller.runtimeFlags
           })
-        yield* Loop.commit(env, cursor)
-        const ending = yield* restore(Loop.turns(live, cursor)).pipe(
-          Effect.catchAllCause((cause) => {
-            const ended = Cause.failureOption(cause)
-            if (Option.isSome(ended)) return Effect.succeed(ended.value.ending)
-            // An interrupted run is closed by the exit handler below.
-            if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
-            // A defect in a plugged-in service (a toolbox's definitions, a context provider) still
-            // ends the run with a status, a run_ended event and a valid history.
-            return Effect.succeed(
-              Decision.End({
-                status: "failed",
-                error: new ModelError.Unknown({
-                  provider: "agent-kernel",
+          return Effect.zipRight(
+            FiberRef.set(FiberRef.currentContext, services),
+            Effect.suspend(() => {
+              const live: Loop.Run = {
+                env,
+                runId,
+                runNumber: started.runs,
+                clock,
+                spans,
+                runSpan,
+                effects: wrap(
+                  Effects.make({
+                    provider,
+                    toolbox: env.toolbox,
+                    // The settings' own attempt timeout, made once a session with the other call timeouts.
+                    attemptTimeout: env.callTimeouts.attempt,
+                    runtime,
+                    spans
+                  })
+                ),
+                quota: Context.get(services, RetryQuota.RetryQuota)
+              }
+              // An interrupted run still leaves a valid history: every tool_use gets a tool_result. The
+              // toolbox first releases what the run may have left running (plugin processes).
+              interrupted = Effect.flatMap(env.toolbox.onRunInterrupted ?? Effect.void, () =>
+                finish(live, cursor, Decision.End({ status: "interrupted" }))
+              )
+              if (Loop.listening(env))
+                cursor.events.push({
+                  type: "run_started",
+                  at: clock.unsafeCurrentTimeMillis(),
+                  run_id: runId,
                   model: env.model,
-                  message: `the run failed unexpectedly: ${Effects.describeDefect(Cause.squash(cause))}`
+                  input: Content.textOf(message)
                 })
-              })
-            )
-          })
-        )
-        return yield* finish(live, cursor, ending)
-      })
-      return Effect.onExit(run, (exit) => {
-        const closed = Exit.isInterrupted(exit) ? interrupted : Effect.void
-        const released = semaphore.release(1)
+              const ended = Effect.flatMap(
+                Effect.catchAllCause(restore(Loop.turns(live, cursor)), (cause) => endingOf(env, cause)),
+                (ending) => finish(live, cursor, ending)
+              )
+              const delivered = Loop.commit(env, cursor)
+              return delivered === Effect.void ? ended : Effect.zipRight(delivered, ended)
+            })
+          )
+        })
+      )
+      // Restores the caller's context and frees the lock; an interrupted run is closed first.
+      const close = (closed: Effect.Effect<unknown>): Effect.Effect<void> => {
         const context = outer
-        return Effect.flatMap(closed, () =>
+        const released = Effect.sync(() => leave(lock))
+        const restored =
           context === undefined
             ? released
             : Effect.flatMap(FiberRef.set(FiberRef.currentContext, context), () => released)
-        )
+        // Whatever closing an interrupted run does (a toolbox's onRunInterrupted may die), the lock is
+        // freed and the caller's context put back.
+        return closed === Effect.void ? restored : Effect.ensuring(closed, restored)
+      }
+      // `Effect.onExit`'s handling, without its own uninterruptible region: this one is already.
+      return Effect.matchCauseEffect(run, {
+        onFailure: (cause) =>
+          Effect.matchCauseEffect(close(Cause.isInterrupted(cause) ? interrupted : Effect.void), {
+            onFailure: (closing) => Effect.failCause(Cause.sequential(cause, closing)),
+            onSuccess: () => Effect.failCause(cause)
+          }),
+        onSuccess: (outcome) => Effect.as(close(Effect.void), outcome)
       })
     })
   )
 
-/** Ends a run: answers pending tool calls, publishes run_ended, and builds the outcome. */
-const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effect.Effect<RunOutcome.RunOutcome> =>
-  Effect.gen(function* () {
-    const { env } = run
-    // A result that came back before the run ended is kept; only the calls still out are answered.
-    const state = SessionState.answerPending(cursor.state, Loop.pendingReason(ending.status), cursor.running?.results)
-    const figures = SessionState.figures(state)
-    const wall = run.clock.unsafeCurrentTimeMillis() - figures.started_at
-    const retries = { max_per_call: figures.max_per_call, session_total: env.budget.snapshot(state.budget).used }
-    // The history as the run left it, made when read: the log is append-only, so a later run never
-    // changes what this one's outcome shows, and a session of many runs never copies its history
-    // once a run for an outcome nobody reads.
-    let history: Content.History | undefined
-    const outcome: RunOutcome.RunOutcome = {
+/** How the loop's end reads as a run's ending. */
+const endingOf = (env: Loop.Env, cause: Cause.Cause<Loop.Ended>): Effect.Effect<Decision.End> => {
+  const ended = Cause.failureOption(cause)
+  if (Option.isSome(ended)) return Effect.succeed(ended.value.ending)
+  // An interrupted run is closed by the exit handler.
+  if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+  // A defect in a plugged-in service (a toolbox's definitions, a context provider) still
+  // ends the run with a status, a run_ended event and a valid history.
+  return Effect.succeed(
+    Decision.End({
+      status: "failed",
+      error: new ModelError.Unknown({
+        provider: "agent-kernel",
+        model: env.model,
+        message: `the run failed unexpectedly: ${Effects.describeDefect(Cause.squash(cause))}`
+      })
+    })
+  )
+}
+
+/**
+ * Ends a run: answers pending tool calls, publishes run_ended, and builds the
+ * outcome. Called where the run ends: it commits the run's last state at once
+ * and returns the rest (the delivery, then the metrics and the spans' end).
+ */
+const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effect.Effect<RunOutcome.RunOutcome> => {
+  const { env } = run
+  // A result that came back before the run ended is kept; only the calls still out are answered.
+  const state = SessionState.answerPending(cursor.state, Loop.pendingReason(ending.status), cursor.running?.results)
+  const figures = SessionState.figures(state)
+  const wall = run.clock.unsafeCurrentTimeMillis() - figures.started_at
+  const retries = { max_per_call: figures.max_per_call, session_total: env.budget.snapshot(state.budget).used }
+  // The history as the run left it, made when read: the log is append-only, so a later run never
+  // changes what this one's outcome shows, and a session of many runs never copies its history
+  // once a run for an outcome nobody reads.
+  let history: Content.History | undefined
+  const outcome: RunOutcome.RunOutcome = {
+    run_id: figures.run_id,
+    status: ending.status,
+    ...(ending.error !== undefined ? { error: ending.error } : {}),
+    turns: figures.turns,
+    retries,
+    usage: figures.usage,
+    cost_usd: figures.cost_usd,
+    wall_ms: wall,
+    context_reductions: figures.reductions,
+    final_text: figures.final_text,
+    get history() {
+      if (history === undefined) history = Log.toArray(state.history)
+      return history
+    }
+  }
+  cursor.state = state
+  if (Loop.listening(env))
+    cursor.events.push({
+      type: "run_ended",
+      at: run.clock.unsafeCurrentTimeMillis(),
       run_id: figures.run_id,
       status: ending.status,
-      ...(ending.error !== undefined ? { error: ending.error } : {}),
       turns: figures.turns,
       retries,
       usage: figures.usage,
       cost_usd: figures.cost_usd,
       wall_ms: wall,
-      context_reductions: figures.reductions,
-      final_text: figures.final_text,
-      get history() {
-        if (history === undefined) history = Log.toArray(state.history)
-        return history
-      }
-    }
-    cursor.state = state
-    if (Loop.listening(env))
-      cursor.events.push({
-        type: "run_ended",
-        at: run.clock.unsafeCurrentTimeMillis(),
-        run_id: figures.run_id,
-        status: ending.status,
-        turns: figures.turns,
-        retries,
-        usage: figures.usage,
-        cost_usd: figures.cost_usd,
-        wall_ms: wall,
-        error: ending.error === undefined ? null : KernelEvent.summarize(ending.error),
-        final_text: figures.final_text
-      })
-    yield* Loop.commit(env, cursor)
-    if (env.metrics) {
-      // Turns are counted once a run, not once a turn: the counter reads the same, for less work a step.
-      yield* Metric.incrementBy(Metrics.turns, figures.turns)
-      yield* Metric.increment(Metrics.runsWithStatus(ending.status))
-    }
+      error: ending.error === undefined ? null : KernelEvent.summarize(ending.error),
+      final_text: figures.final_text
+    })
+  const delivered = Loop.commit(env, cursor)
+  const ended = Effect.withFiberRuntime<RunOutcome.RunOutcome>((fiber) => {
+    // Turns are counted once a run, not once a turn: the counter reads the same, for less work a step.
+    if (env.metrics) Meter.runEnded(ending.status, figures.turns, fiber.getFiberRef(FiberRef.currentMetricLabels))
     const exit = ending.status === "interrupted" ? Exit.interrupt(FiberId.none) : Exit.succeed(outcome)
     run.spans.end(cursor.turnSpan, exit)
     run.spans.end(
@@ -349,5 +467,7 @@ const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effec
       exit,
       run.runSpan === undefined ? undefined : Telemetry.runEnded(ending.status, ending.error)
     )
-    return outcome
+    return Effect.succeed(outcome)
   })
+  return delivered === Effect.void ? ended : Effect.zipRight(delivered, ended)
+}
