@@ -248,7 +248,7 @@ function* turn(run: Run, cursor: Cursor) {
   const span = run.spans.enabled ? run.spans.start(Telemetry.turn(turn), run.runSpan) : undefined
   const turnStartedAt = now(run)
   cursor.turnSpan = span
-  if (listening(env)) note(cursor, { type: "turn_started", at: now(run), turn })
+  if (listening(env)) note(cursor, { type: "turn_started", at: turnStartedAt, turn })
   const { request, response, content } = yield* callModel(run, cursor, turn, span)
   const message: Content.Message = { role: "assistant", content }
   const text = Content.textOf(message)
@@ -271,8 +271,9 @@ function* turn(run: Run, cursor: Cursor) {
   const after = Decision.afterResponse(response.stop_reason, calls.length)
   if (Option.isSome(after)) {
     const filtered = after.value.status === "content_filtered"
+    // One reading of the clock for the turn's end: its event and its duration.
+    const at = now(run)
     if (listening(env)) {
-      const at = now(run)
       if (filtered)
         note(cursor, {
           type: "content_filtered",
@@ -292,22 +293,23 @@ function* turn(run: Run, cursor: Cursor) {
     }
     run.spans.end(span, Exit.void)
     cursor.turnSpan = undefined
-    if (env.metrics) env.meter.turn(now(run) - turnStartedAt)
+    if (env.metrics) env.meter.turn(at - turnStartedAt)
     // A filtered response's tool calls never run: the run's end answers each of them.
     return yield* end(run, cursor, after.value)
   }
   yield* runTools(run, cursor, turn, span, calls)
+  const endedAt = now(run)
   if (listening(env))
     note(cursor, {
       type: "turn_ended",
-      at: now(run),
+      at: endedAt,
       turn,
       stop_reason: response.stop_reason,
       tool_calls: calls.length
     })
   run.spans.end(span, Exit.void)
   cursor.turnSpan = undefined
-  if (env.metrics) env.meter.turn(now(run) - turnStartedAt)
+  if (env.metrics) env.meter.turn(endedAt - turnStartedAt)
   // The turn's end goes out on its own, before the next turn's bounds are checked and its state made: an
   // observer of turn_ended sees the turn that ended, and the time it takes counts before a call is announced.
   const ended = commit(env, cursor)
@@ -334,24 +336,27 @@ function* runTools(
   // Each result sits at its call's index: two calls never share a slot, whatever their ids.
   const results: Array<Content.ToolResultBlock | undefined> = []
   cursor.running = { calls, results }
-  const indexes = runIndexes(calls)
   const concurrency = env.toolConcurrency
-  const finished =
-    concurrency === 1 && env.settings.max_wall_clock_ms === undefined
-      ? Option.some(yield* toolsInOrder(run, cursor, turn, span, calls, indexes, results))
-      : yield* withinDeadline(
-          run,
-          cursor,
-          concurrency === 1
-            ? Effect.gen(() => toolsInOrder(run, cursor, turn, span, calls, indexes, results))
-            : toolsAtOnce(run, cursor, turn, span, calls, indexes, results)
-        )
+  let finished = true
+  // Without a wall-clock bound the calls in order are performed as they are: no Option, no effect of their own.
+  if (concurrency === 1 && env.settings.max_wall_clock_ms === undefined)
+    yield* toolsInOrder(run, cursor, turn, span, calls, results)
+  else
+    finished = Option.isSome(
+      yield* withinDeadline(
+        run,
+        cursor,
+        concurrency === 1
+          ? Effect.gen(() => toolsInOrder(run, cursor, turn, span, calls, results))
+          : toolsAtOnce(run, cursor, turn, span, calls, results)
+      )
+    )
   cursor.running = undefined
   cursor.state = SessionState.append(cursor.state, {
     role: "user",
     content: SessionState.resultsFor(calls, results, pendingReason("wall_clock_exceeded"))
   })
-  if (Option.isNone(finished)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
+  if (!finished) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
 }
 
 /**
@@ -366,11 +371,11 @@ const toolsAtOnce = (
   turn: number,
   span: Tracer.Span | undefined,
   calls: ReadonlyArray<Content.ToolUseBlock>,
-  indexes: ReadonlyArray<number>,
   results: Array<Content.ToolResultBlock | undefined>
 ): Effect.Effect<void> =>
-  Effect.suspend(() =>
-    Effect.flatMap(commit(run.env, cursor), () =>
+  Effect.suspend(() => {
+    const indexes = runIndexes(calls)
+    return Effect.flatMap(commit(run.env, cursor), () =>
       Effect.forEach(
         calls,
         (call, index) => {
@@ -387,7 +392,7 @@ const toolsAtOnce = (
         { concurrency: run.env.toolConcurrency, discard: true }
       )
     )
-  )
+  })
 
 /** The calls of a turn one after the other, each result at its call's index. */
 function* toolsInOrder(
@@ -396,16 +401,19 @@ function* toolsInOrder(
   turn: number,
   span: Tracer.Span | undefined,
   calls: ReadonlyArray<Content.ToolUseBlock>,
-  indexes: ReadonlyArray<number>,
   results: Array<Content.ToolResultBlock | undefined>
 ) {
   const { env } = run
+  // The calls' `runIndexes`, counted as they go: in order, a call's index is the number of calls run before it.
+  let ran = 0
   for (let index = 0; index < calls.length; index++) {
     const call = calls[index]!
     const startedAt = now(run)
     if (listening(env)) note(cursor, { type: "tool_call_started", at: startedAt, turn, id: call.id, name: call.name })
-    yield* commit(env, cursor)
-    const result = yield* invoke(run, call, turn, indexes[index]!, span)
+    const committed = commit(env, cursor)
+    if (committed !== Effect.void) yield* committed
+    const result = yield* invoke(run, call, turn, ran, span)
+    if (call.invalid_input === undefined) ran++
     results[index] = result
     if (listening(env)) note(cursor, toolResulted(turn, call, result, startedAt, now(run)))
   }
@@ -579,7 +587,8 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
           (assembled === undefined ? cursor.state.contextTokens : TokenEstimate.messages(assembled)),
         tools: tools.length
       })
-    yield* commit(env, cursor)
+    const committed = commit(env, cursor)
+    if (committed !== Effect.void) yield* committed
     const sentAt = now(run)
     const shown: Shown = { textChars: 0, ids: undefined, content: undefined }
     const attempted = run.effects.model(
@@ -595,13 +604,16 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
         : { turn, attempt, parent: span }
     )
     // Without a wall-clock bound the call is performed as it is: no Option, no generator, a step.
-    const called =
-      env.settings.max_wall_clock_ms === undefined
-        ? Option.some(yield* attempted)
-        : yield* withinDeadline(run, cursor, attempted)
-    if (Option.isNone(called)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
-    const result = called.value
-    if (env.metrics) env.meter.modelCall(model, now(run) - sentAt, result)
+    let result: Either.Either<ModelProvider.ModelResponse, ModelError.ModelError>
+    if (env.settings.max_wall_clock_ms === undefined) result = yield* attempted
+    else {
+      const called = yield* withinDeadline(run, cursor, attempted)
+      if (Option.isNone(called)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
+      result = called.value
+    }
+    // One reading of the clock for the call's end: its metric, its event and the retry decision.
+    const returnedAt = now(run)
+    if (env.metrics) env.meter.modelCall(model, returnedAt - sentAt, result)
     if (Either.isRight(result)) {
       const response = result.right
       // The default quota grants everything: it is not worth an effect a call.
@@ -609,12 +621,12 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       if (listening(env))
         note(cursor, {
           type: "model_response",
-          at: now(run),
+          at: returnedAt,
           turn,
           model,
           stop_reason: response.stop_reason,
           usage: response.usage,
-          duration_ms: now(run) - sentAt
+          duration_ms: returnedAt - sentAt
         })
       // Ids are made unique before any tool runs, so history, events and the next request agree.
       const content =
@@ -625,7 +637,6 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
     // A failed attempt's usage (a stream cut mid-way) was spent too: it counts towards max_cost_usd.
     if (error.usage !== undefined)
       cursor.state = SessionState.withRun(cursor.state, accounted(run, cursor, error.usage, model))
-    const failedAt = now(run)
     let delay: Option.Option<Duration.Duration> = Option.none()
     let scheduleState: unknown
     if (Decision.stepsPolicy(error)) {
@@ -633,13 +644,13 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
         const policy = policyOf(env)
         stepper = { policy, state: policy.initial }
       }
-      const step = yield* RetryPolicy.step(stepper.policy, failedAt, error, stepper.state)
+      const step = yield* RetryPolicy.step(stepper.policy, returnedAt, error, stepper.state)
       delay = step.delay
       scheduleState = step.state
     }
     const current = SessionState.figures(cursor.state)
     const decision = Decision.decide(error, delay, {
-      now: failedAt,
+      now: returnedAt,
       startedAt: current.started_at,
       bounds: env.settings,
       cost: current.cost_usd,
