@@ -98,14 +98,22 @@ const callResponse = (
 
 /**
  * Calls each observer with each event, in order, one call at a time, each
- * call guarded (a failure is logged and the delivery goes on). Each call is
- * one step of the delivery, the last one with nothing after it: a chain
- * built up front cost a guard and a link per call before any of them ran.
+ * call guarded (a failure is logged and the delivery goes on), the first one
+ * when the returned effect runs. Each call is one step of the delivery, the
+ * last one with nothing after it: a chain built up front cost a guard and a
+ * link per call before any of them ran. One event to one observer (a
+ * stream's delta, say) is a guarded call and nothing more.
  */
 const deliverAll = (
   onEvent: ReadonlyArray<(event: KernelEvent.KernelEvent) => Effect.Effect<void>>,
   events: ReadonlyArray<KernelEvent.KernelEvent>
 ): Effect.Effect<void> => {
+  if (events.length === 0) return Effect.void
+  if (events.length === 1 && onEvent.length === 1) {
+    const f = onEvent[0]!
+    const only = events[0]!
+    return Effect.suspend(() => Effect.catchAllCause(call(f, only), logFailure))
+  }
   let event = 0
   let observer = 0
   const step = (): Effect.Effect<void> => {
@@ -121,7 +129,7 @@ const deliverAll = (
     onSuccess: step,
     onFailure: (cause: Cause.Cause<unknown>) => Effect.flatMap(logFailure(cause), step)
   }
-  return events.length === 0 ? Effect.void : step()
+  return Effect.suspend(step)
 }
 
 /** An observer's call; a synchronous throw becomes a defect of its effect. */
@@ -147,7 +155,7 @@ export const of = (observers: ReadonlyArray<Observer>): Service => {
   const onResponse = observers.flatMap((observer) => (observer.onModelResponse ? [observer.onModelResponse] : []))
   // Observers are called when the delivery runs, each event to each observer in order.
   const deliver = (events: ReadonlyArray<KernelEvent.KernelEvent>) =>
-    onEvent.length === 0 ? Effect.void : Effect.suspend(() => deliverAll(onEvent, events))
+    onEvent.length === 0 ? Effect.void : deliverAll(onEvent, events)
   return {
     observed: onEvent.length > 0,
     responseObserved: onResponse.length > 0,
