@@ -549,9 +549,7 @@ const overheadOf = (cursor: Cursor, request: ModelProvider.ModelRequest): number
  */
 function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | undefined) {
   const { env } = run
-  // The policy's schedule for the current model of the call: made at its first error, dropped at a fallback.
-  let stepper: { readonly policy: RetryPolicy.RetryPolicy; state: unknown } | undefined
-  let overflow: ModelError.ModelError | undefined
+  let retrying: Retrying | undefined
   while (true) {
     const figures = SessionState.figures(cursor.state)
     const bound = Decision.beforeCall({
@@ -561,9 +559,9 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       cost: figures.cost_usd
     })
     if (Option.isSome(bound)) return yield* end(run, cursor, bound.value)
-    if (overflow !== undefined) {
-      yield* reduceContext(run, cursor, turn, overflow)
-      overflow = undefined
+    if (retrying?.overflow !== undefined) {
+      yield* reduceContext(run, cursor, turn, retrying.overflow)
+      retrying.overflow = undefined
     }
     const model = env.models[figures.model_index] ?? env.model
     const assembled =
@@ -633,195 +631,235 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
         shown.content?.of === response ? shown.content.content : ToolIds.unique(response.content, run.runNumber, turn)
       return { request, response, content }
     }
-    const error = result.left
-    // A failed attempt's usage (a stream cut mid-way) was spent too: it counts towards max_cost_usd.
-    if (error.usage !== undefined)
-      cursor.state = SessionState.withRun(cursor.state, accounted(run, cursor, error.usage, model))
-    let delay: Option.Option<Duration.Duration> = Option.none()
-    let scheduleState: unknown
-    if (Decision.stepsPolicy(error)) {
-      if (stepper === undefined) {
-        const policy = policyOf(env)
-        stepper = { policy, state: policy.initial }
-      }
-      const step = yield* RetryPolicy.step(stepper.policy, returnedAt, error, stepper.state)
-      delay = step.delay
-      scheduleState = step.state
+    yield* afterFailure(
+      run,
+      cursor,
+      turn,
+      span,
+      model,
+      attempt,
+      shown,
+      returnedAt,
+      result.left,
+      (retrying ??= { stepper: undefined, overflow: undefined })
+    )
+  }
+}
+
+/** A model call's state across its failed attempts, made at its first failure. */
+interface Retrying {
+  /** The policy's schedule for the current model of the call: made at its first error, dropped at a fallback. */
+  stepper: { readonly policy: RetryPolicy.RetryPolicy; state: unknown } | undefined
+  /** The overflow the next attempt reduces the context for. */
+  overflow: ModelError.ModelError | undefined
+}
+
+/**
+ * What a failed attempt leads to, as `Decision` decides: the run's end, a
+ * reduction or a fallback for the next attempt, or a retry after its wait.
+ * Apart from `callModel` so that a call that succeeds (most do) carries none
+ * of this in its frame.
+ */
+function* afterFailure(
+  run: Run,
+  cursor: Cursor,
+  turn: number,
+  span: Tracer.Span | undefined,
+  model: string,
+  attempt: number,
+  shown: Shown,
+  returnedAt: number,
+  error: ModelError.ModelError,
+  retrying: Retrying
+) {
+  const { env } = run
+  // A failed attempt's usage (a stream cut mid-way) was spent too: it counts towards max_cost_usd.
+  if (error.usage !== undefined)
+    cursor.state = SessionState.withRun(cursor.state, accounted(run, cursor, error.usage, model))
+  let delay: Option.Option<Duration.Duration> = Option.none()
+  let scheduleState: unknown
+  if (Decision.stepsPolicy(error)) {
+    if (retrying.stepper === undefined) {
+      const policy = policyOf(env)
+      retrying.stepper = { policy, state: policy.initial }
     }
-    const current = SessionState.figures(cursor.state)
-    const decision = Decision.decide(error, delay, {
-      now: returnedAt,
-      startedAt: current.started_at,
-      bounds: env.settings,
-      cost: current.cost_usd,
-      reductions: current.reductions,
-      fallback: env.models[current.model_index + 1],
-      budget: env.budget,
-      budgetState: cursor.state.budget
-    })
-    // The provider-wide quota is asked only for what the session budget was charged for: a retry,
-    // or a fallback step after a retryable error. A refusal ends the run as an empty budget does.
-    if (
-      decision._tag === "Retry" ||
-      (decision._tag === "Fallback" && decision.budget.used > cursor.state.budget.used)
-    ) {
-      if (!(yield* run.quota.acquire({ model, category: error.category }))) {
+    const step = yield* RetryPolicy.step(retrying.stepper.policy, returnedAt, error, retrying.stepper.state)
+    delay = step.delay
+    scheduleState = step.state
+  }
+  const current = SessionState.figures(cursor.state)
+  const decision = Decision.decide(error, delay, {
+    now: returnedAt,
+    startedAt: current.started_at,
+    bounds: env.settings,
+    cost: current.cost_usd,
+    reductions: current.reductions,
+    fallback: env.models[current.model_index + 1],
+    budget: env.budget,
+    budgetState: cursor.state.budget
+  })
+  // The provider-wide quota is asked only for what the session budget was charged for: a retry,
+  // or a fallback step after a retryable error. A refusal ends the run as an empty budget does.
+  if (
+    decision._tag === "Retry" ||
+    (decision._tag === "Fallback" && decision.budget.used > cursor.state.budget.used)
+  ) {
+    if (!(yield* run.quota.acquire({ model, category: error.category }))) {
+      if (listening(env))
+        note(cursor, {
+          type: "retry_quota_exhausted",
+          at: now(run),
+          turn,
+          model,
+          category: error.category,
+          message: error.message
+        })
+      return yield* end(run, cursor, Decision.End({ status: "retry_budget_exhausted", error }))
+    }
+  }
+  switch (decision._tag) {
+    case "End": {
+      if (decision.reductions !== undefined)
+        cursor.state = SessionState.withRun(cursor.state, { reductions: decision.reductions })
+      if (decision.status === "content_filtered") {
+        // A filter that failed the stream mid-way keeps what the model wrote before it, as a refusal at a finish does.
+        const partial = error._tag === "ContentFiltered" ? (error.partialText ?? "") : ""
+        if (partial.length > 0)
+          cursor.state = SessionState.answered(
+            cursor.state,
+            { role: "assistant", content: [Content.text(partial)] },
+            cursor.state.budget,
+            { final_text: partial }
+          )
         if (listening(env))
           note(cursor, {
-            type: "retry_quota_exhausted",
+            type: "content_filtered",
             at: now(run),
             turn,
             model,
-            category: error.category,
-            message: error.message
+            message: error.message,
+            partial_text: partial
           })
-        return yield* end(run, cursor, Decision.End({ status: "retry_budget_exhausted", error }))
       }
+      return yield* end(run, cursor, decision)
     }
-    switch (decision._tag) {
-      case "End": {
-        if (decision.reductions !== undefined)
-          cursor.state = SessionState.withRun(cursor.state, { reductions: decision.reductions })
-        if (decision.status === "content_filtered") {
-          // A filter that failed the stream mid-way keeps what the model wrote before it, as a refusal at a finish does.
-          const partial = error._tag === "ContentFiltered" ? (error.partialText ?? "") : ""
-          if (partial.length > 0)
-            cursor.state = SessionState.answered(
-              cursor.state,
-              { role: "assistant", content: [Content.text(partial)] },
-              cursor.state.budget,
-              { final_text: partial }
-            )
-          if (listening(env))
-            note(cursor, {
-              type: "content_filtered",
-              at: now(run),
-              turn,
-              model,
-              message: error.message,
-              partial_text: partial
-            })
-        }
-        return yield* end(run, cursor, decision)
-      }
-      case "Reduce": {
-        cursor.state = SessionState.withRun(cursor.state, { reductions: decision.reductions })
-        overflow = decision.error
-        continue
-      }
-      case "Fallback": {
-        // Each model of the chain gets its own retries; the session budget is the shared ceiling.
-        cursor.state = SessionState.withRun(
-          { ...cursor.state, budget: decision.budget },
-          { model_index: current.model_index + 1, retries: 0 }
-        )
-        stepper = undefined
-        if (run.spans.enabled)
-          run.spans.event(
-            span,
-            Telemetry.EventName.fallback,
-            Telemetry.fallback({
-              from: model,
-              to: decision.to,
-              category: error.category,
-              budget: env.budget.snapshot(decision.budget)
-            })
-          )
-        if (listening(env)) {
-          // The next model's answer replaces what this attempt showed.
-          if (shown.textChars > 0)
-            note(cursor, {
-              type: "stream_restarted",
-              at: now(run),
-              turn,
-              model,
-              attempt,
-              category: error.category,
-              discarded_text_chars: shown.textChars
-            })
-          const spent = env.budget.snapshot(decision.budget)
-          note(cursor, {
-            type: "fallback",
-            at: now(run),
-            turn,
+    case "Reduce": {
+      cursor.state = SessionState.withRun(cursor.state, { reductions: decision.reductions })
+      retrying.overflow = decision.error
+      return
+    }
+    case "Fallback": {
+      // Each model of the chain gets its own retries; the session budget is the shared ceiling.
+      cursor.state = SessionState.withRun(
+        { ...cursor.state, budget: decision.budget },
+        { model_index: current.model_index + 1, retries: 0 }
+      )
+      retrying.stepper = undefined
+      if (run.spans.enabled)
+        run.spans.event(
+          span,
+          Telemetry.EventName.fallback,
+          Telemetry.fallback({
             from: model,
             to: decision.to,
             category: error.category,
-            session_retries_used: spent.used,
-            session_retries_left: spent.remaining
+            budget: env.budget.snapshot(decision.budget)
           })
-        }
-        continue
-      }
-      case "Retry": {
-        const before = cursor.state
-        const retries = current.retries + 1
-        cursor.state = SessionState.withRun(
-          { ...cursor.state, budget: decision.budget },
-          { retries, max_per_call: Math.max(current.max_per_call, retries) }
         )
-        if (stepper !== undefined) stepper.state = scheduleState
-        if (listening(env)) {
-          const at = now(run)
-          if (error.midStream === true || shown.textChars > 0)
-            note(cursor, {
-              type: "stream_restarted",
-              at,
-              turn,
-              model,
-              attempt,
-              category: error.category,
-              discarded_text_chars: shown.textChars
-            })
-          const spent = env.budget.snapshot(decision.budget)
+      if (listening(env)) {
+        // The next model's answer replaces what this attempt showed.
+        if (shown.textChars > 0)
           note(cursor, {
-            type: "retry_scheduled",
+            type: "stream_restarted",
+            at: now(run),
+            turn,
+            model,
+            attempt,
+            category: error.category,
+            discarded_text_chars: shown.textChars
+          })
+        const spent = env.budget.snapshot(decision.budget)
+        note(cursor, {
+          type: "fallback",
+          at: now(run),
+          turn,
+          from: model,
+          to: decision.to,
+          category: error.category,
+          session_retries_used: spent.used,
+          session_retries_left: spent.remaining
+        })
+      }
+      return
+    }
+    case "Retry": {
+      const before = cursor.state
+      const retries = current.retries + 1
+      cursor.state = SessionState.withRun(
+        { ...cursor.state, budget: decision.budget },
+        { retries, max_per_call: Math.max(current.max_per_call, retries) }
+      )
+      if (retrying.stepper !== undefined) retrying.stepper.state = scheduleState
+      if (listening(env)) {
+        const at = now(run)
+        if (error.midStream === true || shown.textChars > 0)
+          note(cursor, {
+            type: "stream_restarted",
             at,
             turn,
             model,
+            attempt,
             category: error.category,
-            message: error.message,
-            attempt: retries,
-            session_retries_used: spent.used,
-            session_retries_left: spent.remaining,
-            delay_ms: Duration.toMillis(decision.delay),
-            retry_after_ms: error.retryAfter === undefined ? null : Duration.toMillis(error.retryAfter),
-            source: decision.source
+            discarded_text_chars: shown.textChars
           })
-        }
-        // The wait is a span of the turn that carries the decision: category, attempt, delay, source, budget.
-        const wait = run.spans.enabled
-          ? run.spans.start(
-              Telemetry.retry({
-                error,
-                model,
-                attempt: retries,
-                delayMs: Duration.toMillis(decision.delay),
-                source: decision.source,
-                budget: env.budget.snapshot(decision.budget)
-              }),
-              span
-            )
-          : undefined
-        const sleep = run.effects.sleep(decision.delay)
-        const scheduled = commit(env, cursor)
-        const counted = env.metrics
-          ? Effect.zipRight(scheduled, Metric.increment(Metrics.retriesOfCategory(error.category)))
-          : scheduled
-        // The charge belongs to the decision (the events show it); a retry interrupted before it
-        // runs (while its event is delivered, or in its sleep) never runs, so its charge is given back.
-        yield* Effect.zipRight(counted, sleep).pipe(
-          Effect.onInterrupt(() =>
-            Effect.sync(() => {
-              cursor.state = SessionState.withRun(
-                { ...cursor.state, budget: before.budget },
-                { retries: current.retries, max_per_call: current.max_per_call }
-              )
-            })
-          ),
-          wait === undefined ? identity : Effect.onExit((exit) => Effect.sync(() => run.spans.end(wait, exit)))
-        )
+        const spent = env.budget.snapshot(decision.budget)
+        note(cursor, {
+          type: "retry_scheduled",
+          at,
+          turn,
+          model,
+          category: error.category,
+          message: error.message,
+          attempt: retries,
+          session_retries_used: spent.used,
+          session_retries_left: spent.remaining,
+          delay_ms: Duration.toMillis(decision.delay),
+          retry_after_ms: error.retryAfter === undefined ? null : Duration.toMillis(error.retryAfter),
+          source: decision.source
+        })
       }
+      // The wait is a span of the turn that carries the decision: category, attempt, delay, source, budget.
+      const wait = run.spans.enabled
+        ? run.spans.start(
+            Telemetry.retry({
+              error,
+              model,
+              attempt: retries,
+              delayMs: Duration.toMillis(decision.delay),
+              source: decision.source,
+              budget: env.budget.snapshot(decision.budget)
+            }),
+            span
+          )
+        : undefined
+      const sleep = run.effects.sleep(decision.delay)
+      const scheduled = commit(env, cursor)
+      const counted = env.metrics
+        ? Effect.zipRight(scheduled, Metric.increment(Metrics.retriesOfCategory(error.category)))
+        : scheduled
+      // The charge belongs to the decision (the events show it); a retry interrupted before it
+      // runs (while its event is delivered, or in its sleep) never runs, so its charge is given back.
+      yield* Effect.zipRight(counted, sleep).pipe(
+        Effect.onInterrupt(() =>
+          Effect.sync(() => {
+            cursor.state = SessionState.withRun(
+              { ...cursor.state, budget: before.budget },
+              { retries: current.retries, max_per_call: current.max_per_call }
+            )
+          })
+        ),
+        wait === undefined ? identity : Effect.onExit((exit) => Effect.sync(() => run.spans.end(wait, exit)))
+      )
     }
   }
 }
