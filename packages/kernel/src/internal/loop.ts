@@ -234,86 +234,91 @@ export const pendingReason = (status: RunOutcome.RunStatus): string =>
  *
  * @internal
  */
-export const turns = (run: Run, cursor: Cursor): Effect.Effect<never, Ended> =>
-  Effect.gen(function* () {
-    while (true) yield* turn(run, cursor)
-  })
+export const turns = (run: Run, cursor: Cursor): Effect.Effect<never, Ended> => Effect.gen(() => eachTurn(run, cursor))
 
-function* turn(run: Run, cursor: Cursor) {
+/**
+ * The turns, one after the other, in one generator: a generator per turn
+ * cost a frame a turn, and a level of `yield*` that every effect of the turn
+ * went through.
+ */
+function* eachTurn(run: Run, cursor: Cursor) {
   const { env } = run
-  const bound = Decision.beforeTurn(SessionState.figures(cursor.state).turns, env.settings)
-  if (Option.isSome(bound)) return yield* end(run, cursor, bound.value)
-  const turn = SessionState.figures(cursor.state).turns + 1
-  cursor.state = SessionState.withRun(cursor.state, { turns: turn, attempt: 0, model_index: 0, retries: 0 })
-  const span = run.spans.enabled ? run.spans.start(Telemetry.turn(turn), run.runSpan) : undefined
-  const turnStartedAt = now(run)
-  cursor.turnSpan = span
-  if (listening(env)) note(cursor, { type: "turn_started", at: turnStartedAt, turn })
-  const { request, response, content } = yield* callModel(run, cursor, turn, span)
-  const message: Content.Message = { role: "assistant", content }
-  const text = Content.textOf(message)
-  const spent = accounted(run, cursor, response.usage, request.model)
-  cursor.state = SessionState.answered(
-    cursor.state,
-    message,
-    env.budget.recordSuccess(cursor.state.budget),
-    text.length > 0 ? { ...spent, final_text: text } : spent
-  )
-  if (env.bus.responseObserved) {
-    yield* commit(env, cursor)
-    yield* env.bus.modelResponded(content === response.content ? response : { ...response, content }, {
-      runId: run.runId,
-      turn,
-      request
-    })
-  }
-  const calls = Content.toolUses(message)
-  const after = Decision.afterResponse(response.stop_reason, calls.length)
-  if (Option.isSome(after)) {
-    const filtered = after.value.status === "content_filtered"
-    // One reading of the clock for the turn's end: its event and its duration.
-    const at = now(run)
-    if (listening(env)) {
-      if (filtered)
-        note(cursor, {
-          type: "content_filtered",
-          at,
-          turn,
-          model: request.model,
-          message: "the provider's content filter stopped the response",
-          partial_text: text
-        })
-      note(cursor, {
-        type: "turn_ended",
-        at,
+  while (true) {
+    const bound = Decision.beforeTurn(SessionState.figures(cursor.state).turns, env.settings)
+    if (Option.isSome(bound)) return yield* end(run, cursor, bound.value)
+    const turn = SessionState.figures(cursor.state).turns + 1
+    cursor.state = SessionState.withRun(cursor.state, { turns: turn, attempt: 0, model_index: 0, retries: 0 })
+    const span = run.spans.enabled ? run.spans.start(Telemetry.turn(turn), run.runSpan) : undefined
+    const turnStartedAt = now(run)
+    cursor.turnSpan = span
+    if (listening(env)) note(cursor, { type: "turn_started", at: turnStartedAt, turn })
+    const { request, response, content } = yield* callModel(run, cursor, turn, span)
+    const message: Content.Message = { role: "assistant", content }
+    const text = Content.textOf(message)
+    const spent = accounted(run, cursor, response.usage, request.model)
+    cursor.state = SessionState.answered(
+      cursor.state,
+      message,
+      env.budget.recordSuccess(cursor.state.budget),
+      text.length > 0 ? { ...spent, final_text: text } : spent
+    )
+    if (env.bus.responseObserved) {
+      yield* commit(env, cursor)
+      yield* env.bus.modelResponded(content === response.content ? response : { ...response, content }, {
+        runId: run.runId,
         turn,
-        stop_reason: response.stop_reason,
-        tool_calls: filtered ? 0 : calls.length
+        request
       })
     }
+    const calls = Content.toolUses(message)
+    const after = Decision.afterResponse(response.stop_reason, calls.length)
+    if (Option.isSome(after)) {
+      const filtered = after.value.status === "content_filtered"
+      // One reading of the clock for the turn's end: its event and its duration.
+      const at = now(run)
+      if (listening(env)) {
+        if (filtered)
+          note(cursor, {
+            type: "content_filtered",
+            at,
+            turn,
+            model: request.model,
+            message: "the provider's content filter stopped the response",
+            partial_text: text
+          })
+        note(cursor, {
+          type: "turn_ended",
+          at,
+          turn,
+          stop_reason: response.stop_reason,
+          tool_calls: filtered ? 0 : calls.length
+        })
+      }
+      run.spans.end(span, Exit.void)
+      cursor.turnSpan = undefined
+      if (env.metrics) env.meter.turn(at - turnStartedAt)
+      // A filtered response's tool calls never run: the run's end answers each of them.
+      return yield* end(run, cursor, after.value)
+    }
+    yield* runTools(run, cursor, turn, span, calls)
+    const endedAt = now(run)
+    if (listening(env))
+      note(cursor, {
+        type: "turn_ended",
+        at: endedAt,
+        turn,
+        stop_reason: response.stop_reason,
+        tool_calls: calls.length
+      })
     run.spans.end(span, Exit.void)
     cursor.turnSpan = undefined
-    if (env.metrics) env.meter.turn(at - turnStartedAt)
-    // A filtered response's tool calls never run: the run's end answers each of them.
-    return yield* end(run, cursor, after.value)
+    if (env.metrics) env.meter.turn(endedAt - turnStartedAt)
+    // The turn's end goes out on its own, before the next turn's bounds are checked and its state made: an
+    // observer of turn_ended sees the turn that ended, and the time it takes counts before a call is announced.
+    const ended = commit(env, cursor)
+    if (ended !== Effect.void) yield* ended
+
   }
-  yield* runTools(run, cursor, turn, span, calls)
-  const endedAt = now(run)
-  if (listening(env))
-    note(cursor, {
-      type: "turn_ended",
-      at: endedAt,
-      turn,
-      stop_reason: response.stop_reason,
-      tool_calls: calls.length
-    })
-  run.spans.end(span, Exit.void)
-  cursor.turnSpan = undefined
-  if (env.metrics) env.meter.turn(endedAt - turnStartedAt)
-  // The turn's end goes out on its own, before the next turn's bounds are checked and its state made: an
-  // observer of turn_ended sees the turn that ended, and the time it takes counts before a call is announced.
-  const ended = commit(env, cursor)
-  if (ended !== Effect.void) yield* ended
 }
 
 /** Runs the effect within the run's wall-clock bound, if one is set; `None` when the bound cut it short. */
