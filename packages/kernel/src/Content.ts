@@ -306,7 +306,11 @@ export const userText = (input: string): Message => ({ role: "user", content: [t
 export const toolUses = (message: Message): ReadonlyArray<ToolUseBlock> => {
   // A loop, not `filter`: the loop asks this of every response, and most have no tool call.
   let uses: Array<ToolUseBlock> | undefined
-  for (const block of message.content) if (block.type === "tool_use") (uses ??= []).push(block)
+  for (const block of message.content)
+    if (block.type === "tool_use") {
+      uses ??= []
+      uses.push(block)
+    }
   return uses ?? noToolUses
 }
 

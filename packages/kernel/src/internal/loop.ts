@@ -317,7 +317,6 @@ function* eachTurn(run: Run, cursor: Cursor) {
     // observer of turn_ended sees the turn that ended, and the time it takes counts before a call is announced.
     const ended = commit(env, cursor)
     if (ended !== Effect.void) yield* ended
-
   }
 }
 
@@ -636,18 +635,8 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
         shown.content?.of === response ? shown.content.content : ToolIds.unique(response.content, run.runNumber, turn)
       return { request, response, content }
     }
-    yield* afterFailure(
-      run,
-      cursor,
-      turn,
-      span,
-      model,
-      attempt,
-      shown,
-      returnedAt,
-      result.left,
-      (retrying ??= { stepper: undefined, overflow: undefined })
-    )
+    retrying ??= { stepper: undefined, overflow: undefined }
+    yield* afterFailure(run, cursor, turn, span, model, attempt, shown, returnedAt, result.left, retrying)
   }
 }
 
@@ -705,10 +694,7 @@ function* afterFailure(
   })
   // The provider-wide quota is asked only for what the session budget was charged for: a retry,
   // or a fallback step after a retryable error. A refusal ends the run as an empty budget does.
-  if (
-    decision._tag === "Retry" ||
-    (decision._tag === "Fallback" && decision.budget.used > cursor.state.budget.used)
-  ) {
+  if (decision._tag === "Retry" || (decision._tag === "Fallback" && decision.budget.used > cursor.state.budget.used)) {
     if (!(yield* run.quota.acquire({ model, category: error.category }))) {
       if (listening(env))
         note(cursor, {
