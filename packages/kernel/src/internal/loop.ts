@@ -337,8 +337,9 @@ function* runTools(
   calls: ReadonlyArray<Content.ToolUseBlock>
 ) {
   const { env } = run
-  // Each result sits at its call's index: two calls never share a slot, whatever their ids.
-  const results: Array<Content.ToolResultBlock | undefined> = []
+  // Each result sits at its call's index: two calls never share a slot, whatever their ids. Made at its size:
+  // the first store into an empty array gives it room for 17.
+  const results: Array<Content.ToolResultBlock | undefined> = new Array(calls.length)
   cursor.running = { calls, results }
   const concurrency = env.toolConcurrency
   let finished = true
