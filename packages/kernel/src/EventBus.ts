@@ -7,11 +7,11 @@
  *
  * @since 0.1.0
  */
-import type * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as internal from "./internal/eventBus.js"
 import * as KernelEvent from "./KernelEvent.js"
 import type * as ModelProvider from "./ModelProvider.js"
 
@@ -79,10 +79,8 @@ export interface Service {
   readonly modelResponded: (response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>
 }
 
-const logFailure = (cause: Cause.Cause<unknown>) => Effect.logWarning("agent-kernel observer failed", cause)
-
 /** Guards an observer's effect: a failure or a defect is logged and never reaches the caller. */
-const guard = (effect: Effect.Effect<void>): Effect.Effect<void> => Effect.catchAllCause(effect, logFailure)
+const guard = (effect: Effect.Effect<void>): Effect.Effect<void> => Effect.catchAllCause(effect, internal.logFailure)
 
 const callResponse = (
   f: (response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>,
@@ -93,51 +91,6 @@ const callResponse = (
     return guard(f(response, info))
   } catch (defect) {
     return guard(Effect.die(defect))
-  }
-}
-
-/**
- * Calls each observer with each event, in order, one call at a time, each
- * call guarded (a failure is logged and the delivery goes on), the first one
- * when the returned effect runs. Each call is one step of the delivery, the
- * last one with nothing after it: a chain built up front cost a guard and a
- * link per call before any of them ran. One event to one observer (a
- * stream's delta, say) is a guarded call and nothing more.
- */
-const deliverAll = (
-  onEvent: ReadonlyArray<(event: KernelEvent.KernelEvent) => Effect.Effect<void>>,
-  events: ReadonlyArray<KernelEvent.KernelEvent>
-): Effect.Effect<void> => {
-  if (events.length === 0) return Effect.void
-  if (events.length === 1 && onEvent.length === 1) {
-    const f = onEvent[0]!
-    const only = events[0]!
-    return Effect.suspend(() => Effect.catchAllCause(call(f, only), logFailure))
-  }
-  let event = 0
-  let observer = 0
-  const step = (): Effect.Effect<void> => {
-    const f = onEvent[observer]!
-    const called = call(f, events[event]!)
-    if (++observer === onEvent.length) {
-      observer = 0
-      if (++event === events.length) return Effect.catchAllCause(called, logFailure)
-    }
-    return Effect.matchCauseEffect(called, handlers)
-  }
-  const handlers = {
-    onSuccess: step,
-    onFailure: (cause: Cause.Cause<unknown>) => Effect.flatMap(logFailure(cause), step)
-  }
-  return Effect.suspend(step)
-}
-
-/** An observer's call; a synchronous throw becomes a defect of its effect. */
-const call = (f: (event: KernelEvent.KernelEvent) => Effect.Effect<void>, event: KernelEvent.KernelEvent) => {
-  try {
-    return f(event)
-  } catch (defect) {
-    return Effect.die(defect)
   }
 }
 
@@ -155,8 +108,8 @@ export const of = (observers: ReadonlyArray<Observer>): Service => {
   const onResponse = observers.flatMap((observer) => (observer.onModelResponse ? [observer.onModelResponse] : []))
   // Observers are called when the delivery runs, each event to each observer in order.
   const deliver = (events: ReadonlyArray<KernelEvent.KernelEvent>) =>
-    onEvent.length === 0 ? Effect.void : deliverAll(onEvent, events)
-  return {
+    onEvent.length === 0 ? Effect.void : internal.deliverAll(onEvent, events, false)
+  return internal.register(onEvent, {
     observed: onEvent.length > 0,
     responseObserved: onResponse.length > 0,
     publish: (event) =>
@@ -172,7 +125,7 @@ export const of = (observers: ReadonlyArray<Observer>): Service => {
             for (const f of onResponse) all = then(all, callResponse(f, response, info))
             return all ?? Effect.void
           })
-  }
+  })
 }
 
 /**

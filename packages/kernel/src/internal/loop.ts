@@ -29,6 +29,7 @@ import * as Settings from "../Settings.js"
 import * as TokenEstimate from "../TokenEstimate.js"
 import type * as Toolbox from "../Toolbox.js"
 import type * as Effects from "./effects.js"
+import * as EventBusInternal from "./eventBus.js"
 import * as Log from "./log.js"
 import type * as Meter from "./meter.js"
 import * as responsePart from "./responsePart.js"
@@ -195,13 +196,15 @@ export const commit = (env: Env, cursor: Cursor): Effect.Effect<void> => {
  * Offers events to the stream at once and returns their delivery to the
  * observers (`Effect.void` when nothing is left to do). It writes no state:
  * a commit's, a concurrent tool call's or a one-shot response's events go out
- * through it.
+ * through it. Every caller performs what it returns as it asks for it, so
+ * when nothing waits before the delivery its first observer is called now.
  */
 const deliver = (env: Env, events: ReadonlyArray<KernelEvent.KernelEvent>): Effect.Effect<void> => {
   const offered = offer(env, events)
   if (!env.bus.observed) return offered
-  const delivered = env.bus.deliver(events)
-  return offered === Effect.void ? delivered : Effect.zipRight(offered, delivered)
+  return offered === Effect.void
+    ? EventBusInternal.deliverStarted(env.bus, events)
+    : Effect.zipRight(offered, env.bus.deliver(events))
 }
 
 /** Commits, then ends the run. */
