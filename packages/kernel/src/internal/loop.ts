@@ -303,7 +303,24 @@ function* eachTurn(run: Run, cursor: Cursor) {
       // A filtered response's tool calls never run: the run's end answers each of them.
       return yield* end(run, cursor, after.value)
     }
-    yield* runTools(run, cursor, turn, span, calls)
+    // The calls, in this generator: a generator of their own cost a frame and a level of `yield*` a step.
+    const results = toolsStarting(cursor, calls)
+    let finished = true
+    // Without a wall-clock bound the calls in order are performed as they are: no Option, no effect of their own.
+    if (env.toolConcurrency === 1 && env.settings.max_wall_clock_ms === undefined)
+      yield* toolsInOrder(run, cursor, turn, span, calls, results)
+    else
+      finished = Option.isSome(
+        yield* withinDeadline(
+          run,
+          cursor,
+          env.toolConcurrency === 1
+            ? Effect.gen(() => toolsInOrder(run, cursor, turn, span, calls, results))
+            : toolsAtOnce(run, cursor, turn, span, calls, results)
+        )
+      )
+    toolsDone(cursor, calls, results)
+    if (!finished) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
     const endedAt = now(run)
     if (listening(env))
       note(cursor, {
@@ -331,40 +348,36 @@ function* withinDeadline<A, E>(run: Run, cursor: Cursor, effect: Effect.Effect<A
   return left <= 0 ? Option.none<A>() : yield* Effect.timeoutOption(effect, Duration.millis(left))
 }
 
-/** Runs the calls of a turn and appends their results, in the calls' order, as one message. */
-function* runTools(
-  run: Run,
+/**
+ * The results of a turn's calls as they start, each to sit at its call's
+ * index (two calls never share a slot, whatever their ids), kept on the
+ * cursor while the calls run. Made at its size: the first store into an
+ * empty array gives it room for 17.
+ */
+const toolsStarting = (
   cursor: Cursor,
-  turn: number,
-  span: Tracer.Span | undefined,
   calls: ReadonlyArray<Content.ToolUseBlock>
-) {
-  const { env } = run
-  // Each result sits at its call's index: two calls never share a slot, whatever their ids. Made at its size:
-  // the first store into an empty array gives it room for 17.
+): Array<Content.ToolResultBlock | undefined> => {
   const results: Array<Content.ToolResultBlock | undefined> = new Array(calls.length)
   cursor.running = { calls, results }
-  const concurrency = env.toolConcurrency
-  let finished = true
-  // Without a wall-clock bound the calls in order are performed as they are: no Option, no effect of their own.
-  if (concurrency === 1 && env.settings.max_wall_clock_ms === undefined)
-    yield* toolsInOrder(run, cursor, turn, span, calls, results)
-  else
-    finished = Option.isSome(
-      yield* withinDeadline(
-        run,
-        cursor,
-        concurrency === 1
-          ? Effect.gen(() => toolsInOrder(run, cursor, turn, span, calls, results))
-          : toolsAtOnce(run, cursor, turn, span, calls, results)
-      )
-    )
+  return results
+}
+
+/**
+ * Appends a turn's results, in the calls' order, as one message, once its
+ * calls are done or the wall-clock bound cut them short (a call not back is
+ * answered with an error result).
+ */
+const toolsDone = (
+  cursor: Cursor,
+  calls: ReadonlyArray<Content.ToolUseBlock>,
+  results: ReadonlyArray<Content.ToolResultBlock | undefined>
+): void => {
   cursor.running = undefined
   cursor.state = SessionState.append(cursor.state, {
     role: "user",
     content: SessionState.resultsFor(calls, results, pendingReason("wall_clock_exceeded"))
   })
-  if (!finished) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
 }
 
 /**
