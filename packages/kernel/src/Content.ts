@@ -308,8 +308,9 @@ export const toolUses = (message: Message): ReadonlyArray<ToolUseBlock> => {
   let uses: Array<ToolUseBlock> | undefined
   for (const block of message.content)
     if (block.type === "tool_use") {
-      uses ??= []
-      uses.push(block)
+      // A literal for the first: the first push into an empty array gives it room for 17.
+      if (uses === undefined) uses = [block]
+      else uses.push(block)
     }
   return uses ?? noToolUses
 }
