@@ -527,18 +527,10 @@ const accounted = (
 }
 
 /**
- * Up to this many messages, a request's array is made with the request: a
- * copy that short costs less than a lazy property (a getter in an object
- * literal costs a closure, an accessor and a map of its own, ~1–2 µs).
- */
-const EAGER_MESSAGES = 64
-
-/**
  * A request whose messages are the working context as it was when the
  * request was made. The log is append-only, so its first `length` messages
- * never change: past `EAGER_MESSAGES` their array is made when someone
- * reads it (a provider encoding the request), never by the loop, so a long
- * run never copies its conversation a step.
+ * never change: their array is made when someone reads it (a provider
+ * encoding the request), never by the loop.
  */
 const requestOf = (
   model: string,
@@ -547,23 +539,8 @@ const requestOf = (
   tools: ReadonlyArray<ModelProvider.ToolDefinition>,
   env: Pick<Env, "system" | "maxOutputTokens" | "request">
 ): ModelProvider.ModelRequest => {
-  const request =
-    assembled !== undefined || context.length <= EAGER_MESSAGES
-      ? { model, tools, messages: assembled ?? Log.toArray(context) }
-      : lazyRequest(model, tools, context)
-  if (env.system !== undefined) Object.assign(request, { system: env.system })
-  if (env.maxOutputTokens !== undefined) Object.assign(request, { max_output_tokens: env.maxOutputTokens })
-  if (env.request !== undefined) Object.assign(request, env.request)
-  return request
-}
-
-const lazyRequest = (
-  model: string,
-  tools: ReadonlyArray<ModelProvider.ToolDefinition>,
-  context: Log.Log<Content.Message>
-): ModelProvider.ModelRequest => {
-  let messages: Content.History | undefined
-  return {
+  let messages = assembled
+  const request = {
     model,
     tools,
     get messages(): Content.History {
@@ -571,6 +548,10 @@ const lazyRequest = (
       return messages
     }
   }
+  if (env.system !== undefined) Object.assign(request, { system: env.system })
+  if (env.maxOutputTokens !== undefined) Object.assign(request, { max_output_tokens: env.maxOutputTokens })
+  if (env.request !== undefined) Object.assign(request, env.request)
+  return request
 }
 
 /** The request's estimate without its messages, recomputed only when the tool definitions change. */
