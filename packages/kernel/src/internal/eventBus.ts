@@ -61,8 +61,15 @@ export const deliverAll = (
   return started ? step() : Effect.suspend(step)
 }
 
-/** The `onEvent` functions of each bus `EventBus.of` made. */
-const observers = new WeakMap<EventBus.Service, ReadonlyArray<OnEvent>>()
+/**
+ * The `onEvent` functions of each bus `EventBus.of` made, with the `deliver`
+ * it was made with: a bus whose `deliver` was replaced since (a spy, a
+ * wrapper assigned over it) delivers through its own.
+ */
+const observers = new WeakMap<
+  EventBus.Service,
+  { readonly deliver: EventBus.Service["deliver"]; readonly onEvent: ReadonlyArray<OnEvent> }
+>()
 
 /**
  * Records the observers of a bus `EventBus.of` made, for `deliverStarted`.
@@ -70,7 +77,7 @@ const observers = new WeakMap<EventBus.Service, ReadonlyArray<OnEvent>>()
  * @internal
  */
 export const register = (onEvent: ReadonlyArray<OnEvent>, bus: EventBus.Service): EventBus.Service => {
-  observers.set(bus, onEvent)
+  observers.set(bus, { deliver: bus.deliver, onEvent })
   return bus
 }
 
@@ -88,7 +95,7 @@ export const deliverStarted = (
   bus: EventBus.Service,
   events: ReadonlyArray<KernelEvent.KernelEvent>
 ): Effect.Effect<void> => {
-  const onEvent = observers.get(bus)
-  if (onEvent === undefined) return bus.deliver(events)
-  return onEvent.length === 0 ? Effect.void : deliverAll(onEvent, events, true)
+  const registered = observers.get(bus)
+  if (registered === undefined || registered.deliver !== bus.deliver) return bus.deliver(events)
+  return registered.onEvent.length === 0 ? Effect.void : deliverAll(registered.onEvent, events, true)
 }
