@@ -303,8 +303,19 @@ export const userText = (input: string): Message => ({ role: "user", content: [t
  * @since 0.1.0
  * @category getters
  */
-export const toolUses = (message: Message): ReadonlyArray<ToolUseBlock> =>
-  message.content.filter((block): block is ToolUseBlock => block.type === "tool_use")
+export const toolUses = (message: Message): ReadonlyArray<ToolUseBlock> => {
+  // A loop, not `filter`: the loop asks this of every response, and most have no tool call.
+  let uses: Array<ToolUseBlock> | undefined
+  for (const block of message.content)
+    if (block.type === "tool_use") {
+      // A literal for the first: the first push into an empty array gives it room for 17.
+      if (uses === undefined) uses = [block]
+      else uses.push(block)
+    }
+  return uses ?? noToolUses
+}
+
+const noToolUses: ReadonlyArray<ToolUseBlock> = Object.freeze([])
 
 /**
  * The concatenated text of a message's `text` blocks.
@@ -312,8 +323,12 @@ export const toolUses = (message: Message): ReadonlyArray<ToolUseBlock> =>
  * @since 0.1.0
  * @category getters
  */
-export const textOf = (message: Message): string =>
-  message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("")
+export const textOf = (message: Message): string => {
+  // A loop, not `flatMap` and `join`: the loop asks this of every response, whose text is usually one block or none.
+  let text = ""
+  for (const block of message.content) if (block.type === "text") text += block.text
+  return text
+}
 
 /**
  * The ids of the `tool_use` blocks in a history that the next message does

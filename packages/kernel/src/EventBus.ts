@@ -7,11 +7,11 @@
  *
  * @since 0.1.0
  */
-import type * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as internal from "./internal/eventBus.js"
 import * as KernelEvent from "./KernelEvent.js"
 import type * as ModelProvider from "./ModelProvider.js"
 
@@ -79,10 +79,8 @@ export interface Service {
   readonly modelResponded: (response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>
 }
 
-const logFailure = (cause: Cause.Cause<unknown>) => Effect.logWarning("agent-kernel observer failed", cause)
-
 /** Guards an observer's effect: a failure or a defect is logged and never reaches the caller. */
-const guard = (effect: Effect.Effect<void>): Effect.Effect<void> => Effect.catchAllCause(effect, logFailure)
+const guard = (effect: Effect.Effect<void>): Effect.Effect<void> => Effect.catchAllCause(effect, internal.logFailure)
 
 const callResponse = (
   f: (response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>,
@@ -93,43 +91,6 @@ const callResponse = (
     return guard(f(response, info))
   } catch (defect) {
     return guard(Effect.die(defect))
-  }
-}
-
-/**
- * Calls each observer with each event, in order, one call at a time, each
- * call guarded (a failure is logged and the delivery goes on). Each call is
- * one step of the delivery, the last one with nothing after it: a chain
- * built up front cost a guard and a link per call before any of them ran.
- */
-const deliverAll = (
-  onEvent: ReadonlyArray<(event: KernelEvent.KernelEvent) => Effect.Effect<void>>,
-  events: ReadonlyArray<KernelEvent.KernelEvent>
-): Effect.Effect<void> => {
-  let event = 0
-  let observer = 0
-  const step = (): Effect.Effect<void> => {
-    const f = onEvent[observer]!
-    const called = call(f, events[event]!)
-    if (++observer === onEvent.length) {
-      observer = 0
-      if (++event === events.length) return Effect.catchAllCause(called, logFailure)
-    }
-    return Effect.matchCauseEffect(called, handlers)
-  }
-  const handlers = {
-    onSuccess: step,
-    onFailure: (cause: Cause.Cause<unknown>) => Effect.flatMap(logFailure(cause), step)
-  }
-  return events.length === 0 ? Effect.void : step()
-}
-
-/** An observer's call; a synchronous throw becomes a defect of its effect. */
-const call = (f: (event: KernelEvent.KernelEvent) => Effect.Effect<void>, event: KernelEvent.KernelEvent) => {
-  try {
-    return f(event)
-  } catch (defect) {
-    return Effect.die(defect)
   }
 }
 
@@ -152,8 +113,8 @@ export const of = (observers: ReadonlyArray<Observer>): Service => {
   }
   // Observers are called when the delivery runs, each event to each observer in order.
   const deliver = (events: ReadonlyArray<KernelEvent.KernelEvent>) =>
-    onEvent.length === 0 ? Effect.void : Effect.suspend(() => deliverAll(onEvent, events))
-  return {
+    onEvent.length === 0 ? Effect.void : internal.deliverAll(onEvent, events, false)
+  return internal.register(onEvent, {
     observed: onEvent.length > 0,
     responseObserved: onResponse.length > 0,
     publish: (event) =>
@@ -169,7 +130,7 @@ export const of = (observers: ReadonlyArray<Observer>): Service => {
             for (const f of onResponse) all = then(all, callResponse(f, response, info))
             return all ?? Effect.void
           })
-  }
+  })
 }
 
 /**

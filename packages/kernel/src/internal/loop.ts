@@ -30,6 +30,7 @@ import * as Settings from "../Settings.js"
 import * as TokenEstimate from "../TokenEstimate.js"
 import type * as Toolbox from "../Toolbox.js"
 import type * as Effects from "./effects.js"
+import * as EventBusInternal from "./eventBus.js"
 import * as Log from "./log.js"
 import type * as Meter from "./meter.js"
 import * as responsePart from "./responsePart.js"
@@ -196,13 +197,15 @@ export const commit = (env: Env, cursor: Cursor): Effect.Effect<void> => {
  * Offers events to the stream at once and returns their delivery to the
  * observers (`Effect.void` when nothing is left to do). It writes no state:
  * a commit's, a concurrent tool call's or a one-shot response's events go out
- * through it.
+ * through it. Every caller performs what it returns as it asks for it, so
+ * when nothing waits before the delivery its first observer is called now.
  */
 const deliver = (env: Env, events: ReadonlyArray<KernelEvent.KernelEvent>): Effect.Effect<void> => {
   const offered = offer(env, events)
   if (!env.bus.observed) return offered
-  const delivered = env.bus.deliver(events)
-  return offered === Effect.void ? delivered : Effect.zipRight(offered, delivered)
+  return offered === Effect.void
+    ? EventBusInternal.deliverStarted(env.bus, events)
+    : Effect.zipRight(offered, env.bus.deliver(events))
 }
 
 /** Commits, then ends the run. */
@@ -237,84 +240,107 @@ export const pendingReason = (status: RunOutcome.RunStatus): string =>
  *
  * @internal
  */
-export const turns = (run: Run, cursor: Cursor): Effect.Effect<never, Ended> =>
-  Effect.gen(function* () {
-    while (true) yield* turn(run, cursor)
-  })
+export const turns = (run: Run, cursor: Cursor): Effect.Effect<never, Ended> => Effect.gen(() => eachTurn(run, cursor))
 
-function* turn(run: Run, cursor: Cursor) {
+/**
+ * The turns, one after the other, in one generator: a generator per turn
+ * cost a frame a turn, and a level of `yield*` that every effect of the turn
+ * went through.
+ */
+function* eachTurn(run: Run, cursor: Cursor) {
   const { env } = run
-  const bound = Decision.beforeTurn(SessionState.figures(cursor.state).turns, env.settings)
-  if (Option.isSome(bound)) return yield* end(run, cursor, bound.value)
-  const turn = SessionState.figures(cursor.state).turns + 1
-  cursor.state = SessionState.withRun(cursor.state, { turns: turn, attempt: 0, model_index: 0, retries: 0 })
-  const span = run.spans.enabled ? run.spans.start(Telemetry.turn(turn), run.runSpan) : undefined
-  const turnStartedAt = now(run)
-  cursor.turnSpan = span
-  if (listening(env)) note(cursor, { type: "turn_started", at: now(run), turn })
-  const { request, response, content } = yield* callModel(run, cursor, turn, span)
-  const message: Content.Message = { role: "assistant", content }
-  const text = Content.textOf(message)
-  const spent = accounted(run, cursor, response.usage, request.model)
-  cursor.state = SessionState.answered(
-    cursor.state,
-    message,
-    env.budget.recordSuccess(cursor.state.budget),
-    text.length > 0 ? { ...spent, final_text: text } : spent
-  )
-  if (env.bus.responseObserved) {
-    yield* commit(env, cursor)
-    yield* env.bus.modelResponded(content === response.content ? response : { ...response, content }, {
-      runId: run.runId,
-      turn,
-      request
-    })
-  }
-  const calls = Content.toolUses(message)
-  const after = Decision.afterResponse(response.stop_reason, calls.length)
-  if (Option.isSome(after)) {
-    const filtered = after.value.status === "content_filtered"
-    if (listening(env)) {
-      const at = now(run)
-      if (filtered)
-        note(cursor, {
-          type: "content_filtered",
-          at,
-          turn,
-          model: request.model,
-          message: "the provider's content filter stopped the response",
-          partial_text: text
-        })
-      note(cursor, {
-        type: "turn_ended",
-        at,
+  while (true) {
+    const bound = Decision.beforeTurn(SessionState.figures(cursor.state).turns, env.settings)
+    if (Option.isSome(bound)) return yield* end(run, cursor, bound.value)
+    const turn = SessionState.figures(cursor.state).turns + 1
+    cursor.state = SessionState.withRun(cursor.state, { turns: turn, attempt: 0, model_index: 0, retries: 0 })
+    const span = run.spans.enabled ? run.spans.start(Telemetry.turn(turn), run.runSpan) : undefined
+    const turnStartedAt = now(run)
+    cursor.turnSpan = span
+    if (listening(env)) note(cursor, { type: "turn_started", at: turnStartedAt, turn })
+    const { request, response, content } = yield* callModel(run, cursor, turn, span)
+    const message: Content.Message = { role: "assistant", content }
+    const text = Content.textOf(message)
+    const spent = accounted(run, cursor, response.usage, request.model)
+    cursor.state = SessionState.answered(
+      cursor.state,
+      message,
+      env.budget.recordSuccess(cursor.state.budget),
+      text.length > 0 ? { ...spent, final_text: text } : spent
+    )
+    if (env.bus.responseObserved) {
+      yield* commit(env, cursor)
+      yield* env.bus.modelResponded(content === response.content ? response : { ...response, content }, {
+        runId: run.runId,
         turn,
-        stop_reason: response.stop_reason,
-        tool_calls: filtered ? 0 : calls.length
+        request
       })
     }
+    const calls = Content.toolUses(message)
+    const after = Decision.afterResponse(response.stop_reason, calls.length)
+    if (Option.isSome(after)) {
+      const filtered = after.value.status === "content_filtered"
+      // One reading of the clock for the turn's end: its event and its duration.
+      const at = now(run)
+      if (listening(env)) {
+        if (filtered)
+          note(cursor, {
+            type: "content_filtered",
+            at,
+            turn,
+            model: request.model,
+            message: "the provider's content filter stopped the response",
+            partial_text: text
+          })
+        note(cursor, {
+          type: "turn_ended",
+          at,
+          turn,
+          stop_reason: response.stop_reason,
+          tool_calls: filtered ? 0 : calls.length
+        })
+      }
+      run.spans.end(span, Exit.void)
+      cursor.turnSpan = undefined
+      if (env.metrics) env.meter.turn(at - turnStartedAt)
+      // A filtered response's tool calls never run: the run's end answers each of them.
+      return yield* end(run, cursor, after.value)
+    }
+    // The calls, in this generator: a generator of their own cost a frame and a level of `yield*` a step.
+    const results = toolsStarting(cursor, calls)
+    let finished = true
+    // Without a wall-clock bound the calls in order are performed as they are: no Option, no effect of their own.
+    if (env.toolConcurrency === 1 && env.settings.max_wall_clock_ms === undefined)
+      yield* toolsInOrder(run, cursor, turn, span, calls, results)
+    else
+      finished = Option.isSome(
+        yield* withinDeadline(
+          run,
+          cursor,
+          env.toolConcurrency === 1
+            ? Effect.gen(() => toolsInOrder(run, cursor, turn, span, calls, results))
+            : toolsAtOnce(run, cursor, turn, span, calls, results)
+        )
+      )
+    toolsDone(cursor, calls, results)
+    if (!finished) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
+    const endedAt = now(run)
+    if (listening(env))
+      note(cursor, {
+        type: "turn_ended",
+        at: endedAt,
+        turn,
+        stop_reason: response.stop_reason,
+        tool_calls: calls.length
+      })
     run.spans.end(span, Exit.void)
     cursor.turnSpan = undefined
-    if (env.metrics) env.meter.turn(now(run) - turnStartedAt)
-    // A filtered response's tool calls never run: the run's end answers each of them.
-    return yield* end(run, cursor, after.value)
+    if (env.metrics) env.meter.turn(endedAt - turnStartedAt)
+    // The turn's end goes out on its own, before the next turn's bounds are checked and its state made: an
+    // observer of turn_ended sees the turn that ended, and the time it takes counts before a call is announced.
+    const ended = commit(env, cursor)
+    if (ended !== Effect.void) yield* ended
   }
-  yield* runTools(run, cursor, turn, span, calls)
-  if (listening(env))
-    note(cursor, {
-      type: "turn_ended",
-      at: now(run),
-      turn,
-      stop_reason: response.stop_reason,
-      tool_calls: calls.length
-    })
-  run.spans.end(span, Exit.void)
-  cursor.turnSpan = undefined
-  if (env.metrics) env.meter.turn(now(run) - turnStartedAt)
-  // The turn's end goes out on its own, before the next turn's bounds are checked and its state made: an
-  // observer of turn_ended sees the turn that ended, and the time it takes counts before a call is announced.
-  const ended = commit(env, cursor)
-  if (ended !== Effect.void) yield* ended
 }
 
 /** Runs the effect within the run's wall-clock bound, if one is set; `None` when the bound cut it short. */
@@ -325,36 +351,36 @@ function* withinDeadline<A, E>(run: Run, cursor: Cursor, effect: Effect.Effect<A
   return left <= 0 ? Option.none<A>() : yield* Effect.timeoutOption(effect, Duration.millis(left))
 }
 
-/** Runs the calls of a turn and appends their results, in the calls' order, as one message. */
-function* runTools(
-  run: Run,
+/**
+ * The results of a turn's calls as they start, each to sit at its call's
+ * index (two calls never share a slot, whatever their ids), kept on the
+ * cursor while the calls run. Made at its size: the first store into an
+ * empty array gives it room for 17.
+ */
+const toolsStarting = (
   cursor: Cursor,
-  turn: number,
-  span: Tracer.Span | undefined,
   calls: ReadonlyArray<Content.ToolUseBlock>
-) {
-  const { env } = run
-  // Each result sits at its call's index: two calls never share a slot, whatever their ids.
-  const results: Array<Content.ToolResultBlock | undefined> = []
+): Array<Content.ToolResultBlock | undefined> => {
+  const results: Array<Content.ToolResultBlock | undefined> = new Array(calls.length)
   cursor.running = { calls, results }
-  const indexes = runIndexes(calls)
-  const concurrency = env.toolConcurrency
-  const finished =
-    concurrency === 1 && env.settings.max_wall_clock_ms === undefined
-      ? Option.some(yield* toolsInOrder(run, cursor, turn, span, calls, indexes, results))
-      : yield* withinDeadline(
-          run,
-          cursor,
-          concurrency === 1
-            ? Effect.gen(() => toolsInOrder(run, cursor, turn, span, calls, indexes, results))
-            : toolsAtOnce(run, cursor, turn, span, calls, indexes, results)
-        )
+  return results
+}
+
+/**
+ * Appends a turn's results, in the calls' order, as one message, once its
+ * calls are done or the wall-clock bound cut them short (a call not back is
+ * answered with an error result).
+ */
+const toolsDone = (
+  cursor: Cursor,
+  calls: ReadonlyArray<Content.ToolUseBlock>,
+  results: ReadonlyArray<Content.ToolResultBlock | undefined>
+): void => {
   cursor.running = undefined
   cursor.state = SessionState.append(cursor.state, {
     role: "user",
     content: SessionState.resultsFor(calls, results, pendingReason("wall_clock_exceeded"))
   })
-  if (Option.isNone(finished)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
 }
 
 /**
@@ -369,11 +395,11 @@ const toolsAtOnce = (
   turn: number,
   span: Tracer.Span | undefined,
   calls: ReadonlyArray<Content.ToolUseBlock>,
-  indexes: ReadonlyArray<number>,
   results: Array<Content.ToolResultBlock | undefined>
 ): Effect.Effect<void> =>
-  Effect.suspend(() =>
-    Effect.flatMap(commit(run.env, cursor), () =>
+  Effect.suspend(() => {
+    const indexes = runIndexes(calls)
+    return Effect.flatMap(commit(run.env, cursor), () =>
       Effect.forEach(
         calls,
         (call, index) => {
@@ -390,7 +416,7 @@ const toolsAtOnce = (
         { concurrency: run.env.toolConcurrency, discard: true }
       )
     )
-  )
+  })
 
 /** The calls of a turn one after the other, each result at its call's index. */
 function* toolsInOrder(
@@ -399,16 +425,19 @@ function* toolsInOrder(
   turn: number,
   span: Tracer.Span | undefined,
   calls: ReadonlyArray<Content.ToolUseBlock>,
-  indexes: ReadonlyArray<number>,
   results: Array<Content.ToolResultBlock | undefined>
 ) {
   const { env } = run
+  // The calls' `runIndexes`, counted as they go: in order, a call's index is the number of calls run before it.
+  let ran = 0
   for (let index = 0; index < calls.length; index++) {
     const call = calls[index]!
     const startedAt = now(run)
     if (listening(env)) note(cursor, { type: "tool_call_started", at: startedAt, turn, id: call.id, name: call.name })
-    yield* commit(env, cursor)
-    const result = yield* invoke(run, call, turn, indexes[index]!, span)
+    const committed = commit(env, cursor)
+    if (committed !== Effect.void) yield* committed
+    const result = yield* invoke(run, call, turn, ran, span)
+    if (call.invalid_input === undefined) ran++
     results[index] = result
     if (listening(env)) note(cursor, toolResulted(turn, call, result, startedAt, now(run)))
   }
@@ -544,9 +573,7 @@ const overheadOf = (cursor: Cursor, request: ModelProvider.ModelRequest): number
  */
 function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | undefined) {
   const { env } = run
-  // The policy's schedule for the current model of the call: made at its first error, dropped at a fallback.
-  let stepper: { readonly policy: RetryPolicy.RetryPolicy; state: unknown } | undefined
-  let overflow: ModelError.ModelError | undefined
+  let retrying: Retrying | undefined
   while (true) {
     const figures = SessionState.figures(cursor.state)
     const bound = Decision.beforeCall({
@@ -556,9 +583,9 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       cost: figures.cost_usd
     })
     if (Option.isSome(bound)) return yield* end(run, cursor, bound.value)
-    if (overflow !== undefined) {
-      yield* reduceContext(run, cursor, turn, overflow)
-      overflow = undefined
+    if (retrying?.overflow !== undefined) {
+      yield* reduceContext(run, cursor, turn, retrying.overflow)
+      retrying.overflow = undefined
     }
     const model = env.models[figures.model_index] ?? env.model
     const assembled =
@@ -582,7 +609,8 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
           (assembled === undefined ? cursor.state.contextTokens : TokenEstimate.messages(assembled)),
         tools: tools.length
       })
-    yield* commit(env, cursor)
+    const committed = commit(env, cursor)
+    if (committed !== Effect.void) yield* committed
     const sentAt = now(run)
     const shown: Shown = { textChars: 0, ids: undefined, content: undefined }
     const attempted = run.effects.model(
@@ -598,13 +626,16 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
         : { turn, attempt, parent: span }
     )
     // Without a wall-clock bound the call is performed as it is: no Option, no generator, a step.
-    const called =
-      env.settings.max_wall_clock_ms === undefined
-        ? Option.some(yield* attempted)
-        : yield* withinDeadline(run, cursor, attempted)
-    if (Option.isNone(called)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
-    const result = called.value
-    if (env.metrics) env.meter.modelCall(model, now(run) - sentAt, result)
+    let result: Either.Either<ModelProvider.ModelResponse, ModelError.ModelError>
+    if (env.settings.max_wall_clock_ms === undefined) result = yield* attempted
+    else {
+      const called = yield* withinDeadline(run, cursor, attempted)
+      if (Option.isNone(called)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
+      result = called.value
+    }
+    // One reading of the clock for the call's end: its metric, its event and the retry decision.
+    const returnedAt = now(run)
+    if (env.metrics) env.meter.modelCall(model, returnedAt - sentAt, result)
     if (Either.isRight(result)) {
       const response = result.right
       // The default quota grants everything: it is not worth an effect a call.
@@ -612,208 +643,234 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
       if (listening(env))
         note(cursor, {
           type: "model_response",
-          at: now(run),
+          at: returnedAt,
           turn,
           model,
           stop_reason: response.stop_reason,
           usage: response.usage,
-          duration_ms: now(run) - sentAt
+          duration_ms: returnedAt - sentAt
         })
       // Ids are made unique before any tool runs, so history, events and the next request agree.
       const content =
         shown.content?.of === response ? shown.content.content : ToolIds.unique(response.content, run.runNumber, turn)
       return { request, response, content }
     }
-    const error = result.left
-    // A failed attempt's usage (a stream cut mid-way) was spent too: it counts towards max_cost_usd.
-    if (error.usage !== undefined)
-      cursor.state = SessionState.withRun(cursor.state, accounted(run, cursor, error.usage, model))
-    const failedAt = now(run)
-    let delay: Option.Option<Duration.Duration> = Option.none()
-    let scheduleState: unknown
-    if (Decision.stepsPolicy(error)) {
-      if (stepper === undefined) {
-        const policy = policyOf(env)
-        stepper = { policy, state: policy.initial }
-      }
-      const step = yield* RetryPolicy.step(stepper.policy, failedAt, error, stepper.state)
-      delay = step.delay
-      scheduleState = step.state
+    retrying ??= { stepper: undefined, overflow: undefined }
+    yield* afterFailure(run, cursor, turn, span, model, attempt, shown, returnedAt, result.left, retrying)
+  }
+}
+
+/** A model call's state across its failed attempts, made at its first failure. */
+interface Retrying {
+  /** The policy's schedule for the current model of the call: made at its first error, dropped at a fallback. */
+  stepper: { readonly policy: RetryPolicy.RetryPolicy; state: unknown } | undefined
+  /** The overflow the next attempt reduces the context for. */
+  overflow: ModelError.ModelError | undefined
+}
+
+/**
+ * What a failed attempt leads to, as `Decision` decides: the run's end, a
+ * reduction or a fallback for the next attempt, or a retry after its wait.
+ * Apart from `callModel` so that a call that succeeds (most do) carries none
+ * of this in its frame.
+ */
+function* afterFailure(
+  run: Run,
+  cursor: Cursor,
+  turn: number,
+  span: Tracer.Span | undefined,
+  model: string,
+  attempt: number,
+  shown: Shown,
+  returnedAt: number,
+  error: ModelError.ModelError,
+  retrying: Retrying
+) {
+  const { env } = run
+  // A failed attempt's usage (a stream cut mid-way) was spent too: it counts towards max_cost_usd.
+  if (error.usage !== undefined)
+    cursor.state = SessionState.withRun(cursor.state, accounted(run, cursor, error.usage, model))
+  let delay: Option.Option<Duration.Duration> = Option.none()
+  let scheduleState: unknown
+  if (Decision.stepsPolicy(error)) {
+    if (retrying.stepper === undefined) {
+      const policy = policyOf(env)
+      retrying.stepper = { policy, state: policy.initial }
     }
-    const current = SessionState.figures(cursor.state)
-    const decision = Decision.decide(error, delay, {
-      now: failedAt,
-      startedAt: current.started_at,
-      bounds: env.settings,
-      cost: current.cost_usd,
-      reductions: current.reductions,
-      fallback: env.models[current.model_index + 1],
-      budget: env.budget,
-      budgetState: cursor.state.budget
-    })
-    // The provider-wide quota is asked only for what the session budget was charged for: a retry,
-    // or a fallback step after a retryable error. A refusal ends the run as an empty budget does.
-    if (
-      decision._tag === "Retry" ||
-      (decision._tag === "Fallback" && decision.budget.used > cursor.state.budget.used)
-    ) {
-      if (!(yield* run.quota.acquire({ model, category: error.category }))) {
+    const step = yield* RetryPolicy.step(retrying.stepper.policy, returnedAt, error, retrying.stepper.state)
+    delay = step.delay
+    scheduleState = step.state
+  }
+  const current = SessionState.figures(cursor.state)
+  const decision = Decision.decide(error, delay, {
+    now: returnedAt,
+    startedAt: current.started_at,
+    bounds: env.settings,
+    cost: current.cost_usd,
+    reductions: current.reductions,
+    fallback: env.models[current.model_index + 1],
+    budget: env.budget,
+    budgetState: cursor.state.budget
+  })
+  // The provider-wide quota is asked only for what the session budget was charged for: a retry,
+  // or a fallback step after a retryable error. A refusal ends the run as an empty budget does.
+  if (decision._tag === "Retry" || (decision._tag === "Fallback" && decision.budget.used > cursor.state.budget.used)) {
+    if (!(yield* run.quota.acquire({ model, category: error.category }))) {
+      if (listening(env))
+        note(cursor, {
+          type: "retry_quota_exhausted",
+          at: now(run),
+          turn,
+          model,
+          category: error.category,
+          message: error.message
+        })
+      return yield* end(run, cursor, Decision.End({ status: "retry_budget_exhausted", error }))
+    }
+  }
+  switch (decision._tag) {
+    case "End": {
+      if (decision.reductions !== undefined)
+        cursor.state = SessionState.withRun(cursor.state, { reductions: decision.reductions })
+      if (decision.status === "content_filtered") {
+        // A filter that failed the stream mid-way keeps what the model wrote before it, as a refusal at a finish does.
+        const partial = error._tag === "ContentFiltered" ? (error.partialText ?? "") : ""
+        if (partial.length > 0)
+          cursor.state = SessionState.answered(
+            cursor.state,
+            { role: "assistant", content: [Content.text(partial)] },
+            cursor.state.budget,
+            { final_text: partial }
+          )
         if (listening(env))
           note(cursor, {
-            type: "retry_quota_exhausted",
+            type: "content_filtered",
             at: now(run),
             turn,
             model,
-            category: error.category,
-            message: error.message
+            message: error.message,
+            partial_text: partial
           })
-        return yield* end(run, cursor, Decision.End({ status: "retry_budget_exhausted", error }))
       }
+      return yield* end(run, cursor, decision)
     }
-    switch (decision._tag) {
-      case "End": {
-        if (decision.reductions !== undefined)
-          cursor.state = SessionState.withRun(cursor.state, { reductions: decision.reductions })
-        if (decision.status === "content_filtered") {
-          // A filter that failed the stream mid-way keeps what the model wrote before it, as a refusal at a finish does.
-          const partial = error._tag === "ContentFiltered" ? (error.partialText ?? "") : ""
-          if (partial.length > 0)
-            cursor.state = SessionState.answered(
-              cursor.state,
-              { role: "assistant", content: [Content.text(partial)] },
-              cursor.state.budget,
-              { final_text: partial }
-            )
-          if (listening(env))
-            note(cursor, {
-              type: "content_filtered",
-              at: now(run),
-              turn,
-              model,
-              message: error.message,
-              partial_text: partial
-            })
-        }
-        return yield* end(run, cursor, decision)
-      }
-      case "Reduce": {
-        cursor.state = SessionState.withRun(cursor.state, { reductions: decision.reductions })
-        overflow = decision.error
-        continue
-      }
-      case "Fallback": {
-        // Each model of the chain gets its own retries; the session budget is the shared ceiling.
-        cursor.state = SessionState.withRun(
-          { ...cursor.state, budget: decision.budget },
-          { model_index: current.model_index + 1, retries: 0 }
-        )
-        stepper = undefined
-        if (run.spans.enabled)
-          run.spans.event(
-            span,
-            Telemetry.EventName.fallback,
-            Telemetry.fallback({
-              from: model,
-              to: decision.to,
-              category: error.category,
-              budget: env.budget.snapshot(decision.budget)
-            })
-          )
-        if (listening(env)) {
-          // The next model's answer replaces what this attempt showed.
-          if (shown.textChars > 0)
-            note(cursor, {
-              type: "stream_restarted",
-              at: now(run),
-              turn,
-              model,
-              attempt,
-              category: error.category,
-              discarded_text_chars: shown.textChars
-            })
-          const spent = env.budget.snapshot(decision.budget)
-          note(cursor, {
-            type: "fallback",
-            at: now(run),
-            turn,
+    case "Reduce": {
+      cursor.state = SessionState.withRun(cursor.state, { reductions: decision.reductions })
+      retrying.overflow = decision.error
+      return
+    }
+    case "Fallback": {
+      // Each model of the chain gets its own retries; the session budget is the shared ceiling.
+      cursor.state = SessionState.withRun(
+        { ...cursor.state, budget: decision.budget },
+        { model_index: current.model_index + 1, retries: 0 }
+      )
+      retrying.stepper = undefined
+      if (run.spans.enabled)
+        run.spans.event(
+          span,
+          Telemetry.EventName.fallback,
+          Telemetry.fallback({
             from: model,
             to: decision.to,
             category: error.category,
-            session_retries_used: spent.used,
-            session_retries_left: spent.remaining
+            budget: env.budget.snapshot(decision.budget)
           })
-        }
-        continue
-      }
-      case "Retry": {
-        const before = cursor.state
-        const retries = current.retries + 1
-        cursor.state = SessionState.withRun(
-          { ...cursor.state, budget: decision.budget },
-          { retries, max_per_call: Math.max(current.max_per_call, retries) }
         )
-        if (stepper !== undefined) stepper.state = scheduleState
-        if (listening(env)) {
-          const at = now(run)
-          if (error.midStream === true || shown.textChars > 0)
-            note(cursor, {
-              type: "stream_restarted",
-              at,
-              turn,
-              model,
-              attempt,
-              category: error.category,
-              discarded_text_chars: shown.textChars
-            })
-          const spent = env.budget.snapshot(decision.budget)
+      if (listening(env)) {
+        // The next model's answer replaces what this attempt showed.
+        if (shown.textChars > 0)
           note(cursor, {
-            type: "retry_scheduled",
+            type: "stream_restarted",
+            at: now(run),
+            turn,
+            model,
+            attempt,
+            category: error.category,
+            discarded_text_chars: shown.textChars
+          })
+        const spent = env.budget.snapshot(decision.budget)
+        note(cursor, {
+          type: "fallback",
+          at: now(run),
+          turn,
+          from: model,
+          to: decision.to,
+          category: error.category,
+          session_retries_used: spent.used,
+          session_retries_left: spent.remaining
+        })
+      }
+      return
+    }
+    case "Retry": {
+      const before = cursor.state
+      const retries = current.retries + 1
+      cursor.state = SessionState.withRun(
+        { ...cursor.state, budget: decision.budget },
+        { retries, max_per_call: Math.max(current.max_per_call, retries) }
+      )
+      if (retrying.stepper !== undefined) retrying.stepper.state = scheduleState
+      if (listening(env)) {
+        const at = now(run)
+        if (error.midStream === true || shown.textChars > 0)
+          note(cursor, {
+            type: "stream_restarted",
             at,
             turn,
             model,
+            attempt,
             category: error.category,
-            message: error.message,
-            attempt: retries,
-            session_retries_used: spent.used,
-            session_retries_left: spent.remaining,
-            delay_ms: Duration.toMillis(decision.delay),
-            retry_after_ms: error.retryAfter === undefined ? null : Duration.toMillis(error.retryAfter),
-            source: decision.source
+            discarded_text_chars: shown.textChars
           })
-        }
-        // The wait is a span of the turn that carries the decision: category, attempt, delay, source, budget.
-        const wait = run.spans.enabled
-          ? run.spans.start(
-              Telemetry.retry({
-                error,
-                model,
-                attempt: retries,
-                delayMs: Duration.toMillis(decision.delay),
-                source: decision.source,
-                budget: env.budget.snapshot(decision.budget)
-              }),
-              span
-            )
-          : undefined
-        const sleep = run.effects.sleep(decision.delay)
-        const scheduled = commit(env, cursor)
-        const counted = env.metrics
-          ? Effect.zipRight(scheduled, Metric.increment(Metrics.retriesOfCategory(error.category)))
-          : scheduled
-        // The charge belongs to the decision (the events show it); a retry interrupted before it
-        // runs (while its event is delivered, or in its sleep) never runs, so its charge is given back.
-        yield* Effect.zipRight(counted, sleep).pipe(
-          Effect.onInterrupt(() =>
-            Effect.sync(() => {
-              cursor.state = SessionState.withRun(
-                { ...cursor.state, budget: before.budget },
-                { retries: current.retries, max_per_call: current.max_per_call }
-              )
-            })
-          ),
-          wait === undefined ? identity : Effect.onExit((exit) => Effect.sync(() => run.spans.end(wait, exit)))
-        )
+        const spent = env.budget.snapshot(decision.budget)
+        note(cursor, {
+          type: "retry_scheduled",
+          at,
+          turn,
+          model,
+          category: error.category,
+          message: error.message,
+          attempt: retries,
+          session_retries_used: spent.used,
+          session_retries_left: spent.remaining,
+          delay_ms: Duration.toMillis(decision.delay),
+          retry_after_ms: error.retryAfter === undefined ? null : Duration.toMillis(error.retryAfter),
+          source: decision.source
+        })
       }
+      // The wait is a span of the turn that carries the decision: category, attempt, delay, source, budget.
+      const wait = run.spans.enabled
+        ? run.spans.start(
+            Telemetry.retry({
+              error,
+              model,
+              attempt: retries,
+              delayMs: Duration.toMillis(decision.delay),
+              source: decision.source,
+              budget: env.budget.snapshot(decision.budget)
+            }),
+            span
+          )
+        : undefined
+      const sleep = run.effects.sleep(decision.delay)
+      const scheduled = commit(env, cursor)
+      const counted = env.metrics
+        ? Effect.zipRight(scheduled, Metric.increment(Metrics.retriesOfCategory(error.category)))
+        : scheduled
+      // The charge belongs to the decision (the events show it); a retry interrupted before it
+      // runs (while its event is delivered, or in its sleep) never runs, so its charge is given back.
+      yield* Effect.zipRight(counted, sleep).pipe(
+        Effect.onInterrupt(() =>
+          Effect.sync(() => {
+            cursor.state = SessionState.withRun(
+              { ...cursor.state, budget: before.budget },
+              { retries: current.retries, max_per_call: current.max_per_call }
+            )
+          })
+        ),
+        wait === undefined ? identity : Effect.onExit((exit) => Effect.sync(() => run.spans.end(wait, exit)))
+      )
     }
   }
 }

@@ -145,6 +145,8 @@ export const answered = (
 /**
  * The results of a turn's calls, in the calls' order: each call's own result
  * when it came back, an error result saying `reason` when it did not.
+ * `results` itself when every call's came back (a turn that ran to its end):
+ * the caller hands it over, nothing writes to it after.
  *
  * @internal
  */
@@ -152,7 +154,17 @@ export const resultsFor = (
   calls: ReadonlyArray<Content.ToolUseBlock>,
   results: ReadonlyArray<Content.ToolResultBlock | undefined>,
   reason: string
-): Array<Content.ToolResultBlock> => calls.map((call, i) => results[i] ?? Content.toolResult(call.id, reason, true))
+): ReadonlyArray<Content.ToolResultBlock> =>
+  allBack(calls, results) ? results : calls.map((call, i) => results[i] ?? Content.toolResult(call.id, reason, true))
+
+const allBack = (
+  calls: ReadonlyArray<Content.ToolUseBlock>,
+  results: ReadonlyArray<Content.ToolResultBlock | undefined>
+): results is ReadonlyArray<Content.ToolResultBlock> => {
+  if (results.length !== calls.length) return false
+  for (let i = 0; i < results.length; i++) if (results[i] === undefined) return false
+  return true
+}
 
 /**
  * Answers every tool_use of a trailing assistant message: with the result
