@@ -299,7 +299,7 @@ const runOnce = (
             : undefined
           const cursor: Loop.Cursor = {
             state: started,
-            events: [],
+            events: Loop.noEvents,
             turnSpan: undefined,
             tools: undefined,
             running: undefined
@@ -348,7 +348,7 @@ const runOnce = (
                 finish(live, cursor, Decision.End({ status: "interrupted" }))
               )
               if (Loop.listening(env))
-                cursor.events.push({
+                Loop.note(cursor, {
                   type: "run_started",
                   at: clock.unsafeCurrentTimeMillis(),
                   run_id: runId,
@@ -443,7 +443,7 @@ const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effec
   }
   cursor.state = state
   if (Loop.listening(env))
-    cursor.events.push({
+    Loop.note(cursor, {
       type: "run_ended",
       at: run.clock.unsafeCurrentTimeMillis(),
       run_id: figures.run_id,
