@@ -269,7 +269,7 @@ function* eachTurn(run: Run, cursor: Cursor) {
     if (Option.isSome(bound)) return yield* end(run, cursor, bound.value)
     const turn = SessionState.figures(cursor.state).turns + 1
     cursor.state = SessionState.withRun(cursor.state, { turns: turn, attempt: 0, model_index: 0, retries: 0 })
-    const span = run.spans.enabled ? run.spans.start(Telemetry.turn(turn), run.runSpan) : undefined
+    const span = run.spans.enabled ? Telemetry.turn(run.spans, run.runSpan, turn) : undefined
     const turnStartedAt = now(run)
     cursor.turnSpan = span
     if (listening(env)) note(cursor, { type: "turn_started", at: turnStartedAt, turn })
@@ -856,17 +856,14 @@ function* afterFailure(
       }
       // The wait is a span of the turn that carries the decision: category, attempt, delay, source, budget.
       const wait = run.spans.enabled
-        ? run.spans.start(
-            Telemetry.retry({
-              error,
-              model,
-              attempt: retries,
-              delayMs: Duration.toMillis(decision.delay),
-              source: decision.source,
-              budget: env.budget.snapshot(decision.budget)
-            }),
-            span
-          )
+        ? Telemetry.retry(run.spans, span, {
+            error,
+            model,
+            attempt: retries,
+            delayMs: Duration.toMillis(decision.delay),
+            source: decision.source,
+            budget: env.budget.snapshot(decision.budget)
+          })
         : undefined
       const sleep = run.effects.sleep(decision.delay)
       const scheduled = commit(env, cursor)

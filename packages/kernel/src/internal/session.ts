@@ -292,10 +292,7 @@ const runOnce = (
           const runId = SessionState.figures(started).run_id
           const spans = Effects.spansOf(fiber)
           const runSpan = spans.enabled
-            ? spans.start(
-                Telemetry.run({ session: env.id, runId, provider: provider.name, model: env.model }),
-                undefined
-              )
+            ? Telemetry.run(spans, { session: env.id, runId, provider: provider.name, model: env.model })
             : undefined
           const cursor: Loop.Cursor = {
             state: started,
