@@ -109,7 +109,8 @@ export const describeDefect = (defect: unknown): string =>
 export interface Spans {
   /** False when no tracer is on: a call site then builds no span's name or attributes. */
   readonly enabled: boolean
-  readonly start: (spec: Telemetry.SpanSpec, parent: Tracer.AnySpan | undefined) => Tracer.Span | undefined
+  /** A span with the ambient annotations; its own attributes are written by `Telemetry`, which starts each span. */
+  readonly start: (name: string, kind: Tracer.SpanKind, parent: Tracer.AnySpan | undefined) => Tracer.Span | undefined
   /** Ends the span, with the attributes learnt from how it ended. */
   readonly end: (
     span: Tracer.Span | undefined,
@@ -151,10 +152,9 @@ export const spansOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>): Spans => {
   }
   return {
     enabled: true,
-    start: (spec, parent) => {
-      const span = tracer.span(spec.name, optionOf(parent), Context.empty(), links, now(), spec.kind, options)
+    start: (name, kind, parent) => {
+      const span = tracer.span(name, optionOf(parent), Context.empty(), links, now(), kind, options)
       for (let i = 0; i < annotations.length; i++) span.attribute(annotations[i]![0], annotations[i]![1])
-      for (const key in spec.attributes) span.attribute(key, spec.attributes[key])
       return span
     },
     end: (span, exit, attributes) => {
@@ -431,9 +431,7 @@ export const make = (options: Options): Effects => {
   return {
     model: (request, info) =>
       Effect.suspend(() => {
-        const span = spans.enabled
-          ? spans.start(Telemetry.modelCall(provider.name, request, info), info.parent)
-          : undefined
+        const span = spans.enabled ? Telemetry.modelCall(spans, info.parent, provider.name, request, info) : undefined
         const held: Held | undefined =
           info.observe === undefined || provider.generate !== undefined ? undefined : { millis: 0, since: undefined }
         const fiber = start(span, call(provider, request, info.observe, held))
@@ -461,7 +459,7 @@ export const make = (options: Options): Effects => {
             onSuccess: (result) => Effect.succeed(answering(result, call)),
             onFailure: (cause) => toolFailed(cause, call)
           })
-        const span = spans.start(Telemetry.toolCall(call, info.turn), info.parent)
+        const span = Telemetry.toolCall(spans, info.parent, call, info.turn)
         const fiber = start(span, invoked)
         const exit = fiber.unsafePoll()
         if (exit !== null) {

@@ -145,7 +145,8 @@ export interface Run {
  */
 export interface Cursor {
   state: SessionState.State
-  events: Array<KernelEvent.KernelEvent>
+  /** The events not yet delivered, a new array a batch (see `note`): a delivery may still hold the last one. */
+  events: ReadonlyArray<KernelEvent.KernelEvent>
   /** The open turn span, ended where the run ends if the turn does not end it. */
   turnSpan: Tracer.Span | undefined
   /** The token estimate of the last tool definitions seen, by identity: they rarely change. */
@@ -169,9 +170,23 @@ export const listening = (env: Env): boolean => env.bus.observed || env.listener
 
 const now = (run: Run): number => run.clock.unsafeCurrentTimeMillis()
 
-/** Queues an event; call it only when `listening`, so that nobody's event is ever built for nothing. */
-const note = (cursor: Cursor, event: KernelEvent.KernelEvent): void => {
-  cursor.events.push(event)
+/**
+ * No events queued: shared, as nothing writes into a cursor's array.
+ *
+ * @internal
+ */
+export const noEvents: ReadonlyArray<KernelEvent.KernelEvent> = []
+
+/**
+ * Queues an event; call it only when `listening`, so that nobody's event is
+ * ever built for nothing. A batch's array is made at its size: a step's
+ * batches hold two events each, and a push into an empty array reserves 17.
+ *
+ * @internal
+ */
+export const note = (cursor: Cursor, event: KernelEvent.KernelEvent): void => {
+  const events = cursor.events
+  cursor.events = events.length === 0 ? [event] : events.length === 1 ? [events[0]!, event] : [...events, event]
 }
 
 /**
@@ -188,7 +203,7 @@ export const commit = (env: Env, cursor: Cursor): Effect.Effect<void> => {
   MutableRef.set(env.state, cursor.state)
   if (cursor.events.length === 0) return Effect.void
   const events = cursor.events
-  cursor.events = []
+  cursor.events = noEvents
   // The state is set before the stream's buffer may make the run wait, so a reader sees this step meanwhile.
   return deliver(env, events)
 }
@@ -254,7 +269,7 @@ function* eachTurn(run: Run, cursor: Cursor) {
     if (Option.isSome(bound)) return yield* end(run, cursor, bound.value)
     const turn = SessionState.figures(cursor.state).turns + 1
     cursor.state = SessionState.withRun(cursor.state, { turns: turn, attempt: 0, model_index: 0, retries: 0 })
-    const span = run.spans.enabled ? run.spans.start(Telemetry.turn(turn), run.runSpan) : undefined
+    const span = run.spans.enabled ? Telemetry.turn(run.spans, run.runSpan, turn) : undefined
     const turnStartedAt = now(run)
     cursor.turnSpan = span
     if (listening(env)) note(cursor, { type: "turn_started", at: turnStartedAt, turn })
@@ -841,17 +856,14 @@ function* afterFailure(
       }
       // The wait is a span of the turn that carries the decision: category, attempt, delay, source, budget.
       const wait = run.spans.enabled
-        ? run.spans.start(
-            Telemetry.retry({
-              error,
-              model,
-              attempt: retries,
-              delayMs: Duration.toMillis(decision.delay),
-              source: decision.source,
-              budget: env.budget.snapshot(decision.budget)
-            }),
-            span
-          )
+        ? Telemetry.retry(run.spans, span, {
+            error,
+            model,
+            attempt: retries,
+            delayMs: Duration.toMillis(decision.delay),
+            source: decision.source,
+            budget: env.budget.snapshot(decision.budget)
+          })
         : undefined
       const sleep = run.effects.sleep(decision.delay)
       const scheduled = commit(env, cursor)

@@ -292,14 +292,11 @@ const runOnce = (
           const runId = SessionState.figures(started).run_id
           const spans = Effects.spansOf(fiber)
           const runSpan = spans.enabled
-            ? spans.start(
-                Telemetry.run({ session: env.id, runId, provider: provider.name, model: env.model }),
-                undefined
-              )
+            ? Telemetry.run(spans, { session: env.id, runId, provider: provider.name, model: env.model })
             : undefined
           const cursor: Loop.Cursor = {
             state: started,
-            events: [],
+            events: Loop.noEvents,
             turnSpan: undefined,
             tools: undefined,
             running: undefined
@@ -348,7 +345,7 @@ const runOnce = (
                 finish(live, cursor, Decision.End({ status: "interrupted" }))
               )
               if (Loop.listening(env))
-                cursor.events.push({
+                Loop.note(cursor, {
                   type: "run_started",
                   at: clock.unsafeCurrentTimeMillis(),
                   run_id: runId,
@@ -443,7 +440,7 @@ const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effec
   }
   cursor.state = state
   if (Loop.listening(env))
-    cursor.events.push({
+    Loop.note(cursor, {
       type: "run_ended",
       at: run.clock.unsafeCurrentTimeMillis(),
       run_id: figures.run_id,

@@ -3,9 +3,11 @@
  * OpenTelemetry GenAI semantic conventions where they name a thing (version
  * `semconvVersion`, `gen_ai.provider.name` rather than the older
  * `gen_ai.system`), and `agent_kernel.*` for what they do not (a retry
- * decision, a fallback, a context reduction, a turn). Every function here is
- * pure: it turns what the loop knows into a name and attributes, and the loop
- * hands them to its spans. No other module spells an attribute name.
+ * decision, a fallback, a context reduction, a turn). A span is started here
+ * (through the run's `Spans`) with its name, kind and first attributes
+ * written into it; every other function is pure: it turns what the loop
+ * knows into attributes, and the loop hands them to its spans. No other
+ * module spells an attribute name.
  *
  * @internal
  */
@@ -18,6 +20,7 @@ import type * as Tracer from "effect/Tracer"
 import type * as Content from "../Content.js"
 import type * as ModelError from "../ModelError.js"
 import type * as ModelProvider from "../ModelProvider.js"
+import type { Spans } from "./effects.js"
 
 /** The GenAI semantic conventions these names follow. @internal */
 export const semconvVersion = "1.41.0"
@@ -76,60 +79,61 @@ export const EventName = {
 } as const
 
 /**
- * A span to start: its name, kind and first attributes.
+ * A run of a session: the GenAI "invoke agent" span, in-process.
+ *
+ * Each span is started here, with its first attributes written into it as
+ * it starts: a record of them to copy from cost a step of a traced run more
+ * than the attributes themselves.
  *
  * @internal
  */
-export interface SpanSpec {
-  readonly name: string
-  readonly kind: Tracer.SpanKind
-  readonly attributes: Record<string, unknown>
-}
-
-/** A run of a session: the GenAI "invoke agent" span, in-process. @internal */
-export const run = (options: {
-  readonly session: string
-  readonly runId: string
-  readonly provider: string
-  readonly model: string
-}): SpanSpec => ({
-  name: Operation.invokeAgent,
-  kind: "internal",
-  attributes: {
-    [Attr.operationName]: Operation.invokeAgent,
-    [Attr.providerName]: options.provider,
-    [Attr.conversationId]: options.session,
-    [Attr.requestModel]: options.model,
-    [Attr.runId]: options.runId
+export const run = (
+  spans: Spans,
+  options: {
+    readonly session: string
+    readonly runId: string
+    readonly provider: string
+    readonly model: string
   }
-})
+): Tracer.Span | undefined => {
+  const span = spans.start(Operation.invokeAgent, "internal", undefined)
+  if (span === undefined) return undefined
+  span.attribute(Attr.operationName, Operation.invokeAgent)
+  span.attribute(Attr.providerName, options.provider)
+  span.attribute(Attr.conversationId, options.session)
+  span.attribute(Attr.requestModel, options.model)
+  span.attribute(Attr.runId, options.runId)
+  return span
+}
 
 /** What the run span learns when the run ends. @internal */
 export const runEnded = (status: string, error: ModelError.ModelError | undefined): Record<string, unknown> =>
   error === undefined ? { [Attr.status]: status } : { [Attr.status]: status, [Attr.errorType]: error.category }
 
 /** A turn: the conventions name none, so it is the kernel's own. @internal */
-export const turn = (turn: number): SpanSpec => ({
-  name: SpanName.turn,
-  kind: "internal",
-  attributes: { [Attr.turn]: turn }
-})
+export const turn = (spans: Spans, parent: Tracer.AnySpan | undefined, turn: number): Tracer.Span | undefined => {
+  const span = spans.start(SpanName.turn, "internal", parent)
+  span?.attribute(Attr.turn, turn)
+  return span
+}
 
 /** One attempt of a model call: the GenAI inference span, `chat {model}`. @internal */
 export const modelCall = (
+  spans: Spans,
+  parent: Tracer.AnySpan | undefined,
   provider: string,
   request: ModelProvider.ModelRequest,
   info: { readonly turn: number; readonly attempt: number }
-): SpanSpec => {
-  const attributes: Record<string, unknown> = {
-    [Attr.operationName]: Operation.chat,
-    [Attr.providerName]: provider,
-    [Attr.requestModel]: request.model,
-    [Attr.turn]: info.turn,
-    [Attr.attempt]: info.attempt
-  }
-  if (request.max_output_tokens !== undefined) attributes[Attr.requestMaxTokens] = request.max_output_tokens
-  return { name: `${Operation.chat} ${request.model}`, kind: "client", attributes }
+): Tracer.Span | undefined => {
+  const span = spans.start(`${Operation.chat} ${request.model}`, "client", parent)
+  if (span === undefined) return undefined
+  span.attribute(Attr.operationName, Operation.chat)
+  span.attribute(Attr.providerName, provider)
+  span.attribute(Attr.requestModel, request.model)
+  span.attribute(Attr.turn, info.turn)
+  span.attribute(Attr.attempt, info.attempt)
+  if (request.max_output_tokens !== undefined) span.attribute(Attr.requestMaxTokens, request.max_output_tokens)
+  return span
 }
 
 /**
@@ -169,17 +173,21 @@ const errorTypeOf = (cause: Cause.Cause<ModelError.ModelError>): string => {
 }
 
 /** One tool call: the GenAI `execute_tool {name}` span. @internal */
-export const toolCall = (call: Content.ToolUseBlock, turn: number): SpanSpec => ({
-  name: `${Operation.executeTool} ${call.name}`,
-  kind: "internal",
-  attributes: {
-    [Attr.operationName]: Operation.executeTool,
-    [Attr.toolName]: call.name,
-    [Attr.toolCallId]: call.id,
-    [Attr.toolType]: "function",
-    [Attr.turn]: turn
-  }
-})
+export const toolCall = (
+  spans: Spans,
+  parent: Tracer.AnySpan | undefined,
+  call: Content.ToolUseBlock,
+  turn: number
+): Tracer.Span | undefined => {
+  const span = spans.start(`${Operation.executeTool} ${call.name}`, "internal", parent)
+  if (span === undefined) return undefined
+  span.attribute(Attr.operationName, Operation.executeTool)
+  span.attribute(Attr.toolName, call.name)
+  span.attribute(Attr.toolCallId, call.id)
+  span.attribute(Attr.toolType, "function")
+  span.attribute(Attr.turn, turn)
+  return span
+}
 
 /** The error a tool span ends with when the call's result is an error result. @internal */
 export class ToolErrorResult extends Data.TaggedError("ToolErrorResult")<{ readonly message: string }> {}
@@ -210,27 +218,31 @@ export const toolCallEnded = (exit: Exit.Exit<Content.ToolResultBlock>): Record<
  *
  * @internal
  */
-export const retry = (options: {
-  readonly error: ModelError.ModelError
-  readonly model: string
-  readonly attempt: number
-  readonly delayMs: number
-  readonly source: string
-  readonly budget: { readonly used: number; readonly remaining: number }
-}): SpanSpec => {
-  const attributes: Record<string, unknown> = {
-    [Attr.requestModel]: options.model,
-    [Attr.errorType]: options.error.category,
-    [Attr.retryCategory]: options.error.category,
-    [Attr.retryAttempt]: options.attempt,
-    [Attr.retryDelayMs]: options.delayMs,
-    [Attr.retrySource]: options.source,
-    [Attr.budgetUsed]: options.budget.used,
-    [Attr.budgetLeft]: options.budget.remaining
+export const retry = (
+  spans: Spans,
+  parent: Tracer.AnySpan | undefined,
+  options: {
+    readonly error: ModelError.ModelError
+    readonly model: string
+    readonly attempt: number
+    readonly delayMs: number
+    readonly source: string
+    readonly budget: { readonly used: number; readonly remaining: number }
   }
+): Tracer.Span | undefined => {
+  const span = spans.start(SpanName.retry, "internal", parent)
+  if (span === undefined) return undefined
+  span.attribute(Attr.requestModel, options.model)
+  span.attribute(Attr.errorType, options.error.category)
+  span.attribute(Attr.retryCategory, options.error.category)
+  span.attribute(Attr.retryAttempt, options.attempt)
+  span.attribute(Attr.retryDelayMs, options.delayMs)
+  span.attribute(Attr.retrySource, options.source)
+  span.attribute(Attr.budgetUsed, options.budget.used)
+  span.attribute(Attr.budgetLeft, options.budget.remaining)
   if (options.error.retryAfter !== undefined)
-    attributes[Attr.retryAfterMs] = Duration.toMillis(options.error.retryAfter)
-  return { name: SpanName.retry, kind: "internal", attributes }
+    span.attribute(Attr.retryAfterMs, Duration.toMillis(options.error.retryAfter))
+  return span
 }
 
 /** A fallback to the next model of the chain, as an event of the turn's span. @internal */
