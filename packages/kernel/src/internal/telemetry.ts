@@ -20,7 +20,7 @@ import type * as Tracer from "effect/Tracer"
 import type * as Content from "../Content.js"
 import type * as ModelError from "../ModelError.js"
 import type * as ModelProvider from "../ModelProvider.js"
-import type { Spans } from "./effects.js"
+import type * as Effects from "./effects.js"
 
 /** The GenAI semantic conventions these names follow. @internal */
 export const semconvVersion = "1.41.0"
@@ -88,7 +88,7 @@ export const EventName = {
  * @internal
  */
 export const run = (
-  spans: Spans,
+  spans: Effects.Spans,
   options: {
     readonly session: string
     readonly runId: string
@@ -111,7 +111,11 @@ export const runEnded = (status: string, error: ModelError.ModelError | undefine
   error === undefined ? { [Attr.status]: status } : { [Attr.status]: status, [Attr.errorType]: error.category }
 
 /** A turn: the conventions name none, so it is the kernel's own. @internal */
-export const turn = (spans: Spans, parent: Tracer.AnySpan | undefined, turn: number): Tracer.Span | undefined => {
+export const turn = (
+  spans: Effects.Spans,
+  parent: Tracer.AnySpan | undefined,
+  turn: number
+): Tracer.Span | undefined => {
   const span = spans.start(SpanName.turn, "internal", parent)
   span?.attribute(Attr.turn, turn)
   return span
@@ -119,7 +123,7 @@ export const turn = (spans: Spans, parent: Tracer.AnySpan | undefined, turn: num
 
 /** One attempt of a model call: the GenAI inference span, `chat {model}`. @internal */
 export const modelCall = (
-  spans: Spans,
+  spans: Effects.Spans,
   parent: Tracer.AnySpan | undefined,
   provider: string,
   request: ModelProvider.ModelRequest,
@@ -174,7 +178,7 @@ const errorTypeOf = (cause: Cause.Cause<ModelError.ModelError>): string => {
 
 /** One tool call: the GenAI `execute_tool {name}` span. @internal */
 export const toolCall = (
-  spans: Spans,
+  spans: Effects.Spans,
   parent: Tracer.AnySpan | undefined,
   call: Content.ToolUseBlock,
   turn: number
@@ -219,7 +223,7 @@ export const toolCallEnded = (exit: Exit.Exit<Content.ToolResultBlock>): Record<
  * @internal
  */
 export const retry = (
-  spans: Spans,
+  spans: Effects.Spans,
   parent: Tracer.AnySpan | undefined,
   options: {
     readonly error: ModelError.ModelError
