@@ -6,7 +6,7 @@ import * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as Tracer from "effect/Tracer"
+import { recordingTracer } from "./harness.js"
 
 describe("observing a run", () => {
   it.scoped("session.subscribe streams every event of the run, in order, ending with run_ended", () =>
@@ -35,19 +35,14 @@ describe("observing a run", () => {
 
   it.effect("the loop carries spans: invoke_agent, turn, chat {model}", () =>
     Effect.gen(function* () {
-      const names: Array<string> = []
-      const base = yield* Effect.tracer
-      const recording = Tracer.make({
-        span: (name, parent, context, links, startTime, kind, options) => {
-          names.push(name)
-          return base.span(name, parent, context, links, startTime, kind, options)
-        },
-        context: base.context
-      })
+      const { spans, tracer } = yield* recordingTracer
       const model = yield* ScriptedModel.make([ScriptedModel.text("ok")])
       const session = yield* Session.make({ model: "m" }).pipe(Effect.provide(model.layer))
-      yield* session.run("hi").pipe(Effect.withTracer(recording))
-      assert.includeMembers(names, ["invoke_agent", "agent_kernel.turn", "chat m"])
+      yield* session.run("hi").pipe(Effect.withTracer(tracer))
+      assert.includeMembers(
+        spans.map((span) => span.name),
+        ["invoke_agent", "agent_kernel.turn", "chat m"]
+      )
     })
   )
 
@@ -55,16 +50,7 @@ describe("observing a run", () => {
     "a tool's code runs under its execute_tool span, which a failure's cause names, and every span carries the caller's span annotations",
     () =>
       Effect.gen(function* () {
-        const spans: Array<Tracer.Span> = []
-        const base = yield* Effect.tracer
-        const recording = Tracer.make({
-          span: (name, parent, context, links, startTime, kind, options) => {
-            const span = base.span(name, parent, context, links, startTime, kind, options)
-            spans.push(span)
-            return span
-          },
-          context: base.context
-        })
+        const { spans, tracer: recording } = yield* recordingTracer
         const current: Array<string> = []
         const toolbox: Toolbox.Service = {
           definitions: Effect.succeed([

@@ -18,7 +18,8 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Tracer from "effect/Tracer"
+import type * as Tracer from "effect/Tracer"
+import { recordingTracer } from "./harness.js"
 
 const toolbox: Toolbox.Service = {
   definitions: Effect.succeed([{ name: "look", description: "Looks", input_schema: { type: "object" } }]),
@@ -98,19 +99,6 @@ interface Seen {
   readonly parent: string | undefined
   readonly keys: ReadonlyArray<string>
 }
-
-const recordingTracer = Effect.map(Effect.tracer, (base) => {
-  const spans: Array<Tracer.Span> = []
-  const tracer = Tracer.make({
-    span: (name, parent, context, links, startTime, kind, options) => {
-      const span = base.span(name, parent, context, links, startTime, kind, options)
-      spans.push(span)
-      return span
-    },
-    context: base.context
-  })
-  return { spans, tracer }
-})
 
 const run = [
   "tenant",

@@ -18,21 +18,9 @@ import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as Tracer from "effect/Tracer"
+import { recordingTracer } from "./harness.js"
 
 class Tenant extends Context.Tag("ReviewPerf9/Tenant")<Tenant, string>() {}
-
-const recordingTracer = Effect.map(Effect.tracer, (base) => {
-  const spans: Array<Tracer.Span> = []
-  const tracer = Tracer.make({
-    span: (name, parent, context, links, startTime, kind, options) => {
-      const span = base.span(name, parent, context, links, startTime, kind, options)
-      spans.push(span)
-      return span
-    },
-    context: base.context
-  })
-  return { spans, tracer }
-})
 
 /** What a call saw: its span, the caller's service and ref, the run's bus and timeouts. */
 interface Seen {

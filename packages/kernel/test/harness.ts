@@ -1,6 +1,7 @@
 import { Content, type Toolbox } from "@agent-kernel/kernel"
 import { RecordedRun, ScriptedModel } from "@agent-kernel/kernel/testing"
 import * as Effect from "effect/Effect"
+import * as Tracer from "effect/Tracer"
 
 export interface Harness extends RecordedRun.Recorded {
   readonly calls: ReadonlyArray<ScriptedModel.Call>
@@ -23,3 +24,17 @@ export const echoToolbox: Toolbox.Service = {
   definitions: Effect.succeed([{ name: "echo", description: "Echo the input", input_schema: { type: "object" } }]),
   invoke: (call) => Effect.succeed(Content.toolResult(call.id, JSON.stringify(call.input)))
 }
+
+/** The fiber's tracer, recording every span it starts (in start order) before handing it back. */
+export const recordingTracer = Effect.map(Effect.tracer, (base) => {
+  const spans: Array<Tracer.Span> = []
+  const tracer = Tracer.make({
+    span: (name, parent, context, links, startTime, kind, options) => {
+      const span = base.span(name, parent, context, links, startTime, kind, options)
+      spans.push(span)
+      return span
+    },
+    context: base.context
+  })
+  return { spans, tracer }
+})
