@@ -90,6 +90,15 @@ export const executionOf = (id: string, run: number) =>
     })
   })
 
+/**
+ * Whether the engine's result of the execution is `Suspended`: its body has ended waiting, on a durable
+ * wait (whose wake-up it armed before it suspended, so the TestClock can move) or a JournalError. Every
+ * engine forgets the result when the body starts again (the light and memory engines poll the new
+ * body's fiber, the cluster engine resets the run's reply), so it is not the suspension of an earlier wait.
+ */
+export const suspended = (executionId: string) =>
+  Effect.map(AgentRun.AgentRun.poll(executionId), (result) => result?._tag === "Suspended")
+
 /** Whether the engine says the execution is suspended on a JournalError. */
 export const suspendedOnJournal = (executionId: string) =>
   Effect.map(AgentRun.AgentRun.poll(executionId), (result) => Option.isSome(AgentRun.suspendedOn(result)))
