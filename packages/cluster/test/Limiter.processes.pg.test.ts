@@ -2,11 +2,18 @@ import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as RateBucket from "../src/RateBucket.js"
 import { postgresUrl } from "./postgres.js"
+import * as Releases from "./releases.js"
 import * as Workers from "./workers.js"
 
 const Report = Schema.parseJson(
-  Schema.Struct({ statuses: Schema.Array(Schema.String), retries: Schema.Array(Schema.Number) })
+  Schema.Struct({
+    statuses: Schema.Array(Schema.String),
+    retries: Schema.Array(Schema.Number),
+    /** When the limiter let the process's requests go (`./releases.ts`). */
+    releases: Schema.Array(Schema.Number)
+  })
 )
 
 /** The most arrivals in any window of `ms` milliseconds. */
@@ -22,7 +29,7 @@ const busiestWindow = (times: ReadonlyArray<number>, ms: number): number => {
 
 describe("the provider-wide limiter across processes", () => {
   it.live(
-    "three processes sharing the Postgres limiter keep the provider's observed rate within its limit + 10 %",
+    "three processes sharing the Postgres limiter let requests go within its bound, and the provider sees only those",
     () =>
       Effect.scoped(
         Effect.gen(function* () {
@@ -56,13 +63,23 @@ describe("the provider-wide limiter across processes", () => {
           const last = times.at(-1)!
           const observed = ((times.length - 1) * 1_000) / (last - first)
           const throttled = requests.filter((request) => request.throttled).length
+          const releases = reports.flatMap((report) => report.releases)
+          // The workers' limiter: `rate` a second, burst 1.
+          const bucket = RateBucket.rate({ limit: rate, window: "1 second", burst: 1 })
+          const excess = Releases.excess(releases, bucket)
           console.log(
             `limiter across ${processes} processes: ${times.length} requests for ${statuses.length} sessions ` +
               `(${(times.length / statuses.length).toFixed(2)} attempts per success), ${throttled} answered 429; ` +
-              `observed ${observed.toFixed(1)} req/s against a limit of ${rate}; busiest second ${busiestWindow(times, 1_000)}`
+              `observed at the provider ${observed.toFixed(2)} req/s against a limit of ${rate}, busiest second ` +
+              `${busiestWindow(times, 1_000)}; ${releases.length} releases, most beyond the bound ${excess.toFixed(6)}`
           )
-          // Without a shared budget, three processes at the limit each would send three times the rate.
-          assert.isAtMost(observed, rate * 1.1)
+          // Every request the provider saw went through the limiter, and no other (no attempt is cut short here).
+          assert.strictEqual(times.length, releases.length)
+          // The limiter's guarantee, exactly: within any span of releases, at most 1 + span × rate (burst 1), so
+          // the mean rate from the first to the last is at most `rate`. Without a shared budget, three processes
+          // at the limit each would go far past it. Arrival times are not held to it: each adds its request's
+          // way to the provider, unevenly on a loaded machine (`./releases.ts`).
+          assert.isAtMost(excess, Releases.tolerance)
         })
       ),
     180_000

@@ -28,6 +28,7 @@ import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as Harness from "./engines.js"
 import { settle, turns } from "./eventLoop.js"
 
 const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
@@ -326,9 +327,10 @@ describe("review fixes: Ctrl-C in a durable wait", () => {
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const caller = yield* Effect.fork(sessions.run("s", "go"))
-        // The memory engine runs on the fibers alone: the run is suspended once they have all yielded.
+        // Ctrl-C once the run waits on its deadline (the engine's result of it is Suspended), not in the
+        // steps before it: a count of turns is no such wait on a loaded machine.
         yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
-        yield* turns(100)
+        yield* settle(Harness.suspended(yield* Harness.executionOf("s", 1)))
         yield* Fiber.interrupt(caller)
         const [listed] = yield* sessions.list
         assert.strictEqual(listed?.status, "interrupted")

@@ -91,7 +91,8 @@ describe("a run stopped in a durable wait, then the session's next run", () => {
         const sessions = yield* DurableSessions.DurableSessions
         const first = yield* Effect.fork(sessions.run("s", "go"))
         yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
-        yield* turns(50)
+        // Ctrl-C once run 1 waits on its deadline (its wake-up armed), not in the steps before it.
+        yield* settle(Harness.suspended(yield* Harness.executionOf("s", 1)))
         yield* Fiber.interrupt(first)
         const next = yield* Effect.fork(sessions.run("s", "second"))
         yield* settle(Effect.map(model.calls, (calls) => calls.length === 2))
@@ -136,20 +137,14 @@ describe("a stopped run's body started again", () => {
           yield* turns(300)
           const [stopped] = yield* sessions.list
           assert.strictEqual(stopped?.status, "interrupted")
-          // The stopped body, and (on the cluster engine) its delivery again, which ends at once.
-          assert.isAtMost(started.count, 2, `bodies started: ${started.count}`)
           if (name.startsWith("cluster")) {
-            // That delivery's result is the execution's: the run stopped, with what the stop recorded.
-            const sql = yield* SqlClient.SqlClient
-            const [row] = yield* sql<{ readonly life: string }>`SELECT life FROM agent_sessions WHERE id = 's'`
-            const result = yield* AgentRun.AgentRun.poll(
-              yield* AgentRun.AgentRun.executionId({
-                session_id: "s",
-                life: row?.life,
-                run: 1,
-                input: Content.userText("")
-              })
+            // That delivery's result is the execution's: the run stopped, with what the stop recorded. The
+            // delivery is the engine's to make (its storage poll, then the body): waited for, not a count of turns.
+            const poll = AgentRun.AgentRun.poll(yield* Harness.executionOf("s", 1))
+            yield* settle(
+              Effect.map(Effect.exit(poll), (exit) => Exit.isSuccess(exit) && exit.value?._tag === "Complete")
             )
+            const result = yield* poll
             const outcome = result?._tag === "Complete" && Exit.isSuccess(result.exit) ? result.exit.value : undefined
             assert.deepStrictEqual(
               [outcome?.status, outcome?.turns, outcome?.history.map(Content.textOf)],
@@ -157,6 +152,8 @@ describe("a stopped run's body started again", () => {
               JSON.stringify(result)
             )
           }
+          // The stopped body, and (on the cluster engine) its delivery again, which ends at once.
+          assert.isAtMost(started.count, 2, `bodies started: ${started.count}`)
           const next = yield* sessions.run("s", "again")
           assert.deepStrictEqual(next.history.map(Content.textOf), ["go", "again", "next"])
           assert.strictEqual((yield* model.calls).length, 2)
@@ -333,15 +330,22 @@ describe("Ctrl-C as the run starts", () => {
               ? Effect.zipRight(Deferred.succeed(inStart, undefined), Deferred.await(gate))
               : Effect.void
         })
+        const bodies = new Map<string, AgentRun.Body>()
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
           const caller = yield* Effect.fork(sessions.run("s", "go"))
           yield* Deferred.await(inStart)
-          const stopping = yield* Effect.fork(Fiber.interrupt(caller))
-          yield* turns(50)
+          // Ctrl-C while the body is held in its start step: the step goes on once the interruption is sent
+          // (the caller takes it when the step lets it), and the session is read once the stopped body has
+          // ended (it leaves Bodies). Conditions, not counts of turns.
+          const interrupting = yield* Deferred.make<void>()
+          const stopping = yield* Effect.fork(
+            Effect.zipRight(Deferred.succeed(interrupting, undefined), Fiber.interrupt(caller))
+          )
+          yield* Deferred.await(interrupting)
           yield* Deferred.succeed(gate, undefined)
           yield* Fiber.join(stopping)
-          yield* turns(50)
+          yield* settle(Effect.sync(() => bodies.size === 0))
           const [listed] = yield* sessions.list
           const next = yield* Effect.either(sessions.run("s", "again"))
           assert.deepStrictEqual(
@@ -349,7 +353,7 @@ describe("Ctrl-C as the run starts", () => {
             ["interrupted", "Right"],
             `the stopped session is left ${listed?.status}; its next input: ${String(next)}`
           )
-        }).pipe(Effect.provide(sessionsWith(new Map(), engine, model)), Effect.scoped)
+        }).pipe(Effect.provide(sessionsWith(bodies, engine, model)), Effect.scoped)
       })
   )
 })

@@ -22,7 +22,7 @@ import * as Harness from "./engines.js"
 import { settle, turns } from "./eventLoop.js"
 
 const { invoked, sessionsWith, engines } = Harness.make("durable-review6-")
-const { executionOf, suspendedOnJournal, joinPolling } = Harness
+const { executionOf, suspended, suspendedOnJournal, joinPolling } = Harness
 
 const suspendingEngines = engines.filter((engine) => engine.name !== "light engine")
 
@@ -122,11 +122,17 @@ describe("Ctrl-C on the SECOND durable wait, then the next run, on every engine"
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const caller = yield* Effect.fork(sessions.run("s", "go"))
-        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
-        yield* turns(50)
+        const executionId = yield* Effect.zipRight(
+          settle(Effect.map(model.calls, (calls) => calls.length === 1)),
+          executionOf("s", 1)
+        )
+        // The clock moves once the run waits on its first deadline (its wake-up armed), and Ctrl-C comes once
+        // it waits on its second: a count of turns was no such wait on a loaded machine.
+        yield* settle(suspended(executionId))
         yield* TestClock.adjust("1 second")
-        yield* settle(Effect.map(model.calls, (calls) => calls.length === 3))
-        yield* turns(50)
+        yield* settle(
+          Effect.zipWith(model.calls, suspended(executionId), (calls, waits) => calls.length === 3 && waits)
+        )
         yield* Fiber.interrupt(caller)
         assert.strictEqual((yield* sessions.list)[0]?.status, "interrupted")
         const next = yield* joinPolling(yield* Effect.fork(sessions.run("s", "second")), 5)
@@ -172,7 +178,8 @@ describe("delete or import while a caller awaits a run suspended in a durable wa
           const json = (yield* sessions.exportJson("t")).replace('"id":"t"', '"id":"s"')
           const caller = yield* Effect.fork(sessions.run("s", "go"))
           yield* settle(Effect.map(model.calls, (calls) => calls.length === 2))
-          yield* turns(100)
+          // The run waits on its deadline, not in the steps before it, when the session goes.
+          yield* settle(suspended(yield* executionOf("s", 1)))
           if (how === "delete") yield* sessions.delete("s")
           else yield* sessions.importJson(json)
           const outcome = yield* Effect.either(
@@ -321,7 +328,7 @@ describe("probe: a stop racing the wake-up, on every engine", () => {
           const caller = yield* Effect.fork(sessions.run("s", "go"))
           yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
           const executionId = yield* executionOf("s", 1)
-          yield* settle(Effect.map(AgentRun.AgentRun.poll(executionId), (result) => result?._tag === "Suspended"))
+          yield* settle(suspended(executionId))
           yield* TestClock.adjust("30 seconds")
           yield* turns(lag)
           yield* joinPolling(yield* Effect.fork(Fiber.interrupt(caller)), 10)
@@ -362,10 +369,10 @@ describe("a run marked stopped while suspended on a wait whose deadline then pas
         const caller = yield* Effect.fork(sessions.run("s", "go"))
         yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
         const executionId = yield* executionOf("s", 1)
-        yield* settle(Effect.map(AgentRun.AgentRun.poll(executionId), (result) => result?._tag === "Suspended"))
-        const suspended = bodies.get(executionId)
-        assert.isTrue(suspended !== undefined && suspended.fiber === undefined, "the run is suspended here")
-        if (suspended !== undefined) suspended.stopped = true
+        yield* settle(suspended(executionId))
+        const waiting = bodies.get(executionId)
+        assert.isTrue(waiting !== undefined && waiting.fiber === undefined, "the run is suspended here")
+        if (waiting !== undefined) waiting.stopped = true
         yield* TestClock.adjust("30 seconds")
         const outcome = yield* joinPolling(caller, 10)
         assert.deepStrictEqual(

@@ -25,18 +25,22 @@ export const turns = (n: number): Effect.Effect<void> =>
  * load 9). Generous, as for a real process, and within vitest's 60 s test timeout: only a check
  * that never holds waits it out.
  */
-const settleFloorMillis = 20_000
+export const settleFloorMillis = 20_000
 
 /**
  * Event-loop turns until `check` holds: `true` once it does, `false` once `limit` turns and
- * `settleFloorMillis` of real time have both passed without it.
+ * `floorMillis` of real time (`settleFloorMillis` unless told) have both passed without it.
  */
-export const holds = <E, R>(check: Effect.Effect<boolean, E, R>, limit = 5_000): Effect.Effect<boolean, E, R> =>
+export const holds = <E, R>(
+  check: Effect.Effect<boolean, E, R>,
+  limit = 5_000,
+  floorMillis = settleFloorMillis
+): Effect.Effect<boolean, E, R> =>
   Effect.gen(function* () {
     const start = performance.now()
     for (let n = 0; ; n++) {
       if (yield* check) return true
-      if (n >= limit && performance.now() - start >= settleFloorMillis) return false
+      if (n >= limit && performance.now() - start >= floorMillis) return false
       yield* turn
     }
   })

@@ -2,7 +2,8 @@
  * One process of the multi-process limiter test: runs `SESSIONS` sessions at
  * once against the fake provider at `PROVIDER_URL`, through the provider-wide
  * limiter and retry quota kept in the Postgres at `DATABASE_URL`, and prints
- * one line `report {json}`: each run's status and retries. It connects first, prints
+ * one line `report {json}`: each run's status and retries, and the instants at
+ * which the limiter let this process's requests go (`../releases.ts`). It connects first, prints
  * `ready`, and starts its sessions when a line arrives on stdin, so that the
  * test starts every process at once.
  */
@@ -16,6 +17,7 @@ import * as Redacted from "effect/Redacted"
 import * as ProviderLimiter from "../../src/ProviderLimiter.js"
 import * as SharedRetryQuota from "../../src/SharedRetryQuota.js"
 import * as StateStore from "../../src/StateStore.js"
+import * as Releases from "../releases.js"
 
 const env = (name: string): string => {
   const value = process.env[name]
@@ -27,7 +29,9 @@ const sessions = Number(env("SESSIONS"))
 const rate = Number(env("RATE"))
 const key = env("LIMITER_KEY")
 
-const store = StateStore.layerPostgres({ table: env("TABLE") }).pipe(
+const releases: Array<number> = []
+const store = Releases.recording(releases).pipe(
+  Layer.provide(StateStore.layerPostgres({ table: env("TABLE") })),
   Layer.provide(PgClient.layer({ url: Redacted.make(env("DATABASE_URL")), maxConnections: 4 }))
 )
 const model = ProviderLimiter.provider.pipe(
@@ -59,7 +63,7 @@ const program = Effect.gen(function* () {
     { concurrency: "unbounded" }
   )
   process.stdout.write(
-    `report ${JSON.stringify({ statuses: outcomes.map((o) => o.status), retries: outcomes.map((o) => o.retries.session_total) })}\n`
+    `report ${JSON.stringify({ statuses: outcomes.map((o) => o.status), retries: outcomes.map((o) => o.retries.session_total), releases })}\n`
   )
 }).pipe(Effect.provide(Layer.mergeAll(model, quota).pipe(Layer.provide(store))))
 

@@ -8,11 +8,12 @@
  *   gets the input `session <id>`, so the fake provider's records tell whose
  *   request each was), and prints `report {statuses, retries}` once all have
  *   ended (`errors`: the error each failed run ended with). It keeps serving its shards until it is stopped.
- * - `stats`: prints `stats {attempts, inFlight, retried}`: the model attempts
+ * - `stats`: prints `stats {attempts, inFlight, retried, releases}`: the model attempts
  *   this process sent (it runs the sessions whose shards it holds, whoever
- *   submitted them), those still waiting for their answer, and the retries
+ *   submitted them), those still waiting for their answer, the retries
  *   its runs scheduled by the category of the error retried (a 429 is
- *   `rate_limited`; an attempt that used up its time is `timeout`).
+ *   `rate_limited`; an attempt that used up its time is `timeout`), and the
+ *   instants at which the limiter let its requests go (`../releases.ts`).
  *
  * The report also names the slowest of its sessions and how long its run
  * took from `go`: a session that ends far later than the others is the one
@@ -48,6 +49,7 @@ import * as ProviderLimiter from "../../src/ProviderLimiter.js"
 import * as Runner from "../../src/Runner.js"
 import * as SharedRetryQuota from "../../src/SharedRetryQuota.js"
 import * as StateStore from "../../src/StateStore.js"
+import * as Releases from "../releases.js"
 
 const root = Path.join(import.meta.dirname, "..", "..", "..", "..")
 
@@ -142,6 +144,7 @@ const print = (name: string, value: unknown) =>
 
 const program = Effect.gen(function* () {
   const counts = yield* Ref.make<Counts>({ attempts: 0, inFlight: 0, retried: {} })
+  const releases: Array<number> = []
   // The retries the runs of this process schedule (replayed steps are not published again).
   const retries = EventBus.layer([
     {
@@ -165,7 +168,9 @@ const program = Effect.gen(function* () {
     Layer.provide(quota()),
     Layer.provideMerge(Runner.layer({ host: "127.0.0.1", port: Number(env("PORT")) })),
     Layer.provide(model),
-    Layer.provide(StateStore.layerPostgres({ table: optional("STATE_TABLE") })),
+    Layer.provide(
+      Releases.recording(releases).pipe(Layer.provide(StateStore.layerPostgres({ table: optional("STATE_TABLE") })))
+    ),
     Layer.provideMerge(database)
   )
   yield* Effect.gen(function* () {
@@ -204,7 +209,7 @@ const program = Effect.gen(function* () {
       command === "go"
         ? Effect.asVoid(Effect.forkScoped(runAll))
         : command === "stats"
-          ? Effect.flatMap(Ref.get(counts), (c) => print("stats", c))
+          ? Effect.flatMap(Ref.get(counts), (c) => print("stats", { ...c, releases }))
           : Effect.void
     )
     return yield* Effect.never

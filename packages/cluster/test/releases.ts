@@ -1,0 +1,77 @@
+/**
+ * The instants at which the provider-wide limiter let requests go, for the
+ * multi-process tests that hold it to its bound. `RateBucket`'s guarantee
+ * (the tokens whose waits end within any interval of length w add up to at
+ * most capacity + w × rate) is about these instants: a reservation's time on
+ * the store's clock plus the wait it was given. The arrivals the fake
+ * provider records are each of them plus the request's way there (the
+ * reservation's answer from Postgres, the timer, the HTTP send), which a
+ * loaded machine stretches unevenly: a window of arrivals can hold more than
+ * the bound without the limiter letting one request too many go. So the
+ * workers record the releases (`recording`) and the tests check the bound
+ * exactly on them (`excess`), and check that every request the provider saw
+ * was one of them.
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as RateBucket from "../src/RateBucket.js"
+import * as StateStore from "../src/StateStore.js"
+
+/**
+ * The `StateStore` in context, recording into `releases` each committed
+ * reservation of a limiter's requests bucket (`ProviderLimiter`'s key
+ * `limiter/<key>/requests`, whose result is the wait): the store's clock at
+ * the reservation plus the wait, in epoch milliseconds.
+ */
+export const recording = (releases: Array<number>): Layer.Layer<StateStore.StateStore, never, StateStore.StateStore> =>
+  Layer.effect(
+    StateStore.StateStore,
+    Effect.map(
+      StateStore.StateStore,
+      (store): StateStore.Service => ({
+        modify: (options) => {
+          // The update's last run is the committed one (a store may run it again after a conflict).
+          let release: number | undefined
+          return Effect.tap(
+            store.modify({
+              ...options,
+              f: (state, now) => {
+                const [result, next] = options.f(state, now)
+                const requests = options.key.startsWith("limiter/") && options.key.endsWith("/requests")
+                release = requests && typeof result === "number" ? now + result : undefined
+                return [result, next]
+              }
+            }),
+            () => {
+              if (release !== undefined) releases.push(release)
+            }
+          )
+        }
+      })
+    )
+  )
+
+/**
+ * How far the releases go past the bound: the most, over every run of
+ * consecutive releases (sorted), of its count minus `capacity + span × rate`
+ * (span: from its first to its last). At most 0 when the limiter kept its
+ * guarantee, but for rounding: a release is epoch milliseconds in a double,
+ * exact to about 0.0002 ms (`tolerance`).
+ */
+export const excess = (releases: ReadonlyArray<number>, rate: RateBucket.Rate): number => {
+  const sorted = [...releases].sort((a, b) => a - b)
+  let most = Number.NEGATIVE_INFINITY
+  for (let i = 0; i < sorted.length; i++) {
+    for (let j = i; j < sorted.length; j++) {
+      most = Math.max(most, j - i + 1 - (rate.capacity + (sorted[j]! - sorted[i]!) * rate.perMillisecond))
+    }
+  }
+  return most
+}
+
+/**
+ * What `excess` may be when the bound holds: the rounding of releases in
+ * epoch milliseconds (about 0.0002 ms each) at up to 1,000 requests a second,
+ * with room to spare; one request too many is an excess of 1.
+ */
+export const tolerance = 1e-3
