@@ -130,7 +130,9 @@ export const joinPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 30) =>
   Effect.gen(function* () {
     const ended = Effect.map(Fiber.poll(fiber), Option.isSome)
     const start = performance.now()
-    for (let n = 0; !(yield* ended); n++) {
+    // At most twice `seconds` in all: the fiber's own waits stay bounded (a run that wrongly waits on a
+    // deadline further away still never ends, and its test fails).
+    for (let n = 0; n < 2 * seconds && !(yield* ended); n++) {
       if (n >= seconds) {
         // Past its seconds, the fiber may wait off the event loop (the execution id's hash, on libuv's
         // pool, which a loaded machine starves) before its next poll: the caller's own poll keeps a wake-up
