@@ -120,7 +120,7 @@ describe("review fixes: execution ids of a session's lives", () => {
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
           const old = yield* Effect.fork(sessions.run("s", "first"))
-          yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+          yield* Harness.callsReach(model, 1)
           yield* sessions.delete("s")
           assert.strictEqual((yield* sessions.run("s", "second")).final_text, "new")
           // The deleted session's run ends now, in the body still going: its end is not the new session's.
@@ -329,7 +329,7 @@ describe("review fixes: Ctrl-C in a durable wait", () => {
         const caller = yield* Effect.fork(sessions.run("s", "go"))
         // Ctrl-C once the run waits on its deadline (the engine's result of it is Suspended), not in the
         // steps before it: a count of turns is no such wait on a loaded machine.
-        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* Harness.callsReach(model, 1)
         yield* settle(Harness.suspended(yield* Harness.executionOf("s", 1)))
         yield* Fiber.interrupt(caller)
         const [listed] = yield* sessions.list

@@ -90,12 +90,12 @@ describe("a run stopped in a durable wait, then the session's next run", () => {
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const first = yield* Effect.fork(sessions.run("s", "go"))
-        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* Harness.callsReach(model, 1)
         // Ctrl-C once run 1 waits on its deadline (its wake-up armed), not in the steps before it.
         yield* settle(Harness.suspended(yield* Harness.executionOf("s", 1)))
         yield* Fiber.interrupt(first)
         const next = yield* Effect.fork(sessions.run("s", "second"))
-        yield* settle(Effect.map(model.calls, (calls) => calls.length === 2))
+        yield* Harness.callsReach(model, 2)
         yield* TestClock.adjust("31 seconds")
         yield* turns(300)
         yield* Deferred.succeed(second, undefined)
@@ -131,7 +131,7 @@ describe("a stopped run's body started again", () => {
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
           const caller = yield* Effect.fork(sessions.run("s", "go"))
-          yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+          yield* Harness.callsReach(model, 1)
           yield* Fiber.interrupt(caller)
           yield* TestClock.adjust("5 seconds")
           yield* turns(300)
@@ -174,7 +174,7 @@ describe("Bodies of stopped runs", () => {
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const caller = yield* Effect.fork(sessions.run("s", "go"))
-        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* Harness.callsReach(model, 1)
         yield* Fiber.interrupt(caller)
         assert.strictEqual((yield* sessions.list)[0]?.status, "interrupted")
         yield* sessions.run("s", "again")
@@ -194,7 +194,7 @@ describe("Bodies of stopped runs", () => {
         const sessions = yield* DurableSessions.DurableSessions
         const sql = yield* SqlClient.SqlClient
         const caller = yield* Effect.fork(sessions.run("s", "go"))
-        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* Harness.callsReach(model, 1)
         // The store fails while the stop records the interrupted run (Store.interrupted is ignored).
         yield* sql`ALTER TABLE agent_sessions RENAME TO moved_away`
         yield* Fiber.interrupt(caller)
@@ -441,7 +441,7 @@ describe("delete while a run is in flight", () => {
         const sessions = yield* DurableSessions.DurableSessions
         const sql = yield* SqlClient.SqlClient
         const old = yield* Effect.fork(sessions.run("s", "first"))
-        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* Harness.callsReach(model, 1)
         yield* sessions.delete("s")
         yield* Deferred.succeed(gate, undefined)
         yield* Fiber.join(old)

@@ -20,7 +20,7 @@ import { settle, turns } from "./eventLoop.js"
 const { invoked, sessionsWith, engines } = Harness.make("durable-review-d7-", { toolConcurrency: 2 })
 const suspendingEngines = engines.filter((engine) => engine.name !== "light engine")
 
-const { executionOf, suspendedOnJournal, joinPolling } = Harness
+const { callsReach, startedRun, suspendedOnJournal, joinPolling } = Harness
 
 const failClaimOfB = (sql: SqlClient.SqlClient) =>
   sql`CREATE TRIGGER fail_b BEFORE INSERT ON agent_tool_calls WHEN NEW.call_id LIKE '%/b' BEGIN SELECT RAISE(ABORT, 'broken'); END`
@@ -38,11 +38,7 @@ describe("one claim of a fan-out fails (toolConcurrency 2)", () => {
         const sessions = yield* DurableSessions.DurableSessions
         const sql = yield* SqlClient.SqlClient
         yield* failClaimOfB(sql)
-        const caller = yield* Effect.fork(sessions.run("s", "go"))
-        const executionId = yield* Effect.zipRight(
-          settle(Effect.map(model.calls, (calls) => calls.length === 1)),
-          executionOf("s", 1)
-        )
+        const { caller, executionId } = yield* startedRun(model)
         yield* settle(suspendedOnJournal(executionId))
         yield* sql`DROP TRIGGER fail_b`
         yield* joinPolling(yield* Effect.fork(Fiber.interrupt(caller)), 10)
@@ -171,7 +167,7 @@ describe("a Ctrl-C whose record fails, then the store works again", () => {
         const sql = yield* SqlClient.SqlClient
         yield* breakStopRecord(sql)
         const caller = yield* Effect.fork(sessions.run("s", "go"))
-        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* callsReach(model, 1)
         yield* joinPolling(yield* Effect.fork(Fiber.interrupt(caller)), 10)
         yield* turns(100)
         yield* sql`DROP TRIGGER no_stop`
@@ -204,7 +200,7 @@ describe("a Ctrl-C whose record fails, then the store works again", () => {
         const sql = yield* SqlClient.SqlClient
         yield* breakStopRecord(sql)
         const caller = yield* Effect.fork(sessions.run("s", "go"))
-        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* callsReach(model, 1)
         yield* joinPolling(yield* Effect.fork(Fiber.interrupt(caller)), 10)
         yield* turns(100)
         yield* sql`DROP TRIGGER no_stop`

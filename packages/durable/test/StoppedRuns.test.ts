@@ -22,7 +22,7 @@ import * as Harness from "./engines.js"
 import { settle, turns } from "./eventLoop.js"
 
 const { invoked, sessionsWith, engines } = Harness.make("durable-review6-")
-const { executionOf, suspended, suspendedOnJournal, joinPolling } = Harness
+const { callsReach, executionOf, startedRun, suspended, suspendedOnJournal, joinPolling } = Harness
 
 const suspendingEngines = engines.filter((engine) => engine.name !== "light engine")
 
@@ -46,11 +46,7 @@ describe("a stop while a run is suspended on a JournalError", () => {
           const sessions = yield* DurableSessions.DurableSessions
           const sql = yield* SqlClient.SqlClient
           yield* sql`ALTER TABLE agent_tool_calls RENAME TO moved_away`
-          const caller = yield* Effect.fork(sessions.run("s", "go"))
-          const executionId = yield* Effect.zipRight(
-            settle(Effect.map(model.calls, (calls) => calls.length === 1)),
-            executionOf("s", 1)
-          )
+          const { caller, executionId } = yield* startedRun(model)
           yield* settle(suspendedOnJournal(executionId))
           // The store works again; the user presses Ctrl-C before the caller's next poll (the clock has not moved).
           yield* sql`ALTER TABLE moved_away RENAME TO agent_tool_calls`
@@ -121,11 +117,7 @@ describe("Ctrl-C on the SECOND durable wait, then the next run, on every engine"
       const { started, registration } = Harness.countedBodies(20)
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
-        const caller = yield* Effect.fork(sessions.run("s", "go"))
-        const executionId = yield* Effect.zipRight(
-          settle(Effect.map(model.calls, (calls) => calls.length === 1)),
-          executionOf("s", 1)
-        )
+        const { caller, executionId } = yield* startedRun(model)
         // The clock moves once the run waits on its first deadline (its wake-up armed), and Ctrl-C comes once
         // it waits on its second: a count of turns was no such wait on a loaded machine.
         yield* settle(suspended(executionId))
@@ -177,7 +169,7 @@ describe("delete or import while a caller awaits a run suspended in a durable wa
           yield* sessions.run("t", "hi")
           const json = (yield* sessions.exportJson("t")).replace('"id":"t"', '"id":"s"')
           const caller = yield* Effect.fork(sessions.run("s", "go"))
-          yield* settle(Effect.map(model.calls, (calls) => calls.length === 2))
+          yield* callsReach(model, 2)
           // The run waits on its deadline, not in the steps before it, when the session goes.
           yield* settle(suspended(yield* executionOf("s", 1)))
           if (how === "delete") yield* sessions.delete("s")
@@ -216,7 +208,7 @@ describe("a second caller of a run its first caller stops", () => {
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const first = yield* Effect.fork(sessions.run("s", "go"))
-        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* callsReach(model, 1)
         const second = yield* Effect.fork(sessions.resume("s"))
         yield* turns(100)
         yield* Fiber.interrupt(first)
@@ -245,7 +237,7 @@ describe("a caller that reads a stopped run's result", () => {
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const caller = yield* Effect.fork(sessions.run("s", "go"))
-        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* callsReach(model, 1)
         const executionId = yield* executionOf("s", 1)
         yield* Fiber.interrupt(caller)
         yield* turns(100)
@@ -272,11 +264,7 @@ describe("probe: a run suspended on a JournalError while the store stays broken"
           const sessions = yield* DurableSessions.DurableSessions
           const sql = yield* SqlClient.SqlClient
           yield* sql`ALTER TABLE agent_tool_calls RENAME TO moved_away`
-          const caller = yield* Effect.fork(sessions.run("s", "go"))
-          const executionId = yield* Effect.zipRight(
-            settle(Effect.map(model.calls, (calls) => calls.length === 1)),
-            executionOf("s", 1)
-          )
+          const { caller, executionId } = yield* startedRun(model)
           yield* settle(suspendedOnJournal(executionId))
           yield* joinPolling(yield* Effect.fork(Fiber.interrupt(caller)), 10)
           for (let n = 0; n < 60; n++) {
@@ -326,7 +314,7 @@ describe("probe: a stop racing the wake-up, on every engine", () => {
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
           const caller = yield* Effect.fork(sessions.run("s", "go"))
-          yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+          yield* callsReach(model, 1)
           const executionId = yield* executionOf("s", 1)
           yield* settle(suspended(executionId))
           yield* TestClock.adjust("30 seconds")
@@ -367,7 +355,7 @@ describe("a run marked stopped while suspended on a wait whose deadline then pas
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const caller = yield* Effect.fork(sessions.run("s", "go"))
-        yield* settle(Effect.map(model.calls, (calls) => calls.length === 1))
+        yield* callsReach(model, 1)
         const executionId = yield* executionOf("s", 1)
         yield* settle(suspended(executionId))
         const waiting = bodies.get(executionId)

@@ -17,7 +17,7 @@ import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { holds, settleFloorMillis, turns } from "./eventLoop.js"
+import { holds, settle, settleFloorMillis, turns } from "./eventLoop.js"
 
 /** The tests' settings: no jitter, so retry waits are exact on the TestClock. */
 export const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
@@ -98,6 +98,22 @@ export const executionOf = (id: string, run: number) =>
  */
 export const suspended = (executionId: string) =>
   Effect.map(AgentRun.AgentRun.poll(executionId), (result) => result?._tag === "Suspended")
+
+/** Event-loop turns until the model has been called `n` times. */
+export const callsReach = (model: ScriptedModel.ScriptedModel, n: number) =>
+  settle(Effect.map(model.calls, (calls) => calls.length === n))
+
+/**
+ * Run 1 of session "s" started on a fiber of its own (the caller), once the model has been called `calls`
+ * times; with the run's execution id.
+ */
+export const startedRun = (model: ScriptedModel.ScriptedModel, calls = 1) =>
+  Effect.gen(function* () {
+    const sessions = yield* DurableSessions.DurableSessions
+    const caller = yield* Effect.fork(sessions.run("s", "go"))
+    const executionId = yield* Effect.zipRight(callsReach(model, calls), executionOf("s", 1))
+    return { caller, executionId }
+  })
 
 /** Whether the engine says the execution is suspended on a JournalError. */
 export const suspendedOnJournal = (executionId: string) =>
