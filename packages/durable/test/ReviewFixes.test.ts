@@ -223,14 +223,7 @@ describe("review fixes: a failing store reaches the caller as a typed error and 
     it.scoped(`${step}: the caller gets a JournalError, the run resumes once the store works`, () =>
       Effect.gen(function* () {
         const invoked: Array<string> = []
-        const tools: Toolbox.Service = {
-          definitions: Effect.succeed([]),
-          invoke: (call) =>
-            Effect.sync(() => {
-              invoked.push(call.id)
-              return Content.toolResult(call.id, "wrote")
-            })
-        }
+        const tools = Harness.recordingTools(invoked)
         const model = yield* ScriptedModel.make(script)
         const hook = breakable()
         const ended: Array<string> = []

@@ -22,6 +22,16 @@ import { holds, settle, settleFloorMillis, turns } from "./eventLoop.js"
 /** The tests' settings: no jitter, so retry waits are exact on the TestClock. */
 export const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
 
+/** A toolbox with no definitions that records the id of every call it runs in `invoked` and answers "wrote". */
+export const recordingTools = (invoked: Array<string>): Toolbox.Service => ({
+  definitions: Effect.succeed([]),
+  invoke: (call) =>
+    Effect.sync(() => {
+      invoked.push(call.id)
+      return Content.toolResult(call.id, "wrote")
+    })
+})
+
 /**
  * A test file's harness; `prefix` names its temporary directories, `toolConcurrency` goes to the
  * runs' config. `invoked` holds the ids of the tool calls the toolbox ran (a test empties it first).
@@ -29,14 +39,7 @@ export const settings: Settings.Settings = { ...Settings.defaults, jitter: "none
 export const make = (prefix: string, options: { readonly toolConcurrency?: number } = {}) => {
   const file = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), prefix)), "agent.db")
   const invoked: Array<string> = []
-  const tools: Toolbox.Service = {
-    definitions: Effect.succeed([]),
-    invoke: (call) =>
-      Effect.sync(() => {
-        invoked.push(call.id)
-        return Content.toolResult(call.id, "wrote")
-      })
-  }
+  const tools = recordingTools(invoked)
   /** DurableSessions with a `Bodies` map the test can see (and the workflow's registration, `AgentRun.layer`). */
   const sessionsWith = (
     bodies: Map<string, AgentRun.Body>,

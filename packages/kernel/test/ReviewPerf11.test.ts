@@ -153,31 +153,28 @@ describe("review perf11: each span's name, kind, parent and attributes in order"
         parent: Option.getOrUndefined(Option.map(span.parent, (p) => (p._tag === "Span" ? p.name : "external"))),
         keys: Array.from(span.attributes.keys())
       }))
+      // A model call that answered: its span ends with the response's model, finish reasons and usage.
+      const answered: Seen = {
+        name: "chat m",
+        kind: "client",
+        parent: "agent_kernel.turn",
+        keys: [
+          ...chat,
+          "gen_ai.response.model",
+          "gen_ai.response.finish_reasons",
+          "gen_ai.usage.input_tokens",
+          "gen_ai.usage.output_tokens"
+        ]
+      }
       assert.deepStrictEqual(seen, [
         { name: "invoke_agent", kind: "internal", parent: undefined, keys: run },
         { name: "agent_kernel.turn", kind: "internal", parent: "invoke_agent", keys: turn },
         { name: "chat m", kind: "client", parent: "agent_kernel.turn", keys: [...chat, "error.type"] },
         { name: "agent_kernel.retry", kind: "internal", parent: "agent_kernel.turn", keys: retry },
-        {
-          name: "chat m",
-          kind: "client",
-          parent: "agent_kernel.turn",
-          keys: [...chat, "gen_ai.response.model", "gen_ai.response.finish_reasons"].concat([
-            "gen_ai.usage.input_tokens",
-            "gen_ai.usage.output_tokens"
-          ])
-        },
+        answered,
         { name: "execute_tool look", kind: "internal", parent: "agent_kernel.turn", keys: tool },
         { name: "agent_kernel.turn", kind: "internal", parent: "invoke_agent", keys: turn },
-        {
-          name: "chat m",
-          kind: "client",
-          parent: "agent_kernel.turn",
-          keys: [...chat, "gen_ai.response.model", "gen_ai.response.finish_reasons"].concat([
-            "gen_ai.usage.input_tokens",
-            "gen_ai.usage.output_tokens"
-          ])
-        }
+        answered
       ])
       // The span's own value wins over an ambient annotation of the same name, as it did (a run's span and a
       // retry's wait write no turn of their own).
