@@ -257,6 +257,23 @@ export const pendingReason = (status: RunOutcome.RunStatus): string =>
  */
 export const turns = (run: Run, cursor: Cursor): Effect.Effect<never, Ended> => Effect.gen(() => eachTurn(run, cursor))
 
+/** A turn's end at `at`: its event queued, its span ended, its duration counted. */
+const turnEnded = (
+  run: Run,
+  cursor: Cursor,
+  turn: number,
+  span: Tracer.Span | undefined,
+  startedAt: number,
+  at: number,
+  stopReason: ModelProvider.ModelResponse["stop_reason"],
+  toolCalls: number
+): void => {
+  if (listening(run.env)) note(cursor, { type: "turn_ended", at, turn, stop_reason: stopReason, tool_calls: toolCalls })
+  run.spans.end(span, Exit.void)
+  cursor.turnSpan = undefined
+  if (run.env.metrics) run.env.meter.turn(at - startedAt)
+}
+
 /**
  * The turns, one after the other, in one generator: a generator per turn
  * cost a frame a turn, and a level of `yield*` that every effect of the turn
@@ -297,27 +314,16 @@ function* eachTurn(run: Run, cursor: Cursor) {
       const filtered = after.value.status === "content_filtered"
       // One reading of the clock for the turn's end: its event and its duration.
       const at = now(run)
-      if (listening(env)) {
-        if (filtered)
-          note(cursor, {
-            type: "content_filtered",
-            at,
-            turn,
-            model: request.model,
-            message: "the provider's content filter stopped the response",
-            partial_text: text
-          })
+      if (filtered && listening(env))
         note(cursor, {
-          type: "turn_ended",
+          type: "content_filtered",
           at,
           turn,
-          stop_reason: response.stop_reason,
-          tool_calls: filtered ? 0 : calls.length
+          model: request.model,
+          message: "the provider's content filter stopped the response",
+          partial_text: text
         })
-      }
-      run.spans.end(span, Exit.void)
-      cursor.turnSpan = undefined
-      if (env.metrics) env.meter.turn(at - turnStartedAt)
+      turnEnded(run, cursor, turn, span, turnStartedAt, at, response.stop_reason, filtered ? 0 : calls.length)
       // A filtered response's tool calls never run: the run's end answers each of them.
       return yield* end(run, cursor, after.value)
     }
@@ -339,18 +345,7 @@ function* eachTurn(run: Run, cursor: Cursor) {
       )
     toolsDone(cursor, calls, results)
     if (!finished) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
-    const endedAt = now(run)
-    if (listening(env))
-      note(cursor, {
-        type: "turn_ended",
-        at: endedAt,
-        turn,
-        stop_reason: response.stop_reason,
-        tool_calls: calls.length
-      })
-    run.spans.end(span, Exit.void)
-    cursor.turnSpan = undefined
-    if (env.metrics) env.meter.turn(endedAt - turnStartedAt)
+    turnEnded(run, cursor, turn, span, turnStartedAt, now(run), response.stop_reason, calls.length)
     // The turn's end goes out on its own, before the next turn's bounds are checked and its state made: an
     // observer of turn_ended sees the turn that ended, and the time it takes counts before a call is announced.
     const ended = commit(env, cursor)
