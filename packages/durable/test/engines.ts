@@ -142,44 +142,43 @@ const waitingOnTheClock = <A, E>(fiber: Fiber.Fiber<A, E>) =>
   )
 
 /**
- * Joins `fiber`, moving the TestClock on a second at a time while it waits: the caller of a suspended run
- * polls it each second (`AgentRun.AgentRun`'s `suspendedRetrySchedule`, `AgentRun.journalFailure`).
+ * Moves the TestClock on a second at a time while `fiber` has not ended: the caller of a suspended run
+ * polls it each second (`AgentRun.AgentRun`'s `suspendedRetrySchedule`, `AgentRun.journalFailure`). At
+ * most twice `seconds` in all: the fiber's own waits stay bounded (a run that wrongly waits on a deadline
+ * further away still never ends, and its test fails).
  */
-export const joinPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 30) =>
+const movingTheClock = <A, E>(fiber: Fiber.Fiber<A, E>, seconds: number) =>
   Effect.gen(function* () {
     const ended = Effect.map(Fiber.poll(fiber), Option.isSome)
     const start = performance.now()
-    // At most twice `seconds` in all: the fiber's own waits stay bounded (a run that wrongly waits on a
-    // deadline further away still never ends, and its test fails).
     for (let n = 0; n < 2 * seconds && !(yield* ended); n++) {
       if (n >= seconds) {
         // Past its seconds, the fiber may wait off the event loop (the execution id's hash, on libuv's
         // pool, which a loaded machine starves) before its next poll: the caller's own poll keeps a wake-up
         // due, so `waitingOnTheClock` did not wait for it, and the seconds ran out before it was back. The
         // clock moves on only after 50 ms of real time without the fiber ending, until the real-time floor
-        // `holds` has; a fiber that still has not ended is joined (and the test times out) as before.
+        // `holds` has.
         if (performance.now() - start >= settleFloorMillis) break
         if (yield* holds(ended, 20, 50)) break
       }
       yield* waitingOnTheClock(fiber)
       yield* TestClock.adjust("1 second")
     }
-    return yield* Fiber.join(fiber)
   })
 
 /**
- * Whether `fiber` ends: the TestClock moved on a second at a time for `seconds` while it has not, as in
- * `joinPolling` (the caller of a suspended run polls it each second), then event-loop turns until it has
- * (`holds`: at least 20 s of real time, for the execution id's hash on libuv's pool). `false` only for a
- * fiber that never ends, where `joinPolling` would wait for ever; a count of turns alone was too few on a
- * loaded machine (the hash had not come back).
+ * Joins `fiber`, moving the TestClock on while it waits (`movingTheClock`); a fiber that still has not
+ * ended is joined (and the test times out) as before.
+ */
+export const joinPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 30) =>
+  Effect.zipRight(movingTheClock(fiber, seconds), Fiber.join(fiber))
+
+/**
+ * Whether `fiber` ends: the TestClock moved on while it has not, as in `joinPolling`, then event-loop turns
+ * until it has (`holds`: at least 20 s of real time, for the execution id's hash on libuv's pool). `false`
+ * only for a fiber that never ends, where `joinPolling` would wait for ever; a count of turns alone was too
+ * few on a loaded machine (the hash had not come back), and so were its seconds when the hash came back
+ * after the caller's poll had spent them (the same starved pool `joinPolling` waits out past its seconds).
  */
 export const endsPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 10): Effect.Effect<boolean> =>
-  Effect.gen(function* () {
-    const ended = Effect.map(Fiber.poll(fiber), Option.isSome)
-    for (let n = 0; n < seconds && !(yield* ended); n++) {
-      yield* waitingOnTheClock(fiber)
-      yield* TestClock.adjust("1 second")
-    }
-    return yield* holds(ended)
-  })
+  Effect.zipRight(movingTheClock(fiber, seconds), holds(Effect.map(Fiber.poll(fiber), Option.isSome)))
