@@ -64,8 +64,8 @@ describe("the provider-wide limiter across processes", () => {
           const observed = ((times.length - 1) * 1_000) / (last - first)
           const throttled = requests.filter((request) => request.throttled).length
           const releases = reports.flatMap((report) => report.releases)
-          // The workers' limiter: `rate` a second, burst 1.
-          const bucket = RateBucket.rate({ limit: rate, window: "1 second", burst: 1 })
+          // The workers' limiter (`Releases.workersLimit`).
+          const bucket = RateBucket.rate(Releases.workersLimit(rate))
           const excess = Releases.excess(releases, bucket)
           console.log(
             `limiter across ${processes} processes: ${times.length} requests for ${statuses.length} sessions ` +

@@ -105,8 +105,8 @@ describe("scale-out: three runner processes, 200 sessions, one provider-wide lim
           )
           const perSecond = windows.map((count) => (count * 1_000) / windowMs)
           const releases = stats.flatMap((s) => s.releases)
-          // The runners' limiter: `rate` a second, burst 1.
-          const excess = Releases.excess(releases, RateBucket.rate({ limit: rate, window: "1 second", burst: 1 }))
+          // The runners' limiter (`Releases.workersLimit`).
+          const excess = Releases.excess(releases, RateBucket.rate(Releases.workersLimit(rate)))
           const attemptsPerSuccess = requests.length / statuses.length
           const retries = reports.flatMap((report) => report.retries).reduce((sum, n) => sum + n, 0)
           // Why the runs retried, and the slowest session: a run that ends minutes after the others

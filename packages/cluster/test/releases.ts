@@ -18,6 +18,13 @@ import type * as RateBucket from "../src/RateBucket.js"
 import * as StateStore from "../src/StateStore.js"
 
 /**
+ * The requests limit every worker process's limiter has (`rate` a second,
+ * burst 1): the workers build their limiter from it and the tests hold the
+ * releases to the bound it gives, so the two cannot drift apart.
+ */
+export const workersLimit = (rate: number) => ({ limit: rate, window: "1 second", burst: 1 }) as const
+
+/**
  * The `StateStore` in context, recording into `releases` each committed
  * reservation of a limiter's requests bucket (`ProviderLimiter`'s key
  * `limiter/<key>/requests`, whose result is the wait): the store's clock at

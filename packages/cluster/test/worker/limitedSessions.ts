@@ -37,7 +37,7 @@ const store = Releases.recording(releases).pipe(
 const model = ProviderLimiter.provider.pipe(
   Layer.provide(Anthropic.layer({ baseUrl: env("PROVIDER_URL"), apiKey: Redacted.make("test"), stream: false })),
   Layer.provide(NodeTransport.layer()),
-  Layer.provide(ProviderLimiter.layer({ key, requests: { limit: rate, window: "1 second", burst: 1 } }))
+  Layer.provide(ProviderLimiter.layer({ key, requests: Releases.workersLimit(rate) }))
 )
 const quota = SharedRetryQuota.layer({
   key,

@@ -97,7 +97,7 @@ const anthropic = Anthropic.layer({ baseUrl: env("PROVIDER_URL"), apiKey: Redact
 const limited = (): Layer.Layer<ModelProvider.ModelProvider, never, StateStore.StateStore> => {
   const key = optional("LIMITER_KEY")
   if (key === undefined || optional("LIMITER") === "off") return anthropic
-  const limiter = ProviderLimiter.layer({ key, requests: { limit: Number(env("RATE")), window: "1 second", burst: 1 } })
+  const limiter = ProviderLimiter.layer({ key, requests: Releases.workersLimit(Number(env("RATE"))) })
   return ProviderLimiter.provider.pipe(Layer.provide(anthropic), Layer.provide(limiter))
 }
 
