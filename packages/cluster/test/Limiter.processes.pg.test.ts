@@ -71,10 +71,12 @@ describe("the provider-wide limiter across processes", () => {
             `limiter across ${processes} processes: ${times.length} requests for ${statuses.length} sessions ` +
               `(${(times.length / statuses.length).toFixed(2)} attempts per success), ${throttled} answered 429; ` +
               `observed at the provider ${observed.toFixed(2)} req/s against a limit of ${rate}, busiest second ` +
-              `${busiestWindow(times, 1_000)}; ${releases.length} releases, most beyond the bound ${excess.toFixed(6)}`
+              `${busiestWindow(times, 1_000)}; ${releases.length} releases, most beyond the bound ${excess.toFixed(6)}, arrivals at most ${Releases.earliness(times, releases).toFixed(3)} ms before their release`
           )
           // Every request the provider saw went through the limiter, and no other (no attempt is cut short here).
           assert.strictEqual(times.length, releases.length)
+          // And none reached it before the limiter let it go (a wait cut short would pass the bound above).
+          assert.isAtMost(Releases.earliness(times, releases), Releases.arrivalTolerance)
           // The limiter's guarantee, exactly: within any span of releases, at most 1 + span × rate (burst 1), so
           // the mean rate from the first to the last is at most `rate`. Without a shared budget, three processes
           // at the limit each would go far past it. Arrival times are not held to it: each adds its request's

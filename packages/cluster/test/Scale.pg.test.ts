@@ -133,6 +133,14 @@ describe("scale-out: three runner processes, 200 sessions, one provider-wide lim
               `against a limit of ${rate}; ${releases.length} releases, most beyond the bound ${excess.toFixed(6)}`
           )
           assert.strictEqual(statuses.length, sessions)
+          // No request reached the provider before the limiter let it go (see the limiter's own test).
+          assert.isAtMost(
+            Releases.earliness(
+              requests.map((request) => request.time),
+              releases
+            ),
+            Releases.arrivalTolerance
+          )
           assert.deepStrictEqual([...new Set(statuses)], ["completed"], reports.flatMap((r) => r.errors).join("\n"))
           // Every runner ran sessions: the attempts are counted where they are sent, by the shard holder.
           for (const s of stats) assert.isAbove(s.attempts, 0)

@@ -82,3 +82,28 @@ export const excess = (releases: ReadonlyArray<number>, rate: RateBucket.Rate): 
  * with room to spare; one request too many is an excess of 1.
  */
 export const tolerance = 1e-3
+
+/**
+ * How much earlier than the limiter let it go a request reached the provider,
+ * at most: over the sorted arrivals and releases, the most by which the k-th
+ * release is later than the k-th arrival. When every request waited for a
+ * release of its own, the k-th arrival has k releases at or before it, so this
+ * is at most 0, but for the arrivals' whole milliseconds (`arrivalTolerance`);
+ * a request sent before its wait was over makes it the time it was early by.
+ */
+export const earliness = (arrivals: ReadonlyArray<number>, releases: ReadonlyArray<number>): number => {
+  const sortedArrivals = [...arrivals].sort((a, b) => a - b)
+  const sortedReleases = [...releases].sort((a, b) => a - b)
+  let most = Number.NEGATIVE_INFINITY
+  for (let k = 0; k < Math.min(sortedArrivals.length, sortedReleases.length); k++) {
+    most = Math.max(most, sortedReleases[k]! - sortedArrivals[k]!)
+  }
+  return most
+}
+
+/**
+ * What `earliness` may be when every request waited: the fake provider reads
+ * its arrival times from a clock in whole milliseconds, so an arrival may read
+ * up to 1 ms before the fractional release it followed.
+ */
+export const arrivalTolerance = 1
