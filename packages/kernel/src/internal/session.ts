@@ -68,7 +68,7 @@ export const make = (
       settings,
       // Made when the first run is asked for, before any run starts: runs are still serialised.
       run: (input) => {
-        if (lock === undefined) lock = { busy: false, waiting: new Set() }
+        if (lock === undefined) lock = { busy: false, waiting: undefined }
         if (bus === undefined) bus = runBus(env)
         return runOnce(env, lock, bus, provider, effects, input)
       },
@@ -134,7 +134,10 @@ class SessionEnv implements Loop.Env {
     this.providerName = providerName
     this.id = options.id ?? `session-${crypto.randomUUID()}`
     this.model = options.model
-    this.models = [options.model, ...settings.fallback_models.filter((model) => model !== options.model)]
+    this.models =
+      settings.fallback_models.length === 0
+        ? [options.model]
+        : [options.model, ...settings.fallback_models.filter((model) => model !== options.model)]
     this.policy = options.policy
     this.system = options.system
     this.maxOutputTokens = options.maxOutputTokens
@@ -216,7 +219,8 @@ const runBus = (env: Loop.Env): EventBus.Service => ({
  */
 export interface RunLock {
   busy: boolean
-  readonly waiting: Set<() => void>
+  /** Made when a run first waits: most sessions never run two at once. */
+  waiting: Set<() => void> | undefined
 }
 
 /**
@@ -233,13 +237,15 @@ const enter = (
     return Effect.void
   }
   const released = Effect.async<void>((resume) => {
+    if (lock.waiting === undefined) lock.waiting = new Set()
+    const waiting = lock.waiting
     const wake = () => {
-      lock.waiting.delete(wake)
+      waiting.delete(wake)
       resume(Effect.void)
     }
-    lock.waiting.add(wake)
+    waiting.add(wake)
     return Effect.sync(() => {
-      lock.waiting.delete(wake)
+      waiting.delete(wake)
     })
   })
   return Effect.flatMap(restore(released), () => enter(lock, restore))
@@ -252,7 +258,7 @@ const enter = (
  */
 const leave = (lock: RunLock): void => {
   lock.busy = false
-  for (const wake of lock.waiting) wake()
+  if (lock.waiting !== undefined) for (const wake of lock.waiting) wake()
 }
 
 /**
