@@ -381,19 +381,35 @@ export class CurrentCallTimeouts extends Context.Reference<CurrentCallTimeouts>(
 ) {}
 
 /**
- * The call timeouts a session's settings ask for.
+ * The call timeouts a session's settings ask for. Durations never change,
+ * so the default settings' ones are made once and shared.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const callTimeoutsFrom = (
-  settings: Pick<
-    Settings.Settings,
-    "model_connect_timeout_ms" | "model_first_byte_timeout_ms" | "model_idle_timeout_ms" | "model_attempt_timeout_ms"
-  >
-): CallTimeouts => ({
+export const callTimeoutsFrom = (settings: TimeoutSettings): CallTimeouts => {
+  const defaults = Settings.defaults
+  return settings.model_connect_timeout_ms === defaults.model_connect_timeout_ms &&
+    settings.model_first_byte_timeout_ms === defaults.model_first_byte_timeout_ms &&
+    settings.model_idle_timeout_ms === defaults.model_idle_timeout_ms &&
+    settings.model_attempt_timeout_ms === defaults.model_attempt_timeout_ms
+    ? defaultCallTimeouts()
+    : timeoutsOf(settings)
+}
+
+type TimeoutSettings = Pick<
+  Settings.Settings,
+  "model_connect_timeout_ms" | "model_first_byte_timeout_ms" | "model_idle_timeout_ms" | "model_attempt_timeout_ms"
+>
+
+const timeoutsOf = (settings: TimeoutSettings): CallTimeouts => ({
   connect: Duration.millis(settings.model_connect_timeout_ms),
   firstByte: Duration.millis(settings.model_first_byte_timeout_ms),
   idle: Duration.millis(settings.model_idle_timeout_ms),
   attempt: Duration.millis(settings.model_attempt_timeout_ms)
 })
+
+let defaultTimeouts: CallTimeouts | undefined
+
+/** The default settings' call timeouts, made once: durations never change, and most sessions have these. */
+const defaultCallTimeouts = (): CallTimeouts => (defaultTimeouts ??= timeoutsOf(Settings.defaults))

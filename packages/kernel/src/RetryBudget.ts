@@ -20,7 +20,7 @@ import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type * as Settings from "./Settings.js"
+import * as Settings from "./Settings.js"
 
 /**
  * A budget's state: retries granted so far, and tokens left.
@@ -128,7 +128,9 @@ export const tokenBucket = (options: {
 
 /**
  * The budget a session's settings ask for: `max_session_retries`, refilling
- * unless `session_retries_refill` is `false`.
+ * unless `session_retries_refill` is `false`. A budget holds no state (a
+ * session keeps its own), so the default settings' one is made once and
+ * shared.
  *
  * @since 0.2.0
  * @category constructors
@@ -136,7 +138,21 @@ export const tokenBucket = (options: {
 export const fromSettings = (
   settings: Pick<Settings.Settings, "max_session_retries" | "session_retries_refill">
 ): Budget =>
+  settings.max_session_retries === Settings.defaults.max_session_retries &&
+  settings.session_retries_refill === Settings.defaults.session_retries_refill
+    ? defaultBudget()
+    : budgetOf(settings)
+
+const budgetOf = (settings: Pick<Settings.Settings, "max_session_retries" | "session_retries_refill">): Budget =>
   settings.session_retries_refill ? refilling(settings.max_session_retries) : fixed(settings.max_session_retries)
+
+let defaults: Budget | undefined
+
+/**
+ * The budget of the default settings, made once: a budget holds no state (each session's is in its
+ * own state), and most sessions ask for this one, so each session made its three functions again.
+ */
+const defaultBudget = (): Budget => (defaults ??= budgetOf(Settings.defaults))
 
 /**
  * The budget service in context. Default: `fromSettings`, the budget the

@@ -112,6 +112,23 @@ describe("defaults", () => {
     })
   )
 
+  it.effect("sessions on the default settings share their budget, each with a state of its own", () =>
+    Effect.gen(function* () {
+      const make = (script: ReadonlyArray<ScriptedModel.Step>) =>
+        Effect.gen(function* () {
+          const model = yield* ScriptedModel.make(script)
+          return yield* Session.make({ model: "m" }).pipe(Effect.provide(model.layer))
+        })
+      const first = yield* make([ScriptedModel.rateLimited(), ScriptedModel.text("ok")])
+      const second = yield* make([ScriptedModel.text("ok")])
+      assert.strictEqual((yield* TestClockDriver.run(first.run("go"))).status, "completed")
+      assert.strictEqual((yield* second.run("go")).status, "completed")
+      // The first session's retry took its own refilled token; the second never lent it one.
+      assert.deepStrictEqual(yield* first.retryBudget, { used: 1, remaining: 20 })
+      assert.deepStrictEqual(yield* second.retryBudget, { used: 0, remaining: 20 })
+    })
+  )
+
   it.effect("Session.layer builds on the services in context", () =>
     Effect.gen(function* () {
       const events: Array<string> = []

@@ -11,6 +11,7 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
+import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
@@ -120,6 +121,8 @@ export interface Spans {
   readonly event: (span: Tracer.Span | undefined, name: string, attributes: Record<string, unknown>) => void
 }
 
+const noAnnotations: ReadonlyArray<readonly [string, unknown]> = []
+
 const disabledSpans: Spans = { enabled: false, start: () => undefined, end: () => {}, event: () => {} }
 
 /**
@@ -134,8 +137,10 @@ export const spansOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>): Spans => {
   const tracer = fiber.currentTracer
   const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
   const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
-  // Read once a run as an array: walking the HashMap a span cost a callback and an iterator each.
-  const annotations = Array.from(fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations))
+  // Read once a run as an array: walking the HashMap a span cost a callback and an iterator each. Most
+  // runs have none, and an empty map's iterator is made for nothing.
+  const annotated = fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations)
+  const annotations = HashMap.size(annotated) === 0 ? noAnnotations : Array.from(annotated)
   const links = Chunk.toReadonlyArray(fiber.getFiberRef(FiberRef.currentTracerSpanLinks))
   const now = () => (timing ? clock.unsafeCurrentTimeNanos() : BigInt(0))
   const options: Tracer.SpanOptions = { captureStackTrace: false }

@@ -228,7 +228,8 @@ const end = (run: Run, cursor: Cursor, ending: Decision.End): Effect.Effect<neve
   // Failed with its cause made here: `Effect.fail` would wrap the ending in a Proxy carrying the
   // fiber's span, for an error that never leaves the kernel.
   const ended = Effect.failCause(Cause.fail(new Ended({ ending })))
-  return Effect.flatMap(commit(run.env, cursor), () => ended)
+  const committed = commit(run.env, cursor)
+  return committed === Effect.void ? ended : Effect.flatMap(committed, () => ended)
 }
 
 const defaultPolicy = RetryPolicy.fromSettings(Settings.defaults)

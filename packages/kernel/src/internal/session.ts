@@ -68,7 +68,7 @@ export const make = (
       settings,
       // Made when the first run is asked for, before any run starts: runs are still serialised.
       run: (input) => {
-        if (lock === undefined) lock = { busy: false, waiting: new Set() }
+        if (lock === undefined) lock = { busy: false, waiting: undefined }
         if (bus === undefined) bus = runBus(env)
         return runOnce(env, lock, bus, provider, effects, input)
       },
@@ -134,7 +134,10 @@ class SessionEnv implements Loop.Env {
     this.providerName = providerName
     this.id = options.id ?? `session-${crypto.randomUUID()}`
     this.model = options.model
-    this.models = [options.model, ...settings.fallback_models.filter((model) => model !== options.model)]
+    this.models =
+      settings.fallback_models.length === 0
+        ? [options.model]
+        : [options.model, ...settings.fallback_models.filter((model) => model !== options.model)]
     this.policy = options.policy
     this.system = options.system
     this.maxOutputTokens = options.maxOutputTokens
@@ -216,35 +219,37 @@ const runBus = (env: Loop.Env): EventBus.Service => ({
  */
 export interface RunLock {
   busy: boolean
-  readonly waiting: Set<() => void>
+  /** Made when a run first waits: most sessions never run two at once. */
+  waiting: Set<() => void> | undefined
 }
 
 /**
- * Takes the lock: a free one at once, in the caller's uninterruptible region (an interruption
- * between taking it and the exit handler's region would leave it held); a held one after waiting,
- * interruptibly, for a release, then trying again.
+ * Takes the lock: a free one at once (`Effect.void`), in the caller's uninterruptible region, where
+ * this is called (an interruption between taking it and the exit handler's region would leave it
+ * held); a held one after waiting, interruptibly, for a release, then trying again.
  */
 const enter = (
   lock: RunLock,
   restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-): Effect.Effect<void> =>
-  Effect.suspend(() => {
-    if (!lock.busy) {
-      lock.busy = true
-      return Effect.void
+): Effect.Effect<void> => {
+  if (!lock.busy) {
+    lock.busy = true
+    return Effect.void
+  }
+  const released = Effect.async<void>((resume) => {
+    if (lock.waiting === undefined) lock.waiting = new Set()
+    const waiting = lock.waiting
+    const wake = () => {
+      waiting.delete(wake)
+      resume(Effect.void)
     }
-    const released = Effect.async<void>((resume) => {
-      const wake = () => {
-        lock.waiting.delete(wake)
-        resume(Effect.void)
-      }
-      lock.waiting.add(wake)
-      return Effect.sync(() => {
-        lock.waiting.delete(wake)
-      })
+    waiting.add(wake)
+    return Effect.sync(() => {
+      waiting.delete(wake)
     })
-    return Effect.flatMap(restore(released), () => enter(lock, restore))
   })
+  return Effect.flatMap(restore(released), () => enter(lock, restore))
+}
 
 /**
  * Frees the lock and wakes every waiting run, as Effect's semaphore does:
@@ -253,7 +258,7 @@ const enter = (
  */
 const leave = (lock: RunLock): void => {
   lock.busy = false
-  for (const wake of lock.waiting) wake()
+  if (lock.waiting !== undefined) for (const wake of lock.waiting) wake()
 }
 
 /**
@@ -272,138 +277,165 @@ const runOnce = (
   wrap: (live: Effects.Effects) => Effects.Effects,
   input: string | Content.Message
 ): Effect.Effect<RunOutcome.RunOutcome> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(enter(lock, restore), () => {
-      // Set once the run's services are in the fiber's context: the context to put back.
-      let outer: Context.Context<never> | undefined
-      let interrupted: Effect.Effect<unknown> = Effect.void
-      // The caller's runtime is read first, where the run is interruptible (the calls' fibers take its
-      // flags): an interruption there comes before the run has started anything it must close.
-      const run = Effect.flatMap(restore(Effect.runtime<never>()), (caller) =>
-        Effect.withFiberRuntime<RunOutcome.RunOutcome>((fiber) => {
-          const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-          const message = typeof input === "string" ? Content.userText(input) : input
-          const started = SessionState.startRun(
-            MutableRef.get(env.state),
-            env.id,
-            clock.unsafeCurrentTimeMillis(),
-            message
-          )
-          const runId = SessionState.figures(started).run_id
-          const spans = Effects.spansOf(fiber)
-          const runSpan = spans.enabled
-            ? Telemetry.run(spans, { session: env.id, runId, provider: provider.name, model: env.model })
-            : undefined
-          const cursor: Loop.Cursor = {
-            state: started,
-            events: Loop.noEvents,
-            turnSpan: undefined,
-            tools: undefined,
-            running: undefined
-          }
-          // The run's services: its span as the parent of every span in it, the bus that carries a
-          // plugin's events to the session's stream and observers, and the settings' call timeouts.
-          const context = fiber.getFiberRef(FiberRef.currentContext)
-          outer = context
-          // One copy of the context's map, where a `Context.add` each made one of its own.
-          const map = new Map(context.unsafeMap)
-          if (runSpan !== undefined) map.set(Tracer.ParentSpan.key, runSpan)
-          map.set(EventBus.EventBus.key, bus)
-          map.set(ModelProvider.CurrentCallTimeouts.key, env.callTimeouts)
-          const services = Context.unsafeMake<never>(map)
-          // The calls' runtime: the caller's flags and refs, the run's services.
-          const runtime = Runtime.make({
-            context: services,
-            fiberRefs: caller.fiberRefs,
-            runtimeFlags: caller.runtimeFlags
-          })
-          return Effect.zipRight(
-            FiberRef.set(FiberRef.currentContext, services),
-            Effect.suspend(() => {
-              const live: Loop.Run = {
-                env,
-                runId,
-                runNumber: started.runs,
-                clock,
-                spans,
-                runSpan,
-                effects: wrap(
-                  Effects.make({
-                    provider,
-                    toolbox: env.toolbox,
-                    // The settings' own attempt timeout, made once a session with the other call timeouts.
-                    attemptTimeout: env.callTimeouts.attempt,
-                    runtime,
-                    spans
-                  })
-                ),
-                quota: Context.get(services, RetryQuota.RetryQuota)
-              }
-              // An interrupted run still leaves a valid history: every tool_use gets a tool_result. The
-              // toolbox first releases what the run may have left running (plugin processes).
-              interrupted = Effect.flatMap(env.toolbox.onRunInterrupted ?? Effect.void, () =>
-                finish(live, cursor, Decision.End({ status: "interrupted" }))
-              )
-              if (Loop.listening(env))
-                Loop.note(cursor, {
-                  type: "run_started",
-                  at: clock.unsafeCurrentTimeMillis(),
-                  run_id: runId,
-                  model: env.model,
-                  input: Content.textOf(message)
-                })
-              const ended = Effect.flatMap(
-                Effect.catchAllCause(restore(Loop.turns(live, cursor)), (cause) => endingOf(env, cause)),
-                (ending) => finish(live, cursor, ending)
-              )
-              const delivered = Loop.commit(env, cursor)
-              return delivered === Effect.void ? ended : Effect.zipRight(delivered, ended)
-            })
-          )
-        })
-      )
-      // Restores the caller's context and frees the lock; an interrupted run is closed first.
-      const close = (closed: Effect.Effect<unknown>): Effect.Effect<void> => {
-        const context = outer
-        const released = Effect.sync(() => leave(lock))
-        const restored =
-          context === undefined
-            ? released
-            : Effect.flatMap(FiberRef.set(FiberRef.currentContext, context), () => released)
-        // Whatever closing an interrupted run does (a toolbox's onRunInterrupted may die), the lock is
-        // freed and the caller's context put back.
-        return closed === Effect.void ? restored : Effect.ensuring(closed, restored)
+  Effect.uninterruptibleMask((restore) => {
+    // Called in the mask's region, as the run starts: a free lock is taken with no effect of its own.
+    const entered = enter(lock, restore)
+    return entered === Effect.void
+      ? locked(env, lock, bus, provider, wrap, input, restore)
+      : Effect.flatMap(entered, () => locked(env, lock, bus, provider, wrap, input, restore))
+  })
+
+/**
+ * The run, once it holds the lock, in the caller's uninterruptible region
+ * (`restore` makes its loop interruptible), and its exit handler.
+ */
+const locked = (
+  env: Loop.Env,
+  lock: RunLock,
+  bus: EventBus.Service,
+  provider: ModelProvider.Service,
+  wrap: (live: Effects.Effects) => Effects.Effects,
+  input: string | Content.Message,
+  restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+): Effect.Effect<RunOutcome.RunOutcome> => {
+  // Set as the run's services go into the fiber's context: the context to put back.
+  let outer: Context.Context<never> | undefined
+  // Set once the run has started: what closing an interrupted run answers and ends.
+  let started: { readonly live: Loop.Run; readonly cursor: Loop.Cursor } | undefined
+  // The caller's runtime is read first, where the run is interruptible (the calls' fibers take its
+  // flags): an interruption there comes before the run has started anything it must close.
+  const run = Effect.flatMap(restore(Effect.runtime<never>()), (caller) =>
+    Effect.withFiberRuntime<RunOutcome.RunOutcome>((fiber) => {
+      const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+      const message = typeof input === "string" ? Content.userText(input) : input
+      const state = SessionState.startRun(MutableRef.get(env.state), env.id, clock.unsafeCurrentTimeMillis(), message)
+      const runId = SessionState.figures(state).run_id
+      const spans = Effects.spansOf(fiber)
+      const runSpan = spans.enabled
+        ? Telemetry.run(spans, { session: env.id, runId, provider: provider.name, model: env.model })
+        : undefined
+      const cursor: Loop.Cursor = {
+        state,
+        events: Loop.noEvents,
+        turnSpan: undefined,
+        tools: undefined,
+        running: undefined
       }
-      // `Effect.onExit`'s handling, without its own uninterruptible region: this one is already.
-      return Effect.matchCauseEffect(run, {
-        onFailure: (cause) =>
-          Effect.matchCauseEffect(close(Cause.isInterrupted(cause) ? interrupted : Effect.void), {
-            onFailure: (closing) => Effect.failCause(Cause.sequential(cause, closing)),
-            onSuccess: () => Effect.failCause(cause)
-          }),
-        onSuccess: (outcome) => Effect.as(close(Effect.void), outcome)
+      // The run's services: its span as the parent of every span in it, the bus that carries a
+      // plugin's events to the session's stream and observers, and the settings' call timeouts.
+      const context = fiber.getFiberRef(FiberRef.currentContext)
+      outer = context
+      // One copy of the context's map, where a `Context.add` each made one of its own.
+      const map = new Map(context.unsafeMap)
+      if (runSpan !== undefined) map.set(Tracer.ParentSpan.key, runSpan)
+      map.set(EventBus.EventBus.key, bus)
+      map.set(ModelProvider.CurrentCallTimeouts.key, env.callTimeouts)
+      const services = Context.unsafeMake<never>(map)
+      // The calls' runtime: the caller's flags and refs, the run's services.
+      const runtime = Runtime.make({
+        context: services,
+        fiberRefs: caller.fiberRefs,
+        runtimeFlags: caller.runtimeFlags
+      })
+      return Effect.flatMap(FiberRef.set(FiberRef.currentContext, services), () => {
+        const live: Loop.Run = {
+          env,
+          runId,
+          runNumber: state.runs,
+          clock,
+          spans,
+          runSpan,
+          effects: wrap(
+            Effects.make({
+              provider,
+              toolbox: env.toolbox,
+              // The settings' own attempt timeout, made once a session with the other call timeouts.
+              attemptTimeout: env.callTimeouts.attempt,
+              runtime,
+              spans
+            })
+          ),
+          quota: Context.get(services, RetryQuota.RetryQuota)
+        }
+        started = { live, cursor }
+        if (Loop.listening(env))
+          Loop.note(cursor, {
+            type: "run_started",
+            at: clock.unsafeCurrentTimeMillis(),
+            run_id: runId,
+            model: env.model,
+            input: typeof input === "string" ? input : Content.textOf(message)
+          })
+        // The loop only ever ends on its error channel: its end and the run's in one handler.
+        const ended = Effect.catchAllCause(restore(Loop.turns(live, cursor)), (cause) => {
+          const ending = endingOf(env, cause)
+          // An interrupted run is closed by the exit handler.
+          return ending === undefined ? Effect.interrupt : finish(live, cursor, ending)
+        })
+        const delivered = Loop.commit(env, cursor)
+        return delivered === Effect.void ? ended : Effect.flatMap(delivered, () => ended)
       })
     })
+  )
+  // `Effect.onExit`'s handling, without its own uninterruptible region: this one is already.
+  return Effect.matchCauseEffect(run, {
+    onFailure: (cause) => {
+      // Restores the caller's context and frees the lock, whatever closing an interrupted run does (a
+      // toolbox's onRunInterrupted may die).
+      const released = release(lock, outer, undefined)
+      const closed =
+        started !== undefined && Cause.isInterrupted(cause) ? Effect.ensuring(interrupted(started), released) : released
+      return Effect.matchCauseEffect(closed, {
+        onFailure: (closing) => Effect.failCause(Cause.sequential(cause, closing)),
+        onSuccess: () => Effect.failCause(cause)
+      })
+    },
+    onSuccess: (outcome) => release(lock, outer, outcome)
+  })
+}
+
+/**
+ * Puts the caller's context back (if the run set its own), frees the lock
+ * and returns `value`, in one step: the context's update frees the lock.
+ */
+const release = <A>(lock: RunLock, outer: Context.Context<never> | undefined, value: A): Effect.Effect<A> =>
+  outer === undefined
+    ? Effect.sync(() => {
+        leave(lock)
+        return value
+      })
+    : FiberRef.modify(FiberRef.currentContext, () => {
+        leave(lock)
+        return [value, outer]
+      })
+
+/**
+ * Closes an interrupted run: the toolbox first releases what the run may
+ * have left running (plugin processes), then every tool_use gets a
+ * tool_result, so the history stays valid.
+ */
+const interrupted = (started: { readonly live: Loop.Run; readonly cursor: Loop.Cursor }): Effect.Effect<unknown> =>
+  Effect.flatMap(started.live.env.toolbox.onRunInterrupted ?? Effect.void, () =>
+    finish(started.live, started.cursor, Decision.End({ status: "interrupted" }))
   )
 
-/** How the loop's end reads as a run's ending. */
-const endingOf = (env: Loop.Env, cause: Cause.Cause<Loop.Ended>): Effect.Effect<Decision.End> => {
+/** How the loop's end reads as a run's ending; `undefined` when the run was interrupted. */
+const endingOf = (env: Loop.Env, cause: Cause.Cause<Loop.Ended>): Decision.End | undefined => {
+  // How every run that is not interrupted ends, read without the search `Cause.failureOption` makes.
+  if (Cause.isFailType(cause)) return cause.error.ending
   const ended = Cause.failureOption(cause)
-  if (Option.isSome(ended)) return Effect.succeed(ended.value.ending)
-  // An interrupted run is closed by the exit handler.
-  if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+  if (Option.isSome(ended)) return ended.value.ending
+  if (Cause.isInterruptedOnly(cause)) return undefined
   // A defect in a plugged-in service (a toolbox's definitions, a context provider) still
   // ends the run with a status, a run_ended event and a valid history.
-  return Effect.succeed(
-    Decision.End({
-      status: "failed",
-      error: new ModelError.Unknown({
-        provider: "agent-kernel",
-        model: env.model,
-        message: `the run failed unexpectedly: ${Effects.describeDefect(Cause.squash(cause))}`
-      })
+  return Decision.End({
+    status: "failed",
+    error: new ModelError.Unknown({
+      provider: "agent-kernel",
+      model: env.model,
+      message: `the run failed unexpectedly: ${Effects.describeDefect(Cause.squash(cause))}`
     })
-  )
+  })
 }
 
 /**
@@ -466,5 +498,5 @@ const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effec
     )
     return Effect.succeed(outcome)
   })
-  return delivered === Effect.void ? ended : Effect.zipRight(delivered, ended)
+  return delivered === Effect.void ? ended : Effect.flatMap(delivered, () => ended)
 }

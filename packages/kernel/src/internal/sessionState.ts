@@ -54,29 +54,33 @@ export const toPublic = (state: State): SessionApi.State => ({
   run: state.run
 })
 
-/** The state at the start of a run: its figures, and its input appended. @internal */
-export const startRun = (state: State, sessionId: string, startedAt: number, input: Content.Message): State =>
-  append(
-    {
-      ...state,
-      runs: state.runs + 1,
-      run: {
-        run_id: `${sessionId}/run-${state.runs + 1}`,
-        started_at: startedAt,
-        turns: 0,
-        attempt: 0,
-        model_index: 0,
-        retries: 0,
-        max_per_call: 0,
-        usage: ModelProvider.emptyUsage,
-        cost_usd: null,
-        reductions: 0,
-        final_text: "",
-        unpriced: []
-      }
-    },
-    input
-  )
+/**
+ * The state at the start of a run: its figures, and its input appended. Written out in one object,
+ * where a spread of the state and `append`'s spread of that made two.
+ *
+ * @internal
+ */
+export const startRun = (state: State, sessionId: string, startedAt: number, input: Content.Message): State => ({
+  history: Log.append(state.history, input),
+  context: Log.append(state.context, input),
+  contextTokens: state.contextTokens + TokenEstimate.message(input),
+  budget: state.budget,
+  runs: state.runs + 1,
+  run: {
+    run_id: `${sessionId}/run-${state.runs + 1}`,
+    started_at: startedAt,
+    turns: 0,
+    attempt: 0,
+    model_index: 0,
+    retries: 0,
+    max_per_call: 0,
+    usage: ModelProvider.emptyUsage,
+    cost_usd: null,
+    reductions: 0,
+    final_text: "",
+    unpriced: []
+  }
+})
 
 /**
  * The figures of the current run. A run's state always has them: `startRun`
