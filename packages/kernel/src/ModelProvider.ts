@@ -387,7 +387,12 @@ export class CurrentCallTimeouts extends Context.Reference<CurrentCallTimeouts>(
  * @since 0.2.0
  * @category constructors
  */
-export const callTimeoutsFrom = (settings: TimeoutSettings): CallTimeouts => {
+export const callTimeoutsFrom = (
+  settings: Pick<
+    Settings.Settings,
+    "model_connect_timeout_ms" | "model_first_byte_timeout_ms" | "model_idle_timeout_ms" | "model_attempt_timeout_ms"
+  >
+): CallTimeouts => {
   const defaults = Settings.defaults
   return settings.model_connect_timeout_ms === defaults.model_connect_timeout_ms &&
     settings.model_first_byte_timeout_ms === defaults.model_first_byte_timeout_ms &&
@@ -409,7 +414,12 @@ const timeoutsOf = (settings: TimeoutSettings): CallTimeouts => ({
   attempt: Duration.millis(settings.model_attempt_timeout_ms)
 })
 
-let defaultTimeouts: CallTimeouts | undefined
+/** The default settings' call timeouts, once made (on first use: `Settings` may not be loaded before this module). */
+let defaultSettingsTimeouts: CallTimeouts | undefined
 
-/** The default settings' call timeouts, made once: durations never change, and most sessions have these. */
-const defaultCallTimeouts = (): CallTimeouts => (defaultTimeouts ??= timeoutsOf(Settings.defaults))
+/**
+ * The default settings' call timeouts, made once: durations never change, and most sessions have
+ * these. Frozen: every default session's provider sees the one object.
+ */
+const defaultCallTimeouts = (): CallTimeouts =>
+  (defaultSettingsTimeouts ??= Object.freeze(timeoutsOf(Settings.defaults)))

@@ -146,13 +146,23 @@ export const fromSettings = (
 const budgetOf = (settings: Pick<Settings.Settings, "max_session_retries" | "session_retries_refill">): Budget =>
   settings.session_retries_refill ? refilling(settings.max_session_retries) : fixed(settings.max_session_retries)
 
-let defaults: Budget | undefined
+/** The default settings' budget, once made (on first use: `Settings` may not be loaded before this module). */
+let defaultSettingsBudget: Budget | undefined
 
 /**
  * The budget of the default settings, made once: a budget holds no state (each session's is in its
  * own state), and most sessions ask for this one, so each session made its three functions again.
+ * Frozen, with its initial state: every default session shares them (`Session.state` hands the state
+ * out), so a change one caller made through a cast would reach every other session.
  */
-const defaultBudget = (): Budget => (defaults ??= budgetOf(Settings.defaults))
+const defaultBudget = (): Budget => {
+  if (defaultSettingsBudget === undefined) {
+    const budget = budgetOf(Settings.defaults)
+    Object.freeze(budget.initial)
+    defaultSettingsBudget = Object.freeze(budget)
+  }
+  return defaultSettingsBudget
+}
 
 /**
  * The budget service in context. Default: `fromSettings`, the budget the

@@ -220,12 +220,10 @@ describe("review perf12: the run lock", () => {
   // The caller here has run ~2,040 operations without suspending when it asks for a run (a chain of
   // `Effect.sync`s, as in ReviewPerf8), while the session's run ends (it was held up by an observer
   // of its run_ended). The sweep puts the yield at each operation of the run's start; at two of them
-  // (1,021-1,023 here, on 3c6d09b as on perf12) the run never starts. Not perf12's doing: the
-  // hand-written lock came with perf8, and perf12 rewrote `enter` keeping the gap. Effect's own
-  // semaphore checks and registers in one callback. Fix: in the `Effect.async` callback, first
-  // `if (!lock.busy) return resume(Effect.void)` (the continuation's `enter` then takes the lock).
-  // Flip to `it.effect` once fixed.
-  it.effect.fails("BUG: a run asked for as the session's run ends can wait for good (lost wake-up)", () =>
+  // (1,021-1,023, on 3c6d09b as on perf12) the run never started. The hand-written lock came with
+  // perf8; Effect's own semaphore checks and registers in one callback, and `enter` now checks again
+  // in the `Effect.async` callback where it registers.
+  it.effect("a run asked for as the session's run ends starts once it is free (was a lost wake-up)", () =>
     Effect.gen(function* () {
       const stuck: Array<number> = []
       for (let n = 990; n <= 1050; n++) {

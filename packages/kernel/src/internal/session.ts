@@ -237,6 +237,10 @@ const enter = (
     return Effect.void
   }
   const released = Effect.async<void>((resume) => {
+    // Checked again where the waiter registers, in one synchronous step: the fiber may have yielded
+    // between the check above and here (Effect does every 2,048 operations, even where it cannot be
+    // interrupted), and a release in between woke only the runs already waiting.
+    if (!lock.busy) return resume(Effect.void)
     if (lock.waiting === undefined) lock.waiting = new Set()
     const waiting = lock.waiting
     const wake = () => {
