@@ -25,7 +25,6 @@ import type * as RetryBudget from "../RetryBudget.js"
 import * as RetryPolicy from "../RetryPolicy.js"
 import * as RetryQuota from "../RetryQuota.js"
 import type * as RunOutcome from "../RunOutcome.js"
-import type * as SessionApi from "../Session.js"
 import * as Settings from "../Settings.js"
 import * as TokenEstimate from "../TokenEstimate.js"
 import type * as Toolbox from "../Toolbox.js"
@@ -285,7 +284,7 @@ function* eachTurn(run: Run, cursor: Cursor) {
     const bound = Decision.beforeTurn(SessionState.figures(cursor.state).turns, env.settings)
     if (Option.isSome(bound)) return yield* end(run, cursor, bound.value)
     const turn = SessionState.figures(cursor.state).turns + 1
-    cursor.state = SessionState.withRun(cursor.state, { turns: turn, attempt: 0, model_index: 0, retries: 0 })
+    cursor.state = SessionState.turnStarted(cursor.state, turn)
     const span = run.spans.enabled ? Telemetry.turn(run.spans, run.runSpan, turn) : undefined
     const turnStartedAt = now(run)
     cursor.turnSpan = span
@@ -293,12 +292,12 @@ function* eachTurn(run: Run, cursor: Cursor) {
     const { request, response, content } = yield* callModel(run, cursor, turn, span)
     const message: Content.Message = { role: "assistant", content }
     const text = Content.textOf(message)
-    const spent = accounted(run, cursor, response.usage, request.model)
     cursor.state = SessionState.answered(
       cursor.state,
       message,
       env.budget.recordSuccess(cursor.state.budget),
-      text.length > 0 ? { ...spent, final_text: text } : spent
+      accounted(run, cursor, response.usage, request.model),
+      text
     )
     if (env.bus.responseObserved) {
       yield* commit(env, cursor)
@@ -516,12 +515,7 @@ const publishNow = (run: Run, event: KernelEvent.KernelEvent): Effect.Effect<voi
  * a price; the first unpriced call of a model under `max_cost_usd` gets a
  * warning.
  */
-const accounted = (
-  run: Run,
-  cursor: Cursor,
-  usage: ModelProvider.Usage,
-  model: string
-): Pick<SessionApi.RunState, "usage" | "cost_usd" | "unpriced"> => {
+const accounted = (run: Run, cursor: Cursor, usage: ModelProvider.Usage, model: string): SessionState.Spent => {
   const { settings } = run.env
   const figures = SessionState.figures(cursor.state)
   const cost = Pricing.costFor(settings.prices, model, usage)
@@ -605,7 +599,7 @@ function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | 
     const tools = yield* env.toolbox.definitions
     const request = requestOf(model, cursor.state.context, assembled, tools, env)
     const attempt = figures.attempt + 1
-    cursor.state = SessionState.withRun(cursor.state, { attempt })
+    cursor.state = SessionState.attempting(cursor.state, attempt)
     if (listening(env))
       note(cursor, {
         type: "model_request",
@@ -750,7 +744,8 @@ function* afterFailure(
             cursor.state,
             { role: "assistant", content: [Content.text(partial)] },
             cursor.state.budget,
-            { final_text: partial }
+            SessionState.figures(cursor.state),
+            partial
           )
         if (listening(env))
           note(cursor, {
