@@ -148,7 +148,11 @@ export interface Cursor {
   events: ReadonlyArray<KernelEvent.KernelEvent>
   /** The open turn span, ended where the run ends if the turn does not end it. */
   turnSpan: Tracer.Span | undefined
-  /** The token estimate of the last tool definitions seen, by identity: they rarely change. */
+  /**
+   * The request's token estimate without its messages, for the last tool
+   * definitions seen, by identity: they rarely change, and the system prompt
+   * never does within a run.
+   */
   tools: { readonly definitions: ReadonlyArray<unknown>; readonly tokens: number } | undefined
   /**
    * The turn's tool calls while they run, and each result at its call's index
@@ -561,9 +565,13 @@ const requestOf = (
   return request
 }
 
-/** The request's estimate without its messages, recomputed only when the tool definitions change. */
+/**
+ * The request's estimate without its messages, recomputed only when the tool
+ * definitions change. The system prompt is the session's, the same in every
+ * request of a run: with one, the definitions were written out as JSON for
+ * the estimate at every step.
+ */
 const overheadOf = (cursor: Cursor, request: ModelProvider.ModelRequest): number => {
-  if (request.system !== undefined) return TokenEstimate.requestOverhead(request)
   if (cursor.tools?.definitions !== request.tools)
     cursor.tools = { definitions: request.tools, tokens: TokenEstimate.requestOverhead(request) }
   return cursor.tools.tokens
