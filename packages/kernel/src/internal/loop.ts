@@ -278,9 +278,9 @@ const turnEnded = (
 }
 
 /**
- * The turns, one after the other, in one generator: a generator per turn
- * cost a frame a turn, and a level of `yield*` that every effect of the turn
- * went through.
+ * The turns, one after the other, each with its model call and its tool
+ * calls, in one generator: a generator per turn, or per model call, cost a
+ * frame a turn, and a level of `yield*` that every effect in it went through.
  */
 function* eachTurn(run: Run, cursor: Cursor) {
   const { env } = run
@@ -293,7 +293,98 @@ function* eachTurn(run: Run, cursor: Cursor) {
     const turnStartedAt = now(run)
     cursor.turnSpan = span
     if (listening(env)) note(cursor, { type: "turn_started", at: turnStartedAt, turn })
-    const { request, response, content } = yield* callModel(run, cursor, turn, span)
+    // The model call, with everything that can happen to it: bounds, retries under the policy and the session
+    // budget, fallback along the chain, and context reduction. `Decision` decides; this performs what it returns.
+    // Retries never advance the turn counter. In this generator: one of its own cost ~0.5 KB a turn (its frame,
+    // and a level of `yield*` that each of its effects went through).
+    let called: Called
+    let retrying: Retrying | undefined
+    while (true) {
+      const figures = SessionState.figures(cursor.state)
+      const callBound = Decision.beforeCall({
+        now: now(run),
+        startedAt: figures.started_at,
+        bounds: env.settings,
+        cost: figures.cost_usd
+      })
+      if (Option.isSome(callBound)) return yield* end(run, cursor, callBound.value)
+      if (retrying?.overflow !== undefined) {
+        yield* reduceContext(run, cursor, turn, retrying.overflow)
+        retrying.overflow = undefined
+      }
+      const model = env.models[figures.model_index] ?? env.model
+      const assembled =
+        env.contextProvider.assemble === undefined
+          ? undefined
+          : yield* env.contextProvider.assemble(Log.toArray(cursor.state.context))
+      const tools = yield* env.toolbox.definitions
+      const request = requestOf(model, cursor.state.context, assembled, tools, env)
+      const attempt = figures.attempt + 1
+      cursor.state = SessionState.attempting(cursor.state, attempt)
+      if (listening(env))
+        note(cursor, {
+          type: "model_request",
+          at: now(run),
+          turn,
+          model,
+          attempt,
+          messages: assembled === undefined ? cursor.state.context.length : assembled.length,
+          estimated_tokens:
+            overheadOf(cursor, request) +
+            (assembled === undefined ? cursor.state.contextTokens : TokenEstimate.messages(assembled)),
+          tools: tools.length
+        })
+      const committed = commit(env, cursor)
+      if (committed !== Effect.void) yield* committed
+      const sentAt = now(run)
+      const shown: Shown = { textChars: 0, ids: undefined, content: undefined }
+      const attempted = run.effects.model(
+        request,
+        listening(env)
+          ? {
+              turn,
+              attempt,
+              parent: span,
+              observe: observer(run, turn, model, attempt, shown),
+              observeResponse: responseObserver(run, turn, model, attempt, shown)
+            }
+          : { turn, attempt, parent: span }
+      )
+      // Without a wall-clock bound the call is performed as it is: no Option, no generator, a step.
+      let result: Either.Either<ModelProvider.ModelResponse, ModelError.ModelError>
+      if (env.settings.max_wall_clock_ms === undefined) result = yield* attempted
+      else {
+        const bounded = yield* withinDeadline(run, cursor, attempted)
+        if (Option.isNone(bounded)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
+        result = bounded.value
+      }
+      // One reading of the clock for the call's end: its metric, its event and the retry decision.
+      const returnedAt = now(run)
+      if (env.metrics) env.meter.modelCall(model, returnedAt - sentAt, result)
+      if (Either.isRight(result)) {
+        const response = result.right
+        // The default quota grants everything: it is not worth an effect a call.
+        if (run.quota !== RetryQuota.unlimited) yield* run.quota.recordSuccess
+        if (listening(env))
+          note(cursor, {
+            type: "model_response",
+            at: returnedAt,
+            turn,
+            model,
+            stop_reason: response.stop_reason,
+            usage: response.usage,
+            duration_ms: returnedAt - sentAt
+          })
+        // Ids are made unique before any tool runs, so history, events and the next request agree.
+        const content =
+          shown.content?.of === response ? shown.content.content : ToolIds.unique(response.content, run.runNumber, turn)
+        called = { request, response, content }
+        break
+      }
+      retrying ??= { stepper: undefined, overflow: undefined }
+      yield* afterFailure(run, cursor, turn, span, model, attempt, shown, returnedAt, result.left, retrying)
+    }
+    const { request, response, content } = called
     const message: Content.Message = { role: "assistant", content }
     const text = Content.textOf(message)
     cursor.state = SessionState.answered(
@@ -577,99 +668,11 @@ const overheadOf = (cursor: Cursor, request: ModelProvider.ModelRequest): number
   return cursor.tools.tokens
 }
 
-/**
- * One model call with everything that can happen to it: bounds, retries
- * under the policy and the session budget, fallback along the chain, and
- * context reduction. `Decision` decides; this performs what it returns.
- * Retries never advance the turn counter.
- */
-function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | undefined) {
-  const { env } = run
-  let retrying: Retrying | undefined
-  while (true) {
-    const figures = SessionState.figures(cursor.state)
-    const bound = Decision.beforeCall({
-      now: now(run),
-      startedAt: figures.started_at,
-      bounds: env.settings,
-      cost: figures.cost_usd
-    })
-    if (Option.isSome(bound)) return yield* end(run, cursor, bound.value)
-    if (retrying?.overflow !== undefined) {
-      yield* reduceContext(run, cursor, turn, retrying.overflow)
-      retrying.overflow = undefined
-    }
-    const model = env.models[figures.model_index] ?? env.model
-    const assembled =
-      env.contextProvider.assemble === undefined
-        ? undefined
-        : yield* env.contextProvider.assemble(Log.toArray(cursor.state.context))
-    const tools = yield* env.toolbox.definitions
-    const request = requestOf(model, cursor.state.context, assembled, tools, env)
-    const attempt = figures.attempt + 1
-    cursor.state = SessionState.attempting(cursor.state, attempt)
-    if (listening(env))
-      note(cursor, {
-        type: "model_request",
-        at: now(run),
-        turn,
-        model,
-        attempt,
-        messages: assembled === undefined ? cursor.state.context.length : assembled.length,
-        estimated_tokens:
-          overheadOf(cursor, request) +
-          (assembled === undefined ? cursor.state.contextTokens : TokenEstimate.messages(assembled)),
-        tools: tools.length
-      })
-    const committed = commit(env, cursor)
-    if (committed !== Effect.void) yield* committed
-    const sentAt = now(run)
-    const shown: Shown = { textChars: 0, ids: undefined, content: undefined }
-    const attempted = run.effects.model(
-      request,
-      listening(env)
-        ? {
-            turn,
-            attempt,
-            parent: span,
-            observe: observer(run, turn, model, attempt, shown),
-            observeResponse: responseObserver(run, turn, model, attempt, shown)
-          }
-        : { turn, attempt, parent: span }
-    )
-    // Without a wall-clock bound the call is performed as it is: no Option, no generator, a step.
-    let result: Either.Either<ModelProvider.ModelResponse, ModelError.ModelError>
-    if (env.settings.max_wall_clock_ms === undefined) result = yield* attempted
-    else {
-      const called = yield* withinDeadline(run, cursor, attempted)
-      if (Option.isNone(called)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
-      result = called.value
-    }
-    // One reading of the clock for the call's end: its metric, its event and the retry decision.
-    const returnedAt = now(run)
-    if (env.metrics) env.meter.modelCall(model, returnedAt - sentAt, result)
-    if (Either.isRight(result)) {
-      const response = result.right
-      // The default quota grants everything: it is not worth an effect a call.
-      if (run.quota !== RetryQuota.unlimited) yield* run.quota.recordSuccess
-      if (listening(env))
-        note(cursor, {
-          type: "model_response",
-          at: returnedAt,
-          turn,
-          model,
-          stop_reason: response.stop_reason,
-          usage: response.usage,
-          duration_ms: returnedAt - sentAt
-        })
-      // Ids are made unique before any tool runs, so history, events and the next request agree.
-      const content =
-        shown.content?.of === response ? shown.content.content : ToolIds.unique(response.content, run.runNumber, turn)
-      return { request, response, content }
-    }
-    retrying ??= { stepper: undefined, overflow: undefined }
-    yield* afterFailure(run, cursor, turn, span, model, attempt, shown, returnedAt, result.left, retrying)
-  }
+/** A model call that answered: its request, the response, and the response's content with unique tool ids. */
+interface Called {
+  readonly request: ModelProvider.ModelRequest
+  readonly response: ModelProvider.ModelResponse
+  readonly content: ReadonlyArray<Content.ContentBlock>
 }
 
 /** A model call's state across its failed attempts, made at its first failure. */
@@ -683,8 +686,8 @@ interface Retrying {
 /**
  * What a failed attempt leads to, as `Decision` decides: the run's end, a
  * reduction or a fallback for the next attempt, or a retry after its wait.
- * Apart from `callModel` so that a call that succeeds (most do) carries none
- * of this in its frame.
+ * Apart from the turn's model call, so that one that succeeds (most do)
+ * carries none of this in its frame.
  */
 function* afterFailure(
   run: Run,
