@@ -25,7 +25,6 @@ import type * as RetryBudget from "../RetryBudget.js"
 import * as RetryPolicy from "../RetryPolicy.js"
 import * as RetryQuota from "../RetryQuota.js"
 import type * as RunOutcome from "../RunOutcome.js"
-import type * as SessionApi from "../Session.js"
 import * as Settings from "../Settings.js"
 import * as TokenEstimate from "../TokenEstimate.js"
 import type * as Toolbox from "../Toolbox.js"
@@ -149,7 +148,11 @@ export interface Cursor {
   events: ReadonlyArray<KernelEvent.KernelEvent>
   /** The open turn span, ended where the run ends if the turn does not end it. */
   turnSpan: Tracer.Span | undefined
-  /** The token estimate of the last tool definitions seen, by identity: they rarely change. */
+  /**
+   * The request's token estimate without its messages, for the last tool
+   * definitions seen, by identity: they rarely change, and the system prompt
+   * never does within a run.
+   */
   tools: { readonly definitions: ReadonlyArray<unknown>; readonly tokens: number } | undefined
   /**
    * The turn's tool calls while they run, and each result at its call's index
@@ -276,9 +279,9 @@ const turnEnded = (
 }
 
 /**
- * The turns, one after the other, in one generator: a generator per turn
- * cost a frame a turn, and a level of `yield*` that every effect of the turn
- * went through.
+ * The turns, one after the other, each with its model call and its tool
+ * calls, in one generator: a generator per turn, or per model call, cost a
+ * frame a turn, and a level of `yield*` that every effect in it went through.
  */
 function* eachTurn(run: Run, cursor: Cursor) {
   const { env } = run
@@ -286,20 +289,111 @@ function* eachTurn(run: Run, cursor: Cursor) {
     const bound = Decision.beforeTurn(SessionState.figures(cursor.state).turns, env.settings)
     if (Option.isSome(bound)) return yield* end(run, cursor, bound.value)
     const turn = SessionState.figures(cursor.state).turns + 1
-    cursor.state = SessionState.withRun(cursor.state, { turns: turn, attempt: 0, model_index: 0, retries: 0 })
+    cursor.state = SessionState.turnStarted(cursor.state, turn)
     const span = run.spans.enabled ? Telemetry.turn(run.spans, run.runSpan, turn) : undefined
     const turnStartedAt = now(run)
     cursor.turnSpan = span
     if (listening(env)) note(cursor, { type: "turn_started", at: turnStartedAt, turn })
-    const { request, response, content } = yield* callModel(run, cursor, turn, span)
+    // The model call, with everything that can happen to it: bounds, retries under the policy and the session
+    // budget, fallback along the chain, and context reduction. `Decision` decides; this performs what it returns.
+    // Retries never advance the turn counter. In this generator: one of its own cost ~0.5 KB a turn (its frame,
+    // and a level of `yield*` that each of its effects went through).
+    let called: Called
+    let retrying: Retrying | undefined
+    while (true) {
+      const figures = SessionState.figures(cursor.state)
+      const callBound = Decision.beforeCall({
+        now: now(run),
+        startedAt: figures.started_at,
+        bounds: env.settings,
+        cost: figures.cost_usd
+      })
+      if (Option.isSome(callBound)) return yield* end(run, cursor, callBound.value)
+      if (retrying?.overflow !== undefined) {
+        yield* reduceContext(run, cursor, turn, retrying.overflow)
+        retrying.overflow = undefined
+      }
+      const model = env.models[figures.model_index] ?? env.model
+      const assembled =
+        env.contextProvider.assemble === undefined
+          ? undefined
+          : yield* env.contextProvider.assemble(Log.toArray(cursor.state.context))
+      const tools = yield* env.toolbox.definitions
+      const request = requestOf(model, cursor.state.context, assembled, tools, env)
+      const attempt = figures.attempt + 1
+      cursor.state = SessionState.attempting(cursor.state, attempt)
+      if (listening(env))
+        note(cursor, {
+          type: "model_request",
+          at: now(run),
+          turn,
+          model,
+          attempt,
+          messages: assembled === undefined ? cursor.state.context.length : assembled.length,
+          estimated_tokens:
+            overheadOf(cursor, request) +
+            (assembled === undefined ? cursor.state.contextTokens : TokenEstimate.messages(assembled)),
+          tools: tools.length
+        })
+      const committed = commit(env, cursor)
+      if (committed !== Effect.void) yield* committed
+      const sentAt = now(run)
+      const shown: Shown = { textChars: 0, ids: undefined, content: undefined }
+      const attempted = run.effects.model(
+        request,
+        listening(env)
+          ? {
+              turn,
+              attempt,
+              parent: span,
+              observe: observer(run, turn, model, attempt, shown),
+              observeResponse: responseObserver(run, turn, model, attempt, shown)
+            }
+          : { turn, attempt, parent: span }
+      )
+      // Without a wall-clock bound the call is performed as it is: no Option, no generator, a step.
+      let result: Either.Either<ModelProvider.ModelResponse, ModelError.ModelError>
+      if (env.settings.max_wall_clock_ms === undefined) result = yield* attempted
+      else {
+        const bounded = yield* withinDeadline(run, cursor, attempted)
+        if (Option.isNone(bounded)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
+        result = bounded.value
+      }
+      // One reading of the clock for the call's end: its metric, its event and the retry decision.
+      const returnedAt = now(run)
+      if (env.metrics) env.meter.modelCall(model, returnedAt - sentAt, result)
+      if (Either.isRight(result)) {
+        const response = result.right
+        // The default quota grants everything: it is not worth an effect a call.
+        if (run.quota !== RetryQuota.unlimited) yield* run.quota.recordSuccess
+        if (listening(env))
+          note(cursor, {
+            type: "model_response",
+            at: returnedAt,
+            turn,
+            model,
+            stop_reason: response.stop_reason,
+            usage: response.usage,
+            duration_ms: returnedAt - sentAt
+          })
+        // Ids are made unique before any tool runs, so history, events and the next request agree.
+        const content =
+          shown.content?.of === response ? shown.content.content : ToolIds.unique(response.content, run.runNumber, turn)
+        called = { request, response, content }
+        break
+      }
+      retrying ??= { stepper: undefined, overflow: undefined }
+      yield* afterFailure(run, cursor, turn, span, model, attempt, shown, returnedAt, result.left, retrying)
+    }
+    const { request, response, content } = called
     const message: Content.Message = { role: "assistant", content }
     const text = Content.textOf(message)
-    const spent = accounted(run, cursor, response.usage, request.model)
     cursor.state = SessionState.answered(
       cursor.state,
       message,
       env.budget.recordSuccess(cursor.state.budget),
-      text.length > 0 ? { ...spent, final_text: text } : spent
+      accounted(run, cursor, response.usage, request.model),
+      text
     )
     if (env.bus.responseObserved) {
       yield* commit(env, cursor)
@@ -517,12 +611,7 @@ const publishNow = (run: Run, event: KernelEvent.KernelEvent): Effect.Effect<voi
  * a price; the first unpriced call of a model under `max_cost_usd` gets a
  * warning.
  */
-const accounted = (
-  run: Run,
-  cursor: Cursor,
-  usage: ModelProvider.Usage,
-  model: string
-): Pick<SessionApi.RunState, "usage" | "cost_usd" | "unpriced"> => {
+const accounted = (run: Run, cursor: Cursor, usage: ModelProvider.Usage, model: string): SessionState.Spent => {
   const { settings } = run.env
   const figures = SessionState.figures(cursor.state)
   const cost = Pricing.costFor(settings.prices, model, usage)
@@ -568,107 +657,23 @@ const requestOf = (
   return request
 }
 
-/** The request's estimate without its messages, recomputed only when the tool definitions change. */
+/**
+ * The request's estimate without its messages, recomputed only when the tool
+ * definitions change. The system prompt is the session's, the same in every
+ * request of a run: with one, the definitions were written out as JSON for
+ * the estimate at every step.
+ */
 const overheadOf = (cursor: Cursor, request: ModelProvider.ModelRequest): number => {
-  if (request.system !== undefined) return TokenEstimate.requestOverhead(request)
   if (cursor.tools?.definitions !== request.tools)
     cursor.tools = { definitions: request.tools, tokens: TokenEstimate.requestOverhead(request) }
   return cursor.tools.tokens
 }
 
-/**
- * One model call with everything that can happen to it: bounds, retries
- * under the policy and the session budget, fallback along the chain, and
- * context reduction. `Decision` decides; this performs what it returns.
- * Retries never advance the turn counter.
- */
-function* callModel(run: Run, cursor: Cursor, turn: number, span: Tracer.Span | undefined) {
-  const { env } = run
-  let retrying: Retrying | undefined
-  while (true) {
-    const figures = SessionState.figures(cursor.state)
-    const bound = Decision.beforeCall({
-      now: now(run),
-      startedAt: figures.started_at,
-      bounds: env.settings,
-      cost: figures.cost_usd
-    })
-    if (Option.isSome(bound)) return yield* end(run, cursor, bound.value)
-    if (retrying?.overflow !== undefined) {
-      yield* reduceContext(run, cursor, turn, retrying.overflow)
-      retrying.overflow = undefined
-    }
-    const model = env.models[figures.model_index] ?? env.model
-    const assembled =
-      env.contextProvider.assemble === undefined
-        ? undefined
-        : yield* env.contextProvider.assemble(Log.toArray(cursor.state.context))
-    const tools = yield* env.toolbox.definitions
-    const request = requestOf(model, cursor.state.context, assembled, tools, env)
-    const attempt = figures.attempt + 1
-    cursor.state = SessionState.withRun(cursor.state, { attempt })
-    if (listening(env))
-      note(cursor, {
-        type: "model_request",
-        at: now(run),
-        turn,
-        model,
-        attempt,
-        messages: assembled === undefined ? cursor.state.context.length : assembled.length,
-        estimated_tokens:
-          overheadOf(cursor, request) +
-          (assembled === undefined ? cursor.state.contextTokens : TokenEstimate.messages(assembled)),
-        tools: tools.length
-      })
-    const committed = commit(env, cursor)
-    if (committed !== Effect.void) yield* committed
-    const sentAt = now(run)
-    const shown: Shown = { textChars: 0, ids: undefined, content: undefined }
-    const attempted = run.effects.model(
-      request,
-      listening(env)
-        ? {
-            turn,
-            attempt,
-            parent: span,
-            observe: observer(run, turn, model, attempt, shown),
-            observeResponse: responseObserver(run, turn, model, attempt, shown)
-          }
-        : { turn, attempt, parent: span }
-    )
-    // Without a wall-clock bound the call is performed as it is: no Option, no generator, a step.
-    let result: Either.Either<ModelProvider.ModelResponse, ModelError.ModelError>
-    if (env.settings.max_wall_clock_ms === undefined) result = yield* attempted
-    else {
-      const called = yield* withinDeadline(run, cursor, attempted)
-      if (Option.isNone(called)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
-      result = called.value
-    }
-    // One reading of the clock for the call's end: its metric, its event and the retry decision.
-    const returnedAt = now(run)
-    if (env.metrics) env.meter.modelCall(model, returnedAt - sentAt, result)
-    if (Either.isRight(result)) {
-      const response = result.right
-      // The default quota grants everything: it is not worth an effect a call.
-      if (run.quota !== RetryQuota.unlimited) yield* run.quota.recordSuccess
-      if (listening(env))
-        note(cursor, {
-          type: "model_response",
-          at: returnedAt,
-          turn,
-          model,
-          stop_reason: response.stop_reason,
-          usage: response.usage,
-          duration_ms: returnedAt - sentAt
-        })
-      // Ids are made unique before any tool runs, so history, events and the next request agree.
-      const content =
-        shown.content?.of === response ? shown.content.content : ToolIds.unique(response.content, run.runNumber, turn)
-      return { request, response, content }
-    }
-    retrying ??= { stepper: undefined, overflow: undefined }
-    yield* afterFailure(run, cursor, turn, span, model, attempt, shown, returnedAt, result.left, retrying)
-  }
+/** A model call that answered: its request, the response, and the response's content with unique tool ids. */
+interface Called {
+  readonly request: ModelProvider.ModelRequest
+  readonly response: ModelProvider.ModelResponse
+  readonly content: ReadonlyArray<Content.ContentBlock>
 }
 
 /** A model call's state across its failed attempts, made at its first failure. */
@@ -682,8 +687,8 @@ interface Retrying {
 /**
  * What a failed attempt leads to, as `Decision` decides: the run's end, a
  * reduction or a fallback for the next attempt, or a retry after its wait.
- * Apart from `callModel` so that a call that succeeds (most do) carries none
- * of this in its frame.
+ * Apart from the turn's model call, so that one that succeeds (most do)
+ * carries none of this in its frame.
  */
 function* afterFailure(
   run: Run,
@@ -751,7 +756,8 @@ function* afterFailure(
             cursor.state,
             { role: "assistant", content: [Content.text(partial)] },
             cursor.state.budget,
-            { final_text: partial }
+            SessionState.figures(cursor.state),
+            partial
           )
         if (listening(env))
           note(cursor, {

@@ -113,38 +113,120 @@ const patch = (run: SessionApi.RunState, p: Partial<SessionApi.RunState>): Sessi
   unpriced: p.unpriced ?? run.unpriced
 })
 
-/** @internal */
-export const withRun = (state: State, run: Partial<SessionApi.RunState>): State => ({
+/**
+ * The state with these figures of the run. Written out, as every state the
+ * loop makes is: a spread with fields written over it is a slow path in V8,
+ * several times the cost of the copy itself.
+ */
+const withFigures = (state: State, run: SessionApi.RunState): State => ({
   history: state.history,
   context: state.context,
   contextTokens: state.contextTokens,
   budget: state.budget,
   runs: state.runs,
-  run: patch(figures(state), run)
+  run
 })
 
-/** Appends a message to the history and to the working context. @internal */
-export const append = (state: State, message: Content.Message): State => ({
-  ...state,
-  history: Log.append(state.history, message),
-  context: Log.append(state.context, message),
-  contextTokens: state.contextTokens + TokenEstimate.message(message)
+/** @internal */
+export const withRun = (state: State, run: Partial<SessionApi.RunState>): State =>
+  withFigures(state, patch(figures(state), run))
+
+/**
+ * The figures of a new attempt, which every step makes twice (a turn's
+ * start, its call's attempt): through `patch`, the partials of every shape a
+ * run makes met in one function, where reading their fields was a slow lookup.
+ */
+const attemptOf = (
+  run: SessionApi.RunState,
+  turns: number,
+  attempt: number,
+  model_index: number,
+  retries: number
+): SessionApi.RunState => ({
+  run_id: run.run_id,
+  started_at: run.started_at,
+  turns,
+  attempt,
+  model_index,
+  retries,
+  max_per_call: run.max_per_call,
+  usage: run.usage,
+  cost_usd: run.cost_usd,
+  reductions: run.reductions,
+  final_text: run.final_text,
+  unpriced: run.unpriced
 })
 
-/** A model's answer: appended, with the budget and the run's figures it changed, in one new state. @internal */
-export const answered = (
+/** A turn's start: its number, no attempt yet, the chain's first model, no retries. @internal */
+export const turnStarted = (state: State, turn: number): State =>
+  withFigures(state, attemptOf(figures(state), turn, 0, 0, 0))
+
+/** The next attempt of the turn's call. @internal */
+export const attempting = (state: State, attempt: number): State => {
+  const run = figures(state)
+  return withFigures(state, attemptOf(run, run.turns, attempt, run.model_index, run.retries))
+}
+
+/**
+ * A message appended to the history and to the working context, with the
+ * budget and the run's figures that go with it, in one new state.
+ */
+const appended = (
   state: State,
   message: Content.Message,
   budget: RetryBudget.State,
-  run: Partial<SessionApi.RunState>
+  run: SessionApi.RunState | null
 ): State => ({
   history: Log.append(state.history, message),
   context: Log.append(state.context, message),
   contextTokens: state.contextTokens + TokenEstimate.message(message),
   budget,
   runs: state.runs,
-  run: patch(figures(state), run)
+  run
 })
+
+/** Appends a message to the history and to the working context. @internal */
+export const append = (state: State, message: Content.Message): State =>
+  appended(state, message, state.budget, state.run)
+
+/**
+ * What a call spent, as the run's figures: its usage and cost added to the
+ * run's (see the loop's `accounted`).
+ *
+ * @internal
+ */
+export type Spent = Pick<SessionApi.RunState, "usage" | "cost_usd" | "unpriced">
+
+/**
+ * A model's answer: appended, with the budget it left and what it spent, in
+ * one new state; its text, when it has any, is the run's final text. The
+ * figures are written out, as `attemptOf` does and for the same reason.
+ *
+ * @internal
+ */
+export const answered = (
+  state: State,
+  message: Content.Message,
+  budget: RetryBudget.State,
+  spent: Spent,
+  text: string
+): State => {
+  const run = figures(state)
+  return appended(state, message, budget, {
+    run_id: run.run_id,
+    started_at: run.started_at,
+    turns: run.turns,
+    attempt: run.attempt,
+    model_index: run.model_index,
+    retries: run.retries,
+    max_per_call: run.max_per_call,
+    usage: spent.usage,
+    cost_usd: spent.cost_usd,
+    reductions: run.reductions,
+    final_text: text.length > 0 ? text : run.final_text,
+    unpriced: spent.unpriced
+  })
+}
 
 /**
  * The results of a turn's calls, in the calls' order: each call's own result
