@@ -21,7 +21,13 @@ import type * as ModelProvider from "./ModelProvider.js"
  * @category models
  */
 export interface Service {
-  /** The tools to offer on the next model request (tools behind an open breaker are withdrawn). */
+  /**
+   * The tools to offer on the next model request (tools behind an open
+   * breaker are withdrawn). The array may be one the toolbox changes between
+   * requests; a definition in it is a value: a changed tool is a new object.
+   * The kernel keeps what it derives from a definition (the request's token
+   * estimate) while it gets the same object back.
+   */
   readonly definitions: Effect.Effect<ReadonlyArray<ModelProvider.ToolDefinition>>
   /** Runs one call. Every failure is an `is_error` result, never an Effect failure. */
   readonly invoke: (call: Content.ToolUseBlock) => Effect.Effect<Content.ToolResultBlock>

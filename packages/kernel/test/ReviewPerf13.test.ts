@@ -1,21 +1,14 @@
 /**
  * Review of perf13 (043866b): the request's estimate without its messages is
- * now kept, by the definitions array's identity, under a system prompt too.
- * On main a session with a system prompt worked it out at every request, so a
- * toolbox that hands out the same array with different contents (it adds a
- * tool it discovered to the array it returned before) got a `model_request`
- * whose `estimated_tokens` is the estimate of the request it announces. On the
- * branch the figure stays that of the first definitions seen in the run.
- *
- * Without a system prompt main has kept the estimate by identity since
- * session 5, so the second test fails on main too: the branch makes the two
- * cases agree. Whether a toolbox may change the array it handed out is not
- * written down anywhere (`Toolbox.Service.definitions` returns a
- * `ReadonlyArray`; no toolbox in the repository does it: the plugins' builds a
- * new array at every call, the in-process and @effect/ai ones a fixed one).
- * These are marked `fails` until that is decided: either the contract says
- * "a new array whenever the tools change" (then delete these tests), or the
- * estimate stops keying on identity (then drop `.fails`).
+ * kept while the tool definitions stay the same, under a system prompt too. It
+ * was kept by the definitions array's identity (without a system prompt since
+ * session 5), so a toolbox that hands out the same array with different
+ * contents (it adds a tool it found to the array it returned before) got a
+ * `model_request` whose `estimated_tokens` was the first request's. The
+ * definitions are now compared one by one with a copy of the last ones seen
+ * (`Toolbox.Service.definitions` says an array may change, a definition object
+ * may not): both tests failed before, and hold the figure to the estimate of
+ * the request each `model_request` announces.
  */
 import {
   Content,
@@ -67,17 +60,15 @@ const estimatesWithGrowingArray = (system: string | undefined) =>
     return { estimates: announced.map((event) => event.estimated_tokens), sent }
   })
 
-describe("review perf13: the request estimate kept by the definitions' identity", () => {
-  it.effect.fails(
-    "GAP (043866b, changed from main): under a system prompt, a definitions array changed in place keeps the first estimate",
-    () =>
-      Effect.gen(function* () {
-        const { estimates, sent } = yield* estimatesWithGrowingArray("You are a careful agent.")
-        expect(estimates).toEqual(sent)
-      })
+describe("review perf13: the request estimate kept while the definitions stay the same", () => {
+  it.effect("under a system prompt, a definitions array changed in place gets the estimate of what it holds", () =>
+    Effect.gen(function* () {
+      const { estimates, sent } = yield* estimatesWithGrowingArray("You are a careful agent.")
+      expect(estimates).toEqual(sent)
+    })
   )
 
-  it.effect.fails("GAP (as on main since session 5): without a system prompt, the same", () =>
+  it.effect("without a system prompt, the same", () =>
     Effect.gen(function* () {
       const { estimates, sent } = yield* estimatesWithGrowingArray(undefined)
       expect(estimates).toEqual(sent)

@@ -150,8 +150,8 @@ export interface Cursor {
   turnSpan: Tracer.Span | undefined
   /**
    * The request's token estimate without its messages, for the last tool
-   * definitions seen, by identity: they rarely change, and the system prompt
-   * never does within a run.
+   * definitions seen (a copy, compared one by one: see `overheadOf`): they
+   * rarely change, and the system prompt never does within a run.
    */
   tools: { readonly definitions: ReadonlyArray<unknown>; readonly tokens: number } | undefined
   /**
@@ -661,12 +661,21 @@ const requestOf = (
  * The request's estimate without its messages, recomputed only when the tool
  * definitions change. The system prompt is the session's, the same in every
  * request of a run: with one, the definitions were written out as JSON for
- * the estimate at every step.
+ * the estimate at every step. The definitions are compared one by one with a
+ * copy of the last ones seen, not by the array's identity: a toolbox may hand
+ * out the one array it changes (adds a tool it found); a definition object it
+ * handed out it does not change (`Toolbox.Service.definitions`).
  */
 const overheadOf = (cursor: Cursor, request: ModelProvider.ModelRequest): number => {
-  if (cursor.tools?.definitions !== request.tools)
-    cursor.tools = { definitions: request.tools, tokens: TokenEstimate.requestOverhead(request) }
+  if (cursor.tools === undefined || !sameDefinitions(cursor.tools.definitions, request.tools))
+    cursor.tools = { definitions: Array.from(request.tools), tokens: TokenEstimate.requestOverhead(request) }
   return cursor.tools.tokens
+}
+
+const sameDefinitions = (seen: ReadonlyArray<unknown>, tools: ReadonlyArray<unknown>): boolean => {
+  if (seen.length !== tools.length) return false
+  for (let i = 0; i < seen.length; i++) if (seen[i] !== tools[i]) return false
+  return true
 }
 
 /** A model call that answered: its request, the response, and the response's content with unique tool ids. */

@@ -55,18 +55,12 @@ export const toPublic = (state: State): SessionApi.State => ({
 })
 
 /**
- * The state at the start of a run: its figures, and its input appended. Written out in one object,
- * where a spread of the state and `append`'s spread of that made two.
+ * The state at the start of a run: its figures, and its input appended, in one object.
  *
  * @internal
  */
-export const startRun = (state: State, sessionId: string, startedAt: number, input: Content.Message): State => ({
-  history: Log.append(state.history, input),
-  context: Log.append(state.context, input),
-  contextTokens: state.contextTokens + TokenEstimate.message(input),
-  budget: state.budget,
-  runs: state.runs + 1,
-  run: {
+export const startRun = (state: State, sessionId: string, startedAt: number, input: Content.Message): State =>
+  appended(state, input, state.budget, state.runs + 1, {
     run_id: `${sessionId}/run-${state.runs + 1}`,
     started_at: startedAt,
     turns: 0,
@@ -79,8 +73,7 @@ export const startRun = (state: State, sessionId: string, startedAt: number, inp
     reductions: 0,
     final_text: "",
     unpriced: []
-  }
-})
+  })
 
 /**
  * The figures of the current run. A run's state always has them: `startRun`
@@ -169,25 +162,29 @@ export const attempting = (state: State, attempt: number): State => {
 
 /**
  * A message appended to the history and to the working context, with the
- * budget and the run's figures that go with it, in one new state.
+ * budget, the run count and the run's figures that go with it, in one new
+ * state (a run's start, an answer, any other message).
  */
-const appended = (
+function appended(
   state: State,
   message: Content.Message,
   budget: RetryBudget.State,
+  runs: number,
   run: SessionApi.RunState | null
-): State => ({
-  history: Log.append(state.history, message),
-  context: Log.append(state.context, message),
-  contextTokens: state.contextTokens + TokenEstimate.message(message),
-  budget,
-  runs: state.runs,
-  run
-})
+): State {
+  return {
+    history: Log.append(state.history, message),
+    context: Log.append(state.context, message),
+    contextTokens: state.contextTokens + TokenEstimate.message(message),
+    budget,
+    runs,
+    run
+  }
+}
 
 /** Appends a message to the history and to the working context. @internal */
 export const append = (state: State, message: Content.Message): State =>
-  appended(state, message, state.budget, state.run)
+  appended(state, message, state.budget, state.runs, state.run)
 
 /**
  * What a call spent, as the run's figures: its usage and cost added to the
@@ -212,7 +209,7 @@ export const answered = (
   text: string
 ): State => {
   const run = figures(state)
-  return appended(state, message, budget, {
+  return appended(state, message, budget, state.runs, {
     run_id: run.run_id,
     started_at: run.started_at,
     turns: run.turns,
