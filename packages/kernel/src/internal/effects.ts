@@ -245,30 +245,46 @@ const settle = <A, E>(
   call: Fiber.RuntimeFiber<A, E>,
   ended: (exit: Exit.Exit<A, E>) => void,
   timeout?: Timeout<A, E>
-): Effect.Effect<Exit.Exit<A, E>> =>
-  Effect.async<Exit.Exit<A, E>>((resume) => {
-    const wait = new Wait(call)
-    if (timeout !== undefined) wait.timer = arm(runtime, clock, timeout, wait)
-    call.addObserver((exit) => {
-      wait.timer?.cancel()
-      ended(exit)
-      // A call that ended on its own though its timeout fired first (it could not be interrupted in
-      // time) keeps its own exit: a success is done work a retry would redo, and a typed failure (a
-      // 401) is the provider's answer, which a Timeout would turn into a transient error retried.
-      resume(
-        Effect.succeed(
-          wait.expired &&
-            timeout !== undefined &&
-            Exit.isFailure(exit) &&
-            Option.isNone(Cause.failureOption(exit.cause))
-            ? timeout.exit()
-            : exit
+): Effect.Effect<Exit.Exit<A, E>> => {
+  const wait = new Wait(call)
+  // The wait is resumed only by the call's exit, so it fails only when the run is interrupted: the
+  // call is then interrupted and waited for. `Effect.async` with a canceler does the same through
+  // `onInterrupt`, whose wrapping cost a wait about a kilobyte held for as long as the call runs.
+  return Effect.uninterruptibleMask((restore) =>
+    Effect.catchAllCause(
+      restore(
+        Effect.async<Exit.Exit<A, E>>((resume) => {
+          if (timeout !== undefined) wait.timer = arm(runtime, clock, timeout, wait)
+          call.addObserver((exit) => {
+            wait.timer?.cancel()
+            ended(exit)
+            // A call that ended on its own though its timeout fired first (it could not be interrupted in
+            // time) keeps its own exit: a success is done work a retry would redo, and a typed failure (a
+            // 401) is the provider's answer, which a Timeout would turn into a transient error retried.
+            resume(
+              Effect.succeed(
+                wait.expired &&
+                  timeout !== undefined &&
+                  Exit.isFailure(exit) &&
+                  Option.isNone(Cause.failureOption(exit.cause))
+                  ? timeout.exit()
+                  : exit
+              )
+            )
+          })
+        })
+      ),
+      (cause) =>
+        Effect.matchCauseEffect(
+          Effect.flatMap(Fiber.interrupt(call), () => wait.timer?.stopped ?? Effect.void),
+          {
+            onFailure: (stopping) => Effect.failCause(Cause.sequential(cause, stopping)),
+            onSuccess: () => Effect.failCause(cause)
+          }
         )
-      )
-    })
-    // Built if the wait is interrupted, not for every wait: it is held for as long as the call runs.
-    return Effect.suspend(() => Effect.flatMap(Fiber.interrupt(call), () => wait.timer?.stopped ?? Effect.void))
-  })
+    )
+  )
+}
 
 /**
  * A wait for a call, as its timer sees it: one object, where a closure for
