@@ -8,7 +8,13 @@
  * - `spanned`: each call, and the run, makes a span on Effect's default
  *   tracer (without stack traces, as the kernel makes them);
  * - `traced`: both, each call a span on a fiber of its own, as the kernel's
- *   calls are when a tracer is on.
+ *   calls are when a tracer is on;
+ * - `started`: each call on a fiber of its own started the way the kernel
+ *   starts its calls (`Runtime.runFork` at once on the caller's stack, from
+ *   the run's runtime), waited for only when it suspended: a call that ends
+ *   at once (the tool) is read from its fiber with no wait and no trip
+ *   through the scheduler, where `Effect.fork` starts every fiber through it
+ *   and `Fiber.join` waits for every one.
  *
  * What the kernel costs above these rows is the kernel's; what these rows
  * cost above the plain loop is Effect's, which no loop on Effect avoids.
@@ -16,7 +22,9 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Runtime from "effect/Runtime"
 import type * as PlainLoop from "./PlainLoop.js"
 import * as Script from "./Script.js"
 
@@ -26,7 +34,7 @@ import * as Script from "./Script.js"
  * @since 0.1.0
  * @category models
  */
-export type Variant = "bare" | "forked" | "spanned" | "traced"
+export type Variant = "bare" | "forked" | "spanned" | "traced" | "started"
 
 /**
  * Options of one run.
@@ -42,6 +50,26 @@ export interface Options {
 
 const spanOptions = { captureStackTrace: false } as const
 
+const immediately: Runtime.RunForkOptions = { immediate: true }
+
+/**
+ * `call` on a fiber of its own, started at once on the caller's stack from
+ * `runtime`; its exit is read at once when it did not suspend, and waited
+ * for otherwise (the wait interrupts the call if it is interrupted).
+ */
+const startedOn = <A>(runtime: Runtime.Runtime<never>, call: Effect.Effect<A>): Effect.Effect<A> =>
+  Effect.suspend(() => {
+    const fiber = Runtime.runFork(runtime, call, immediately)
+    const exit = fiber.unsafePoll()
+    if (exit !== null) return exit
+    return Effect.flatten(
+      Effect.async<Exit.Exit<A>>((resume) => {
+        fiber.addObserver((exit) => resume(Effect.succeed(exit)))
+        return Effect.asVoid(Fiber.interrupt(fiber))
+      })
+    )
+  })
+
 /**
  * One run of the scenario: `steps` tool steps, then the final answer.
  *
@@ -52,12 +80,15 @@ export const run = (steps: number, options: Options): Effect.Effect<ReadonlyArra
   const { variant } = options
   const latencyMs = options.latencyMs ?? 0
   const forked = variant === "forked" || variant === "traced"
+  const started = variant === "started"
   const spanned = variant === "spanned" || variant === "traced"
-  const around = <A>(name: string, call: Effect.Effect<A>): Effect.Effect<A> => {
-    const made = spanned ? Effect.withSpan(call, name, spanOptions) : call
-    return forked ? Effect.flatMap(Effect.fork(made), Fiber.join) : made
-  }
-  const loop = Effect.suspend(() => {
+  // The run's runtime is read only by the variants that start fibers from it: the others' rows stay as they were.
+  const body = (runtime: Runtime.Runtime<never> | undefined) => {
+    const around = <A>(name: string, call: Effect.Effect<A>): Effect.Effect<A> => {
+      const made = spanned ? Effect.withSpan(call, name, spanOptions) : call
+      if (forked) return Effect.flatMap(Effect.fork(made), Fiber.join)
+      return runtime === undefined ? made : startedOn(runtime, made)
+    }
     const counted: Script.Counted = { model: 0, tool: 0 }
     const model = Effect.suspend(() => {
       const reply = Effect.sync((): PlainLoop.Message => {
@@ -90,6 +121,7 @@ export const run = (steps: number, options: Options): Effect.Effect<ReadonlyArra
       Script.check(`Effect floor (${variant})`, steps, counted)
       return history
     })
-  })
+  }
+  const loop = started ? Effect.flatMap(Effect.runtime<never>(), body) : Effect.suspend(() => body(undefined))
   return spanned ? Effect.withSpan(loop, "run", spanOptions) : loop
 }
