@@ -24,6 +24,8 @@
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
 import * as Runtime from "effect/Runtime"
 import type * as PlainLoop from "./PlainLoop.js"
 import * as Script from "./Script.js"
@@ -53,9 +55,22 @@ const spanOptions = { captureStackTrace: false } as const
 const immediately: Runtime.RunForkOptions = { immediate: true }
 
 /**
+ * The run's runtime as the kernel's `starter` makes it once a run for its
+ * calls: its refs without the context, which `Runtime.runFork` puts back.
+ */
+const callRuntime = (runtime: Runtime.Runtime<never>): Runtime.Runtime<never> =>
+  Runtime.make({
+    context: runtime.context,
+    fiberRefs: FiberRefs.delete(runtime.fiberRefs, FiberRef.currentContext),
+    runtimeFlags: runtime.runtimeFlags
+  })
+
+/**
  * `call` on a fiber of its own, started at once on the caller's stack from
  * `runtime`; its exit is read at once when it did not suspend, and waited
- * for otherwise (the wait interrupts the call if it is interrupted).
+ * for otherwise as the kernel's `settle` waits: a bare `Effect.async` (with
+ * no canceler, whose `onInterrupt` wrapping costs more), the call interrupted
+ * and waited for if the wait is.
  */
 const startedOn = <A>(runtime: Runtime.Runtime<never>, call: Effect.Effect<A>): Effect.Effect<A> =>
   Effect.suspend(() => {
@@ -63,10 +78,16 @@ const startedOn = <A>(runtime: Runtime.Runtime<never>, call: Effect.Effect<A>): 
     const exit = fiber.unsafePoll()
     if (exit !== null) return exit
     return Effect.flatten(
-      Effect.async<Exit.Exit<A>>((resume) => {
-        fiber.addObserver((exit) => resume(Effect.succeed(exit)))
-        return Effect.asVoid(Fiber.interrupt(fiber))
-      })
+      Effect.uninterruptibleMask((restore) =>
+        Effect.catchAllCause(
+          restore(
+            Effect.async<Exit.Exit<A>>((resume) => {
+              fiber.addObserver((exit) => resume(Effect.succeed(exit)))
+            })
+          ),
+          (cause) => Effect.zipRight(Fiber.interrupt(fiber), Effect.failCause(cause))
+        )
+      )
     )
   })
 
@@ -122,6 +143,8 @@ export const run = (steps: number, options: Options): Effect.Effect<ReadonlyArra
       return history
     })
   }
-  const loop = started ? Effect.flatMap(Effect.runtime<never>(), body) : Effect.suspend(() => body(undefined))
+  const loop = started
+    ? Effect.flatMap(Effect.runtime<never>(), (runtime) => body(callRuntime(runtime)))
+    : Effect.suspend(() => body(undefined))
   return spanned ? Effect.withSpan(loop, "run", spanOptions) : loop
 }
