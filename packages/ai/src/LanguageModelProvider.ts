@@ -113,7 +113,7 @@ export const fromLanguageModel = (
   model: LanguageModel.Service,
   guarded: SingleRequest.Service,
   options: Options = {}
-): ModelProvider.ModelProvider["Type"] => {
+): ModelProvider.Service => {
   const name = options.name ?? "effect-ai"
   return ModelProvider.make(name, (request) =>
     Stream.unwrap(
@@ -264,7 +264,7 @@ const blocked = (attempt: SingleRequest.Attempt, options: AiErrors.Options) =>
  */
 export const make = (
   options?: Options
-): Effect.Effect<ModelProvider.ModelProvider["Type"], never, LanguageModel.LanguageModel | SingleRequest.Guarded> =>
+): Effect.Effect<ModelProvider.Service, never, LanguageModel.LanguageModel | SingleRequest.Guarded> =>
   Effect.zipWith(LanguageModel.LanguageModel, SingleRequest.Guarded, (model, guarded) =>
     fromLanguageModel(model, guarded, options)
   )

@@ -384,7 +384,7 @@ export const body = (
     // whatever a step or a body ends with, so a journal failure would be the run's result, answered again on
     // every resume: there the body suspends on it instead, the failure as the suspension's cause
     // (`suspendedOn`), leaving the run unfinished for a resume; its caller fails with it (`journalFailure`).
-    const steps = yield* Effect.serviceOption(Steps.Steps)
+    const steps = yield* Steps.Steps
     const suspending = Option.isNone(steps)
     const suspendOnFailure = <A, E, R>(
       effect: Effect.Effect<A, E, R>
@@ -581,11 +581,7 @@ export const body = (
         // A journal failure the loop met (a step of it failed) suspends the run too, on such an engine.
         suspendOnFailure,
         Effect.provideService(WorkflowEngine.WorkflowEngine, stepEngine),
-        (effect) =>
-          Option.match(stepsOf, {
-            onNone: () => effect,
-            onSome: (steps) => Effect.provideService(effect, Steps.Steps, steps)
-          })
+        Effect.provideService(Steps.Steps, stepsOf)
       ),
       (exit) => (Exit.isInterrupted(exit) && running.stopped ? recordStop : Effect.void)
     )

@@ -35,6 +35,7 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Libsql from "./internal/libsql.js"
 import * as Owner from "./internal/owner.js"
@@ -193,7 +194,7 @@ export const layerSql = (
       // the layer's `SqlClient` (`Layer` is contravariant in what it provides: the tag stays internal).
       return Layer.mergeAll(
         SqlEngine.layer(options).pipe(Layer.mapError(engineError), Layer.provide(migrated), Layer.provide(store)),
-        Layer.succeed(Store.StoreSql, sql),
+        Layer.succeed(Store.StoreSql, Option.some(sql)),
         Layer.succeed(SqlClient.SqlClient, pool)
       )
     })

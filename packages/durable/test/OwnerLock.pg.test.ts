@@ -84,7 +84,7 @@ const killLockSession = (database: string) =>
 
 /** The `SqlClient` of the store and engine of the `Engine.layerSql` in context (on the lock's connection). */
 const storeClient = Effect.flatMap(
-  Effect.serviceOption(Store.StoreSql),
+  Store.StoreSql,
   Option.match({ onNone: () => Effect.dieMessage("no store client in context"), onSome: Effect.succeed })
 )
 

@@ -46,7 +46,7 @@ const appClient = (url: string, scope: Scope.Scope) =>
 /** The `SqlClient` of the layer's store and engine: on Postgres, the one on the lock's connection. */
 const layerClient = (url: string, scope: Scope.Scope, pool?: Layer.Layer<SqlClient.SqlClient, unknown>) =>
   Effect.flatMap(layerContext(url, scope, pool), (context) =>
-    Effect.orDieWith(Context.getOption(context, Store.StoreSql), () => "the layer provides no store client")
+    Effect.orDieWith(Context.get(context, Store.StoreSql), () => "the layer provides no store client")
   )
 
 /** Whether the store's advisory lock in `database` is held by some session. */

@@ -121,7 +121,7 @@ describe("SqlEngine", () => {
         Effect.gen(function* () {
           const context = yield* Effect.context<Journal.Journal>()
           const { executionId } = yield* WorkflowEngine.WorkflowInstance
-          assert.isTrue(Option.isSome(Context.getOption(context, Steps.Steps)), "the light engine offers its steps")
+          assert.isTrue(Option.isSome(Context.get(context, Steps.Steps)), "the light engine offers its steps")
           // The light engine's own steps, and the Activity path the other engines take (no `Steps` in context).
           const asStep = Journal.stepOf(context, executionId)
           const asActivity = Journal.stepOf(Context.omit(Steps.Steps)(context), executionId)

@@ -39,26 +39,32 @@ export interface Watch {
 }
 
 /**
+ * What a transport does: the `HttpClient` the providers send through, and
+ * whether and how it reports a request's socket connecting.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Service {
+  readonly client: HttpClient.HttpClient
+  /** Whether `watch` callbacks fire; when `false` no connect phase is observable. */
+  readonly tracksConnect: boolean
+  /**
+   * Registers a callback run once the socket of the request carrying
+   * `callHeader: callId` is connected, under a fresh `callId` the transport
+   * makes (so that the platform-neutral providers need no id source of
+   * their own). Returns the id and the unregister function.
+   */
+  readonly watch: (onConnect: () => void) => Watch
+}
+
+/**
  * The transport service.
  *
  * @since 0.1.0
  * @category tags
  */
-export class Transport extends Context.Tag("@agent-kernel/providers/Transport")<
-  Transport,
-  {
-    readonly client: HttpClient.HttpClient
-    /** Whether `watch` callbacks fire; when `false` no connect phase is observable. */
-    readonly tracksConnect: boolean
-    /**
-     * Registers a callback run once the socket of the request carrying
-     * `callHeader: callId` is connected, under a fresh `callId` the transport
-     * makes (so that the platform-neutral providers need no id source of
-     * their own). Returns the id and the unregister function.
-     */
-    readonly watch: (onConnect: () => void) => Watch
-  }
->() {}
+export class Transport extends Context.Tag("@agent-kernel/providers/Transport")<Transport, Service>() {}
 
 /**
  * A transport over whatever `HttpClient` the context provides. Connections

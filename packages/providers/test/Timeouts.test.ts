@@ -46,11 +46,7 @@ const endsAfter = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, millis: number) =>
  * Starts a call, lets `beats` one-second keep-alives reach it, and checks that
  * it ends exactly at the 3 s idle bound counted from the headers.
  */
-const cutAtIdleBound = (
-  server: FakeProvider.FakeProvider,
-  provider: ModelProvider.ModelProvider["Type"],
-  beats: number
-) =>
+const cutAtIdleBound = (server: FakeProvider.FakeProvider, provider: ModelProvider.Service, beats: number) =>
   Effect.gen(function* () {
     const fiber = yield* Effect.fork(failure(provider))
     yield* server.awaitRequests(1)

@@ -1,5 +1,5 @@
 import { Content, type EventBus, ModelError, ModelProvider, type Session } from "@agent-kernel/kernel"
-import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Activity from "@effect/workflow/Activity"
 import * as DurableClock from "@effect/workflow/DurableClock"
 import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
@@ -167,7 +167,7 @@ export interface Options {
  * @internal
  */
 export const stepOf = (context: Context.Context<Journal>, executionId: string) => {
-  const steps = Context.getOption(context, Steps.Steps)
+  const steps = Context.get(context, Steps.Steps)
   return <A, I>(name: string, codec: Steps.Codec<A, I>, execute: Effect.Effect<A>): Effect.Effect<A> =>
     Option.isSome(steps)
       ? steps.value.run(executionId, name, codec, execute)
@@ -203,9 +203,7 @@ export const wrap =
     const { clock, executionId } = options
     const step = stepOf(context, executionId)
     // The store's own client when the engine's layer has one (on Postgres, the owner lock's connection).
-    const sql = Option.getOrElse(Context.getOption(context, Store.StoreSql), () =>
-      Context.get(context, SqlClient.SqlClient)
-    )
+    const sql = Store.storeSqlIn(context)
     // The tool calls of the turns before `toolTurn`, and those of `toolTurn` so far: every call of a
     // turn is made before the next turn's first, in every execution alike.
     let toolTurn = 0

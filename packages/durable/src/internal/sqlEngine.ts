@@ -418,7 +418,7 @@ export const make = (
           Workflow.intoResult,
           Effect.provideService(WorkflowEngine.WorkflowInstance, instance),
           Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
-          Effect.provideService(Steps.Steps, steps),
+          Effect.provideService(Steps.Steps, Option.some(steps)),
           Effect.tap((result) => record(entry, executionId, result)),
           Effect.onExit((exit) =>
             Effect.suspend(() => {

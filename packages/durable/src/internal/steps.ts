@@ -3,6 +3,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -56,12 +57,16 @@ export interface Service {
 }
 
 /**
- * The steps of the engine that runs the current body, in that body's context
- * when its engine journals steps itself (the light engine).
+ * The steps of the engine that runs the current body, when that engine
+ * journals steps itself: the light engine provides them in the context of
+ * the bodies it runs. None by default: on the other engines a step is an
+ * `Activity` (and their bodies tell them apart by it, see `AgentRun.body`).
  *
  * @internal
  */
-export class Steps extends Context.Tag("@agent-kernel/durable/Steps")<Steps, Service>() {}
+export class Steps extends Context.Reference<Steps>()("@agent-kernel/durable/Steps", {
+  defaultValue: (): Option.Option<Service> => Option.none()
+}) {}
 
 /**
  * How often a step that interrupted itself (its own fiber was not

@@ -10,21 +10,34 @@ import * as Schema from "effect/Schema"
 /**
  * The `SqlClient` of the store's tables and journal when it is not the one in context: on
  * Postgres, `Engine.layerSql` provides here its client on the connection that holds the store's
- * lock (`Owner.ownPostgres`), while the app's statements keep the pool (its `SqlClient`).
+ * lock (`Owner.ownPostgres`), while the app's statements keep the pool (its `SqlClient`). None by
+ * default: the store runs on the `SqlClient` it requires (a `SqlClient` of its own would have to be
+ * in the `R` of every public function that reads the store, and in the documented `Engine.Engine`).
  *
  * @internal
  */
-export class StoreSql extends Context.Tag("@agent-kernel/durable/StoreSql")<StoreSql, SqlClient.SqlClient>() {}
+export class StoreSql extends Context.Reference<StoreSql>()("@agent-kernel/durable/StoreSql", {
+  defaultValue: (): Option.Option<SqlClient.SqlClient> => Option.none()
+}) {}
 
 /**
- * The `SqlClient` every statement of the store and its journal runs on: `StoreSql` if the engine's
- * layer provides one, else the `SqlClient` in context.
+ * The `SqlClient` every statement of the store and its journal runs on, in `context`: its
+ * `StoreSql` if the engine's layer provides one, else its `SqlClient`.
  *
  * @internal
  */
-export const storeSql: Effect.Effect<SqlClient.SqlClient, never, SqlClient.SqlClient> = Effect.flatMap(
-  Effect.serviceOption(StoreSql),
-  Option.match({ onNone: () => SqlClient.SqlClient, onSome: Effect.succeed })
+export const storeSqlIn = (context: Context.Context<SqlClient.SqlClient>): SqlClient.SqlClient =>
+  Option.getOrElse(Context.get(context, StoreSql), () => Context.get(context, SqlClient.SqlClient))
+
+/**
+ * The `SqlClient` every statement of the store and its journal runs on, in the fiber's context
+ * (`storeSqlIn`).
+ *
+ * @internal
+ */
+export const storeSql: Effect.Effect<SqlClient.SqlClient, never, SqlClient.SqlClient> = Effect.map(
+  Effect.context<SqlClient.SqlClient>(),
+  storeSqlIn
 )
 
 /** An integer column: libsql in `intMode: "bigint"` reads integers as bigint, Postgres BIGINT as string. */

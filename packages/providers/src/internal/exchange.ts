@@ -26,7 +26,7 @@ export interface Request {
  * released when the stream ends, fails or is interrupted.
  */
 export const exchange = <S>(
-  transport: Transport.Transport["Type"],
+  transport: Transport.Service,
   call: Http.Call,
   decoder: Decode.Decoder<S>,
   request: Request

@@ -188,7 +188,7 @@ export const fromClientError = (
  * first-byte timeouts. The request is aborted when the scope closes.
  */
 export const open = (
-  transport: Transport.Transport["Type"],
+  transport: Transport.Service,
   request: HttpClientRequest.HttpClientRequest,
   call: Call
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, ModelError.ModelError, Scope.Scope> =>

@@ -20,7 +20,7 @@ import * as Https from "node:https"
 import type * as Net from "node:net"
 import type * as Stream from "node:stream"
 import * as Tls from "node:tls"
-import { callHeader, Transport, type Watch } from "../Transport.js"
+import * as Transport from "../Transport.js"
 
 /**
  * Options for the Node transport.
@@ -44,7 +44,7 @@ const callIdOf = (value: unknown): string | undefined =>
 
 const idFromHeaders = (headers: Http.ClientRequestArgs["headers"]): string | undefined => {
   if (headers === undefined || isArray(headers)) return undefined
-  return callIdOf(headers[callHeader])
+  return callIdOf(headers[Transport.callHeader])
 }
 
 const notifyOnConnect = (registry: Registry, id: string | undefined, socket: Stream.Duplex | null | undefined) => {
@@ -60,7 +60,7 @@ const notifyOnConnect = (registry: Registry, id: string | undefined, socket: Str
 }
 
 const notifyOnReuse = (registry: Registry, request: Http.ClientRequest) => {
-  const id = callIdOf(request.getHeader(callHeader))
+  const id = callIdOf(request.getHeader(Transport.callHeader))
   if (id !== undefined) registry.get(id)?.()
 }
 
@@ -83,7 +83,7 @@ const track = <A extends Http.Agent>(agent: A, registry: Registry): A => {
 
 const makeWatch =
   (registry: Registry) =>
-  (onConnect: () => void): Watch => {
+  (onConnect: () => void): Transport.Watch => {
     const callId = NodeCrypto.randomUUID()
     registry.set(callId, onConnect)
     return {
@@ -100,7 +100,7 @@ const makeWatch =
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options?: Options): Effect.Effect<Transport["Type"], never, Scope.Scope> =>
+export const make = (options?: Options): Effect.Effect<Transport.Service, never, Scope.Scope> =>
   Effect.gen(function* () {
     const registry: Registry = new Map()
     const agentOptions: Https.AgentOptions = {
@@ -131,4 +131,5 @@ export const make = (options?: Options): Effect.Effect<Transport["Type"], never,
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options?: Options): Layer.Layer<Transport> => Layer.scoped(Transport, make(options))
+export const layer = (options?: Options): Layer.Layer<Transport.Transport> =>
+  Layer.scoped(Transport.Transport, make(options))
