@@ -13,7 +13,10 @@
  * The functions take what the decision depends on and nothing more: the
  * error, the retry policy's step for it (stepping a schedule may draw
  * jitter, so the interpreter does it, and only when `stepsPolicy` says so),
- * and a `Context` of the run's figures, bounds and budget.
+ * and a `Context` of the run's figures, bounds and budget. What only an
+ * effect can learn is learned by the interpreter and handed in: the
+ * provider-wide quota's answer (`afterQuota`, asked when `spendsRetry`
+ * says so) and the size of a reduced context (`afterReduction`).
  *
  * @since 0.2.0
  */
