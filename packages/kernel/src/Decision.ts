@@ -13,7 +13,10 @@
  * The functions take what the decision depends on and nothing more: the
  * error, the retry policy's step for it (stepping a schedule may draw
  * jitter, so the interpreter does it, and only when `stepsPolicy` says so),
- * and a `Context` of the run's figures, bounds and budget.
+ * and a `Context` of the run's figures, bounds and budget. What only an
+ * effect can learn is learned by the interpreter and handed in: the
+ * provider-wide quota's answer (`afterQuota`, asked when `spendsRetry`
+ * says so) and the size of a reduced context (`afterReduction`).
  *
  * @since 0.2.0
  */
@@ -187,6 +190,66 @@ export const beforeCall: (
   context: Pick<Context, "now" | "startedAt" | "bounds" | "cost">,
   extraMillis?: number
 ) => Option.Option<End> = internal.beforeCall
+
+/**
+ * The time the run has left under `max_wall_clock_ms` at Clock time `now`, in
+ * milliseconds (zero or less once the bound is reached); `undefined` when no
+ * wall-clock bound is set. `beforeCall` ends the run when it is used up; the
+ * interpreter runs a model call or a turn's tool calls for at most this long.
+ *
+ * @since 0.2.0
+ * @category decisions
+ */
+export const timeLeft: (bounds: Bounds, startedAt: number, now: number) => number | undefined = internal.timeLeft
+
+/**
+ * The end of a run whose work (a model call, or a turn's tool calls) the
+ * wall-clock bound cut short: `wall_clock_exceeded`. Cutting the work at
+ * `timeLeft` is the bound itself, not a choice; this is its ending, the same
+ * value every time.
+ *
+ * @since 0.2.0
+ * @category decisions
+ */
+export const pastDeadline: End = internal.pastDeadline
+
+/**
+ * The reaction to a context reduction, given the kernel's token estimate of
+ * the context before it and of what the context provider returned (`after`,
+ * `undefined` when the provider could not reduce): the run ends
+ * `context_exhausted` unless the context is strictly smaller, since the same
+ * request again would overflow again (the spec's "no context provider can
+ * shrink further"). `None`: send the smaller context.
+ *
+ * @since 0.2.0
+ * @category decisions
+ */
+export const afterReduction: (
+  error: ModelError.ModelError,
+  before: number,
+  after: number | undefined
+) => Option.Option<End> = internal.afterReduction
+
+/**
+ * Whether a decision spends a retry: a `Retry`, or a `Fallback` the session
+ * budget was charged for (`before` is the budget's state before the
+ * decision). The provider-wide `RetryQuota` is asked for exactly these; a
+ * free fallback, a reduction or an end never asks it.
+ *
+ * @since 0.2.0
+ * @category decisions
+ */
+export const spendsRetry: (decision: Decision, before: RetryBudget.State) => boolean = internal.spendsRetry
+
+/**
+ * The reaction to the provider-wide `RetryQuota`'s answer for a decision that
+ * spends a retry: a refusal ends the run `retry_budget_exhausted`, as an
+ * empty session budget does; a grant (`None`) lets the decision stand.
+ *
+ * @since 0.2.0
+ * @category decisions
+ */
+export const afterQuota: (granted: boolean, error: ModelError.ModelError) => Option.Option<End> = internal.afterQuota
 
 /**
  * The bound checked before every turn: `max_turns`.

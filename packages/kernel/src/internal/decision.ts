@@ -4,6 +4,7 @@ import * as Option from "effect/Option"
 import type * as Decision from "../Decision.js"
 import * as ModelError from "../ModelError.js"
 import type * as ModelProvider from "../ModelProvider.js"
+import type * as RetryBudget from "../RetryBudget.js"
 import type * as RunOutcome from "../RunOutcome.js"
 
 /** @internal */
@@ -22,16 +23,20 @@ export const beforeTurn = (turns: number, bounds: Decision.Bounds): Option.Optio
   turns >= bounds.max_turns ? Option.some(End({ status: "max_turns" })) : Option.none()
 
 /** @internal */
+export const timeLeft = (bounds: Decision.Bounds, startedAt: number, now: number): number | undefined =>
+  bounds.max_wall_clock_ms === undefined ? undefined : bounds.max_wall_clock_ms - (now - startedAt)
+
+/** @internal */
+export const pastDeadline: Decision.End = End({ status: "wall_clock_exceeded" })
+
+/** @internal */
 export const beforeCall = (
   context: Pick<Decision.Context, "now" | "startedAt" | "bounds" | "cost">,
   extraMillis = 0
 ): Option.Option<Decision.End> => {
   const { bounds } = context
-  if (
-    bounds.max_wall_clock_ms !== undefined &&
-    context.now + extraMillis - context.startedAt >= bounds.max_wall_clock_ms
-  )
-    return Option.some(End({ status: "wall_clock_exceeded" }))
+  const left = timeLeft(bounds, context.startedAt, context.now + extraMillis)
+  if (left !== undefined && left <= 0) return Option.some(End({ status: "wall_clock_exceeded" }))
   if (bounds.max_cost_usd !== undefined && context.cost !== null && context.cost >= bounds.max_cost_usd)
     return Option.some(End({ status: "cost_exceeded" }))
   return Option.none()
@@ -44,6 +49,23 @@ export const afterResponse = (stopReason: ModelProvider.StopReason, toolCalls: n
     : toolCalls === 0
       ? Option.some(End({ status: "completed" }))
       : Option.none()
+
+/** @internal */
+export const afterReduction = (
+  error: ModelError.ModelError,
+  before: number,
+  after: number | undefined
+): Option.Option<Decision.End> =>
+  // Only a strictly smaller context may be sent: the same request again would overflow again.
+  after === undefined || after >= before ? Option.some(End({ status: "context_exhausted", error })) : Option.none()
+
+/** @internal */
+export const spendsRetry = (decision: Decision.Decision, before: RetryBudget.State): boolean =>
+  decision._tag === "Retry" || (decision._tag === "Fallback" && decision.budget.used > before.used)
+
+/** @internal */
+export const afterQuota = (granted: boolean, error: ModelError.ModelError): Option.Option<Decision.End> =>
+  granted ? Option.none() : Option.some(End({ status: "retry_budget_exhausted", error }))
 
 /** @internal */
 export const decide = (

@@ -356,7 +356,7 @@ function* eachTurn(run: Run, cursor: Cursor) {
       if (env.settings.max_wall_clock_ms === undefined) result = yield* attempted
       else {
         const bounded = yield* withinDeadline(run, cursor, attempted)
-        if (Option.isNone(bounded)) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
+        if (Option.isNone(bounded)) return yield* end(run, cursor, Decision.pastDeadline)
         result = bounded.value
       }
       // One reading of the clock for the call's end: its metric, its event and the retry decision.
@@ -439,7 +439,7 @@ function* eachTurn(run: Run, cursor: Cursor) {
         )
       )
     toolsDone(cursor, calls, results)
-    if (!finished) return yield* end(run, cursor, Decision.End({ status: "wall_clock_exceeded" }))
+    if (!finished) return yield* end(run, cursor, Decision.pastDeadline)
     turnEnded(run, cursor, turn, span, turnStartedAt, now(run), response.stop_reason, calls.length)
     // The turn's end goes out on its own, before the next turn's bounds are checked and its state made: an
     // observer of turn_ended sees the turn that ended, and the time it takes counts before a call is announced.
@@ -450,9 +450,8 @@ function* eachTurn(run: Run, cursor: Cursor) {
 
 /** Runs the effect within the run's wall-clock bound, if one is set; `None` when the bound cut it short. */
 function* withinDeadline<A, E>(run: Run, cursor: Cursor, effect: Effect.Effect<A, E>) {
-  const bound = run.env.settings.max_wall_clock_ms
-  if (bound === undefined) return Option.some(yield* effect)
-  const left = SessionState.figures(cursor.state).started_at + bound - now(run)
+  const left = Decision.timeLeft(run.env.settings, SessionState.figures(cursor.state).started_at, now(run))
+  if (left === undefined) return Option.some(yield* effect)
   return left <= 0 ? Option.none<A>() : yield* Effect.timeoutOption(effect, Duration.millis(left))
 }
 
@@ -737,10 +736,11 @@ function* afterFailure(
     budget: env.budget,
     budgetState: cursor.state.budget
   })
-  // The provider-wide quota is asked only for what the session budget was charged for: a retry,
-  // or a fallback step after a retryable error. A refusal ends the run as an empty budget does.
-  if (decision._tag === "Retry" || (decision._tag === "Fallback" && decision.budget.used > cursor.state.budget.used)) {
-    if (!(yield* run.quota.acquire({ model, category: error.category }))) {
+  // The provider-wide quota is asked only for what the session budget was charged for.
+  if (Decision.spendsRetry(decision, cursor.state.budget)) {
+    const granted = yield* run.quota.acquire({ model, category: error.category })
+    const refused = Decision.afterQuota(granted, error)
+    if (Option.isSome(refused)) {
       if (listening(env))
         note(cursor, {
           type: "retry_quota_exhausted",
@@ -750,7 +750,7 @@ function* afterFailure(
           category: error.category,
           message: error.message
         })
-      return yield* end(run, cursor, Decision.End({ status: "retry_budget_exhausted", error }))
+      return yield* end(run, cursor, refused.value)
     }
   }
   switch (decision._tag) {
@@ -1012,10 +1012,12 @@ function* reduceContext(run: Run, cursor: Cursor, turn: number, error: ModelErro
     estimatedTokens: before,
     targetTokens: target
   })
-  if (Option.isNone(reduced)) return yield* end(run, cursor, Decision.End({ status: "context_exhausted", error }))
-  const after = TokenEstimate.messages(reduced.value)
-  // Only a strictly smaller context may be sent: the same request again would overflow again.
-  if (after >= before) return yield* end(run, cursor, Decision.End({ status: "context_exhausted", error }))
+  const after = Option.isSome(reduced) ? TokenEstimate.messages(reduced.value) : undefined
+  const exhausted = Decision.afterReduction(error, before, after)
+  if (Option.isSome(exhausted)) return yield* end(run, cursor, exhausted.value)
+  // `afterReduction` ends the run unless the provider reduced: past it, there is a smaller context.
+  if (Option.isNone(reduced) || after === undefined)
+    return yield* Effect.dieMessage("Decision.afterReduction let an unreduced context through")
   cursor.state = { ...cursor.state, context: Log.fromArray(reduced.value), contextTokens: after }
   if (run.spans.enabled)
     run.spans.event(
