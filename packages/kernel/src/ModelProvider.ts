@@ -380,6 +380,12 @@ export class CurrentCallTimeouts extends Context.Reference<CurrentCallTimeouts>(
   }
 ) {}
 
+/** The settings the call timeouts come from. */
+type TimeoutSettings = Pick<
+  Settings.Settings,
+  "model_connect_timeout_ms" | "model_first_byte_timeout_ms" | "model_idle_timeout_ms" | "model_attempt_timeout_ms"
+>
+
 /**
  * The call timeouts a session's settings ask for. Durations never change,
  * so the default settings' ones are made once and shared.
@@ -387,12 +393,7 @@ export class CurrentCallTimeouts extends Context.Reference<CurrentCallTimeouts>(
  * @since 0.2.0
  * @category constructors
  */
-export const callTimeoutsFrom = (
-  settings: Pick<
-    Settings.Settings,
-    "model_connect_timeout_ms" | "model_first_byte_timeout_ms" | "model_idle_timeout_ms" | "model_attempt_timeout_ms"
-  >
-): CallTimeouts => {
+export const callTimeoutsFrom = (settings: TimeoutSettings): CallTimeouts => {
   const defaults = Settings.defaults
   return settings.model_connect_timeout_ms === defaults.model_connect_timeout_ms &&
     settings.model_first_byte_timeout_ms === defaults.model_first_byte_timeout_ms &&
@@ -401,11 +402,6 @@ export const callTimeoutsFrom = (
     ? defaultCallTimeouts()
     : timeoutsOf(settings)
 }
-
-type TimeoutSettings = Pick<
-  Settings.Settings,
-  "model_connect_timeout_ms" | "model_first_byte_timeout_ms" | "model_idle_timeout_ms" | "model_attempt_timeout_ms"
->
 
 const timeoutsOf = (settings: TimeoutSettings): CallTimeouts => ({
   connect: Duration.millis(settings.model_connect_timeout_ms),

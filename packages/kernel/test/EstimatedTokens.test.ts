@@ -2,7 +2,7 @@
  * A `model_request`'s `estimated_tokens` is the kernel's estimate of the
  * request it announces (`TokenEstimate.request`): system prompt, messages and
  * tool definitions. The loop keeps the part without the messages while the
- * definitions stay the same array, with a system prompt too (perf13: it was
+ * definitions stay the same (compared one by one), with a system prompt too (perf13: it was
  * recomputed at every step when a session had one), so these tests hold the
  * figure to the whole estimate of each request, across turns and when the
  * toolbox hands out new definitions.

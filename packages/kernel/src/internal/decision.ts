@@ -36,7 +36,7 @@ export const beforeCall = (
 ): Option.Option<Decision.End> => {
   const { bounds } = context
   const left = timeLeft(bounds, context.startedAt, context.now + extraMillis)
-  if (left !== undefined && left <= 0) return Option.some(End({ status: "wall_clock_exceeded" }))
+  if (left !== undefined && left <= 0) return Option.some(pastDeadline)
   if (bounds.max_cost_usd !== undefined && context.cost !== null && context.cost >= bounds.max_cost_usd)
     return Option.some(End({ status: "cost_exceeded" }))
   return Option.none()

@@ -107,8 +107,8 @@ const patch = (run: SessionApi.RunState, p: Partial<SessionApi.RunState>): Sessi
 })
 
 /**
- * The state with these figures of the run. Written out, as every state the
- * loop makes is: a spread with fields written over it is a slow path in V8,
+ * The state with these figures of the run. Written out, as every state a
+ * step makes is: a spread with fields written over it is a slow path in V8,
  * several times the cost of the copy itself.
  */
 const withFigures = (state: State, run: SessionApi.RunState): State => ({
