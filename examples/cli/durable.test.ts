@@ -61,7 +61,20 @@ const start = (
   const finished = new Promise<Finished>((resolve) =>
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
   )
-  return { child, finished }
+  return { child, finished, output: () => `stdout:\n${stdout}\nstderr:\n${stderr}` }
+}
+
+/**
+ * `promise`, or a failure naming the stage it hung in and what the process wrote so far, once `ms` of real
+ * time have passed: a stage that never ends fails with where it was, where vitest's timeout says nothing
+ * (the bounds are many times what each stage takes on a loaded machine).
+ */
+const within = <A>(promise: Promise<A>, ms: number, stage: string, output: () => string): Promise<A> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${stage}: not done after ${ms} ms; the process wrote\n${output()}`)), ms)
+  })
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
 }
 
 /** A small seeded generator (mulberry32): the same moments on every run of the test. */
@@ -286,11 +299,11 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
     )
     const env = { ANTHROPIC_BASE_URL: provider.url }
     const args = ["--provider", "anthropic", "--json", "--session", store]
+    const run = start([...args, "--prompt", "wait"], env)
     try {
-      const run = start([...args, "--prompt", "wait"], env)
-      await suspendedIn(store)
+      await within(suspendedIn(store), 20_000, "waiting for the run to suspend", run.output)
       run.child.kill("SIGINT")
-      const first = await run.finished
+      const first = await within(run.finished, 15_000, "waiting for the process to end after SIGINT", run.output)
       assert.strictEqual(first.code, 130, first.stderr)
       assert.strictEqual(await status(store), "interrupted")
       const state = Option.getOrThrow(await stored(store))
@@ -299,13 +312,15 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
         ["user"]
       )
       // Stopped, not suspended: the next start does not finish the wait, it takes the next prompt.
-      const next = await start([...args, "--prompt", "again"], env).finished
+      const again = start([...args, "--prompt", "again"], env)
+      const next = await within(again.finished, 15_000, "the next run on the store", again.output)
       assert.strictEqual(next.code, 0, next.stderr)
       assert.deepStrictEqual(
         Option.getOrThrow(await stored(store)).history.map((message) => message.role),
         ["user", "user", "assistant"]
       )
     } finally {
+      if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill("SIGKILL")
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }
   })
