@@ -5,7 +5,7 @@
  * definitions stay the same (compared one by one), with a system prompt too (perf13: it was
  * recomputed at every step when a session had one), so these tests hold the
  * figure to the whole estimate of each request, across turns and when the
- * toolbox hands out new definitions.
+ * toolbox hands out new definitions, or changes the array it handed out.
  */
 import { Content, EventBus, type KernelEvent, Session, TokenEstimate, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
@@ -32,8 +32,12 @@ const runUnder = (system: string | undefined, toolbox: Toolbox.Service, turns: n
     )
     const outcome = yield* session.run("hi")
     expect(outcome.status).toBe("completed")
-    const estimates = events.flatMap((event) => (event.type === "model_request" ? [event.estimated_tokens] : []))
-    return { estimates, requests: yield* model.requests }
+    const announced = events.flatMap((event) => (event.type === "model_request" ? [event] : []))
+    return {
+      estimates: announced.map((event) => event.estimated_tokens),
+      tools: announced.map((event) => event.tools),
+      requests: yield* model.requests
+    }
   })
 
 const echo = (call: Content.ToolUseBlock) => Effect.succeed(Content.toolResult(call.id, JSON.stringify(call.input)))
@@ -69,6 +73,29 @@ describe("model_request estimated_tokens", () => {
       expect(requests).toHaveLength(6)
       expect(new Set(requests.map((request) => JSON.stringify(request.tools))).size).toBe(4)
       expect(estimates).toEqual(requests.map((request) => TokenEstimate.request(request)))
+    })
+  )
+
+  // From the review of perf13: the estimate was kept by the definitions array's identity, so a toolbox that
+  // adds a tool it found to the one array it hands out kept the first request's figure.
+  it.effect("follows a definitions array the toolbox changes in place, with and without a system prompt", () =>
+    Effect.gen(function* () {
+      for (const system of [undefined, "You are a careful agent."]) {
+        const definitions: Array<ReturnType<typeof definition>> = []
+        const toolbox: Toolbox.Service = {
+          definitions: Effect.sync(() => {
+            definitions.push(definition(`t${definitions.length}`, "a tool found since the last request ".repeat(20)))
+            return definitions
+          }),
+          invoke: echo
+        }
+        const { estimates, tools, requests } = yield* runUnder(system, toolbox, 2)
+        // The array grew after each request was sent: each held its first `tools` definitions then.
+        const sent = requests.map((request, i) =>
+          TokenEstimate.request({ system, messages: request.messages, tools: definitions.slice(0, tools[i]) })
+        )
+        expect(estimates).toEqual(sent)
+      }
     })
   )
 })

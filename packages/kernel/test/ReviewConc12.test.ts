@@ -57,6 +57,27 @@ const hanging = (started: Deferred.Deferred<void>, log: Array<string>, releaseMs
     )
   )
 
+/** A session over `generate` with an attempt timeout of two seconds; `calls` counts its model calls. */
+const countedSession = (
+  generate: () => Effect.Effect<ModelProvider.ModelResponse, never>,
+  events: Array<KernelEvent.KernelEvent>
+) =>
+  Effect.gen(function* () {
+    let calls = 0
+    const session = yield* sessionOf(
+      () => {
+        calls++
+        return generate()
+      },
+      2_000,
+      events
+    )
+    return { session, calls: () => calls }
+  })
+
+/** A call that runs five seconds uninterruptibly, then answers. */
+const stubborn = () => Effect.uninterruptible(Effect.as(Effect.sleep(5_000), answer))
+
 const types = (events: ReadonlyArray<KernelEvent.KernelEvent>) => events.map((event) => event.type)
 const runEnded = (events: ReadonlyArray<KernelEvent.KernelEvent>) =>
   events.flatMap((event) => (event.type === "run_ended" ? [event.status] : []))
@@ -120,16 +141,8 @@ describe("review conc12: a run interrupted while a model call waits (TestClock)"
   it.effect("a call that ignores interruption is waited for to its end; its timer fires into nothing", () =>
     Effect.gen(function* () {
       const events: Array<KernelEvent.KernelEvent> = []
-      let calls = 0
       // Five seconds, uninterruptibly; the attempt's timeout is two.
-      const session = yield* sessionOf(
-        () => {
-          calls++
-          return Effect.uninterruptible(Effect.as(Effect.sleep(5_000), answer))
-        },
-        2_000,
-        events
-      )
+      const { session, calls } = yield* countedSession(stubborn, events)
       const run = yield* Effect.fork(session.run("go"))
       yield* TestClock.adjust(1_000)
       const interrupting = yield* Effect.fork(Fiber.interrupt(run))
@@ -137,7 +150,7 @@ describe("review conc12: a run interrupted while a model call waits (TestClock)"
       assert.isNull(run.unsafePoll(), "the run ended while its call still ran")
       yield* TestClock.adjust(1)
       assertInterrupted(yield* Fiber.join(interrupting))
-      assert.strictEqual(calls, 1)
+      assert.strictEqual(calls(), 1)
       assert.deepStrictEqual(runEnded(events), ["interrupted"])
     })
   )
@@ -145,22 +158,14 @@ describe("review conc12: a run interrupted while a model call waits (TestClock)"
   it.effect("not interrupted, a call that ignores its timeout is waited for: its Timeout comes when it ends", () =>
     Effect.gen(function* () {
       const events: Array<KernelEvent.KernelEvent> = []
-      let calls = 0
-      const session = yield* sessionOf(
-        () => {
-          calls++
-          return Effect.uninterruptible(Effect.as(Effect.sleep(5_000), answer))
-        },
-        2_000,
-        events
-      )
+      const { session, calls } = yield* countedSession(stubborn, events)
       const run = yield* Effect.fork(session.run("go"))
       yield* TestClock.adjust(4_999)
       assert.notInclude(types(events), "retry_scheduled")
       yield* TestClock.adjust(1)
       // The interruption the timer sent lands as the call leaves its uninterruptible region: a Timeout.
       assert.include(types(events), "retry_scheduled")
-      assert.strictEqual(calls, 1)
+      assert.strictEqual(calls(), 1)
       // And the retry's sleep is interruptible.
       assertInterrupted(yield* Fiber.interrupt(run))
       assert.deepStrictEqual(runEnded(events), ["interrupted"])
@@ -335,21 +340,13 @@ describe("review conc12: the run's fiber after a wait", () => {
   it.effect("a timed-out call (no finalizer): the retry's sleep is interruptible", () =>
     Effect.gen(function* () {
       const events: Array<KernelEvent.KernelEvent> = []
-      let calls = 0
-      const session = yield* sessionOf(
-        () => {
-          calls++
-          return Effect.never
-        },
-        2_000,
-        events
-      )
+      const { session, calls } = yield* countedSession(() => Effect.never, events)
       const run = yield* Effect.fork(session.run("go"))
       yield* TestClock.adjust(2_000) // the attempt times out; its retry sleeps 500 ms
       assert.include(types(events), "retry_scheduled")
       assertInterrupted(yield* Fiber.interrupt(run))
       assert.deepStrictEqual(runEnded(events), ["interrupted"])
-      assert.strictEqual(calls, 1)
+      assert.strictEqual(calls(), 1)
     })
   )
 
