@@ -399,7 +399,7 @@ export const callTimeoutsFrom = (settings: TimeoutSettings): CallTimeouts => {
     settings.model_first_byte_timeout_ms === defaults.model_first_byte_timeout_ms &&
     settings.model_idle_timeout_ms === defaults.model_idle_timeout_ms &&
     settings.model_attempt_timeout_ms === defaults.model_attempt_timeout_ms
-    ? defaultCallTimeouts()
+    ? defaultCallTimeouts
     : timeoutsOf(settings)
 }
 
@@ -410,12 +410,8 @@ const timeoutsOf = (settings: TimeoutSettings): CallTimeouts => ({
   attempt: Duration.millis(settings.model_attempt_timeout_ms)
 })
 
-/** The default settings' call timeouts, once made (on first use: `Settings` may not be loaded before this module). */
-let defaultSettingsTimeouts: CallTimeouts | undefined
-
 /**
  * The default settings' call timeouts, made once: durations never change, and most sessions have
  * these. Frozen: every default session's provider sees the one object.
  */
-const defaultCallTimeouts = (): CallTimeouts =>
-  (defaultSettingsTimeouts ??= Object.freeze(timeoutsOf(Settings.defaults)))
+const defaultCallTimeouts: CallTimeouts = Object.freeze(timeoutsOf(Settings.defaults))

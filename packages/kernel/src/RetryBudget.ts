@@ -140,14 +140,11 @@ export const fromSettings = (
 ): Budget =>
   settings.max_session_retries === Settings.defaults.max_session_retries &&
   settings.session_retries_refill === Settings.defaults.session_retries_refill
-    ? defaultBudget()
+    ? defaultBudget
     : budgetOf(settings)
 
 const budgetOf = (settings: Pick<Settings.Settings, "max_session_retries" | "session_retries_refill">): Budget =>
   settings.session_retries_refill ? refilling(settings.max_session_retries) : fixed(settings.max_session_retries)
-
-/** The default settings' budget, once made (on first use: `Settings` may not be loaded before this module). */
-let defaultSettingsBudget: Budget | undefined
 
 /**
  * The budget of the default settings, made once: a budget holds no state (each session's is in its
@@ -155,14 +152,11 @@ let defaultSettingsBudget: Budget | undefined
  * Frozen, with its initial state: every default session shares them (`Session.state` hands the state
  * out), so a change one caller made through a cast would reach every other session.
  */
-const defaultBudget = (): Budget => {
-  if (defaultSettingsBudget === undefined) {
-    const budget = budgetOf(Settings.defaults)
-    Object.freeze(budget.initial)
-    defaultSettingsBudget = Object.freeze(budget)
-  }
-  return defaultSettingsBudget
-}
+const defaultBudget: Budget = (() => {
+  const budget = budgetOf(Settings.defaults)
+  Object.freeze(budget.initial)
+  return Object.freeze(budget)
+})()
 
 /**
  * The budget service in context. Default: `fromSettings`, the budget the
