@@ -13,8 +13,6 @@ import type { ModelProvider } from "@agent-kernel/kernel"
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as JSONSchema from "effect/JSONSchema"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as PluginError from "./PluginError.js"
 import type * as ToolProvider from "./ToolProvider.js"
@@ -56,10 +54,11 @@ export interface Tool<R = never> {
 export const tool = <A, I, E, R>(options: {
   readonly name: string
   readonly description: string
-  readonly parameters: Schema.Schema<A, I>
+  readonly parameters: Schema.Codec<A, I>
   readonly handler: (parameters: A) => Effect.Effect<unknown, E, R>
 }): Tool<R> => {
-  const decode = Schema.decodeUnknown(options.parameters, { errors: "all" })
+  // The input is JSON from the model: decoded by the JSON codec the offered schema describes.
+  const decode = Schema.decodeUnknownEffect(Schema.toCodecJson(options.parameters), { errors: "all" })
   return {
     name: options.name,
     description: options.description,
@@ -71,14 +70,14 @@ export const tool = <A, I, E, R>(options: {
             new PluginError.InvalidInput({
               provider,
               tool: options.name,
-              issues: ParseResult.TreeFormatter.formatErrorSync(error)
+              issues: error.message
             })
         ),
         Effect.flatMap((parameters) =>
           Effect.suspend(() => options.handler(parameters)).pipe(
-            Effect.catchAllCause((cause) =>
-              Cause.isInterruptedOnly(cause)
-                ? Effect.failCause(cause as Cause.Cause<never>)
+            Effect.catchCause((cause) =>
+              Cause.hasInterruptsOnly(cause)
+                ? Effect.failCause(Cause.fromReasons<never>(cause.reasons.filter(Cause.isInterruptReason)))
                 : Effect.fail(fromCause(cause, provider, options.name))
             )
           )
@@ -88,10 +87,12 @@ export const tool = <A, I, E, R>(options: {
   }
 }
 
-const inputSchemaOf = <A, I>(schema: Schema.Schema<A, I>): Record<string, unknown> => {
-  // Models want the bare object schema; the meta-schema URI is noise to them.
-  const { $schema: _, ...rest } = JSONSchema.make(schema)
-  return rest
+const inputSchemaOf = (schema: Schema.Constraint): Record<string, unknown> => {
+  // What the model may send: the JSON codec's side, with no properties beyond those modelled.
+  const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" })
+  return Object.keys(document.definitions).length === 0
+    ? { ...document.schema }
+    : { ...document.schema, $defs: document.definitions }
 }
 
 const render = (value: unknown): string => {
@@ -101,7 +102,7 @@ const render = (value: unknown): string => {
 }
 
 const fromCause = <E>(cause: Cause.Cause<E>, provider: string, tool: string): PluginError.PluginError => {
-  const failure = Cause.failureOption(cause)
+  const failure = Cause.findErrorOption(cause)
   if (failure._tag === "Some") {
     return new PluginError.ToolFailed({ provider, tool, text: describe(failure.value) })
   }

@@ -1,7 +1,7 @@
 /**
  * MCP servers over stdio, as tool providers.
  *
- * Each server is a subprocess described by an @effect/platform `Command` and
+ * Each server is a subprocess described by an `effect/process` `Command` and
  * started (in its own process group) by the `ProcessSpawner` in context, as
  * a resource of the scope `make` runs in: lazily on first use, and again
  * lazily after a crash. The protocol goes through the official SDK `Client`
@@ -21,17 +21,17 @@
  * @since 0.1.0
  */
 import { EventBus } from "@agent-kernel/kernel"
-import * as Command from "@effect/platform/Command"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import type * as FileSystem from "effect/FileSystem"
 import * as MutableRef from "effect/MutableRef"
+import * as ChildProcess from "effect/process/ChildProcess"
+import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import * as content from "./internal/content.js"
 import * as McpConnection from "./internal/mcpConnection.js"
 import * as PluginError from "./PluginError.js"
@@ -137,7 +137,7 @@ export const environment = (
   return { ...result, ...config.env }
 }
 
-const Arguments = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const Arguments = Schema.Record(Schema.String, Schema.Unknown)
 
 const highestBit = (n: number): number => 31 - Math.clz32(n)
 
@@ -145,11 +145,11 @@ const highestBit = (n: number): number => 31 - Math.clz32(n)
  * Declares an MCP stdio server. Nothing is started until the first `list`
  * or `call`; every process is killed when the scope closes. The process is
  * started by the `ProcessSpawner` in context: by default through the
- * `CommandExecutor` in context, or, on Node, straight from `child_process`
- * with `NodeProcessSpawner` (`@agent-kernel/plugins/node`), which sees a
- * crash sooner. /proc is read through the `FileSystem` in context
- * (`NodeContext.layer`, or `NodeProcessSpawner.layer`, provides both). The
- * spawner is the one in context when `make` runs.
+ * `ChildProcessSpawner` in context, or, on Node, straight from
+ * `child_process` with `NodeProcessSpawner` (`@agent-kernel/plugins/node`),
+ * which sees a crash sooner. /proc is read through the `FileSystem` in
+ * context (`NodeServices.layer`, or `NodeProcessSpawner.layer`, provides
+ * both). The spawner is the one in context when `make` runs.
  *
  * @example
  * ```ts
@@ -168,11 +168,11 @@ const highestBit = (n: number): number => 31 - Math.clz32(n)
  */
 export const make = (
   config: Config
-): Effect.Effect<McpStdio, never, CommandExecutor.CommandExecutor | FileSystem.FileSystem | Scope.Scope> =>
+): Effect.Effect<McpStdio, never, ChildProcessSpawner.ChildProcessSpawner | FileSystem.FileSystem | Scope.Scope> =>
   Effect.gen(function* () {
-    const services = yield* Effect.context<CommandExecutor.CommandExecutor | FileSystem.FileSystem>()
+    const services = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner | FileSystem.FileSystem>()
     const sessionScope = yield* Effect.scope
-    const lock = yield* Effect.makeSemaphore(1)
+    const lock = yield* Semaphore.make(1)
     const current = yield* Ref.make<McpConnection.Connection | undefined>(undefined)
     const counters = yield* Ref.make({ spawns: 0, crashes: 0, junkLines: 0 })
     // Set from the SDK's notification callback, outside any fiber.
@@ -180,10 +180,13 @@ export const make = (
     const provider = config.name
     const options: McpConnection.Options = {
       provider,
-      command: Command.make(config.command, ...(config.args ?? [])).pipe(
-        Command.env(environment(config), { extendEnv: false }),
-        (c) => (config.cwd === undefined ? c : Command.workingDirectory(c, config.cwd))
-      ),
+      command: ChildProcess.make(config.command, config.args ?? [], {
+        env: environment(config),
+        extendEnv: false,
+        cwd: config.cwd,
+        // What is still running when its scope closes is killed, not asked (the shutdown asked already).
+        killSignal: "SIGKILL"
+      }),
       maxMessageBytes: config.maxMessageBytes ?? 64 * 1024 * 1024,
       stderrTailBytes: config.stderrTailBytes ?? 4096,
       shutdownGraceMillis: config.shutdownGraceMillis ?? 1000,
@@ -194,7 +197,7 @@ export const make = (
       onCrashed: Ref.update(counters, (c) => ({ ...c, crashes: c.crashes + 1 })),
       // Reported, never fatal; warned about on the 1st, 2nd, 4th, 8th... so a chatty server cannot flood.
       onBadLines: (added, total, last) =>
-        Effect.zipRight(
+        Effect.andThen(
           Ref.update(counters, (c) => ({ ...c, junkLines: c.junkLines + added })),
           highestBit(total) > highestBit(total - added)
             ? EventBus.publish({
@@ -215,7 +218,7 @@ export const make = (
           yield* Ref.set(current, undefined)
           yield* Scope.close(existing.scope, Exit.fail("ended"))
         }
-        const scope = yield* Scope.fork(sessionScope, ExecutionStrategy.sequential)
+        const scope = yield* Scope.fork(sessionScope, "sequential")
         const conn = yield* McpConnection.open(options, scope).pipe(
           Effect.provide(services),
           Effect.onExit((exit) =>
@@ -229,16 +232,14 @@ export const make = (
 
     // Cleared before asking, so a change announced while the pages come in is not lost.
     const list = Effect.flatMap(connection, (conn) =>
-      Effect.zipRight(
+      Effect.andThen(
         Effect.sync(() => MutableRef.set(toolsChanged, false)),
         McpConnection.listTools(conn)
       )
     )
 
-    // No stack trace on the span: a failed call is routine (the tool failed, the server crashed), and
-    // formatting a stack for each one costs more than the failure itself.
-    const call = Effect.fn("McpStdio.call", { captureStackTrace: false })(function* (tool: string, input: unknown) {
-      const args = yield* Schema.decodeUnknown(Arguments)(input ?? {}).pipe(
+    const call = Effect.fn("McpStdio.call")(function* (tool: string, input: unknown) {
+      const args = yield* Schema.decodeUnknownEffect(Arguments)(input ?? {}).pipe(
         Effect.mapError(
           () => new PluginError.InvalidInput({ provider, tool, issues: "the arguments must be a JSON object" })
         )

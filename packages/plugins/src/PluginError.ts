@@ -18,7 +18,7 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  * @category schemas
  */
-export const Category = Schema.Literal(
+export const Category = Schema.Literals([
   "process_crashed",
   "timeout",
   "spawn_failed",
@@ -30,7 +30,7 @@ export const Category = Schema.Literal(
   "invalid_input",
   "tool_error",
   "unknown_tool"
-)
+])
 
 /**
  * @since 0.1.0
@@ -60,7 +60,7 @@ export class ProcessCrashed extends Schema.TaggedError<ProcessCrashed>("@agent-k
     exitCode: Schema.NullOr(Schema.Number),
     signal: Schema.NullOr(Schema.String),
     stderrTail: Schema.String,
-    during: Schema.Literal("startup", "call"),
+    during: Schema.Literals(["startup", "call"]),
     detail: Schema.optional(Schema.String)
   }
 ) {
@@ -378,7 +378,7 @@ export type PluginError =
  * @since 0.1.0
  * @category schemas
  */
-export const PluginError = Schema.Union(
+export const PluginError = Schema.Union([
   ProcessCrashed,
   ToolTimeout,
   SpawnFailed,
@@ -390,4 +390,4 @@ export const PluginError = Schema.Union(
   InvalidInput,
   ToolFailed,
   UnknownTool
-)
+])

@@ -19,10 +19,9 @@
 import { CircuitBreaker, Content, EventBus, type ModelProvider, Settings, Toolbox } from "@agent-kernel/kernel"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
+import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as Gate from "./Gate.js"
 import { truncate } from "./internal/content.js"
@@ -108,7 +107,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
         strategy: strategy(settings),
         cooldown: settings.breaker_cooldown_ms,
         onTransition: (transition) =>
-          Effect.zipRight(
+          Effect.andThen(
             CircuitBreaker.publishTransition(provider.name)(transition),
             // The probe after the cooldown starts from a fresh process.
             transition.to === "open" ? provider.reset("its circuit breaker opened") : Effect.void
@@ -132,24 +131,16 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
         let reason = "the run was interrupted"
         const timeoutMillis = settings.tool_timeout_ms
         // Not Effect.timeout: the reason must be set before the call is interrupted, so the server is told it.
-        const timer = Effect.sleep(timeoutMillis).pipe(
-          Effect.zipRight(
-            Effect.suspend(() => {
-              reason = `the call timed out after ${timeoutMillis} ms (tool_timeout_ms)`
-              return Effect.fail(new PluginError.ToolTimeout({ provider: entry.provider.name, tool, timeoutMillis }))
-            })
-          )
+        const expired = Effect.andThen(
+          Effect.sleep(timeoutMillis),
+          Effect.suspend(() => {
+            reason = `the call timed out after ${timeoutMillis} ms (tool_timeout_ms)`
+            return Effect.fail(new PluginError.ToolTimeout({ provider: entry.provider.name, tool, timeoutMillis }))
+          })
         )
-        return Effect.raceWith(
-          Effect.locally(effect, ToolProvider.CancelReason, () => reason),
-          timer,
-          {
-            // The answer does not wait for the timer to be torn down: on a crash that wait was the
-            // largest part of the time from the process's death to the error result.
-            onSelfDone: (exit, timerFiber) => Effect.zipRight(Fiber.interruptFork(timerFiber), exit),
-            // A timed-out call is interrupted, and so cancelled (the server is told why), before the answer.
-            onOtherDone: (exit, callFiber) => Effect.zipRight(Fiber.interrupt(callFiber), exit)
-          }
+        return Effect.raceFirst(
+          Effect.provideService(effect, ToolProvider.CancelReason, () => reason),
+          expired
         ).pipe(
           // Only an interruption from outside reaches here (a timeout is a failure): the run was
           // stopped, and so is whatever the provider was doing for it. The next call respawns.
@@ -157,7 +148,7 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
         )
       }).pipe(
         // A defect in a provider is still only this call's failure.
-        Effect.catchAllDefect((defect) =>
+        Effect.catchDefect((defect) =>
           Effect.fail(
             new PluginError.ToolDefect({
               provider: entry.provider.name,
@@ -201,20 +192,20 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
         if ((yield* entry.breaker.status) === "open") return []
         const cached = yield* Ref.get(entry.listed)
         if (cached !== undefined && !(yield* entry.provider.changed)) return cached
-        const outcome = yield* Effect.either(
+        const outcome = yield* Effect.result(
           guarded(entry, "tools/list", withTimeout(entry, "tools/list", entry.provider.list))
         )
-        if (Either.isRight(outcome)) {
-          yield* Ref.set(entry.listed, outcome.right)
+        if (Result.isSuccess(outcome)) {
+          yield* Ref.set(entry.listed, outcome.success)
           yield* Ref.set(entry.listError, undefined)
-          return outcome.right
+          return outcome.success
         }
         // Refused by the breaker (a probe is out): nothing was asked, nothing to report.
-        if (outcome.left._tag === "BreakerOpen") return cached ?? []
-        yield* Ref.set(entry.listError, outcome.left)
+        if (outcome.failure._tag === "BreakerOpen") return cached ?? []
+        yield* Ref.set(entry.listError, outcome.failure)
         yield* EventBus.publish({
           type: "warning",
-          message: `the tools of plugin "${entry.provider.name}" could not be listed: ${outcome.left.message}`
+          message: `the tools of plugin "${entry.provider.name}" could not be listed: ${outcome.failure.message}`
         })
         // A failed refresh keeps the last list; the breaker decides whether the provider stays offered.
         return (yield* entry.breaker.status) === "open" ? [] : (cached ?? [])
@@ -265,20 +256,20 @@ export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never
           ? Effect.fail(new PluginError.Denied({ provider, tool: call.name, reason: decision.reason }))
           : withTimeout(entry, call.name, entry.provider.call(call.name, call.input))
       )
-      const outcome = yield* Effect.either(guarded(entry, call.name, gated))
-      if (Either.isRight(outcome)) {
-        return Content.toolResult(call.id, truncate(outcome.right, settings.max_tool_result_bytes), false)
+      const outcome = yield* Effect.result(guarded(entry, call.name, gated))
+      if (Result.isSuccess(outcome)) {
+        return Content.toolResult(call.id, truncate(outcome.success, settings.max_tool_result_bytes), false)
       }
-      return errorResult(call, `${outcome.left.message}${yield* aftermath(entry, outcome.left)}`)
+      return errorResult(call, `${outcome.failure.message}${yield* aftermath(entry, outcome.failure)}`)
     })
 
     return {
       definitions,
       // The one rule of a toolbox: nothing but interruption escapes `invoke`.
       invoke: (call) =>
-        Effect.catchAllCause(invoke(call), (cause) =>
-          Cause.isInterruptedOnly(cause)
-            ? Effect.failCause(cause as Cause.Cause<never>)
+        Effect.catchCause(invoke(call), (cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(Cause.fromReasons<never>(cause.reasons.filter(Cause.isInterruptReason)))
             : Effect.succeed(errorResult(call, `Tool "${call.name}" failed unexpectedly: ${Cause.pretty(cause)}`))
         ),
       // Nothing a run started may outlive its interruption: every provider is reset (its
@@ -309,17 +300,17 @@ const firstLine = (text: string): string => {
  * @example
  * ```ts
  * import { Gate, McpStdio, PluginToolbox } from "@agent-kernel/plugins"
- * import { NodeContext } from "@effect/platform-node"
+ * import { NodeServices } from "@effect/platform-node"
  * import { Layer } from "effect"
  *
  * const ToolsLive = PluginToolbox.layer({
  *   providers: [McpStdio.make({ name: "everything", command: "mcp-server-everything" })],
  *   settings: { tool_timeout_ms: 30_000 }
- * }).pipe(Layer.provide([NodeContext.layer, Gate.layerRules({ deny: [{ tool: "trigger-*" }] })]))
+ * }).pipe(Layer.provide([NodeServices.layer, Gate.layerRules({ deny: [{ tool: "trigger-*" }] })]))
  * ```
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = <R>(options: Options<R>): Layer.Layer<Toolbox.Toolbox, never, Exclude<R, Scope.Scope>> =>
-  Layer.scoped(Toolbox.Toolbox, make(options))
+  Layer.effect(Toolbox.Toolbox, make(options))

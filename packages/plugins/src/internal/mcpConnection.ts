@@ -4,15 +4,14 @@
  * `request`, which is where a request failed by the process's end becomes that end.
  */
 import type { ModelProvider } from "@agent-kernel/kernel"
-import type * as Command from "@effect/platform/Command"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type * as FileSystem from "@effect/platform/FileSystem"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
-import type * as Chunk from "effect/Chunk"
+import type * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
+import type * as FileSystem from "effect/FileSystem"
+import type * as ChildProcess from "effect/process/ChildProcess"
+import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
 import * as PluginError from "../PluginError.js"
@@ -28,7 +27,7 @@ const MAX_PAGES = 1000
 /** @internal */
 export interface Options {
   readonly provider: string
-  readonly command: Command.Command
+  readonly command: ChildProcess.Command
   readonly maxMessageBytes: number
   readonly stderrTailBytes: number
   readonly shutdownGraceMillis: number
@@ -48,12 +47,12 @@ export interface Options {
 export interface Connection {
   readonly provider: string
   readonly proc: PluginProcess.Proc
-  readonly scope: Scope.CloseableScope
+  readonly scope: Scope.Closeable
   readonly client: Client
   readonly transport: StdioTransport
 }
 
-const feed = (transport: StdioTransport, options: Options) => (chunks: Chunk.Chunk<Uint8Array>) =>
+const feed = (transport: StdioTransport, options: Options) => (chunks: ReadonlyArray<Uint8Array>) =>
   Effect.suspend(() => {
     const before = transport.badLines
     for (const chunk of chunks) transport.feed(chunk)
@@ -68,12 +67,18 @@ const feed = (transport: StdioTransport, options: Options) => (chunks: Chunk.Chu
  */
 export const open = (
   options: Options,
-  scope: Scope.CloseableScope
-): Effect.Effect<Connection, PluginError.PluginError, CommandExecutor.CommandExecutor | FileSystem.FileSystem> =>
+  scope: Scope.Closeable
+): Effect.Effect<
+  Connection,
+  PluginError.PluginError,
+  ChildProcessSpawner.ChildProcessSpawner | FileSystem.FileSystem
+> =>
   Effect.gen(function* () {
-    const stdin = yield* Queue.unbounded<Uint8Array>()
+    const stdin = yield* Queue.unbounded<Uint8Array, Cause.Done>()
     const transport = new StdioTransport({
-      write: (bytes) => Queue.unsafeOffer(stdin, bytes),
+      write: (bytes) => {
+        Queue.offerUnsafe(stdin, bytes)
+      },
       maxMessageBytes: options.maxMessageBytes
     })
     const proc = yield* PluginProcess.spawn({
@@ -88,11 +93,11 @@ export const open = (
       onStarted: options.onStarted,
       // The transport's close makes the SDK fail every pending request at once; each maps it to the end.
       onEnd: (end) =>
-        Effect.zipRight(
+        Effect.andThen(
           end._tag === "Exited" ? options.onCrashed : Effect.void,
           Effect.sync(() => transport.shutdown())
         )
-    }).pipe(Scope.extend(scope))
+    }).pipe(Scope.provide(scope))
     const client = new Client(
       { name: "agent-kernel", version: "0.1.0" },
       {
@@ -142,8 +147,8 @@ export const request = <A>(
   tool: string,
   run: (signal: AbortSignal) => Promise<A>
 ): Effect.Effect<A, PluginError.PluginError> =>
-  Effect.flatMap(FiberRef.get(ToolProvider.CancelReason), (reason) =>
-    Effect.async<A, unknown>((resume) => {
+  Effect.flatMap(Effect.service(ToolProvider.CancelReason), (reason) =>
+    Effect.callback<A, unknown>((resume) => {
       const controller = new AbortController()
       run(controller.signal).then(
         (value) => resume(Effect.succeed(value)),
@@ -153,7 +158,7 @@ export const request = <A>(
     })
   ).pipe(
     // Decided only now, so a call failed by a crash builds one error, the crash's.
-    Effect.catchAll((error) =>
+    Effect.catch((error) =>
       Effect.flatMap(Deferred.poll(conn.proc.ended), (end) =>
         end._tag === "Some"
           ? Effect.flatMap(end.value, (how) => Effect.fail(endError(conn, how, during)))

@@ -4,8 +4,10 @@
  * every reader answers "nothing known" and only the spawned process's own
  * exit is watched.
  */
-import * as FileSystem from "@effect/platform/FileSystem"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import type * as Scope from "effect/Scope"
 import type * as ProcessSpawner from "../ProcessSpawner.js"
 
@@ -178,8 +180,8 @@ export const make: Effect.Effect<Procfs, never, FileSystem.FileSystem> = Effect.
     fs.open(`/proc/${pid}/stat`, { flag: "r" }).pipe(
       Effect.map((file) => {
         const buffer = new Uint8Array(4096)
-        return Effect.zipRight(file.seek(0, "start"), file.read(buffer)).pipe(
-          Effect.map((size) => parseStat(pid, decoder.decode(buffer.subarray(0, Number(size))))),
+        return file.read(buffer, { position: 0n }).pipe(
+          Effect.map((size) => parseStat(pid, decoder.decode(buffer.subarray(0, size)))),
           Effect.orElseSucceed(() => undefined)
         )
       }),
@@ -201,24 +203,20 @@ export const signal = (pid: number, name: NodeJS.Signals): void => {
 /** Signals a whole process group; a group that is gone already is fine. @internal */
 export const signalGroup = (pgid: number, name: NodeJS.Signals): void => signal(-pgid, name)
 
-/**
- * Resumes after the event loop's current turn: whatever the microtask queue
- * holds (fibers just woken, promises just settled) runs first.
- * @internal
- */
-export const nextTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(handle))
-})
+// The runtime's own clock, whatever clock the fiber has: a TestClock never advances a process's death.
+const wallClock: Clock.Clock = Clock.Clock.defaultValue()
 
 /**
- * Sleeps on the wall clock. Process reaping follows wall time, not Effect's
- * Clock: under a TestClock a grace period on the Clock would never end and
- * cleanup would hang.
+ * Runs an effect on the wall clock. Process reaping follows wall time, not
+ * the fiber's Clock: under a TestClock a grace period on that Clock would
+ * never end and cleanup would hang.
  * @internal
  */
-export const wallSleep = (millis: number): Effect.Effect<void> =>
-  Effect.async<void>((resume) => {
-    const timer = setTimeout(() => resume(Effect.void), millis)
-    return Effect.sync(() => clearTimeout(timer))
-  })
+export const onWallClock = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.provideService(effect, Clock.Clock, wallClock)
+
+/**
+ * Sleeps on the wall clock (see `onWallClock`).
+ * @internal
+ */
+export const wallSleep = (millis: number): Effect.Effect<void> => wallClock.sleep(Duration.millis(millis))
