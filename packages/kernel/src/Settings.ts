@@ -6,21 +6,31 @@
  *
  * @since 0.1.0
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as Config from "effect/Config"
-import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as FileSystem from "effect/FileSystem"
+import * as Formatter from "effect/Formatter"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Record from "effect/Record"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 
-const Millis = Schema.Number.pipe(Schema.finite(), Schema.nonNegative())
+const NonNegative = Schema.Number.check(
+  Schema.isFinite(),
+  Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number" })
+)
+const Millis = NonNegative
 // A zero timeout would fail every call at once: a bound must leave room for the call.
-const PositiveMillis = Schema.Number.pipe(Schema.finite(), Schema.positive())
-const Count = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
-const PositiveCount = Schema.Number.pipe(Schema.int(), Schema.positive())
+const PositiveMillis = Schema.Number.check(
+  Schema.isFinite(),
+  Schema.isGreaterThan(0, { expected: "a positive number" })
+)
+const Count = Schema.Number.check(
+  Schema.isInt(),
+  Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number" })
+)
+const PositiveCount = Schema.Number.check(Schema.isInt(), Schema.isGreaterThan(0, { expected: "a positive number" }))
 
 /**
  * Prices of one model in US dollars per million tokens.
@@ -29,10 +39,10 @@ const PositiveCount = Schema.Number.pipe(Schema.int(), Schema.positive())
  * @category schemas
  */
 export const ModelPrice = Schema.Struct({
-  input_per_mtok: Schema.Number.pipe(Schema.nonNegative()),
-  output_per_mtok: Schema.Number.pipe(Schema.nonNegative()),
-  cache_read_per_mtok: Schema.optional(Schema.Number.pipe(Schema.nonNegative())),
-  cache_write_per_mtok: Schema.optional(Schema.Number.pipe(Schema.nonNegative()))
+  input_per_mtok: NonNegative,
+  output_per_mtok: NonNegative,
+  cache_read_per_mtok: Schema.optional(NonNegative),
+  cache_write_per_mtok: Schema.optional(NonNegative)
 })
 
 /**
@@ -50,7 +60,7 @@ export interface ModelPrice extends Schema.Schema.Type<typeof ModelPrice> {}
  * @since 0.1.0
  * @category schemas
  */
-export const JitterKind = Schema.Literal("proportional", "full", "none")
+export const JitterKind = Schema.Literals(["proportional", "full", "none"])
 
 /**
  * @since 0.1.0
@@ -58,8 +68,8 @@ export const JitterKind = Schema.Literal("proportional", "full", "none")
  */
 export type JitterKind = typeof JitterKind.Type
 
-const withDefault = <S extends Schema.Schema.AnyNoContext>(schema: S, value: Schema.Schema.Type<S>) =>
-  Schema.optionalWith(schema, { default: () => value, exact: true })
+const withDefault = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, value: S["Type"]) =>
+  schema.pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed(value)))
 
 /**
  * The settings Schema. Every key has a default, so `{}` decodes.
@@ -69,7 +79,13 @@ const withDefault = <S extends Schema.Schema.AnyNoContext>(schema: S, value: Sch
  */
 export const Settings = Schema.Struct({
   base_delay_ms: withDefault(Millis, 500),
-  backoff_factor: withDefault(Schema.Number.pipe(Schema.finite(), Schema.greaterThanOrEqualTo(1)), 2),
+  backoff_factor: withDefault(
+    Schema.Number.check(
+      Schema.isFinite(),
+      Schema.isGreaterThanOrEqualTo(1, { expected: "a number greater than or equal to 1" })
+    ),
+    2
+  ),
   max_retries: withDefault(Count, 5),
   max_delay_ms: withDefault(Millis, 30_000),
   jitter: withDefault(JitterKind, "proportional"),
@@ -77,11 +93,11 @@ export const Settings = Schema.Struct({
   max_session_retries: withDefault(Count, 20),
   session_retries_refill: withDefault(Schema.Boolean, true),
   max_turns: withDefault(PositiveCount, 100),
-  max_wall_clock_ms: Schema.optionalWith(Millis, { exact: true }),
-  max_cost_usd: Schema.optionalWith(Schema.Number.pipe(Schema.finite(), Schema.nonNegative()), { exact: true }),
-  prices: withDefault(Schema.Record({ key: Schema.String, value: ModelPrice }), {}),
+  max_wall_clock_ms: Schema.optionalKey(Millis),
+  max_cost_usd: Schema.optionalKey(NonNegative),
+  prices: withDefault(Schema.Record(Schema.String, ModelPrice), {}),
   max_context_reductions: withDefault(Count, 3),
-  fallback_models: withDefault(Schema.Array(Schema.NonEmptyTrimmedString), []),
+  fallback_models: withDefault(Schema.Array(Schema.Trimmed.check(Schema.isNonEmpty())), []),
   model_connect_timeout_ms: withDefault(PositiveMillis, 10_000),
   model_first_byte_timeout_ms: withDefault(PositiveMillis, 600_000),
   model_idle_timeout_ms: withDefault(PositiveMillis, 60_000),
@@ -107,7 +123,7 @@ export interface Settings extends Schema.Schema.Type<typeof Settings> {}
  * @since 0.1.0
  * @category models
  */
-export type SettingsInput = Schema.Schema.Encoded<typeof Settings>
+export type SettingsInput = typeof Settings.Encoded
 
 /**
  * The names of every settings key.
@@ -130,15 +146,36 @@ export class SettingsError extends Schema.TaggedError<SettingsError>("@agent-ker
   issues: Schema.Array(Schema.String)
 }) {}
 
-const parseOptions = { errors: "all", onExcessProperty: "error" } as const
+const parseOptions = { errors: "all", onExcessProperty: "error", reportInput: true } as const
 
-const fromParseError = (source: string, error: ParseResult.ParseError): SettingsError => {
-  const byPath = new Map<string, Array<ParseResult.ArrayFormatterIssue>>()
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-    const path = issue.path.length > 0 ? issue.path.join(".") : "(root)"
-    byPath.set(path, [...(byPath.get(path) ?? []), issue])
+/** What an issue is reported as: an unknown key, or a message (Effect's, with the input as `actual`). */
+const unknownKey = "\u0000unknown key"
+
+const leafHook: SchemaIssue.LeafHook = (issue) =>
+  issue._tag === "UnexpectedKey" ? unknownKey : SchemaIssue.defaultLeafHook(issue)
+
+const checkHook: SchemaIssue.CheckHook = (issue) => {
+  const expected = issue.filter.annotations?.expected
+  return typeof expected === "string" && "input" in issue
+    ? `Expected ${expected}, got ${Formatter.format(issue.input)}`
+    : SchemaIssue.defaultCheckHook(issue)
+}
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1({ leafHook, checkHook })
+
+// Effect writes "Expected X, got Y"; settings errors have always said "actual Y".
+const withActual = (message: string): string => {
+  const at = message.startsWith("Expected ") ? message.indexOf(", got ") : -1
+  return at < 0 ? message : `${message.slice(0, at)}, actual ${message.slice(at + ", got ".length)}`
+}
+
+const fromIssue = (source: string, issue: SchemaIssue.Issue): SettingsError => {
+  const byPath = new Map<string, Array<string>>()
+  for (const found of formatIssues(issue).issues) {
+    const path = found.path !== undefined && found.path.length > 0 ? found.path.map(String).join(".") : "(root)"
+    byPath.set(path, [...(byPath.get(path) ?? []), found.message])
   }
-  const issues = Array.from(byPath, ([path, found]) => `${path}: ${describeIssues(path, found)}`)
+  const issues = Array.from(byPath, ([path, messages]) => `${path}: ${describe(path, messages)}`)
   return new SettingsError({
     source,
     issues,
@@ -146,19 +183,12 @@ const fromParseError = (source: string, error: ParseResult.ParseError): Settings
   })
 }
 
-const expected = /^Expected (.*), actual (.*)$/s
-
-const describeIssues = (path: string, issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>): string => {
-  if (issues.some((issue) => issue._tag === "Unexpected")) {
+const describe = (path: string, messages: ReadonlyArray<string>): string => {
+  if (messages.includes(unknownKey)) {
     const suggestion = nearestKey(path)
     return suggestion === undefined ? "unknown key" : `unknown key (did you mean "${suggestion}"?)`
   }
-  // A literal union reports one "Expected" per member: merge them into one line.
-  const parts = issues.map((issue) => expected.exec(issue.message))
-  if (parts.length > 1 && parts.every((match) => match !== null)) {
-    return `Expected ${parts.map((match) => match?.[1]).join(" | ")}, actual ${parts[0]?.[2]}`
-  }
-  return issues.map((issue) => issue.message).join("; ")
+  return messages.map(withActual).join("; ")
 }
 
 const nearestKey = (key: string): string | undefined => {
@@ -214,25 +244,30 @@ const depthExceeds = (input: unknown, limit: number): boolean => {
   return false
 }
 
+const decodeSettings = Schema.decodeUnknownExit(Settings)
+
 /**
- * Synchronous `decode`, returning an `Either`.
+ * Synchronous `decode`, returning a `Result`.
  *
- * @since 0.1.0
+ * @since 0.4.0
  * @category decoding
  */
-export const decodeEither = (input: unknown, source = "settings"): Either.Either<Settings, SettingsError> =>
-  depthExceeds(input, MAX_DEPTH)
-    ? Either.left(
-        new SettingsError({
-          source,
-          issues: [`(root): nested deeper than ${MAX_DEPTH} levels`],
-          message: `invalid settings in ${source}: a value is nested deeper than ${MAX_DEPTH} levels`
-        })
-      )
-    : Schema.decodeUnknownEither(
-        Settings,
-        parseOptions
-      )(input).pipe(Either.mapLeft((error) => fromParseError(source, error)))
+export const decodeResult = (input: unknown, source = "settings"): Result.Result<Settings, SettingsError> => {
+  if (depthExceeds(input, MAX_DEPTH))
+    return Result.fail(
+      new SettingsError({
+        source,
+        issues: [`(root): nested deeper than ${MAX_DEPTH} levels`],
+        message: `invalid settings in ${source}: a value is nested deeper than ${MAX_DEPTH} levels`
+      })
+    )
+  const exit = decodeSettings(input, parseOptions)
+  if (exit._tag === "Success") return Result.succeed(exit.value)
+  const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
+  // Decoding settings fails only with a SchemaError; anything else is a defect of the schema.
+  if (failure === undefined) throw new Error(`settings decoding died: ${String(exit.cause)}`)
+  return Result.fail(fromIssue(source, failure.error.issue))
+}
 
 /**
  * Decodes settings from an unknown value, listing every bad field and every
@@ -242,7 +277,7 @@ export const decodeEither = (input: unknown, source = "settings"): Either.Either
  * @category decoding
  */
 export const decode = (input: unknown, source = "settings"): Effect.Effect<Settings, SettingsError> =>
-  Effect.suspend(() => decodeEither(input, source))
+  Effect.suspend(() => Effect.fromResult(decodeResult(input, source)))
 
 const parseJson = (text: string, source: string): Effect.Effect<unknown, SettingsError> =>
   Effect.try({
@@ -319,7 +354,7 @@ export const override = (
 ): Effect.Effect<Settings, SettingsError> =>
   Effect.flatMap(encode(base), (encoded) => decode({ ...encoded, ...overrides }, source))
 
-const encode = (settings: Settings) => Effect.orDie(Schema.encode(Settings)(settings))
+const encode = (settings: Settings) => Effect.orDie(Schema.encodeEffect(Settings)(settings))
 
 /**
  * Parses `key=value` overrides, as given on a command line. Values are read as
@@ -330,7 +365,7 @@ const encode = (settings: Settings) => Effect.orDie(Schema.encode(Settings)(sett
  */
 export const parseAssignments = (
   assignments: ReadonlyArray<string>
-): Either.Either<Record<string, unknown>, SettingsError> => {
+): Result.Result<Record<string, unknown>, SettingsError> => {
   const result: Record<string, unknown> = {}
   const problems: Array<string> = []
   for (const assignment of assignments) {
@@ -342,8 +377,8 @@ export const parseAssignments = (
     result[assignment.slice(0, eq).trim()] = parseScalar(assignment.slice(eq + 1))
   }
   return problems.length === 0
-    ? Either.right(result)
-    : Either.left(
+    ? Result.succeed(result)
+    : Result.fail(
         new SettingsError({
           source: "--set",
           issues: problems,
@@ -362,8 +397,9 @@ const parseScalar = (raw: string): unknown => {
 
 /**
  * Settings from Effect `Config`: each key read as a string under its own name
- * (for the environment: `BASE_DELAY_MS`, or nested with `Config.nested`), then
- * decoded together so every bad field is listed at once.
+ * (nested with `Config.nested`; for the environment, through
+ * `ConfigProvider.constantCase`), then decoded together so every bad field is
+ * listed at once.
  *
  * @example
  * ```ts
@@ -371,7 +407,7 @@ const parseScalar = (raw: string): unknown => {
  * import { Config, Effect } from "effect"
  *
  * const program = Effect.gen(function* () {
- *   const settings = yield* Config.nested(Settings.config, "AGENT_KERNEL")
+ *   const settings = yield* Settings.config.pipe(Config.nested("agent_kernel"))
  *   return settings.base_delay_ms
  * })
  * ```
@@ -380,10 +416,17 @@ const parseScalar = (raw: string): unknown => {
  * @category decoding
  */
 export const config: Config.Config<Settings> = Config.all(
-  Record.fromEntries(keys.map((key) => [key, Config.option(Config.string(key))] as const))
+  Record.fromEntries(keys.map((key) => [key, Config.option(Config.String(key))] as const))
 ).pipe(
-  Config.mapOrFail((raw) => {
-    const input = Record.filterMap(raw, (value) => Option.map(value, parseScalar))
-    return decodeEither(input, "config").pipe(Either.mapLeft((error) => ConfigError.InvalidData([], error.message)))
-  })
+  Config.mapEffect((raw) =>
+    decode(
+      Record.filterMap(raw, (value) =>
+        Option.match(value, { onNone: () => Result.failVoid, onSome: (text) => Result.succeed(parseScalar(text)) })
+      ),
+      "config"
+    ).pipe(Effect.mapError(toConfigError))
+  )
 )
+
+const toConfigError = (error: SettingsError): Config.ConfigError =>
+  new Config.ConfigError(new Schema.SchemaError(new SchemaIssue.InvalidValue({ message: error.message })))
