@@ -21,16 +21,15 @@
  */
 import { DurableSessions } from "@agent-kernel/durable"
 import type { RunOutcome } from "@agent-kernel/kernel"
-import * as HttpRouter from "@effect/platform/HttpRouter"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -42,7 +41,7 @@ import * as SessionEvents from "./SessionEvents.js"
  * @since 0.1.0
  * @category schemas
  */
-export const SessionId = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._~-]{1,128}$/))
+export const SessionId = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9._~-]{1,128}$/))
 
 /**
  * The body of a prompt.
@@ -51,7 +50,7 @@ export const SessionId = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._~-]{1,1
  * @category schemas
  */
 export const PromptRequest = Schema.Struct({
-  prompt: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100_000))
+  prompt: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100_000))
 })
 
 /**
@@ -60,7 +59,7 @@ export const PromptRequest = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const ErrorCode = Schema.Literal("invalid_request", "run_pending", "unavailable")
+export const ErrorCode = Schema.Literals(["invalid_request", "run_pending", "unavailable"])
 
 /**
  * An error response's body, and the last line of a stream that failed.
@@ -82,10 +81,10 @@ export interface ErrorBody extends Schema.Schema.Type<typeof ErrorBody> {}
  * @since 0.1.0
  * @category schemas
  */
-export const Line = Schema.Union(SessionEvents.LoggedEvent, Schema.Struct({ error: ErrorBody }))
+export const Line = Schema.Union([SessionEvents.LoggedEvent, Schema.Struct({ error: ErrorBody })])
 
 const PathParams = Schema.Struct({ id: SessionId })
-const encodeLine = Schema.encodeSync(Schema.parseJson(Line))
+const encodeLine = Schema.encodeSync(Schema.fromJsonString(Line))
 
 /** What a run can fail with: a run in progress, or the store (its tables or its journal) failing. */
 type RunError = DurableSessions.RunPending | { readonly _tag: "StoreError" | "JournalError"; readonly message: string }
@@ -103,7 +102,7 @@ const errorOf = (error: Failure): ErrorBody =>
 const statusOf = (body: ErrorBody): number =>
   body.error === "invalid_request" ? 400 : body.error === "run_pending" ? 409 : 503
 
-const respondError = (body: ErrorBody) => HttpServerResponse.unsafeJson(body, { status: statusOf(body) })
+const respondError = (body: ErrorBody) => HttpServerResponse.jsonUnsafe(body, { status: statusOf(body) })
 
 const invalid = (message: string) => respondError({ error: "invalid_request", message })
 
@@ -112,21 +111,22 @@ const failureOf = (exit: Exit.Exit<RunOutcome.RunOutcome, RunError>): Option.Opt
   Exit.isSuccess(exit)
     ? Option.none()
     : Option.some(
-        Option.match(Cause.failureOption(exit.cause), {
+        Option.match(Cause.findErrorOption(exit.cause), {
           onNone: () => ({ error: "unavailable", message: "the service is stopping" }) as const,
           onSome: errorOf
         })
       )
 
 /**
- * The API's routes, over the durable sessions and the event log in context.
- * Runs are forked into the scope: closing it interrupts the runs still going.
+ * The API's routes, over the durable sessions and the event log in context,
+ * for `HttpRouter.addAll`. Runs are forked into the scope: closing it
+ * interrupts the runs still going.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make: Effect.Effect<
-  HttpRouter.HttpRouter,
+  ReadonlyArray<HttpRouter.Route>,
   never,
   DurableSessions.DurableSessions | SessionEvents.SessionEvents | Scope.Scope
 > = Effect.gen(function* () {
@@ -149,16 +149,16 @@ export const make: Effect.Effect<
       // The run's failure (its store) ends the stream; its success leaves the events to end it.
       Stream.merge(Stream.drain(Stream.fromEffect(Fiber.join(run))), { haltStrategy: "left" }),
       Stream.map((event) => `${encodeLine(event)}\n`),
-      Stream.catchAll((error: Failure) => Stream.make(`${encodeLine({ error: errorOf(error) })}\n`)),
+      Stream.catch((error: Failure) => Stream.make(`${encodeLine({ error: errorOf(error) })}\n`)),
       Stream.encodeText
     )
     return HttpServerResponse.stream(lines, { contentType: "application/x-ndjson" })
   }).pipe(
     Effect.catchTags({
-      ParseError: (error) => Effect.succeed(invalid(ParseResult.TreeFormatter.formatErrorSync(error))),
-      RequestError: (error) => Effect.succeed(invalid(`cannot read the body: ${error.message}`)),
+      SchemaError: (error) => Effect.succeed(invalid(error.message)),
+      HttpServerError: (error) => Effect.succeed(invalid(`cannot read the body: ${error.message}`)),
       EventLogError: (error) => Effect.succeed(respondError(errorOf(error)))
     })
   )
-  return HttpRouter.empty.pipe(HttpRouter.post("/sessions/:id/prompt", prompt))
+  return [HttpRouter.route("POST", "/sessions/:id/prompt", prompt)]
 })

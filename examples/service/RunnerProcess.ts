@@ -6,7 +6,6 @@
  * @since 0.1.0
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -14,6 +13,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as ChildProcess from "node:child_process"
 import * as Net from "node:net"
 import * as Path from "node:path"
@@ -92,7 +92,7 @@ export const freshDatabase = (
  * @since 0.1.0
  * @category constructors
  */
-export const freePort: Effect.Effect<number> = Effect.async((resume) => {
+export const freePort: Effect.Effect<number> = Effect.callback((resume) => {
   const server = Net.createServer()
   server.listen(0, "127.0.0.1", () => {
     const address = server.address()
@@ -131,7 +131,7 @@ export const start = (options: Options): Effect.Effect<RunnerProcess, RunnerProc
       (child) => Effect.sync(() => child.kill("SIGKILL"))
     )
     let output = ""
-    yield* Effect.async<void, RunnerProcessError>((resume) => {
+    yield* Effect.callback<void, RunnerProcessError>((resume) => {
       const onData = (chunk: Buffer) => {
         output += chunk.toString("utf8")
         if (output.includes("listening on")) resume(Effect.void)
@@ -159,7 +159,7 @@ const Holders = Schema.Array(Schema.Struct({ shards: Schema.NumberFromString }))
 export const awaitShards = (
   databaseUrl: string,
   runners: number,
-  options: { readonly shards?: number | undefined; readonly timeout?: Duration.DurationInput | undefined } = {}
+  options: { readonly shards?: number | undefined; readonly timeout?: Duration.Input | undefined } = {}
 ): Effect.Effect<void, RunnerProcessError> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -167,7 +167,7 @@ export const awaitShards = (
     const holders = sql`SELECT count(*)::text AS shards FROM pg_locks
       WHERE locktype = 'advisory' AND granted
         AND database = (SELECT oid FROM pg_database WHERE datname = ${database}) GROUP BY pid`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Holders)),
+      Effect.flatMap(Schema.decodeUnknownEffect(Holders)),
       Effect.map((rows) => rows.map((row) => row.shards))
     )
     yield* holders.pipe(
@@ -180,8 +180,8 @@ export const awaitShards = (
     Effect.scoped,
     Effect.provide(PgClient.layer({ url: Redacted.make(databaseUrl), maxConnections: 1 })),
     Effect.mapError((error) => new RunnerProcessError({ message: `cannot read the shard locks: ${error.message}` })),
-    Effect.timeoutFail({
+    Effect.timeoutOrElse({
       duration: options.timeout ?? Duration.minutes(2),
-      onTimeout: () => new RunnerProcessError({ message: `${runners} runners never held every shard` })
+      orElse: () => Effect.fail(new RunnerProcessError({ message: `${runners} runners never held every shard` }))
     })
   )

@@ -15,15 +15,15 @@ import { Runner } from "@agent-kernel/cluster"
 import { DurableSessions, Engine } from "@agent-kernel/durable"
 import type { ModelProvider, Settings } from "@agent-kernel/kernel"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as HttpServer from "@effect/platform/HttpServer"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Http from "node:http"
 import * as Api from "./Api.js"
 import * as SessionEvents from "./SessionEvents.js"
@@ -63,7 +63,7 @@ export interface Options {
    * (2 s an operation) loses shards to slow queries, and a runner that loses
    * them interrupts its runs.
    */
-  readonly shardLockExpiration?: Duration.DurationInput | undefined
+  readonly shardLockExpiration?: Duration.Input | undefined
 }
 
 const failWith =
@@ -71,9 +71,21 @@ const failWith =
   (error: { readonly message: string }): ServiceError =>
     new ServiceError({ message: `${what}: ${error.message}` })
 
+/** A layer whose construction error becomes a `ServiceError` saying `what` failed, and why. */
+const failingWith =
+  <E>(what: string, why: (error: E) => string) =>
+  <ROut, RIn>(layer: Layer.Layer<ROut, E, RIn>): Layer.Layer<ROut, ServiceError, RIn> =>
+    Layer.catch(layer, (error) =>
+      Layer.effectContext<ROut, ServiceError, never>(
+        Effect.fail(new ServiceError({ message: `${what}: ${why(error)}` }))
+      )
+    )
+
+const messageOf = (error: { readonly message: string }) => error.message
+
 const pg = (options: { readonly databaseUrl: Redacted.Redacted; readonly maxConnections?: number | undefined }) =>
   PgClient.layer({ url: options.databaseUrl, maxConnections: options.maxConnections ?? 10 }).pipe(
-    Layer.mapError(failWith("cannot connect to the database"))
+    failingWith("cannot connect to the database", messageOf)
   )
 
 /**
@@ -88,7 +100,7 @@ export const migrate = (options: {
   readonly databaseUrl: Redacted.Redacted
 }): Effect.Effect<void, ServiceError | SessionEvents.EventLogError> =>
   Effect.scoped(
-    Effect.zipRight(
+    Effect.andThen(
       Layer.build(Engine.layerClusterSql()).pipe(Effect.mapError(failWith("cannot set up the session store"))),
       SessionEvents.migrate
     )
@@ -102,7 +114,7 @@ const checkMigrated = Layer.effectDiscard(
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql`SELECT (CASE WHEN to_regclass('agent_sessions') IS NULL
       OR to_regclass('agent_service_events') IS NULL THEN 1 ELSE 0 END)::int AS missing`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Exists)),
+      Effect.flatMap(Schema.decodeUnknownEffect(Exists)),
       Effect.mapError(failWith("cannot read the database"))
     )
     if (rows[0]?.missing !== 0) {
@@ -126,7 +138,7 @@ export const layer = (
     port: options.runnerPort,
     shardLockExpiration: options.shardLockExpiration
   }).pipe(
-    Layer.mapError(failWith("cannot start the runner")),
+    failingWith("cannot start the runner", messageOf),
     Layer.provideMerge(checkMigrated),
     Layer.provideMerge(pg(options))
   )
@@ -138,8 +150,9 @@ export const layer = (
   const server = NodeHttpServer.layer(() => Http.createServer(), {
     port: options.port,
     host: options.host ?? "127.0.0.1"
-  }).pipe(Layer.mapError(failWith(`cannot listen on port ${options.port}`)))
-  return Layer.unwrapScoped(Effect.map(Api.make, (router) => HttpServer.serve(router))).pipe(
+  }).pipe(failingWith(`cannot listen on port ${options.port}`, (error) => String(error.cause)))
+  // The operator reads `main.ts`'s own line when the runner listens: no request log, no listen log.
+  return HttpRouter.serve(HttpRouter.addAll(Api.make), { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provide(sessions),
     Layer.provide(server)
   )

@@ -23,20 +23,18 @@
  */
 import { EventBus, KernelEvent } from "@agent-kernel/kernel"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
-import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
-import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
+import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import * as Events from "./internal/events.js"
 
 /**
@@ -90,10 +88,9 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class SessionEvents extends Context.Tag("@agent-kernel/examples/service/SessionEvents")<
-  SessionEvents,
-  Service
->() {}
+export class SessionEvents extends Context.Service<SessionEvents, Service>()(
+  "@agent-kernel/examples/service/SessionEvents"
+) {}
 
 /**
  * Options of the log.
@@ -105,7 +102,7 @@ export interface Options {
   /** The address of this runner (`host:port`), written with each event it publishes. */
   readonly runner: string
   /** How often a follower re-reads without a notification. Default 1 s. */
-  readonly pollInterval?: Duration.DurationInput | undefined
+  readonly pollInterval?: Duration.Input | undefined
 }
 
 const table = "agent_service_events"
@@ -117,10 +114,10 @@ const migrationLock = 7_340_015
 const Row = Schema.Struct({
   seq: Schema.NumberFromString,
   runner: Schema.String,
-  event: Schema.parseJson(KernelEvent.KernelEvent)
+  event: Schema.fromJsonString(KernelEvent.KernelEvent)
 })
-const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
-const encodeEvent = Schema.encode(Schema.parseJson(KernelEvent.KernelEvent))
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
+const encodeEvent = Schema.encodeEffect(Schema.fromJsonString(KernelEvent.KernelEvent))
 const Head = Schema.Array(Schema.Struct({ head: Schema.NumberFromString }))
 
 const logError =
@@ -172,7 +169,7 @@ const appender = (sql: SqlClient.SqlClient, runner: string): EventBus.Observer =
   return {
     onEvent: (event) =>
       // The publishing fiber is the run's own: a workflow body has its `WorkflowInstance` in context.
-      Effect.contextWithEffect((context: Context.Context<never>) => {
+      Effect.contextWith((context: Context.Context<never>) => {
         const instance = Context.getOption(context, WorkflowEngine.WorkflowInstance)
         if (Option.isNone(instance)) return Effect.void
         const executionId = instance.value.executionId
@@ -183,7 +180,7 @@ const appender = (sql: SqlClient.SqlClient, runner: string): EventBus.Observer =
         if (event.type === "run_ended") sessions.delete(executionId)
         if (session === undefined) return Effect.logWarning(`event log: no session for execution ${executionId}`)
         // The bus logs an observer's failure too; this one says which log it was.
-        return Effect.catchAll(Effect.asVoid(append(session, event)), (error) =>
+        return Effect.catch(Effect.asVoid(append(session, event)), (error) =>
           Effect.logWarning(`event log: cannot append an event of ${session}: ${error.message}`)
         )
       })
@@ -202,13 +199,17 @@ export const make = (
   Effect.gen(function* () {
     const pg = yield* PgClient.PgClient
     yield* Effect.provideService(migrate, SqlClient.SqlClient, pg)
-    const pollInterval = Duration.decode(options.pollInterval ?? Duration.seconds(1))
+    const pollInterval = Duration.fromInputUnsafe(options.pollInterval ?? Duration.seconds(1))
     // Every notification of this process's one LISTEN, to every follower: the payload is a session id.
     const notified = yield* Effect.acquireRelease(PubSub.unbounded<string>(), PubSub.shutdown)
-    yield* pg.listen(channel).pipe(
-      Stream.runForEach((sessionId) => PubSub.publish(notified, sessionId)),
+    yield* Effect.flatMap(pg.listen(channel), (notifications) =>
+      Stream.runForEach(Stream.fromQueue(notifications), (notification) =>
+        PubSub.publish(notified, notification.payload)
+      )
+    ).pipe(
+      Effect.scoped,
       // A lost connection is listened to again; followers poll meanwhile.
-      Effect.catchAllCause((cause) => Effect.logWarning("event log: LISTEN failed", cause)),
+      Effect.catchCause((cause) => Effect.logWarning("event log: LISTEN failed", cause)),
       Effect.repeat(Schedule.spaced("1 second")),
       Effect.forkScoped
     )
@@ -221,30 +222,30 @@ export const make = (
     const service: Service = {
       head: (sessionId) =>
         pg`SELECT COALESCE(MAX(seq), 0)::text AS head FROM ${pg(table)} WHERE session_id = ${sessionId}`.pipe(
-          Effect.flatMap(Schema.decodeUnknown(Head)),
+          Effect.flatMap(Schema.decodeUnknownEffect(Head)),
           Effect.map((rows) => rows[0]?.head ?? 0),
           Effect.mapError(logError("cannot read the event log"))
         ),
       follow: (sessionId, after) =>
-        Stream.unwrapScoped(
+        Stream.unwrap(
           Effect.gen(function* () {
             // Subscribed before the first read: an event appended after that read wakes the follower.
             const wakeups = yield* PubSub.subscribe(notified)
             const woken = Effect.raceFirst(
-              Effect.repeat(Queue.take(wakeups), { until: (id) => id === sessionId }),
+              Effect.repeat(PubSub.take(wakeups), { until: (id) => id === sessionId }),
               Effect.sleep(pollInterval)
             )
             const next = (cursor: number): Effect.Effect<ReadonlyArray<LoggedEvent>, EventLogError> =>
               Effect.flatMap(rowsAfter(sessionId, cursor), (rows) =>
-                rows.length > 0 ? Effect.succeed(rows) : Effect.zipRight(woken, next(cursor))
+                rows.length > 0 ? Effect.succeed(rows) : Effect.andThen(woken, next(cursor))
               )
-            return Stream.paginateChunkEffect(after, (cursor) =>
+            return Stream.paginate(after, (cursor) =>
               Effect.map(next(cursor), (rows) => {
                 const end = rows.findIndex((row) => Events.endsRun(row.event.type))
                 const last = rows[rows.length - 1]
                 return end >= 0 || last === undefined
-                  ? [Chunk.fromIterable(rows.slice(0, end + 1)), Option.none<number>()]
-                  : [Chunk.fromIterable(rows), Option.some(last.seq)]
+                  ? ([rows.slice(0, end + 1), Option.none<number>()] as const)
+                  : ([rows, Option.some(last.seq)] as const)
               })
             )
           })
@@ -262,7 +263,7 @@ export const make = (
 export const layer = (
   options: Options
 ): Layer.Layer<SessionEvents | EventBus.EventBus, EventLogError, PgClient.PgClient> =>
-  Layer.scopedContext(
+  Layer.effectContext(
     Effect.map(make(options), ([service, bus]) =>
       Context.make(SessionEvents, service).pipe(Context.add(EventBus.EventBus, bus))
     )

@@ -7,6 +7,7 @@
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
 import { inject } from "vitest"
 import * as Api from "./Api.js"
@@ -19,8 +20,8 @@ const postgresUrl = (): string => {
   return postgres.url
 }
 
-const decodeLine = Schema.decodeUnknown(Schema.parseJson(Api.Line))
-const decodeError = Schema.decodeUnknown(Schema.parseJson(Api.ErrorBody))
+const decodeLine = Schema.decodeUnknownEffect(Schema.fromJsonString(Api.Line))
+const decodeError = Schema.decodeUnknownEffect(Schema.fromJsonString(Api.ErrorBody))
 
 /** POSTs a prompt over real HTTP and reads the whole answer. */
 const post = (base: string, id: string, body: string) =>
@@ -58,7 +59,7 @@ describe("the example service on two runner processes", () => {
           yield* RunnerProcess.awaitShards(url, 2)
 
           const ids = Array.from({ length: 16 }, (_, i) => `session-${i}`)
-          const answers = yield* Effect.fork(
+          const answers = yield* Effect.forkChild(
             Effect.forEach(ids, (id) => post(a.http, id, JSON.stringify({ prompt: `hello ${id}` })), {
               concurrency: "unbounded"
             })
@@ -70,7 +71,7 @@ describe("the example service on two runner processes", () => {
           assert.strictEqual((yield* decodeError(pending.text)).error, "run_pending")
           yield* provider.release
 
-          const responses = yield* Effect.flatMap(answers.await, Effect.orDie)
+          const responses = yield* Fiber.join(answers)
           const ranOn = new Set<string>()
           for (const [i, response] of responses.entries()) {
             const id = ids[i]

@@ -16,7 +16,7 @@ import * as Option from "effect/Option"
  */
 export const sessionOfRunId = (runId: string): Option.Option<string> => {
   const match = /^(.+)\/run-\d+$/.exec(runId)
-  return match === null ? Option.none() : Option.fromNullable(match[1])
+  return match === null ? Option.none() : Option.fromUndefinedOr(match[1])
 }
 
 /**

@@ -18,10 +18,10 @@
  *   of the expiration (upstream: 35 s and 10 s). A lock operation that
  *   takes longer than the refresh interval (an event loop stalled on a
  *   loaded machine) makes the runner drop its lock connection, and with it
- *   every shard (SqlRunnerStorage.ts:93-136, Sharding.ts:480-505 in
- *   @effect/cluster 0.60.2): its runs in flight are cut off as in a crash.
- *   A shorter expiration fails over sooner after a real crash, at the price
- *   of more such false failovers.
+ *   every shard (`effect/cluster`'s `SqlRunnerStorage` and `Sharding`): its
+ *   runs in flight are cut off as in a crash. A shorter expiration fails
+ *   over sooner after a real crash, at the price of more such false
+ *   failovers.
  * - A request that a runner read from the store but never delivered is
  *   offered again after `rereadAfter` (30 s) instead of upstream's ten
  *   minutes (see `internal/redelivery.ts`): its session's result would
@@ -29,17 +29,17 @@
  *
  * @since 0.1.0
  */
-import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
-import * as RunnerAddress from "@effect/cluster/RunnerAddress"
-import * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
-import type * as SqlClient from "@effect/sql/SqlClient"
-import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
+import * as ClusterWorkflowEngine from "effect/cluster/ClusterWorkflowEngine"
+import * as RunnerAddress from "effect/cluster/RunnerAddress"
+import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import * as Redelivery from "./internal/redelivery.js"
 
 /**
@@ -61,28 +61,28 @@ export interface Options {
   readonly host: string
   readonly port: number
   /** How often the store is polled for messages and durable-clock wake-ups. Default 1 s. */
-  readonly pollInterval?: Duration.DurationInput | undefined
+  readonly pollInterval?: Duration.Input | undefined
   /**
    * A runner whose heartbeat is older than this loses its shards: how long a
    * crashed runner's sessions wait before another runner takes them over.
    * Default 30 s.
    */
-  readonly shardLockExpiration?: Duration.DurationInput | undefined
+  readonly shardLockExpiration?: Duration.Input | undefined
   /**
    * How often the heartbeat and the shard locks are refreshed. A lock
    * operation that takes longer than this (or than a third of the
    * expiration, whichever is smaller) also costs the runner its shards.
    * Default a third of the expiration (10 s).
    */
-  readonly shardLockRefreshInterval?: Duration.DurationInput | undefined
+  readonly shardLockRefreshInterval?: Duration.Input | undefined
   /**
    * A request read from the store and still unprocessed this long after is
    * read again by its shard's holder, which skips it if it is processing it.
    * Default 30 s; `Duration.infinity` leaves upstream's ten minutes.
    */
-  readonly rereadAfter?: Duration.DurationInput | undefined
+  readonly rereadAfter?: Duration.Input | undefined
   /** Any other sharding setting. Never change `shardsPerGroup` once a store has data. */
-  readonly sharding?: Partial<ShardingConfig.ShardingConfig["Type"]> | undefined
+  readonly sharding?: Partial<ShardingConfig.ShardingConfig["Service"]> | undefined
 }
 
 /**
@@ -93,10 +93,12 @@ export interface Options {
 const shardLocks = (
   options: Pick<Options, "shardLockExpiration" | "shardLockRefreshInterval">
 ): { readonly shardLockExpiration: Duration.Duration; readonly shardLockRefreshInterval: Duration.Duration } => {
-  const expiration = Duration.decode(options.shardLockExpiration ?? Duration.seconds(30))
+  const expiration = Duration.fromInputUnsafe(options.shardLockExpiration ?? Duration.seconds(30))
   return {
     shardLockExpiration: expiration,
-    shardLockRefreshInterval: Duration.decode(options.shardLockRefreshInterval ?? Duration.unsafeDivide(expiration, 3))
+    shardLockRefreshInterval: Duration.fromInputUnsafe(
+      options.shardLockRefreshInterval ?? Duration.divideUnsafe(expiration, 3)
+    )
   }
 }
 
@@ -111,16 +113,16 @@ const messagesTable = "cluster_messages"
  * @category layers
  */
 export const layer = (options: Options): Layer.Layer<WorkflowEngine.WorkflowEngine, RunnerError, SqlClient.SqlClient> =>
-  Layer.unwrapEffect(
+  Layer.unwrap(
     Effect.map(settingsOf(options), ({ locks, rereadAfter }) => {
-      const sharding: Partial<ShardingConfig.ShardingConfig["Type"]> = {
+      const sharding: Partial<ShardingConfig.ShardingConfig["Service"]> = {
         runnerAddress: Option.some(RunnerAddress.make(options.host, options.port)),
         entityMessagePollInterval: options.pollInterval ?? Duration.seconds(1),
         ...locks,
         entityTerminationTimeout: Duration.seconds(1),
         ...options.sharding
       }
-      const reread = Layer.scopedDiscard(Effect.forkScoped(Redelivery.sweep(messagesTable, rereadAfter)))
+      const reread = Layer.effectDiscard(Effect.forkScoped(Redelivery.sweep(messagesTable, rereadAfter)))
       return Layer.merge(ClusterWorkflowEngine.layer, reread).pipe(
         Layer.provide(
           Layer.merge(
@@ -129,7 +131,11 @@ export const layer = (options: Options): Layer.Layer<WorkflowEngine.WorkflowEngi
             ShardingConfig.layerFromEnv(sharding)
           )
         ),
-        Layer.mapError((error) => new RunnerError({ message: `cannot start the runner: ${String(error)}` }))
+        Layer.catch((error) =>
+          Layer.effectContext<WorkflowEngine.WorkflowEngine, RunnerError, never>(
+            Effect.fail(new RunnerError({ message: `cannot start the runner: ${error.message}` }))
+          )
+        )
       )
     })
   )
@@ -152,20 +158,20 @@ const settingsOf = (
   Effect.try({
     try: () => ({
       locks: shardLocks(options),
-      rereadAfter: Duration.decode(options.rereadAfter ?? Duration.seconds(30))
+      rereadAfter: Duration.fromInputUnsafe(options.rereadAfter ?? Duration.seconds(30))
     }),
     catch: (error) => new RunnerError({ message: `invalid runner options: ${String(error)}` })
   }).pipe(
     Effect.filterOrFail(
       ({ locks }) =>
-        Duration.greaterThan(locks.shardLockExpiration, Duration.zero) &&
-        Duration.greaterThan(locks.shardLockRefreshInterval, Duration.zero),
+        Duration.isGreaterThan(locks.shardLockExpiration, Duration.zero) &&
+        Duration.isGreaterThan(locks.shardLockRefreshInterval, Duration.zero),
       () =>
         new RunnerError({ message: "invalid runner options: the shard lock expiration and refresh must be positive" })
     ),
     Effect.filterOrFail(
       ({ rereadAfter }) =>
-        !Duration.isFinite(rereadAfter) || Duration.greaterThanOrEqualTo(rereadAfter, Duration.seconds(1)),
+        !Duration.isFinite(rereadAfter) || Duration.isGreaterThanOrEqualTo(rereadAfter, Duration.seconds(1)),
       ({ rereadAfter }) =>
         new RunnerError({
           message: `invalid runner options: rereadAfter must be at least 1 second or infinite, not ${Duration.format(rereadAfter)}`

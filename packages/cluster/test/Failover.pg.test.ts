@@ -19,10 +19,10 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Runners from "./runners.js"
 
-const Report = Schema.parseJson(
+const Report = Schema.fromJsonString(
   Schema.Struct({ statuses: Schema.Array(Schema.String), errors: Schema.Array(Schema.String) })
 )
-const Stats = Schema.parseJson(Schema.Struct({ attempts: Schema.Number, inFlight: Schema.Number }))
+const Stats = Schema.fromJsonString(Schema.Struct({ attempts: Schema.Number, inFlight: Schema.Number }))
 
 const sessions = 18
 /** The first answers are 429s with retry-after: 1, one a session, so every session spends retry budget early. */
@@ -155,11 +155,11 @@ describe("a runner killed with SIGKILL mid-run", () => {
 
           // The kill moment: a seeded delay after the first request, then the first moment at which the
           // victim has a model call and a call of each tool in flight.
-          const delay = yield* Random.nextIntBetween(3_000, 6_000).pipe(Effect.withRandom(Random.make(15)))
+          const delay = yield* Random.nextIntBetween(3_000, 6_000, { halfOpen: true }).pipe(Random.withSeed(15))
           yield* server.awaitRequests(1)
           yield* Effect.sleep(delay)
           // What is in flight on the victim: its model calls (its own count), its tool calls (its counters' file).
-          const snapshot = Effect.map(Effect.flatMap(victim.ask("stats"), Schema.decode(Stats)), (stats) => ({
+          const snapshot = Effect.map(Effect.flatMap(victim.ask("stats"), Schema.decodeEffect(Stats)), (stats) => ({
             models: stats.inFlight,
             tools: inFlight(files[2]!)
           })).pipe(Effect.orDie)
@@ -186,14 +186,16 @@ describe("a runner killed with SIGKILL mid-run", () => {
           })
           const atKill = yield* Runners.pollUntil(frozen, Option.isSome, "50 millis").pipe(
             Effect.map(Option.getOrThrow),
-            Effect.timeoutFail({
+            Effect.timeoutOrElse({
               duration: "90 seconds",
-              onTimeout: () =>
-                new Error(
-                  `the victim never had a model call and both tools in flight at once (last read: ` +
-                    `${last.models} model call(s), tool calls ${last.tools.join(", ") || "none"}; busy but no ` +
-                    `longer once frozen: ${last.frozenIdle} time(s); its tool calls so far: ` +
-                    `${[...invocations(files[2]!).keys()].join(", ") || "none"})`
+              orElse: () =>
+                Effect.fail(
+                  new Error(
+                    `the victim never had a model call and both tools in flight at once (last read: ` +
+                      `${last.models} model call(s), tool calls ${last.tools.join(", ") || "none"}; busy but no ` +
+                      `longer once frozen: ${last.frozenIdle} time(s); its tool calls so far: ` +
+                      `${[...invocations(files[2]!).keys()].join(", ") || "none"})`
+                  )
                 )
             })
           )
@@ -207,7 +209,7 @@ describe("a runner killed with SIGKILL mid-run", () => {
 
           const reports = yield* Effect.forEach(
             survivors,
-            (runner) => Effect.flatMap(runner.report, Schema.decode(Report)),
+            (runner) => Effect.flatMap(runner.report, Schema.decodeEffect(Report)),
             { concurrency: "unbounded" }
           )
           const doneAt = Date.now()

@@ -6,12 +6,13 @@
  */
 import { Engine } from "@agent-kernel/durable"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Net from "node:net"
 import { pgLayer, postgresUrl } from "./postgres.js"
 import * as Workers from "./workers.js"
@@ -23,14 +24,11 @@ const shards = 300
 export const pollUntil = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   done: (value: A) => boolean,
-  interval: Duration.DurationInput
-): Effect.Effect<A, E, R> =>
-  Effect.flatMap(effect, (value) =>
-    done(value) ? Effect.succeed(value) : Effect.zipRight(Effect.sleep(interval), pollUntil(effect, done, interval))
-  )
+  interval: Duration.Input
+): Effect.Effect<A, E, R> => Effect.repeat(effect, { until: done, schedule: Schedule.spaced(interval) })
 
 /** A free TCP port on 127.0.0.1. */
-export const freePort = Effect.async<number>((resume) => {
+export const freePort = Effect.callback<number>((resume) => {
   const server = Net.createServer()
   server.listen(0, "127.0.0.1", () => {
     const address = server.address()
@@ -90,9 +88,9 @@ export const settled = (store: Store, runners: number): Effect.Effect<ReadonlyAr
     (held) => held.length === runners && held.reduce((sum, n) => sum + n, 0) === shards,
     "200 millis"
   ).pipe(
-    Effect.timeoutFail({
+    Effect.timeoutOrElse({
       duration: "300 seconds",
-      onTimeout: () => new Error(`${runners} runners never held all the shards`)
+      orElse: () => Effect.fail(new Error(`${runners} runners never held all the shards`))
     }),
     Effect.orDie
   )

@@ -97,7 +97,7 @@ const isRoot = (): boolean => typeof process.getuid === "function" && process.ge
 
 /** Runs a program (as `postgres` when we are root) and fails with its output if it does not exit 0. */
 const exec = (step: string, file: string, args: ReadonlyArray<string>): Effect.Effect<void, PostgresStartError> =>
-  Effect.async<void, PostgresStartError>((resume) => {
+  Effect.callback<void, PostgresStartError>((resume) => {
     const [command, argv] = isRoot() ? ["runuser", ["-u", "postgres", "--", file, ...args]] : [file, [...args]]
     const child = ChildProcess.execFile(command, argv, { timeout: 120_000 }, (error, stdout, stderr) => {
       if (error === null) resume(Effect.void)
@@ -107,7 +107,7 @@ const exec = (step: string, file: string, args: ReadonlyArray<string>): Effect.E
   })
 
 /** A port that was free a moment ago: the OS picks it for a listener that is closed at once. */
-const freePort: Effect.Effect<number, PostgresStartError> = Effect.async((resume) => {
+const freePort: Effect.Effect<number, PostgresStartError> = Effect.callback((resume) => {
   const server = Net.createServer()
   server.once("error", (error) => resume(Effect.fail(new PostgresStartError({ step: "port", output: error.message }))))
   server.listen(0, "127.0.0.1", () => {

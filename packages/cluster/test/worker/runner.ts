@@ -35,12 +35,13 @@ import { EventBus, ModelProvider, RetryBudget, type RetryQuota, Settings, Toolbo
 import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
 import { Anthropic } from "@agent-kernel/providers"
 import { NodeTransport } from "@agent-kernel/providers/node"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import * as Path from "node:path"
@@ -82,7 +83,7 @@ const counted = (provider: ModelProvider.Service, counts: Ref.Ref<Counts>): Mode
   return {
     name: provider.name,
     stream,
-    generate: (request) => Effect.ensuring(Effect.zipRight(begin, generate(request)), end)
+    generate: (request) => Effect.ensuring(Effect.andThen(begin, generate(request)), end)
   }
 }
 
@@ -123,21 +124,23 @@ const tools = (): Layer.Layer<never> | Layer.Layer<Toolbox.Toolbox> => {
   const file = optional("COUNTER_FILE")
   if (file === undefined) return Layer.empty
   const delay = optional("COUNTER_DELAY_MS") ?? "500"
-  return Layer.scoped(
+  return Layer.effect(
     Toolbox.Toolbox,
     Effect.flatMap(
       Effect.all([McpStdio.make(counter(file, delay, "count")), McpStdio.make(counter(file, delay, "recount"))]),
       (providers) => PluginToolbox.make({ providers: providers.map(Effect.succeed) })
     )
-  ).pipe(Layer.provide(NodeContext.layer))
+  ).pipe(Layer.provide(NodeServices.layer))
 }
 
 /** The lines of stdin; it ends when stdin closes. */
-const commands = Stream.async<string>((emit) => {
-  const lines = Readline.createInterface({ input: process.stdin })
-  lines.on("line", (line) => void emit.single(line.trim()))
-  lines.on("close", () => void emit.end())
-})
+const commands = Stream.callback<string>((queue) =>
+  Effect.sync(() => {
+    const lines = Readline.createInterface({ input: process.stdin })
+    lines.on("line", (line) => Queue.offerUnsafe(queue, line.trim()))
+    lines.on("close", () => Queue.endUnsafe(queue))
+  })
+)
 
 const print = (name: string, value: unknown) =>
   Effect.sync(() => process.stdout.write(`${name} ${JSON.stringify(value)}\n`))
@@ -184,7 +187,7 @@ const program = Effect.gen(function* () {
       ),
       (runs) => {
         const slowest = runs.reduce<(typeof runs)[number] | undefined>(
-          (worst, run) => (worst === undefined || Duration.greaterThan(run.took, worst.took) ? run : worst),
+          (worst, run) => (worst === undefined || Duration.isGreaterThan(run.took, worst.took) ? run : worst),
           undefined
         )
         return print("report", {
