@@ -1,18 +1,18 @@
 /**
  * The Anthropic Messages API as a kernel `ModelProvider`, built directly on
- * @effect/platform's `HttpClient` (no vendor SDK, no retries: only the kernel
+ * `effect/http`'s `HttpClient` (no vendor SDK, no retries: only the kernel
  * retries).
  *
  * @since 0.1.0
  */
 import type { Content } from "@agent-kernel/kernel"
 import { ModelProvider } from "@agent-kernel/kernel"
-import type * as ConfigError from "effect/ConfigError"
+import type * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as Classification from "./Classification.js"
 import * as Wire from "./internal/anthropicWire.js"
@@ -120,8 +120,8 @@ const systemOf = (system: Content.System | undefined): Record<string, unknown> =
 export const toWire = (
   request: ModelProvider.ModelRequest,
   options: { readonly stream: boolean; readonly defaultMaxTokens: number; readonly provider?: string | undefined }
-): Either.Either<Record<string, unknown>, RequestOptions.Unsupported> =>
-  Either.map(RequestOptions.anthropic(request, options.provider ?? "anthropic"), (fields) => ({
+): Result.Result<Record<string, unknown>, RequestOptions.Unsupported> =>
+  Result.map(RequestOptions.anthropic(request, options.provider ?? "anthropic"), (fields) => ({
     model: request.model,
     max_tokens: request.max_output_tokens ?? options.defaultMaxTokens,
     ...systemOf(request.system),
@@ -168,7 +168,7 @@ export const errorFacts: (body: unknown) => Option.Option<Omit<Classification.Fa
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options?: Options): Effect.Effect<ModelProvider.Service, ConfigError.ConfigError, Transport> =>
+export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Config.ConfigError, Transport> =>
   Effect.gen(function* () {
     const { transport, apiKey, baseUrl, name, stream, callOf } = yield* Http.configure(options, {
       name: "anthropic",
@@ -185,7 +185,7 @@ export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Co
         Effect.gen(function* () {
           const call = yield* callOf(request.model)
           const body = toWire(request, { stream, defaultMaxTokens, provider: name })
-          if (Either.isLeft(body)) return yield* Effect.fail(Http.unsupported(call, body.left))
+          if (Result.isFailure(body)) return yield* Effect.fail(Http.unsupported(call, body.failure))
           return Exchange.exchange(transport, call, Wire.decoder, {
             url,
             headers: {
@@ -194,7 +194,7 @@ export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Co
               "anthropic-version": options?.version ?? "2023-06-01",
               accept: stream ? "text/event-stream" : "application/json"
             },
-            body: body.right
+            body: body.success
           })
         })
       ).pipe(Stream.withSpan("Anthropic.stream", { attributes: { provider: name, model: request.model, stream } }))
@@ -209,7 +209,5 @@ export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Co
  * @since 0.1.0
  * @category layers
  */
-export const layer = (
-  options?: Options
-): Layer.Layer<ModelProvider.ModelProvider, ConfigError.ConfigError, Transport> =>
+export const layer = (options?: Options): Layer.Layer<ModelProvider.ModelProvider, Config.ConfigError, Transport> =>
   Layer.effect(ModelProvider.ModelProvider, make(options))

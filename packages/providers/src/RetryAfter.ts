@@ -2,8 +2,9 @@
  * The server's retry hint, read from response headers on every status.
  *
  * Precedence follows the official SDKs: `retry-after-ms` first, then
- * `retry-after` as whole or fractional seconds, or as an HTTP date measured
- * against Effect's `Clock` (so tests can pin "now" with `TestClock`).
+ * `retry-after` as whole or fractional seconds, or as an HTTP date (any form
+ * `Headers.parseHttpDate` reads) measured against Effect's `Clock` (so tests
+ * can pin "now" with `TestClock`).
  *
  * A value that is garbage or negative is ignored with a debug log line. It
  * never fails and never throws: a bad hint must not turn a retryable error
@@ -15,9 +16,12 @@
  * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
+import * as DateTime from "effect/DateTime"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Headers from "effect/http/Headers"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 
 /**
  * The outcome of reading the headers: the hint, if any, and why any header
@@ -33,7 +37,6 @@ export interface Parsed {
 }
 
 const decimal = /^\s*(\d+(?:\.\d+)?)\s*$/
-const httpDate = /^\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?\s/i
 
 const headerOf = (headers: Readonly<Record<string, string | undefined>>, name: string): string | undefined => {
   const direct = headers[name]
@@ -85,12 +88,11 @@ export const parseAt = (headers: Readonly<Record<string, string | undefined>>, n
     if (match?.[1] !== undefined) {
       return { retryAfter: accept("retry-after", value, Number(match[1]) * 1000), ignored }
     }
-    if (httpDate.test(value)) {
-      const at = Date.parse(value)
-      if (Number.isFinite(at)) {
-        // A date already in the past means "now": the wait is over.
-        return { retryAfter: accept("retry-after", value, Math.max(0, at - nowMillis)), ignored }
-      }
+    const date = Headers.parseHttpDate(value)
+    if (Result.isSuccess(date)) {
+      // A date already in the past means "now": the wait is over.
+      const at = DateTime.toEpochMillis(date.success)
+      return { retryAfter: accept("retry-after", value, Math.max(0, at - nowMillis)), ignored }
     }
     ignored.push(`retry-after: ${JSON.stringify(value)} is neither seconds nor an HTTP date`)
   }

@@ -1,5 +1,6 @@
 /**
- * The Node transport: an @effect/platform-node `HttpClient` whose agents
+ * The Node transport: an @effect/platform-node `HttpClient` (over `node:http`)
+ * whose agents
  * report when each request's socket is connected (TCP, or TLS for https) or
  * reused from the keep-alive pool, so the connect timeout is told apart from
  * the first-byte timeout.
@@ -115,12 +116,8 @@ export const make = (options?: Options): Effect.Effect<Transport.Service, never,
       Effect.sync(() => track(new Https.Agent(agentOptions), registry)),
       (agent) => Effect.sync(() => agent.destroy())
     )
-    const client = yield* NodeHttpClient.make.pipe(
-      Effect.provideService(NodeHttpClient.HttpAgent, {
-        [NodeHttpClient.HttpAgentTypeId]: NodeHttpClient.HttpAgentTypeId,
-        http,
-        https
-      })
+    const client = yield* NodeHttpClient.makeNodeHttp.pipe(
+      Effect.provideService(NodeHttpClient.HttpAgent, { http, https })
     )
     return { client, tracksConnect: true, watch: makeWatch(registry) }
   })
@@ -132,4 +129,4 @@ export const make = (options?: Options): Effect.Effect<Transport.Service, never,
  * @category layers
  */
 export const layer = (options?: Options): Layer.Layer<Transport.Transport> =>
-  Layer.scoped(Transport.Transport, make(options))
+  Layer.effect(Transport.Transport, make(options))

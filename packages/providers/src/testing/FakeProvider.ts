@@ -26,15 +26,15 @@
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
+import * as Latch from "effect/Latch"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as NodeHttp from "node:http"
+import * as Redaction from "../Redaction.js"
 import * as FaultPlan from "./FaultPlan.js"
 import * as Capacity from "./internal/capacity.js"
 import * as Dialect from "./internal/dialect.js"
@@ -241,7 +241,7 @@ export const make = (
     // Without a capacity, the plan step is the arrival index; with one, it counts admitted requests only.
     const admitted = yield* Ref.make(0)
     // Streams held by `hold_after_events` wait here until the test releases them.
-    const released = yield* Effect.makeLatch(false)
+    const released = yield* Latch.make(false)
 
     const record = (entry: RecordedRequest) => SubscriptionRef.update(recorded, (all) => [...all, entry])
 
@@ -250,8 +250,8 @@ export const make = (
         const index = yield* Ref.getAndUpdate(arrivals, (n) => n + 1)
         const time = yield* Clock.currentTimeMillis
         const path = (req.url ?? "/").split("?")[0] ?? "/"
-        const json = Either.try(() => JSON.parse(raw) as unknown)
-        const body = Either.getOrElse(json, () => raw)
+        const json = Redaction.parseJson(raw)
+        const body = Option.getOrElse(json, () => raw)
         const dialect = Dialect.forPath(path)
         if (Option.isNone(dialect)) {
           yield* record({ index, time, api: "unknown", path, model: undefined, stream: false, body, throttled: false })
@@ -285,7 +285,7 @@ export const make = (
             .end(JSON.stringify(error))
           return
         }
-        if (Either.isLeft(json)) {
+        if (Option.isNone(json)) {
           const error = dialect.value.errorBody("invalid_request_error", "request body is not JSON", undefined)
           res.writeHead(400, jsonHeaders).end(JSON.stringify(error))
           return
@@ -299,7 +299,7 @@ export const make = (
       })
 
     const server = yield* Effect.acquireRelease(
-      Effect.async<NodeHttp.Server, FakeProviderError>((resume) => {
+      Effect.callback<NodeHttp.Server, FakeProviderError>((resume) => {
         const server = NodeHttp.createServer()
         const onError = (error: Error) => resume(Effect.fail(new FakeProviderError({ message: error.message })))
         server.once("error", onError)
@@ -309,7 +309,7 @@ export const make = (
         })
       }),
       (server) =>
-        Effect.async<void>((resume) => {
+        Effect.callback<void>((resume) => {
           server.close(() => resume(Effect.void))
           server.closeAllConnections()
         })
@@ -323,7 +323,7 @@ export const make = (
       req.on("end", () => {
         const fiber = run(
           respond(req, res, Buffer.concat(parts).toString("utf8")).pipe(
-            Effect.catchAllDefect((defect) =>
+            Effect.catchDefect((defect) =>
               Effect.sync(() => {
                 if (!res.headersSent) res.writeHead(500, jsonHeaders)
                 res.end(JSON.stringify({ error: { message: `fake provider defect: ${String(defect)}` } }))
@@ -332,7 +332,7 @@ export const make = (
           )
         )
         // A client that goes away ends the work for its request (a stall or an endless stream).
-        res.once("close", () => fiber.unsafeInterruptAsFork(FiberId.none))
+        res.once("close", () => fiber.interruptUnsafe())
       })
     })
 
@@ -345,9 +345,9 @@ export const make = (
       openAiBaseUrl: `${url}/v1`,
       port,
       requests: SubscriptionRef.get(recorded),
-      release: released.open,
+      release: Effect.asVoid(released.open),
       awaitRequests: (count: number) =>
-        recorded.changes.pipe(
+        SubscriptionRef.changes(recorded).pipe(
           Stream.filter((all) => all.length >= count),
           Stream.take(1),
           Stream.runHead,
@@ -387,7 +387,7 @@ const render = (
   index: number,
   req: NodeHttp.IncomingMessage,
   res: NodeHttp.ServerResponse,
-  released: Effect.Latch
+  released: Latch.Latch
 ): Effect.Effect<void> => {
   switch (step.kind) {
     case "happy":
@@ -408,7 +408,7 @@ const render = (
       const hold = step.kind === "reply" ? step.hold_after_events : undefined
       const write = (some: ReadonlyArray<string>) =>
         pause > 0
-          ? Effect.forEach(some, (event) => Effect.zipRight(Effect.sleep(pause), writeEvents(res, [event])), {
+          ? Effect.forEach(some, (event) => Effect.andThen(Effect.sleep(pause), writeEvents(res, [event])), {
               discard: true
             })
           : writeEvents(res, some)
@@ -468,9 +468,9 @@ const render = (
       ])
     }
     case "stall":
-      return Effect.zipRight(
+      return Effect.andThen(
         incoming.stream
-          ? Effect.zipRight(openStream(res), writeEvents(res, dialect.streamHead(incoming, index, step.text ?? "")))
+          ? Effect.andThen(openStream(res), writeEvents(res, dialect.streamHead(incoming, index, step.text ?? "")))
           : Effect.sync(() => {
               res.writeHead(200, jsonHeaders)
               res.write('{"id": "msg_fake", ')
@@ -487,17 +487,17 @@ const render = (
             : step.style === "empty_events"
               ? dialect.emptyEvents(incoming, index)
               : dialect.ping(incoming, index)
-      return Effect.zipRight(
+      return Effect.andThen(
         incoming.stream
-          ? Effect.zipRight(openStream(res), writeEvents(res, dialect.streamHead(incoming, index, step.text ?? "")))
+          ? Effect.andThen(openStream(res), writeEvents(res, dialect.streamHead(incoming, index, step.text ?? "")))
           : Effect.sync(() => {
               res.writeHead(200, jsonHeaders).flushHeaders()
             }),
-        Effect.forever(Effect.zipRight(Effect.sleep(step.every_ms ?? 1000), writeEvents(res, [beat])))
+        Effect.forever(Effect.andThen(Effect.sleep(step.every_ms ?? 1000), writeEvents(res, [beat])))
       )
     }
     case "headers_only":
-      return Effect.zipRight(
+      return Effect.andThen(
         Effect.sync(() => {
           res.writeHead(200, incoming.stream ? sseHeaders : jsonHeaders).flushHeaders()
         }),
@@ -509,9 +509,8 @@ const render = (
       return Effect.sync(() => {
         if (step.text !== undefined && incoming.stream) {
           res.writeHead(200, sseHeaders)
-          for (const event of dialect.streamHead(incoming, index, step.text)) res.write(event)
-          // Let the partial stream reach the client before the RST.
-          setTimeout(() => req.socket.resetAndDestroy(), 20)
+          // The RST goes once the partial stream is handed to the socket, so it reaches the client first.
+          res.write(dialect.streamHead(incoming, index, step.text).join(""), () => req.socket.resetAndDestroy())
         } else {
           req.socket.resetAndDestroy()
         }
