@@ -340,14 +340,32 @@ describe("agent CLI: help and usage errors", () => {
     assert.strictEqual(result.code, 0, result.stderr)
     assert.notInclude(result.stdout, "A user-defined piece of text")
     assert.notInclude(result.stdout, "A true or false value")
-    const blocks = result.stdout.split(/\n(?=--)/)
+    // effect/cli lists an option on one line: its name and value, then (past a run of spaces) its description.
+    const lines = result.stdout.split("\n").map((line) => line.trim())
     for (const option of options) {
-      const block = blocks.find((text) => text.startsWith(`${option} `) || text.startsWith(`${option}\n`))
-      assert.isDefined(block, `${option} is in --help`)
-      // The line after the option's heading is its own description.
-      const description = block!.split("\n").filter((line) => line.trim() !== "")[1] ?? ""
+      const line = lines.find((text) => text.startsWith(`${option} `))
+      assert.isDefined(line, `${option} is in --help`)
+      const description = line!.split(/\s{2,}/)[1] ?? ""
       assert.isAbove(description.trim().length, 10, `${option}: "${description}"`)
       assert.notMatch(description, /^\s*This (setting|option)/, `${option} has a description of its own`)
+    }
+  })
+
+  it("--help without noise: no generic line after each option, no --wizard or --completions (issue 23, item 7)", async () => {
+    const result = await cli(["--help"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.notInclude(result.stdout, "This setting is optional")
+    assert.notInclude(result.stdout, "This option may be repeated")
+    assert.notInclude(result.stdout, "--wizard")
+    assert.notInclude(result.stdout, "--completions")
+  })
+
+  it("a subcommand's usage names the command it belongs to: agent simulate, not $ simulate (issue 23, item 7)", async () => {
+    for (const subcommand of ["simulate", "sessions"]) {
+      const result = await cli([subcommand, "--help"])
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.include(result.stdout, `agent ${subcommand} [flags]`)
+      assert.notInclude(result.stdout, `$ ${subcommand}`)
     }
   })
 
@@ -382,7 +400,7 @@ describe("agent CLI: help and usage errors", () => {
     assert.strictEqual(result.stderr, 'agent: --provider must be one of fake, anthropic, openai, not "nope"\n')
   })
 
-  it.scoped("an --mcp plugin that cannot start ends the command with exit 2, before any model request", () =>
+  it.effect("an --mcp plugin that cannot start ends the command with exit 2, before any model request", () =>
     Effect.gen(function* () {
       const server = yield* FakeProvider.make(FaultPlan.happy)
       const result = yield* Effect.promise(() =>

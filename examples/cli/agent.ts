@@ -7,99 +7,99 @@ import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
 import { Anthropic, OpenAi } from "@agent-kernel/providers"
 import { NodeTransport } from "@agent-kernel/providers/node"
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import * as Result from "effect/Result"
 import * as path from "node:path"
 import * as readline from "node:readline"
 import { readStdin, readTextFile } from "./boundedRead.js"
-import * as CliConsole from "./cliConsole.js"
+import * as CliOutput from "./cliOutput.js"
+import { LastRunStatus } from "./exitCodes.js"
 import * as Otel from "./otel.js"
 import * as Render from "./render.js"
 import * as Scenarios from "./scenarios.js"
 import { loadSettings, settingsOptions } from "./settingsOptions.js"
 import { UsageError } from "./usage.js"
 
+/** A flag that is off unless given. */
+const toggle = (name: string, description: string) =>
+  Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withDefault(false))
+
 const options = {
-  provider: Options.choice("provider", ["fake", "anthropic", "openai"]).pipe(
-    Options.withDescription(
+  provider: Flag.Literals("provider", ["fake", "anthropic", "openai"]).pipe(
+    Flag.withMetavar("NAME"),
+    Flag.withDescription(
       "Default: anthropic if ANTHROPIC_API_KEY is set, else openai if OPENAI_API_KEY is set, else fake"
     ),
-    Options.optional
+    Flag.optional
   ),
-  model: Options.text("model").pipe(
-    Options.withPseudoName("NAME"),
-    Options.withDescription("The model to call (default: fake-model, claude-sonnet-4-5 or gpt-4o-mini)"),
-    Options.optional
+  model: Flag.String("model").pipe(
+    Flag.withMetavar("NAME"),
+    Flag.withDescription("The model to call (default: fake-model, claude-sonnet-4-5 or gpt-4o-mini)"),
+    Flag.optional
   ),
-  prompt: Options.text("prompt").pipe(
-    Options.withPseudoName("TEXT"),
-    Options.withDescription("One run with this input. Without it: interactive on a TTY, else one run reading stdin"),
-    Options.optional
+  prompt: Flag.String("prompt").pipe(
+    Flag.withMetavar("TEXT"),
+    Flag.withDescription("One run with this input. Without it: interactive on a TTY, else one run reading stdin"),
+    Flag.optional
   ),
-  system: Options.text("system").pipe(
-    Options.withPseudoName("TEXT"),
-    Options.withDescription("The system prompt"),
-    Options.optional
+  system: Flag.String("system").pipe(
+    Flag.withMetavar("TEXT"),
+    Flag.withDescription("The system prompt"),
+    Flag.optional
   ),
-  mcp: Options.text("mcp").pipe(
-    Options.withPseudoName('"COMMAND ARGS"'),
-    Options.withDescription(
+  mcp: Flag.String("mcp").pipe(
+    Flag.withMetavar('"COMMAND ARGS"'),
+    Flag.withDescription(
       "An MCP stdio plugin, split into argv without a shell; repeatable. One that cannot start ends the command (exit 2)"
     ),
-    Options.repeated
+    Flag.atLeast(0)
   ),
   ...settingsOptions,
-  scenario: Options.text("scenario").pipe(
-    Options.withPseudoName("NAME|FILE"),
-    Options.withDescription(
+  scenario: Flag.String("scenario").pipe(
+    Flag.withMetavar("NAME|FILE"),
+    Flag.withDescription(
       `For the fake provider: ${Scenarios.scenarios.map((s) => s.name).join(", ")}, or a fault-plan file`
     ),
-    Options.optional
+    Flag.optional
   ),
-  json: Options.boolean("json").pipe(
-    Options.withDescription(
-      "JSON Lines on stdout: one kernel event a line, the last one run_ended; the answer's text_delta events too, as they arrive"
-    )
+  json: toggle(
+    "json",
+    "JSON Lines on stdout: one kernel event a line, the last one run_ended; the answer's text_delta events too, as they arrive"
   ),
-  stream: Options.boolean("stream").pipe(
-    Options.withDescription(
-      "Print the answer as it streams even when stdout is not a terminal (on a terminal it always streams, with a spinner while waiting); off a terminal the answer is otherwise printed once, at the end"
-    )
+  stream: toggle(
+    "stream",
+    "Print the answer as it streams even when stdout is not a terminal (on a terminal it always streams, with a spinner while waiting); off a terminal the answer is otherwise printed once, at the end"
   ),
-  thinking: Options.boolean("thinking").pipe(
-    Options.withDescription(
-      'Print the model\'s thinking as it streams, dimmed (by default the spinner says "thinking")'
-    )
+  thinking: toggle(
+    "thinking",
+    'Print the model\'s thinking as it streams, dimmed (by default the spinner says "thinking")'
   ),
-  otel: Options.boolean("otel").pipe(
-    Options.withDescription(
-      "Export the run's spans and metrics over OTLP/HTTP, to OTEL_EXPORTER_OTLP_ENDPOINT (OTEL_SERVICE_NAME names the service); needs the optional OpenTelemetry packages"
-    )
+  otel: toggle(
+    "otel",
+    "Export the run's spans and metrics over OTLP/HTTP, to OTEL_EXPORTER_OTLP_ENDPOINT (OTEL_SERVICE_NAME names the service); needs the optional OpenTelemetry packages"
   ),
-  session: Options.text("session").pipe(
-    Options.withPseudoName("PATH"),
-    Options.withDescription(
+  session: Flag.String("session").pipe(
+    Flag.withMetavar("PATH"),
+    Flag.withDescription(
       "Keep the session in the store at PATH (created if new): a new prompt continues its conversation, and a run a crash interrupted is finished first"
     ),
-    Options.optional
+    Flag.optional
   ),
-  resume: Options.boolean("resume").pipe(
-    Options.withDescription("With --session: finish the interrupted run in the store, without a new prompt")
-  )
+  resume: toggle("resume", "With --session: finish the interrupted run in the store, without a new prompt")
 }
 
-type Parsed = Command.Command.ParseConfig<typeof options>
+type Parsed = Command.Command.Config.Infer<typeof options>
 
 const defaultModels = { fake: "fake-model", anthropic: "claude-sonnet-4-5", openai: "gpt-4o-mini" } as const
 
 /** Splits "COMMAND ARGS" into argv like a shell would for quotes and backslashes, without running one. */
-export const splitCommandLine = (line: string): Either.Either<ReadonlyArray<string>, string> => {
+export const splitCommandLine = (line: string): Result.Result<ReadonlyArray<string>, string> => {
   const args: Array<string> = []
   let current = ""
   let quote: '"' | "'" | undefined
@@ -125,9 +125,9 @@ export const splitCommandLine = (line: string): Either.Either<ReadonlyArray<stri
       started = true
     }
   }
-  if (quote !== undefined) return Either.left(`unclosed ${quote} quote in --mcp "${line}"`)
+  if (quote !== undefined) return Result.fail(`unclosed ${quote} quote in --mcp "${line}"`)
   if (started) args.push(current)
-  return args.length === 0 ? Either.left("--mcp needs a command") : Either.right(args)
+  return args.length === 0 ? Result.fail("--mcp needs a command") : Result.succeed(args)
 }
 
 /** A plugin's name: its script's or its command's base name. */
@@ -149,21 +149,16 @@ const resolveScenario = (name: string) =>
         (error) =>
           new UsageError({
             message:
-              error.reason === "NotFound"
+              error.reason._tag === "NotFound"
                 ? `--scenario "${name}" is neither a bundled scenario (${Scenarios.scenarios
                     .map((s) => s.name)
                     .join(", ")}) nor a fault-plan file`
-                : `cannot read the fault plan ${name}: ${error.description ?? error.reason}`
+                : `cannot read the fault plan ${name}: ${error.reason.description ?? error.reason._tag}`
           })
       )
     )
     const plan = yield* FaultPlan.fromJson(text).pipe(
-      Effect.mapError(
-        (error) =>
-          new UsageError({
-            message: `invalid fault plan in ${name}:\n${ParseResult.TreeFormatter.formatErrorSync(error)}`
-          })
-      )
+      Effect.mapError((error) => new UsageError({ message: `invalid fault plan in ${name}:\n${error.message}` }))
     )
     return { scenario: undefined, plan }
   })
@@ -186,7 +181,7 @@ const interactive = <E>(
       Effect.gen(function* () {
         let last: RunOutcome.RunOutcome | undefined
         while (true) {
-          const line = yield* Effect.async<string | undefined>((resume) => {
+          const line = yield* Effect.callback<string | undefined>((resume) => {
             const onLine = (text: string) => done(text)
             const onClose = () => done(undefined)
             // Both listeners go whichever fires, so a long session never piles them up.
@@ -242,7 +237,9 @@ const run = (parsed: Parsed) =>
     // `spec` is the --mcp text of a plugin the user named: it must start (see below).
     const plugins: Array<{ readonly config: McpStdio.Config; readonly spec?: string }> = []
     for (const spec of parsed.mcp) {
-      const argv = yield* Either.mapLeft(splitCommandLine(spec), (message) => new UsageError({ message }))
+      const argv = yield* Effect.fromResult(
+        Result.mapError(splitCommandLine(spec), (message) => new UsageError({ message }))
+      )
       plugins.push({ config: { name: pluginName(argv, taken), command: argv[0]!, args: argv.slice(1) }, spec })
     }
     for (const bundled of chosen.scenario?.plugins ?? []) {
@@ -254,7 +251,7 @@ const run = (parsed: Parsed) =>
     const model = Option.getOrElse(parsed.model, () => defaultModels[providerName])
     const json = parsed.json
     const out = Render.stdout
-    const color = !json && CliConsole.colorEnabled(process.stdout, env)
+    const color = !json && CliOutput.colorEnabled(process.stdout, env)
     if (Option.isSome(parsed.prompt) && parsed.prompt.value.trim() === "") {
       return yield* new UsageError({ message: "--prompt is empty: pass the text to send, or text on stdin" })
     }
@@ -328,15 +325,12 @@ const run = (parsed: Parsed) =>
           )
         }
         // One session per process, so its id is fixed: a run reads "session-1/run-N".
-        const session = yield* Session.Session.pipe(
-          Effect.provide(
-            Session.layer({
-              id: "session-1",
-              model,
-              settings,
-              ...Option.match(parsed.system, { onNone: () => ({}), onSome: (system) => ({ system }) })
-            })
-          ),
+        const session = yield* Session.make({
+          id: "session-1",
+          model,
+          settings,
+          ...Option.match(parsed.system, { onNone: () => ({}), onSome: (system) => ({ system }) })
+        }).pipe(
           Effect.provideService(ModelProvider.ModelProvider, provider),
           Effect.provideService(EventBus.EventBus, bus),
           Effect.provideService(Toolbox.Toolbox, toolbox)
@@ -349,7 +343,7 @@ const run = (parsed: Parsed) =>
         return outcome?.status
       })
     ).pipe(Effect.provide(NodeTransport.layer()), Effect.provide(telemetry))
-  }).pipe(Effect.catchTag("ConfigError", (error) => new UsageError({ message: error.message })))
+  }).pipe(Effect.catchTag("ConfigError", (error) => Effect.fail(new UsageError({ message: error.message }))))
 
 /** The store's one session: the CLI keeps one conversation per store. */
 const durableSessionId = "session-1"
@@ -380,10 +374,10 @@ const durableRun = (
     return outcome?.status
   })
 
-/** Runs one bundled scenario as `agent --scenario NAME` would, returning its exit code. */
+/** Runs one bundled scenario as `agent --scenario NAME` would, returning the status of its run. */
 export const runScenario = (name: string, output: { readonly json?: boolean } = {}) =>
   run({
-    provider: Option.some("fake"),
+    provider: Option.some("fake" as const),
     model: Option.none(),
     prompt: Option.none(),
     system: Option.none(),
@@ -399,6 +393,10 @@ export const runScenario = (name: string, output: { readonly json?: boolean } = 
     resume: false
   })
 
-export const command = Command.make("agent", options, run).pipe(
-  Command.withDescription("Run the agent kernel: a prompt, a chaos scenario, or an interactive session")
-)
+/** The `agent` command; the status of its last run is left in `LastRunStatus` for the exit code. */
+export const command = Command.make("agent", options, (parsed) =>
+  Effect.gen(function* () {
+    const status = yield* run(parsed)
+    yield* Ref.set(yield* LastRunStatus, status)
+  })
+).pipe(Command.withDescription("Run the agent kernel: a prompt, a chaos scenario, or an interactive session"))

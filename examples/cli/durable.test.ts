@@ -19,7 +19,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import Database from "libsql"
+import { DatabaseSync } from "node:sqlite"
 import { ensureBundle, entry } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
@@ -132,7 +132,7 @@ const ExecutionRow = Schema.UndefinedOr(Schema.Struct({ status: Schema.String })
 const suspendedIn = async (file: string): Promise<void> => {
   for (;;) {
     if (fs.existsSync(file)) {
-      const db = new Database(file, { readonly: true })
+      const db = new DatabaseSync(file, { readOnly: true })
       try {
         const row = Schema.decodeUnknownSync(ExecutionRow)(db.prepare("SELECT status FROM workflow_executions").get())
         if (row?.status === "suspended") return
@@ -174,7 +174,7 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
     const counter = path.join(dir, "counts.txt")
     const scope = Effect.runSync(Scope.make())
     const rounds = 20
-    const provider = await Effect.runPromise(Scope.extend(FakeProvider.make(planFor(rounds + 10)), scope))
+    const provider = await Effect.runPromise(Scope.provide(FakeProvider.make(planFor(rounds + 10)), scope))
     const env = { ANTHROPIC_BASE_URL: provider.url }
     const common = ["--provider", "anthropic", "--json", "--session", store]
     const mcp = ["--mcp", `node ${path.join(root, "examples/plugins/counter.mjs")} ${counter} 600`]
@@ -243,7 +243,7 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
     const store = path.join(dir, "agent.db")
     const scope = Effect.runSync(Scope.make())
     const provider = await Effect.runPromise(
-      Scope.extend(
+      Scope.provide(
         FakeProvider.make({
           steps: [countCall("slow")]
         }),
@@ -295,7 +295,7 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
     const store = path.join(dir, "agent.db")
     const scope = Effect.runSync(Scope.make())
     const provider = await Effect.runPromise(
-      Scope.extend(FakeProvider.make({ steps: [rateLimited(60), { kind: "reply", text: "next" }] }), scope)
+      Scope.provide(FakeProvider.make({ steps: [rateLimited(60), { kind: "reply", text: "next" }] }), scope)
     )
     const env = { ANTHROPIC_BASE_URL: provider.url }
     const args = ["--provider", "anthropic", "--json", "--session", store]
@@ -331,7 +331,7 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
     const counter = path.join(dir, "counts.txt")
     const scope = Effect.runSync(Scope.make())
     const provider = await Effect.runPromise(
-      Scope.extend(
+      Scope.provide(
         FakeProvider.make({
           steps: [countCall("once"), rateLimited(2), { kind: "reply", text: "done" }]
         }),

@@ -5,17 +5,18 @@
  * This is the entry point: `npx -y pnpm@12.4.2 build:cli` bundles it into
  * examples/dist/agent.mjs, the `agent` bin, which runs on plain node.
  */
-import * as Command from "@effect/cli/Command"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import type { RunOutcome } from "@agent-kernel/kernel"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import type * as Runtime from "@effect/platform/Runtime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
+import * as Ref from "effect/Ref"
+import type * as Runtime from "effect/Runtime"
 import { command } from "./agent.js"
 import * as Argv from "./argv.js"
-import * as CliConsole from "./cliConsole.js"
-import { outcomeOf } from "./exitCodes.js"
+import * as CliOutput from "./cliOutput.js"
+import { LastRunStatus, outcomeOf } from "./exitCodes.js"
 import { sessions } from "./sessions.js"
 import { simulate } from "./simulate.js"
 import { UsageError } from "./usage.js"
@@ -26,13 +27,29 @@ export const subcommands = [simulate, sessions] as const
 /** The root command. */
 export const root = command.pipe(Command.withSubcommands(subcommands))
 
-const cli = Command.run(root, { name: "agent", version: "0.1.0" })
+/** The version `agent --version` prints. */
+export const version = "0.1.0"
 
 /**
  * How long cleanup may take after SIGINT or SIGTERM (plugin processes stopped, telemetry flushed)
  * before the command exits anyway: a plugin's own stop is bounded well within it.
  */
 const signalGraceMillis = 10_000
+
+/** The command line run to its end: the status of the last run, if one ran, for the exit code. */
+const program = (args: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    // Option names and choices are checked first, so that a typo gets a suggestion (see argv.ts).
+    const spec = Argv.specOfCommand(
+      command,
+      subcommands.map((subcommand) => Argv.specOfCommand(subcommand))
+    )
+    const problem = Argv.check(args, spec)
+    if (problem !== undefined) return yield* new UsageError({ message: problem })
+    const last = yield* Ref.make<RunOutcome.RunStatus | undefined>(undefined)
+    yield* Command.runWith(root, { version })(args).pipe(Effect.provideService(LastRunStatus, last))
+    return yield* Ref.get(last)
+  })
 
 const main = () => {
   // Which signal interrupted the run, for its exit code; NodeRuntime handles both alike.
@@ -41,7 +58,7 @@ const main = () => {
   const onSignal = (received: NodeJS.Signals) => {
     signal = received
     setTimeout(() => {
-      const { code } = outcomeOf(Exit.interrupt(FiberId.none), signal)
+      const { code } = outcomeOf(Exit.interrupt(), signal)
       process.stderr.write(
         `agent: interrupted by ${signal}; cleanup did not finish within ${signalGraceMillis} ms, so it was cut short\n`
       )
@@ -60,17 +77,9 @@ const main = () => {
     process.exit(code)
   }
 
-  // Option names and choices are checked first, so that a typo gets a suggestion (see argv.ts).
-  const spec = Argv.specOfCommand(command, [Argv.specOfCommand(simulate), Argv.specOfCommand(sessions)])
-  const problem = Argv.check(process.argv.slice(2), spec)
-
-  const color = {
-    stdout: CliConsole.colorEnabled(process.stdout, process.env),
-    stderr: CliConsole.colorEnabled(process.stderr, process.env)
-  }
-  const program = problem === undefined ? cli(process.argv) : Effect.fail(new UsageError({ message: problem }))
-  Effect.flatMap(Effect.console, (base) => Effect.withConsole(program, CliConsole.make(base, color))).pipe(
-    Effect.provide(NodeContext.layer),
+  program(process.argv.slice(2)).pipe(
+    Effect.provide(CliOutput.layer),
+    Effect.provide(NodeServices.layer),
     NodeRuntime.runMain({ disableErrorReporting: true, teardown })
   )
 }

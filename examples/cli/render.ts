@@ -54,7 +54,7 @@ export const human = (out: Output, options: Omit<Timeline.View, "tty" | "termina
       if (write !== "") out.write(write)
       return state
     }
-    const redraw: Effect.Effect<void> = Effect.zipRight(
+    const redraw: Effect.Effect<void> = Effect.andThen(
       Effect.sleep(redrawEvery),
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Ref.modify(shown, ({ timeline }) => {
@@ -74,7 +74,7 @@ export const human = (out: Output, options: Omit<Timeline.View, "tty" | "termina
                 const animated = Timeline.animated(view(), after)
                 return [animated && !redrawing, { timeline: after, redrawing: redrawing || animated }]
               }),
-              (start) => (start ? Effect.asVoid(Effect.forkDaemon(redraw)) : Effect.void)
+              (start) => (start ? Effect.asVoid(Effect.forkDetach(redraw)) : Effect.void)
             )
           )
       },

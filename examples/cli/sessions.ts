@@ -3,17 +3,19 @@
  * id, the last run's status (`running` or `interrupted` for a run to finish with --resume),
  * runs, the session retry budget used, and messages in its history.
  */
-import * as Args from "@effect/cli/Args"
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Render from "./render.js"
 import { UsageError } from "./usage.js"
 
 const args = {
-  store: Args.text({ name: "PATH" }).pipe(Args.withDescription("The session store (agent --session PATH)"))
+  store: Argument.String("PATH").pipe(Argument.withDescription("The session store (agent --session PATH)"))
 }
-const options = { json: Options.boolean("json").pipe(Options.withDescription("One JSON object a session")) }
+const options = {
+  json: Flag.Boolean("json").pipe(Flag.withDescription("One JSON object a session"), Flag.withDefault(false))
+}
 
 export const sessions = Command.make("sessions", { ...args, ...options }, ({ store, json }) =>
   Effect.gen(function* () {

@@ -8,11 +8,11 @@
  */
 import { RetryPolicy, type Settings } from "@agent-kernel/kernel"
 import { Simulator } from "@agent-kernel/kernel/testing"
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
-import * as FileSystem from "@effect/platform/FileSystem"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 
 import { loadSettings, settingsOptions } from "./settingsOptions.js"
@@ -20,24 +20,31 @@ import { UsageError } from "./usage.js"
 
 const options = {
   ...settingsOptions,
-  faults: Options.text("faults").pipe(
-    Options.withDescription(
+  faults: Flag.String("faults").pipe(
+    Flag.withMetavar("FAULTS"),
+    Flag.withDescription(
       'Comma-separated results of successive model calls: an HTTP status (429, 529, 503 ...), a category (overloaded), or ok; with :retry_after=SECONDS. When the plan runs out, calls succeed. Example: "429:retry_after=2,529,529,ok"'
     )
   ),
-  runs: Options.integer("runs").pipe(
-    Options.withDescription("How many seeds to simulate for the distribution"),
-    Options.withDefault(1_000)
+  runs: Flag.Int("runs").pipe(
+    Flag.withMetavar("N"),
+    Flag.withDescription("How many seeds to simulate for the distribution (default 1000)"),
+    Flag.withDefault(1_000)
   ),
-  seed: Options.integer("seed").pipe(
-    Options.withDescription("The seed whose timeline is printed"),
-    Options.withDefault(1)
+  seed: Flag.Int("seed").pipe(
+    Flag.withMetavar("N"),
+    Flag.withDescription("The seed whose timeline is printed (default 1)"),
+    Flag.withDefault(1)
   ),
-  svg: Options.text("svg").pipe(
-    Options.withDescription("Also write the total-wait histogram as an SVG chart"),
-    Options.optional
+  svg: Flag.String("svg").pipe(
+    Flag.withMetavar("FILE"),
+    Flag.withDescription("Also write the total-wait histogram as an SVG chart"),
+    Flag.optional
   )
 }
+
+/** What the options parse to. */
+type Input = Command.Command.Config.Infer<typeof options>
 
 /** The value at percentile `p` (0-100) of sorted values, by the nearest-rank method. */
 export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
@@ -135,7 +142,7 @@ const describeSettings = (settings: Settings.Settings): string =>
 const distributionLine = (name: string, sorted: ReadonlyArray<number>, format: (n: number) => string) =>
   `  ${name.padEnd(11)} p50 ${format(percentile(sorted, 50))}, p90 ${format(percentile(sorted, 90))}, p99 ${format(percentile(sorted, 99))}, max ${format(sorted.at(-1) ?? 0)}`
 
-const handler = (input: Command.Command.ParseConfig<typeof options>) =>
+const handler = (input: Input) =>
   Effect.gen(function* () {
     if (input.runs < 1) return yield* new UsageError({ message: `--runs must be at least 1 (got ${input.runs})` })
     const settings = yield* loadSettings(input.settings, input.set)
@@ -188,7 +195,7 @@ const handler = (input: Command.Command.ParseConfig<typeof options>) =>
  *
  * @example
  * ```ts
- * import * as Command from "@effect/cli/Command"
+ * import * as Command from "effect/cli/Command"
  * import { simulate } from "./simulate.js"
  *
  * const root = Command.make("agent").pipe(Command.withSubcommands([simulate]))

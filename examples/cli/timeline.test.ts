@@ -5,7 +5,7 @@
 import { KernelEvent, type RunOutcome } from "@agent-kernel/kernel"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as Render from "./render.js"
 import * as Timeline from "./timeline.js"
 
