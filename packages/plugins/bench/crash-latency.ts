@@ -17,13 +17,13 @@
  * ending the benchmark.
  */
 import { Content } from "@agent-kernel/kernel"
-import { NodeContext } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -54,12 +54,15 @@ const textOf = (result: unknown): string => {
     : ""
 }
 
-const PidAnswer = Schema.parseJson(Schema.Struct({ pid: Schema.Number }))
-const decodePid = Schema.decodeUnknownEither(PidAnswer)
+const PidAnswer = Schema.fromJsonString(Schema.Struct({ pid: Schema.Number }))
+const decodePid = Schema.decodeUnknownResult(PidAnswer)
 
 /** The pid in a `pid` tool answer, or why there is none (an error result is text, not JSON). */
-const pidIn = (text: string): Either.Either<number, string> =>
-  Either.mapBoth(decodePid(text), { onLeft: () => `not a pid answer: ${text.slice(0, 120)}`, onRight: (a) => a.pid })
+const pidIn = (text: string): Result.Result<number, string> =>
+  Result.mapBoth(decodePid(text), {
+    onFailure: () => `not a pid answer: ${text.slice(0, 120)}`,
+    onSuccess: (answer) => answer.pid
+  })
 
 /** Children of a process, from /proc: the stock client leaves a launcher's children behind. */
 const descendants = (pid: number): Array<number> => {
@@ -98,7 +101,7 @@ type Outcome = Sample | Failed
 // ---- agent-kernel ----------------------------------------------------------------
 
 /** One provider for all runs: each run kills the server, and the next call respawns it. */
-const oursSampler = (config: McpStdio.Config, spawner: Layer.Layer<ProcessSpawner.ProcessSpawner>) =>
+const oursSampler = (config: McpStdio.Config, spawner: Layer.Layer<never>) =>
   Effect.gen(function* () {
     const provider = yield* McpStdio.make(config)
     const box = yield* PluginToolbox.make({
@@ -111,18 +114,18 @@ const oursSampler = (config: McpStdio.Config, spawner: Layer.Layer<ProcessSpawne
       let last = ""
       for (let attempt = 0; attempt < SETUP_ATTEMPTS; attempt++) {
         const answer = pidIn((yield* invoke("pid")).content)
-        if (Either.isRight(answer)) return Either.right(answer.right)
-        last = answer.left
+        if (Result.isSuccess(answer)) return answer
+        last = answer.failure
       }
-      return Either.left(`no pid after ${SETUP_ATTEMPTS} attempts (${last})`)
+      return Result.fail(`no pid after ${SETUP_ATTEMPTS} attempts (${last})`)
     })
     return Effect.gen(function* () {
       const server = yield* pid
-      if (Either.isLeft(server)) return { failed: server.left } satisfies Failed
-      const call = yield* Effect.fork(Effect.map(invoke("hang"), (result) => ({ result, at: now() })))
+      if (Result.isFailure(server)) return { failed: server.failure } satisfies Failed
+      const call = yield* Effect.forkChild(Effect.map(invoke("hang"), (result) => ({ result, at: now() })))
       while (Number((yield* invoke("inflight")).content) < 1) yield* Effect.promise(() => pause(1))
       const killedAt = now()
-      process.kill(server.right, "SIGKILL")
+      process.kill(server.success, "SIGKILL")
       const { result, at } = yield* Fiber.join(call)
       const capped = result.content.includes("timed out")
       if (!capped && !result.content.includes("process_crashed")) {
@@ -140,7 +143,7 @@ const stockOnce = async (command: string, args: Array<string>): Promise<Outcome>
   try {
     await client.connect(transport)
     const pid = pidIn(textOf(await client.callTool({ name: "pid", arguments: {} })))
-    if (Either.isLeft(pid)) return { failed: pid.left }
+    if (Result.isFailure(pid)) return { failed: pid.failure }
     let doneAt = 0
     const pending = client.callTool({ name: "hang", arguments: {} }, undefined, { timeout: CAP_MS }).then(
       () => ({ timedOut: false }),
@@ -152,7 +155,7 @@ const stockOnce = async (command: string, args: Array<string>): Promise<Outcome>
     })
     while (Number(textOf(await client.callTool({ name: "inflight", arguments: {} }))) < 1) await pause(1)
     const killedAt = now()
-    process.kill(pid.right, "SIGKILL")
+    process.kill(pid.success, "SIGKILL")
     const outcome = await settled
     return { ms: doneAt - killedAt, capped: outcome.timedOut }
   } catch (error) {
@@ -285,7 +288,7 @@ const main = Effect.gen(function* () {
   for (const [name, outcomes] of Object.entries({ ...samples, stockWrapper })) {
     for (const failure of firstFailures(outcomes)) console.log(`failed run (${name}): ${failure}`)
   }
-}).pipe(Effect.scoped, Effect.provide(NodeContext.layer))
+}).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
 
 Effect.runPromise(main).then(
   () => process.exit(0),

@@ -34,7 +34,7 @@ const killAtEnd = (pid: number) =>
   )
 
 describe.each(spawners)("hostile MCP servers, $name", ({ context }) => {
-  it.scopedLive(
+  it.live(
     "issue 10 #3: an oversize line whose id is not valid JSON is a warning; the reader lives on and the call is answered",
     () =>
       Effect.gen(function* () {
@@ -54,7 +54,7 @@ describe.each(spawners)("hostile MCP servers, $name", ({ context }) => {
     20_000
   )
 
-  it.scoped(
+  it.effect(
     "a dead reader is a crash: a server that closes its stdout mid-call and lives on fails the call, is killed and respawned",
     () =>
       Effect.gen(function* () {
@@ -71,13 +71,13 @@ describe.each(spawners)("hostile MCP servers, $name", ({ context }) => {
       }).pipe(Effect.provide(context))
   )
 
-  it.scoped(
+  it.effect(
     "a crash needs no timer: with the TestClock never advanced, a killed plugin's call is process_crashed",
     () =>
       Effect.gen(function* () {
         const { box } = yield* toolbox(fixture("fx"))
         const pid = yield* pidOf(box)
-        const call = yield* Effect.fork(box.invoke(use("hang")))
+        const call = yield* Effect.forkChild(box.invoke(use("hang")))
         yield* inflight(box, 1)
         process.kill(pid, "SIGKILL")
         const result = yield* Fiber.join(call)
@@ -103,7 +103,7 @@ describe.each(spawners)("hostile MCP servers, $name", ({ context }) => {
     }).pipe(Effect.scoped, Effect.provide(context))
   )
 
-  it.scopedLive("issue 10 #4: a tracked detached grandchild is ended when the server crashes, not orphaned", () =>
+  it.live("issue 10 #4: a tracked detached grandchild is ended when the server crashes, not orphaned", () =>
     Effect.gen(function* () {
       const { box, provider } = yield* toolbox(fixture("fx"))
       const leader = yield* pidOf(box)

@@ -2,12 +2,12 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as Fiber from "effect/Fiber"
 import { InProcessTools, PluginToolbox } from "../src/index.js"
 import { use } from "./helpers.js"
 
-class Greeting extends Context.Tag("test/Greeting")<Greeting, string>() {}
+class Greeting extends Context.Service<Greeting, string>()("test/Greeting") {}
 
 class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { message: Schema.String }) {}
 
@@ -15,14 +15,15 @@ const tools = [
   InProcessTools.tool({
     name: "add",
     description: "Adds two numbers",
-    parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
+    // A JSON number is finite; Schema.Number admits NaN and the infinities, which JSON carries as strings.
+    parameters: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }),
     handler: ({ a, b }) => Effect.succeed(a + b)
   }),
   InProcessTools.tool({
     name: "greet",
     description: "Greets someone",
-    parameters: Schema.Struct({ name: Schema.String.pipe(Schema.minLength(1)) }),
-    handler: ({ name }) => Effect.map(Greeting, (greeting) => `${greeting}, ${name}!`)
+    parameters: Schema.Struct({ name: Schema.String.check(Schema.isMinLength(1)) }),
+    handler: ({ name }) => Effect.map(Effect.service(Greeting), (greeting) => `${greeting}, ${name}!`)
   }),
   InProcessTools.tool({
     name: "read",
@@ -56,7 +57,7 @@ const box = PluginToolbox.make({
 }).pipe(Effect.provideService(Greeting, "Hello"))
 
 describe("in-process tools", () => {
-  it.scoped("offer JSON Schema definitions built from their parameters", () =>
+  it.effect("offer JSON Schema definitions built from their parameters", () =>
     Effect.gen(function* () {
       const toolbox = yield* box
       const definitions = yield* toolbox.definitions
@@ -74,7 +75,7 @@ describe("in-process tools", () => {
     })
   )
 
-  it.scoped("decode their input and run handlers with the context they were built in", () =>
+  it.effect("decode their input and run handlers with the context they were built in", () =>
     Effect.gen(function* () {
       const toolbox = yield* box
       expect(yield* toolbox.invoke(use("add", { a: 2, b: 3 }))).toMatchObject({ content: "5", is_error: false })
@@ -83,7 +84,7 @@ describe("in-process tools", () => {
     })
   )
 
-  it.scoped("turn bad input into an error the model can correct, without counting it", () =>
+  it.effect("turn bad input into an error the model can correct, without counting it", () =>
     Effect.gen(function* () {
       const toolbox = yield* box
       const result = yield* toolbox.invoke(use("add", { a: "two" }))
@@ -96,7 +97,7 @@ describe("in-process tools", () => {
     })
   )
 
-  it.scoped("report a typed failure as the tool's answer, and a defect as a failure that counts", () =>
+  it.effect("report a typed failure as the tool's answer, and a defect as a failure that counts", () =>
     Effect.gen(function* () {
       const toolbox = yield* box
       const failed = yield* toolbox.invoke(use("read", { path: "/nope" }))
@@ -109,10 +110,10 @@ describe("in-process tools", () => {
     })
   )
 
-  it.scoped("time out on the Clock, and unknown tools are errors listing what exists", () =>
+  it.effect("time out on the Clock, and unknown tools are errors listing what exists", () =>
     Effect.gen(function* () {
       const toolbox = yield* box
-      const call = yield* Effect.fork(toolbox.invoke(use("wait")))
+      const call = yield* Effect.forkChild(toolbox.invoke(use("wait")))
       yield* TestClock.adjust("1 second")
       expect((yield* Fiber.join(call)).content).toBe(
         'Tool "wait" of plugin "local" timed out after 1000 ms; the call was cancelled.'

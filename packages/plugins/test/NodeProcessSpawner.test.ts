@@ -2,13 +2,13 @@
  * The Node spawner on its own: what it reports, in what order, what /proc shows through it, and
  * what its scope's close leaves behind. Processes are real; waits are for events, never timers.
  */
-import * as Command from "@effect/platform/Command"
-import type * as PlatformError from "@effect/platform/Error"
-import { NodeContext } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import type * as PlatformError from "effect/PlatformError"
+import * as ChildProcess from "effect/process/ChildProcess"
 import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -18,13 +18,13 @@ import { eventually, fixture, inflight, isAlive, parse, use } from "./helpers.js
 
 const spawner = NodeProcessSpawner.make()
 
-const node = (script: string) => Command.make(process.execPath, "-e", script)
+const node = (script: string) => ChildProcess.make(process.execPath, ["-e", script])
 
 /** Starts a command; `until` collects its events until the predicate holds. */
-const start = (command: Command.Command, stdin: Stream.Stream<Uint8Array> = Stream.never) =>
+const start = (command: ChildProcess.Command, stdin: Stream.Stream<Uint8Array> = Stream.never) =>
   Effect.gen(function* () {
     const events = yield* Queue.unbounded<ProcessSpawner.Event>()
-    const started = yield* spawner.start({ command, stdin, emit: (event) => Queue.unsafeOffer(events, event) })
+    const started = yield* spawner.start({ command, stdin, emit: (event) => Queue.offerUnsafe(events, event) })
     const seen: Array<ProcessSpawner.Event> = []
     const until = (done: (seen: ReadonlyArray<ProcessSpawner.Event>) => boolean) =>
       Effect.gen(function* () {
@@ -44,7 +44,7 @@ const indexOf = (events: ReadonlyArray<ProcessSpawner.Event>, tag: string, pipe?
   events.findIndex((e) => e._tag === tag && (pipe === undefined || ("pipe" in e && e.pipe === pipe)))
 
 describe("the Node spawner", () => {
-  it.scopedLive("reports each pipe's output before its end of file, and the exit with its code", () =>
+  it.live("reports each pipe's output before its end of file, and the exit with its code", () =>
     Effect.gen(function* () {
       const { started, until } = yield* start(
         node("process.stdout.write('hello'); process.stderr.write('oops'); process.exitCode = 3")
@@ -58,10 +58,10 @@ describe("the Node spawner", () => {
       expect(events.find((e) => e._tag === "Closed" && e.failure !== undefined)).toBeUndefined()
       // Reaped once Node reported the exit.
       expect(yield* started.status).toEqual({ _tag: "Reaped" })
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 
-  it.scopedLive("writes stdin in order and closes it when the stream ends", () =>
+  it.live("writes stdin in order and closes it when the stream ends", () =>
     Effect.gen(function* () {
       const bytes = (s: string) => new TextEncoder().encode(s)
       const { until } = yield* start(
@@ -72,10 +72,10 @@ describe("the Node spawner", () => {
       const events = yield* until(closedAndExited)
       expect(text(events, "stdout")).toBe("first second")
       expect(events.find((e) => e._tag === "Exited")).toEqual({ _tag: "Exited", status: { exitCode: 0, signal: null } })
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 
-  it.scopedLive("shows a killed process as a zombie, with the signal, until Node reaps it", () =>
+  it.live("shows a killed process as a zombie, with the signal, until Node reaps it", () =>
     Effect.gen(function* () {
       const { started, until } = yield* start(node("setInterval(() => {}, 1000)"))
       expect(yield* started.status).toEqual({ _tag: "Running" })
@@ -90,15 +90,14 @@ describe("the Node spawner", () => {
         _tag: "Exited",
         status: { exitCode: null, signal: "SIGKILL" }
       })
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 
-  it.scopedLive("fails to start a command that does not exist with NotFound", () =>
+  it.live("fails to start a command that does not exist with NotFound", () =>
     Effect.gen(function* () {
-      const error: PlatformError.PlatformError = yield* Effect.flip(start(Command.make("/nonexistent/mcp-server")))
-      expect(error._tag).toBe("SystemError")
-      if (error._tag === "SystemError") expect(error.reason).toBe("NotFound")
-    }).pipe(Effect.provide(NodeContext.layer))
+      const error: PlatformError.PlatformError = yield* Effect.flip(start(ChildProcess.make("/nonexistent/mcp-server")))
+      expect(error.reason._tag).toBe("NotFound")
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 
   it.live("kills the group of a process still running when its scope closes", () =>
@@ -106,7 +105,7 @@ describe("the Node spawner", () => {
       const scope = yield* Scope.make()
       // A child in the same group: the kill of the group reaches it.
       const { started, until } = yield* Effect.provideService(
-        start(Command.make("bash", "-c", "sleep 300 & echo $!; wait")),
+        start(ChildProcess.make("bash", ["-c", "sleep 300 & echo $!; wait"])),
         Scope.Scope,
         scope
       )
@@ -115,18 +114,18 @@ describe("the Node spawner", () => {
       expect(isAlive(sleeper)).toBe(true)
       yield* Scope.close(scope, Exit.void)
       yield* eventually(() => !isAlive(started.pid) && !isAlive(sleeper), "the group to be killed")
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 })
 
 describe("NodeProcessSpawner.layer", () => {
-  it.scopedLive("is all McpStdio needs on Node: calls are answered, and a kill is process_crashed", () =>
+  it.live("is all McpStdio needs on Node: calls are answered, and a kill is process_crashed", () =>
     Effect.gen(function* () {
       const provider = yield* McpStdio.make(fixture("fx"))
       const box = yield* PluginToolbox.make({ providers: [Effect.succeed(provider)], settings: {} })
       expect((yield* box.invoke(use("echo", { text: "over node" }))).content).toBe("over node")
       const pid = (parse((yield* box.invoke(use("pid"))).content) as { pid: number }).pid
-      const call = yield* Effect.fork(box.invoke(use("hang")))
+      const call = yield* Effect.forkChild(box.invoke(use("hang")))
       yield* inflight(box, 1)
       process.kill(pid, "SIGKILL")
       const result = yield* Fiber.join(call)

@@ -1,5 +1,5 @@
 import { Content, EventBus, type KernelEvent } from "@agent-kernel/kernel"
-import { NodeContext } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -18,9 +18,9 @@ export const fixturePath = Path.join(Path.dirname(fileURLToPath(import.meta.url)
 export const spawners = [
   {
     name: "portable spawner",
-    context: Layer.merge(NodeContext.layer, ProcessSpawner.layer(ProcessSpawner.platform))
+    context: Layer.merge(NodeServices.layer, ProcessSpawner.layer(ProcessSpawner.platform))
   },
-  { name: "Node spawner", context: Layer.merge(NodeContext.layer, NodeProcessSpawner.layerSpawner) }
+  { name: "Node spawner", context: Layer.merge(NodeServices.layer, NodeProcessSpawner.layerSpawner) }
 ] as const
 
 /** The fixture server, run by this Node. */

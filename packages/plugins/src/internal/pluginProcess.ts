@@ -376,18 +376,22 @@ const watchGroup = (w: Watched): Effect.Effect<void> =>
     if (launched.length === 0) return
     // Files kept open: each check is one read, not an open, a read and a close.
     const readers = yield* Effect.forEach(launched, (member) =>
-      Effect.map(Scope.provide(w.procfs.statReader(member.pid), w.scope), (read) => ({ member, read }))
+      Effect.all({
+        member: Effect.succeed(member),
+        name: w.procfs.programName(member),
+        read: Scope.provide(w.procfs.statReader(member.pid), w.scope)
+      })
     )
     const poll = Effect.gen(function* () {
       while (!(yield* Deferred.isDone(w.ended))) {
-        for (const { member, read } of readers) {
+        for (const { member, name, read } of readers) {
           if (groupMemberGone(member, yield* read)) {
             return yield* died(w, {
               _tag: "Exited",
               pid: member.pid,
               exitCode: null,
               signal: null,
-              detail: `Process ${member.pid} (${member.command}) of its process group exited while its launcher (pid ${w.pid}) kept running; the group was killed`
+              detail: `Process ${member.pid} (${name}) of its process group exited while its launcher (pid ${w.pid}) kept running; the group was killed`
             })
           }
         }

@@ -115,6 +115,12 @@ export interface Procfs {
   /** Whether /proc can be read at all. */
   readonly available: boolean
   readonly stat: (pid: number) => Effect.Effect<ProcStat | undefined>
+  /**
+   * The name of the program a process runs: the last part of its argv[0]
+   * (the `comm` of /proc/<pid>/stat is its main thread's name, which a
+   * runtime may rename: Node 24 calls it "MainThread").
+   */
+  readonly programName: (known: ProcStat) => Effect.Effect<string>
   /** Direct children of a process (every thread's), oldest first. */
   readonly children: (pid: number) => Effect.Effect<ReadonlyArray<number>>
   /**
@@ -188,7 +194,16 @@ export const make: Effect.Effect<Procfs, never, FileSystem.FileSystem> = Effect.
       // Without /proc, or already gone: every read says so.
       Effect.orElseSucceed(() => stat(pid))
     )
-  return { available, stat, children, statReader }
+  const programName = (known: ProcStat): Effect.Effect<string> =>
+    fs.readFileString(`/proc/${known.pid}/cmdline`).pipe(
+      Effect.map((cmdline) => {
+        const program = cmdline.split("\0", 1)[0] ?? ""
+        const name = program.slice(program.lastIndexOf("/") + 1)
+        return name === "" ? known.command : name
+      }),
+      Effect.orElseSucceed(() => known.command)
+    )
+  return { available, stat, programName, children, statReader }
 })
 
 /** Signals a process; one that is gone already is fine. @internal */
