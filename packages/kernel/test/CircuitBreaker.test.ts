@@ -1,11 +1,14 @@
 import { CircuitBreaker, EventBus, type KernelEvent } from "@agent-kernel/kernel"
 import { assert, describe, it } from "@effect/vitest"
+import * as Arbitrary from "effect/Arbitrary"
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
-import * as TestClock from "effect/TestClock"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as TestClock from "effect/testing/TestClock"
 
 const withEvents = (strategy?: CircuitBreaker.Strategy) =>
   Effect.gen(function* () {
@@ -153,7 +156,7 @@ describe("CircuitBreaker", () => {
 
   it.effect.prop(
     "for any sequence of outcomes, calls are never allowed while open and transitions are legal",
-    [FastCheck.array(FastCheck.constantFrom("fail", "ok", "excused", "wait"), { maxLength: 60 })],
+    [Arbitrary.array(Arbitrary.schema(Schema.Literals(["fail", "ok", "excused", "wait"])), { maxLength: 60 })],
     ([ops]) =>
       Effect.gen(function* () {
         const { breaker, transitions, withBus } = yield* withEvents()
@@ -166,7 +169,11 @@ describe("CircuitBreaker", () => {
           const outcome = yield* withBus(
             Effect.exit(guard(breaker)(op === "fail" ? crash : op === "excused" ? badArguments : Effect.void))
           )
-          if (before === "open") assert.isTrue(Exit.isFailure(outcome) && outcome.cause._tag === "Fail")
+          if (before === "open")
+            assert.isTrue(
+              Exit.isFailure(outcome) &&
+                Option.getOrUndefined(Cause.findErrorOption(outcome.cause)) instanceof CircuitBreaker.Rejected
+            )
         }
         const legal = new Set(["closed->open", "open->half_open", "half_open->closed", "half_open->open"])
         for (const t of transitions()) assert.isTrue(legal.has(t), t)
@@ -238,8 +245,8 @@ describe("CircuitBreaker.protect", () => {
       for (let i = 0; i < 3; i++) yield* Effect.flip(withBus(guard(breaker)(crash)))
       yield* TestClock.adjust("30 seconds")
       const started = yield* Deferred.make<void>()
-      const probe = yield* Effect.fork(
-        withBus(guard(breaker)(Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)))
+      const probe = yield* Effect.forkChild(
+        withBus(guard(breaker)(Effect.andThen(Deferred.succeed(started, undefined), Effect.never)))
       )
       yield* Deferred.await(started)
       // While the probe is out, every other call is refused.
@@ -259,8 +266,8 @@ describe("CircuitBreaker.protect", () => {
     Effect.gen(function* () {
       const { breaker } = yield* withEvents()
       yield* Effect.flip(guard(breaker)(crash))
-      const fiber = yield* Effect.fork(guard(breaker)(Effect.never))
-      yield* Effect.yieldNow()
+      const fiber = yield* Effect.forkChild(guard(breaker)(Effect.never))
+      yield* Effect.yieldNow
       yield* Fiber.interrupt(fiber)
       assert.deepStrictEqual(yield* breaker.counts, { consecutive: 1, total: 1 })
     })
@@ -270,8 +277,8 @@ describe("CircuitBreaker.protect", () => {
     Effect.gen(function* () {
       const { breaker, withBus } = yield* withEvents()
       const release = yield* Deferred.make<void>()
-      const straggler = yield* Effect.fork(withBus(guard(breaker)(Effect.zipRight(Deferred.await(release), crash))))
-      yield* Effect.yieldNow()
+      const straggler = yield* Effect.forkChild(withBus(guard(breaker)(Effect.andThen(Deferred.await(release), crash))))
+      yield* Effect.yieldNow
       for (let i = 0; i < 3; i++) yield* Effect.flip(withBus(guard(breaker)(crash)))
       yield* TestClock.adjust("30 seconds")
       assert.strictEqual(yield* breaker.status, "half_open")
@@ -289,7 +296,10 @@ describe("CircuitBreaker strategies", () => {
 
   it.prop(
     "total(n) trips exactly when failures minus refunded successes reach n",
-    [FastCheck.array(FastCheck.boolean(), { maxLength: 200 }), FastCheck.integer({ min: 1, max: 10 })],
+    [
+      Arbitrary.array(Arbitrary.schema(Schema.Boolean), { maxLength: 200 }),
+      Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10 }))
+    ],
     ([outcomes, threshold]) => {
       let expected = 0
       for (const ok of outcomes) expected = ok ? Math.max(0, expected - 1) : expected + 1
@@ -301,7 +311,7 @@ describe("CircuitBreaker strategies", () => {
 
   it.prop(
     "either trips exactly when one of its strategies would",
-    [FastCheck.array(FastCheck.boolean(), { maxLength: 60 })],
+    [Arbitrary.array(Arbitrary.schema(Schema.Boolean), { maxLength: 60 })],
     ([outcomes]) => {
       const a = run(CircuitBreaker.consecutive(3), outcomes)
       const b = run(CircuitBreaker.total(5), outcomes)

@@ -4,7 +4,7 @@ import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -38,9 +38,9 @@ describe("Settings", () => {
   })
 
   it("one error lists every bad field and every unknown key", () => {
-    const result = Settings.decodeEither({ base_delay_ms: -5, jiter: "full", max_turns: 0, jitter: "some" })
-    assert.isTrue(Either.isLeft(result))
-    const error = Either.getLeft(result).pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+    const result = Settings.decodeResult({ base_delay_ms: -5, jiter: "full", max_turns: 0, jitter: "some" })
+    assert.isTrue(Result.isFailure(result))
+    const error = Result.getFailure(result).pipe((o) => (o._tag === "Some" ? o.value : undefined))!
     assert.strictEqual(error._tag, "SettingsError")
     assert.lengthOf(error.issues, 4)
     for (const key of ["base_delay_ms", "jiter", "max_turns", "jitter"])
@@ -50,6 +50,8 @@ describe("Settings", () => {
       )
     assert.match(error.message, /jiter: unknown key \(did you mean "jitter"\?\)/)
     assert.include(error.message, `jitter: Expected "proportional" | "full" | "none", actual "some"`)
+    assert.include(error.message, "base_delay_ms: Expected a non-negative number, actual -5")
+    assert.include(error.message, "max_turns: Expected a positive number, actual 0")
   })
 
   it.effect("fromFile: a broken JSON file is a typed error naming the file, not a crash", () =>
@@ -72,14 +74,9 @@ describe("Settings", () => {
   it.effect("config: reads each key from Effect Config and decodes them together", () =>
     Effect.gen(function* () {
       const settings = yield* Settings.config.pipe(
-        Effect.withConfigProvider(
-          ConfigProvider.fromMap(
-            new Map([
-              ["base_delay_ms", "250"],
-              ["jitter", "full"],
-              ["fallback_models", '["b","c"]']
-            ])
-          )
+        Effect.provideService(
+          ConfigProvider.ConfigProvider,
+          ConfigProvider.fromUnknown({ base_delay_ms: "250", jitter: "full", fallback_models: '["b","c"]' })
         )
       )
       assert.deepStrictEqual(
@@ -87,7 +84,9 @@ describe("Settings", () => {
         [250, "full", ["b", "c"]]
       )
       const error = yield* Effect.flip(
-        Settings.config.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["max_retries", "many"]]))))
+        Settings.config.pipe(
+          Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown({ max_retries: "many" }))
+        )
       )
       assert.match(String(error), /max_retries/)
     })
@@ -95,10 +94,10 @@ describe("Settings", () => {
 
   it.effect("override and parseAssignments: --set key=value pairs are typed by JSON and re-validated", () =>
     Effect.gen(function* () {
-      const assignments = Either.getOrThrow(Settings.parseAssignments(["max_retries=2", "jitter=none"]))
+      const assignments = Result.getOrThrow(Settings.parseAssignments(["max_retries=2", "jitter=none"]))
       const settings = yield* Settings.override(Settings.defaults, assignments)
       assert.deepStrictEqual([settings.max_retries, settings.jitter], [2, "none"])
-      assert.isTrue(Either.isLeft(Settings.parseAssignments(["no-equals-sign"])))
+      assert.isTrue(Result.isFailure(Settings.parseAssignments(["no-equals-sign"])))
       const error = yield* Effect.flip(Settings.override(Settings.defaults, { max_retries: -1 }))
       assert.match(error.message, /max_retries/)
     })
@@ -109,7 +108,7 @@ describe("Settings", () => {
     [Arbitraries.settings()],
     ([settings]) => {
       const encoded = Schema.encodeSync(Settings.Settings)(settings)
-      assert.deepStrictEqual(Either.getOrThrow(Settings.decodeEither(encoded)), settings)
+      assert.deepStrictEqual(Result.getOrThrow(Settings.decodeResult(encoded)), settings)
     }
   )
 
@@ -127,7 +126,7 @@ describe("Settings", () => {
       // A cycle ends at the depth bound too.
       const cyclic: Record<string, unknown> = {}
       cyclic["self"] = cyclic
-      assert.isTrue(Either.isLeft(Settings.decodeEither({ model_prices: cyclic })))
+      assert.isTrue(Result.isFailure(Settings.decodeResult({ model_prices: cyclic })))
     })
   )
 })
