@@ -1,12 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as HashMap from "effect/HashMap"
-import * as List from "effect/List"
 import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import * as References from "effect/References"
+import * as TestClock from "effect/testing/TestClock"
 import { RetryAfter } from "../src/index.js"
 import { FaultPlan } from "../src/testing/index.js"
 import { apis, failure, setup } from "./support.js"
@@ -86,18 +84,18 @@ describe("RetryAfter.parse", () => {
   it.effect("logs ignored headers at debug level instead of failing", () =>
     Effect.gen(function* () {
       const lines: Array<string> = []
-      const logger = Logger.make(({ message, logLevel, annotations }) => {
-        lines.push(`${logLevel.label} ${JSON.stringify(message)} ${HashMap.has(annotations, "module")}`)
+      const logger = Logger.make(({ message, logLevel, fiber }) => {
+        const annotations = fiber.getRef(References.CurrentLogAnnotations)
+        lines.push(`${logLevel.toUpperCase()} ${JSON.stringify(message)} ${"module" in annotations}`)
       })
       const hint = yield* RetryAfter.parse({ "retry-after": "tomorrow-ish" }).pipe(
-        Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
-        Logger.withMinimumLogLevel(LogLevel.Debug)
+        Effect.provide(Logger.layer([logger])),
+        Effect.provideService(References.MinimumLogLevel, "Debug")
       )
       expect(hint).toEqual(Option.none())
       expect(lines).toHaveLength(1)
       expect(lines[0]).toContain("DEBUG")
       expect(lines[0]).toContain("tomorrow-ish")
-      void List
     })
   )
 })
@@ -107,7 +105,7 @@ describe.each(apis)("retry-after over the wire (%s)", (api) => {
   const rateLimited = (headers: Record<string, string>) =>
     FaultPlan.make([{ kind: "error", status: 429, error_type: "rate_limit_error", message: "slow down", headers }])
 
-  it.scoped("seconds", () =>
+  it.effect("seconds", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, rateLimited({ "retry-after": "12" }))
       const error = yield* failure(provider)
@@ -116,7 +114,7 @@ describe.each(apis)("retry-after over the wire (%s)", (api) => {
     })
   )
 
-  it.scoped("milliseconds", () =>
+  it.effect("milliseconds", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, rateLimited({ "retry-after-ms": "1234", "retry-after": "60" }))
       const error = yield* failure(provider)
@@ -124,7 +122,7 @@ describe.each(apis)("retry-after over the wire (%s)", (api) => {
     })
   )
 
-  it.scoped("HTTP date, relative to the Clock", () =>
+  it.effect("HTTP date, relative to the Clock", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW)
       const { provider } = yield* setup(api, rateLimited({ "retry-after": "Mon, 30 Nov 2026 06:00:30 GMT" }))
@@ -133,7 +131,7 @@ describe.each(apis)("retry-after over the wire (%s)", (api) => {
     })
   )
 
-  it.scoped("garbage is ignored and the error is still classified", () =>
+  it.effect("garbage is ignored and the error is still classified", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, rateLimited({ "retry-after": "whenever", "retry-after-ms": "-3" }))
       const error = yield* failure(provider)
@@ -142,7 +140,7 @@ describe.each(apis)("retry-after over the wire (%s)", (api) => {
     })
   )
 
-  it.scoped("a hint above 24 h is kept", () =>
+  it.effect("a hint above 24 h is kept", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, rateLimited({ "retry-after": "90000" }))
       const error = yield* failure(provider)
@@ -151,7 +149,7 @@ describe.each(apis)("retry-after over the wire (%s)", (api) => {
     })
   )
 
-  it.scoped("is read on other statuses too (503)", () =>
+  it.effect("is read on other statuses too (503)", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         api,

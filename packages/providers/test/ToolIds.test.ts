@@ -130,7 +130,7 @@ const cases: ReadonlyArray<readonly [Case, string]> = [
 describe("tool-call ids from OpenAI-compatible servers, end to end (issue 10, item 1)", () => {
   for (const stream of [true, false]) {
     for (const [which, title] of cases) {
-      it.scoped(
+      it.effect(
         `${title} (${stream ? "stream" : "JSON"}): every result kept with its call, ids unique, the next request matches`,
         () =>
           Effect.gen(function* () {
@@ -174,7 +174,7 @@ describe("tool-call ids from OpenAI-compatible servers, end to end (issue 10, it
     }
   }
 
-  it.scoped("anthropic: one tool_use id sent twice is made unique too, and the next request matches", () =>
+  it.effect("anthropic: one tool_use id sent twice is made unique too, and the next request matches", () =>
     Effect.gen(function* () {
       const { outcome, requests } = yield* run("anthropic", "duplicate", true)
       assert.strictEqual(outcome.status, "completed", JSON.stringify(outcome.error))

@@ -333,7 +333,7 @@ export const happy: FaultPlan = { name: "happy", steps: [] }
  * @category decoding
  */
 export const decode = (input: unknown): Effect.Effect<FaultPlan, Schema.SchemaError> =>
-  Schema.decodeUnknownEffect(FaultPlan, { errors: "all" })(input)
+  Schema.decodeUnknownEffect(FaultPlan, { errors: "all", reportInput: true })(input)
 
 /**
  * Decodes a plan from JSON text.
@@ -342,7 +342,7 @@ export const decode = (input: unknown): Effect.Effect<FaultPlan, Schema.SchemaEr
  * @category decoding
  */
 export const fromJson = (text: string): Effect.Effect<FaultPlan, Schema.SchemaError> =>
-  Schema.decodeUnknownEffect(Schema.fromJsonString(FaultPlan), { errors: "all" })(text)
+  Schema.decodeUnknownEffect(Schema.fromJsonString(FaultPlan), { errors: "all", reportInput: true })(text)
 
 /**
  * The step that answers request number `index` (from 0).
