@@ -5,8 +5,8 @@
 import * as Effect from "effect/Effect"
 
 /** One event-loop turn: a fiber yield, then a `setImmediate`. */
-const turn = Effect.zipRight(
-  Effect.yieldNow(),
+const turn = Effect.andThen(
+  Effect.yieldNow,
   Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
 )
 
@@ -50,4 +50,4 @@ export const holds = <E, R>(
  * time have both passed.
  */
 export const settle = <E, R>(check: Effect.Effect<boolean, E, R>, limit = 5_000): Effect.Effect<void, E, R> =>
-  Effect.flatMap(holds(check, limit), (held) => (held ? Effect.void : Effect.dieMessage("never settled")))
+  Effect.flatMap(holds(check, limit), (held) => (held ? Effect.void : Effect.die(new Error("never settled"))))

@@ -1,55 +1,19 @@
 import { Content, Session } from "@agent-kernel/kernel"
-import * as SqlClient from "@effect/sql/SqlClient"
-import type * as SqlError from "@effect/sql/SqlError"
 import * as crypto from "node:crypto"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
+import { StoreError } from "./storeError.js"
+import { Integer, storeSql } from "./storeSql.js"
 
-/**
- * The `SqlClient` of the store's tables and journal when it is not the one in context: on
- * Postgres, `Engine.layerSql` provides here its client on the connection that holds the store's
- * lock (`Owner.ownPostgres`), while the app's statements keep the pool (its `SqlClient`). None by
- * default: the store runs on the `SqlClient` it requires (a `SqlClient` of its own would have to be
- * in the `R` of every public function that reads the store, and in the documented `Engine.Engine`).
- *
- * @internal
- */
-export class StoreSql extends Context.Reference<StoreSql>()("@agent-kernel/durable/StoreSql", {
-  defaultValue: (): Option.Option<SqlClient.SqlClient> => Option.none()
-}) {}
-
-/**
- * The `SqlClient` every statement of the store and its journal runs on, in `context`: its
- * `StoreSql` if the engine's layer provides one, else its `SqlClient`.
- *
- * @internal
- */
-export const storeSqlIn = (context: Context.Context<SqlClient.SqlClient>): SqlClient.SqlClient =>
-  Option.getOrElse(Context.get(context, StoreSql), () => Context.get(context, SqlClient.SqlClient))
-
-/**
- * The `SqlClient` every statement of the store and its journal runs on, in the fiber's context
- * (`storeSqlIn`).
- *
- * @internal
- */
-export const storeSql: Effect.Effect<SqlClient.SqlClient, never, SqlClient.SqlClient> = Effect.map(
-  Effect.context<SqlClient.SqlClient>(),
-  storeSqlIn
-)
-
-/** An integer column: libsql in `intMode: "bigint"` reads integers as bigint, Postgres BIGINT as string. */
-const Integer = Schema.Union(
-  Schema.Number,
-  Schema.transform(Schema.BigIntFromSelf, Schema.Number, { strict: true, decode: Number, encode: BigInt }),
-  Schema.NumberFromString
-)
+export { StoreError } from "./storeError.js"
+export { StoreSql, storeSql, storeSqlIn } from "./storeSql.js"
 
 /** Session.State as stored: Schema-encoded JSON text. */
-const StateJson = Schema.parseJson(Session.State)
-const MessageJson = Schema.parseJson(Content.Message)
+const StateJson = Schema.fromJsonString(Schema.toCodecJson(Session.State))
+const MessageJson = Schema.fromJsonString(Schema.toCodecJson(Content.Message))
 
 /** @internal */
 export const Row = Schema.Struct({
@@ -65,11 +29,11 @@ export const Row = Schema.Struct({
 })
 
 /** @internal */
-export interface Row extends Schema.Schema.Type<typeof Row> {}
+export interface Row extends Readonly<typeof Row.Type> {}
 
-const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
-const encodeState = Schema.encode(StateJson)
-const encodeMessage = Schema.encode(MessageJson)
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
+const encodeState = Schema.encodeEffect(StateJson)
+const encodeMessage = Schema.encodeEffect(MessageJson)
 
 /**
  * The tables of the session store, in the database of the journal:
@@ -98,7 +62,7 @@ export const migrate: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient
   // have added it: the probe says.)
   const probe = sql`SELECT life FROM agent_sessions WHERE 1 = 0`
   yield* probe.pipe(
-    Effect.catchAll(() => sql`ALTER TABLE agent_sessions ADD COLUMN life TEXT`.pipe(Effect.catchAll(() => probe)))
+    Effect.catch(() => sql`ALTER TABLE agent_sessions ADD COLUMN life TEXT`.pipe(Effect.catch(() => probe)))
   )
   yield* sql`CREATE TABLE IF NOT EXISTS agent_tool_calls (
     execution_id TEXT NOT NULL,
@@ -107,17 +71,6 @@ export const migrate: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient
     PRIMARY KEY (execution_id, call_id)
   )`
 })
-
-/**
- * The session store failed: another process holds it (`locked`), or its
- * database cannot be read, written or set up, or a row does not decode.
- *
- * @internal
- */
-export class StoreError extends Schema.TaggedError<StoreError>("@agent-kernel/durable/StoreError")("StoreError", {
-  message: Schema.String,
-  locked: Schema.Boolean
-}) {}
 
 const storeError = (what: string) => (cause: { readonly message: string }) =>
   new StoreError({ message: `${what}: ${cause.message}`, locked: false })
@@ -128,7 +81,7 @@ export const get = (id: string): Effect.Effect<Option.Option<Row>, StoreError, S
     const sql = yield* storeSql
     const rows = yield* sql`SELECT * FROM agent_sessions WHERE id = ${id}`
     const decoded = yield* decodeRows(rows)
-    return Option.fromNullable(decoded[0])
+    return Option.fromUndefinedOr(decoded[0])
   }).pipe(Effect.mapError(storeError(`cannot read the session "${id}"`)))
 
 /** Every session, by last update. @internal */
@@ -178,7 +131,9 @@ export const begin = (
       updated_at = ${at}, life = COALESCE(life, ${life})
       WHERE id = ${id} AND run_index < ${run} AND pending IS NULL RETURNING id`
     // The row's own life: another caller may have created the session first.
-    const rows = yield* Schema.decodeUnknown(LifeRows)(yield* sql`SELECT life FROM agent_sessions WHERE id = ${id}`)
+    const rows = yield* Schema.decodeUnknownEffect(LifeRows)(
+      yield* sql`SELECT life FROM agent_sessions WHERE id = ${id}`
+    )
     return { life: rows[0]?.life ?? null, began: began.length > 0 }
   }).pipe(Effect.mapError(storeError(`cannot start a run of the session "${id}"`)))
 
