@@ -130,7 +130,7 @@ interface Watched {
   readonly pipes: Ref.Ref<PipeState>
   readonly readerBroken: Ref.Ref<boolean>
   readonly scope: Scope.Scope
-  /** Runs an effect on a fiber of the process's scope, its failures ignored. */
+  /** Runs an effect on a fiber of the process's scope, started at once, its failures ignored. */
   readonly fork: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<void>
 }
 
@@ -198,7 +198,9 @@ const settled = (w: Watched): Effect.Effect<boolean> =>
  * Each end of file looks at /proc at once: the pipes close as the process
  * tears down, a little before it is a zombie, so the second may find what the
  * first could not. Further looks, for a process still tearing down its
- * threads or one that lives on, are timed, on one fiber of their own.
+ * threads or one that lives on, are timed, on one fiber at a time. The looks
+ * run beside the event handler: a /proc read that waits on the file system
+ * must not hold back the events behind it, the exit among them.
  */
 const pipeClosed = (w: Watched, pipe: "stdout" | "stderr"): Effect.Effect<void> =>
   Effect.gen(function* () {
@@ -206,7 +208,7 @@ const pipeClosed = (w: Watched, pipe: "stdout" | "stderr"): Effect.Effect<void> 
       state.confirming,
       { closed: new Set([...state.closed, pipe]), confirming: true }
     ])
-    if (!(yield* settled(w)) && !busy) yield* w.fork(confirm(w))
+    yield* w.fork(Effect.flatMap(settled(w), (done) => (done || busy ? Effect.void : confirm(w))))
   })
 
 const confirm = (w: Watched): Effect.Effect<void> =>
@@ -457,7 +459,7 @@ export const spawn = (
       pipes: yield* Ref.make<PipeState>({ closed: new Set(), confirming: false }),
       readerBroken: yield* Ref.make(false),
       scope,
-      fork: (effect) => Effect.asVoid(Effect.forkIn(Effect.ignore(effect), scope))
+      fork: (effect) => Effect.asVoid(Effect.forkIn(Effect.ignore(effect), scope, { startImmediately: true }))
     }
     yield* w.fork(Effect.forever(Effect.flatMap(Queue.takeAll(events), (batch) => handle(w, batch))))
     if (procfs.available && options.descendantPollMillis > 0) yield* w.fork(pollDescendants(w))
