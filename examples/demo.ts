@@ -7,7 +7,7 @@
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
-import { runScenario } from "./cli/agent.js"
+import { runScenario } from "./cli/run.js"
 import { exitCodes } from "./cli/exitCodes.js"
 import { scenarios } from "./cli/scenarios.js"
 

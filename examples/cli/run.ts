@@ -1,0 +1,323 @@
+/**
+ * One run (or an interactive session) of the kernel, as `agent` was asked
+ * for it: against the fake provider, Anthropic or OpenAI, with MCP plugins,
+ * on a session kept in memory or in a durable store.
+ */
+import { Content, EventBus, ModelProvider, type RunOutcome, Session, Toolbox } from "@agent-kernel/kernel"
+import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
+import { Anthropic, OpenAi } from "@agent-kernel/providers"
+import { NodeTransport } from "@agent-kernel/providers/node"
+import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
+import * as path from "node:path"
+import * as readline from "node:readline"
+import type { Parsed } from "./agent.js"
+import { readStdin, readTextFile } from "./boundedRead.js"
+import * as CliOutput from "./cliOutput.js"
+import * as Otel from "./otel.js"
+import * as Render from "./render.js"
+import * as Scenarios from "./scenarios.js"
+import { loadSettings } from "./settingsOptions.js"
+import { UsageError } from "./usage.js"
+
+const defaultModels = { fake: "fake-model", anthropic: "claude-sonnet-4-5", openai: "gpt-4o-mini" } as const
+
+/** Splits "COMMAND ARGS" into argv like a shell would for quotes and backslashes, without running one. */
+export const splitCommandLine = (line: string): Result.Result<ReadonlyArray<string>, string> => {
+  const args: Array<string> = []
+  let current = ""
+  let quote: '"' | "'" | undefined
+  let started = false
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!
+    if (quote !== undefined) {
+      if (ch === quote) quote = undefined
+      else if (ch === "\\" && quote === '"' && i + 1 < line.length) current += line[++i]
+      else current += ch
+    } else if (ch === '"' || ch === "'") {
+      quote = ch
+      started = true
+    } else if (ch === "\\" && i + 1 < line.length) {
+      current += line[++i]
+      started = true
+    } else if (/\s/.test(ch)) {
+      if (started) args.push(current)
+      current = ""
+      started = false
+    } else {
+      current += ch
+      started = true
+    }
+  }
+  if (quote !== undefined) return Result.fail(`unclosed ${quote} quote in --mcp "${line}"`)
+  if (started) args.push(current)
+  return args.length === 0 ? Result.fail("--mcp needs a command") : Result.succeed(args)
+}
+
+/** A plugin's name: its script's or its command's base name. */
+const pluginName = (argv: ReadonlyArray<string>, taken: Set<string>): string => {
+  const script = [...argv].reverse().find((arg) => /\.(m?[jt]s|py|sh)$/.test(arg))
+  const base = path.basename(script ?? argv[0] ?? "plugin").replace(/\.[^.]+$/, "")
+  let name = base
+  for (let n = 2; taken.has(name); n++) name = `${base}-${n}`
+  taken.add(name)
+  return name
+}
+
+const resolveScenario = (name: string) =>
+  Effect.gen(function* () {
+    const bundled = Scenarios.byName(name)
+    if (bundled !== undefined) return { scenario: bundled, plan: bundled.plan }
+    const text = yield* readTextFile(name).pipe(
+      Effect.mapError(
+        (error) =>
+          new UsageError({
+            message:
+              error.reason._tag === "NotFound"
+                ? `--scenario "${name}" is neither a bundled scenario (${Scenarios.scenarios
+                    .map((s) => s.name)
+                    .join(", ")}) nor a fault-plan file`
+                : `cannot read the fault plan ${name}: ${error.reason.description ?? error.reason._tag}`
+          })
+      )
+    )
+    const plan = yield* FaultPlan.fromJson(text).pipe(
+      Effect.mapError((error) => new UsageError({ message: `invalid fault plan in ${name}:\n${error.message}` }))
+    )
+    return { scenario: undefined, plan }
+  })
+
+/** The interactive prompt: one line a run, until end of input or "exit". The prompt goes to stderr under --json. */
+const interactive = <E>(
+  run: (input: string) => Effect.Effect<RunOutcome.RunOutcome, E>,
+  report: (outcome: RunOutcome.RunOutcome) => Effect.Effect<void>,
+  json: boolean
+) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() =>
+      readline.createInterface({
+        input: process.stdin,
+        output: json ? process.stderr : process.stdout,
+        prompt: "you> "
+      })
+    ),
+    (rl) =>
+      Effect.gen(function* () {
+        let last: RunOutcome.RunOutcome | undefined
+        while (true) {
+          const line = yield* Effect.callback<string | undefined>((resume) => {
+            const onLine = (text: string) => done(text)
+            const onClose = () => done(undefined)
+            // Both listeners go whichever fires, so a long session never piles them up.
+            const done = (text: string | undefined) => {
+              rl.off("line", onLine)
+              rl.off("close", onClose)
+              resume(Effect.succeed(text))
+            }
+            rl.once("line", onLine)
+            rl.once("close", onClose)
+            rl.prompt()
+            return Effect.sync(() => {
+              rl.off("line", onLine)
+              rl.off("close", onClose)
+            })
+          })
+          if (line === undefined || line.trim() === "exit") return last
+          if (line.trim() === "") continue
+          last = yield* run(line)
+          yield* report(last)
+        }
+      }),
+    (rl) => Effect.sync(() => rl.close())
+  )
+
+/** The run `parsed` asks for; the status of its last run (none when an interactive session ran nothing). */
+export const run = (parsed: Parsed) =>
+  Effect.gen(function* () {
+    const env = process.env
+    // A scenario is played by the fake provider, whatever keys the environment holds.
+    const providerName =
+      Option.getOrUndefined(parsed.provider) ??
+      (Option.isSome(parsed.scenario)
+        ? "fake"
+        : env["ANTHROPIC_API_KEY"]
+          ? "anthropic"
+          : env["OPENAI_API_KEY"]
+            ? "openai"
+            : "fake")
+    if (Option.isSome(parsed.scenario) && providerName !== "fake") {
+      return yield* new UsageError({ message: "--scenario works with --provider fake only" })
+    }
+    const keyVariable =
+      providerName === "anthropic" ? "ANTHROPIC_API_KEY" : providerName === "openai" ? "OPENAI_API_KEY" : undefined
+    if (keyVariable !== undefined && !env[keyVariable]) {
+      return yield* new UsageError({ message: `--provider ${providerName} needs ${keyVariable} to be set` })
+    }
+    const chosen = yield* Option.match(parsed.scenario, {
+      onNone: () => Effect.succeed({ scenario: undefined, plan: FaultPlan.happy }),
+      onSome: resolveScenario
+    })
+    const settings = yield* loadSettings(parsed.settings, parsed.set, chosen.scenario?.settings)
+    const taken = new Set<string>()
+    // `spec` is the --mcp text of a plugin the user named: it must start (see below).
+    const plugins: Array<{ readonly config: McpStdio.Config; readonly spec?: string }> = []
+    for (const spec of parsed.mcp) {
+      const argv = yield* Effect.fromResult(
+        Result.mapError(splitCommandLine(spec), (message) => new UsageError({ message }))
+      )
+      plugins.push({ config: { name: pluginName(argv, taken), command: argv[0]!, args: argv.slice(1) }, spec })
+    }
+    for (const bundled of chosen.scenario?.plugins ?? []) {
+      const [command, ...args] = Scenarios.pluginCommand(bundled)
+      plugins.push({
+        config: { name: pluginName([bundled], taken), command: command!, args, cwd: Scenarios.repositoryRoot }
+      })
+    }
+    const model = Option.getOrElse(parsed.model, () => defaultModels[providerName])
+    const json = parsed.json
+    const out = Render.stdout
+    const color = !json && CliOutput.colorEnabled(process.stdout, env)
+    if (Option.isSome(parsed.prompt) && parsed.prompt.value.trim() === "") {
+      return yield* new UsageError({ message: "--prompt is empty: pass the text to send, or text on stdin" })
+    }
+    const store = Option.getOrUndefined(parsed.session)
+    if (parsed.resume && store === undefined) {
+      return yield* new UsageError({ message: "--resume needs --session PATH: the store of the run to finish" })
+    }
+    const input = Option.getOrUndefined(parsed.prompt) ?? chosen.scenario?.prompt
+    const stdinInput =
+      input === undefined && !parsed.resume && process.stdin.isTTY !== true
+        ? yield* Effect.mapError(readStdin(process.stdin), (message) => new UsageError({ message }))
+        : undefined
+    if (stdinInput !== undefined && stdinInput.trim() === "") {
+      return yield* new UsageError({ message: "no input: pass --prompt, or text on stdin" })
+    }
+    // Loaded only with --otel; its layer flushes the last spans and metrics when the command ends.
+    const telemetry = parsed.otel ? yield* Otel.layer(env) : Layer.empty
+
+    return yield* Effect.scoped(
+      Effect.gen(function* () {
+        const provider =
+          providerName === "fake"
+            ? yield* Effect.flatMap(FakeProvider.make(chosen.plan), (fake) =>
+                Anthropic.make({ apiKey: Redacted.make("fake-key"), baseUrl: fake.url })
+              )
+            : providerName === "anthropic"
+              ? yield* Anthropic.make()
+              : yield* OpenAi.make()
+        const timeline = json
+          ? undefined
+          : yield* Render.human(out, { color, stream: out.tty || parsed.stream, thinking: parsed.thinking })
+        const bus = yield* EventBus.make([timeline === undefined ? Render.jsonLines(out) : timeline.observer])
+        const providers = yield* Effect.forEach(plugins, ({ config }) => McpStdio.make(config))
+        // A plugin the user named is started now: one that cannot start ends the command before
+        // any model request, instead of a run without its tools.
+        yield* Effect.forEach(
+          plugins.flatMap(({ spec }, i) => (spec === undefined ? [] : [{ spec, provider: providers[i]! }])),
+          ({ spec, provider }) =>
+            Effect.mapError(
+              provider.list,
+              (error) => new UsageError({ message: `--mcp "${spec}" could not be started: ${error.message}` })
+            ),
+          { concurrency: "unbounded", discard: true }
+        )
+        const toolbox = yield* PluginToolbox.make({ providers: providers.map(Effect.succeed), settings })
+        const report = (outcome: RunOutcome.RunOutcome) =>
+          timeline === undefined
+            ? Effect.void
+            : Effect.flatMap(timeline.streamedAnswer, (streamed) =>
+                Effect.sync(() => out.write(Render.summary(outcome, color, streamed)))
+              )
+        const text = input ?? stdinInput
+        if (store !== undefined) {
+          const { DurableSessions, Engine } = yield* Effect.promise(() => import("./durable.js"))
+          const durable = DurableSessions.layer({
+            model,
+            settings,
+            ...Option.match(parsed.system, { onNone: () => ({}), onSome: (system) => ({ system }) })
+          }).pipe(
+            Layer.provideMerge(Engine.layerSqlite(store)),
+            Layer.provide(Layer.succeed(ModelProvider.ModelProvider, provider)),
+            Layer.provide(Layer.succeed(EventBus.EventBus, bus)),
+            Layer.provide(Layer.succeed(Toolbox.Toolbox, toolbox))
+          )
+          return yield* durableRun(DurableSessions.DurableSessions, store, parsed.resume, text, report, json).pipe(
+            Effect.provide(durable),
+            // Another process holds the store: a usage error (exit 2), not a crash.
+            Effect.catchTag("StoreError", (error) =>
+              Effect.fail(error.locked ? new UsageError({ message: error.message }) : error)
+            )
+          )
+        }
+        // One session per process, so its id is fixed: a run reads "session-1/run-N".
+        const session = yield* Session.make({
+          id: "session-1",
+          model,
+          settings,
+          ...Option.match(parsed.system, { onNone: () => ({}), onSome: (system) => ({ system }) })
+        }).pipe(
+          Effect.provideService(ModelProvider.ModelProvider, provider),
+          Effect.provideService(EventBus.EventBus, bus),
+          Effect.provideService(Toolbox.Toolbox, toolbox)
+        )
+        const outcome =
+          text !== undefined
+            ? yield* Effect.tap(session.run(Content.userText(text)), report)
+            : yield* interactive((line) => session.run(line), report, json)
+        // The status of the last run (none if an interactive session ran nothing): main.ts maps it to the exit code.
+        return outcome?.status
+      })
+    ).pipe(Effect.provide(NodeTransport.layer()), Effect.provide(telemetry))
+  }).pipe(Effect.catchTag("ConfigError", (error) => Effect.fail(new UsageError({ message: error.message }))))
+
+/** The store's one session: the CLI keeps one conversation per store. */
+const durableSessionId = "session-1"
+
+/**
+ * A run on a durable session: an unfinished run (a crash, a kill, Ctrl-C) is finished first, from
+ * its journal; then the new input, if any, runs as the session's next run.
+ */
+const durableRun = (
+  tag: typeof import("./durable.js").DurableSessions.DurableSessions,
+  store: string,
+  resumeOnly: boolean,
+  text: string | undefined,
+  report: (outcome: RunOutcome.RunOutcome) => Effect.Effect<void>,
+  json: boolean
+) =>
+  Effect.gen(function* () {
+    const sessions = yield* tag
+    const resumed = yield* sessions.resume(durableSessionId)
+    if (Option.isSome(resumed)) yield* report(resumed.value)
+    if (resumeOnly && text === undefined) {
+      if (Option.isNone(resumed))
+        yield* Effect.sync(() => process.stderr.write(`agent: no unfinished run in ${store}\n`))
+      return Option.getOrUndefined(resumed)?.status
+    }
+    const run = (line: string) => sessions.run(durableSessionId, line)
+    const outcome = text !== undefined ? yield* Effect.tap(run(text), report) : yield* interactive(run, report, json)
+    return outcome?.status
+  })
+
+/** Runs one bundled scenario as `agent --scenario NAME` would, returning the status of its run. */
+export const runScenario = (name: string, output: { readonly json?: boolean } = {}) =>
+  run({
+    provider: Option.some("fake" as const),
+    model: Option.none(),
+    prompt: Option.none(),
+    system: Option.none(),
+    mcp: [],
+    settings: Option.none(),
+    set: [],
+    scenario: Option.some(name),
+    json: output.json ?? false,
+    stream: false,
+    thinking: false,
+    otel: false,
+    session: Option.none(),
+    resume: false
+  })
