@@ -6,6 +6,7 @@
  */
 import { type Content, type ModelProvider, ResponsePart } from "@agent-kernel/kernel"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Decode from "./decode.js"
@@ -126,7 +127,10 @@ const decodeEventType = Schema.decodeUnknownOption(EventType)
 
 /** The facts of an error object (`{type: "error", error: {type, message}}`). */
 export const errorFacts = (body: unknown): Option.Option<Decode.ErrorFacts> =>
-  Option.map(decodeErrorBody(body), (decoded) => ({ type: decoded.error.type, message: decoded.error.message }))
+  // Every stream event is asked: only an object with an `error` key can be one, and most events are not.
+  Predicate.hasProperty(body, "error")
+    ? Option.map(decodeErrorBody(body), (decoded) => ({ type: decoded.error.type, message: decoded.error.message }))
+    : Option.none()
 
 const usageOf = (usage: Usage): ModelProvider.Usage => ({
   input_tokens: usage.input_tokens ?? 0,

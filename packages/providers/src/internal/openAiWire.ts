@@ -6,6 +6,7 @@
  */
 import type { ModelProvider, ResponsePart } from "@agent-kernel/kernel"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Decode from "./decode.js"
@@ -91,12 +92,15 @@ const decodeChunk = Schema.decodeUnknownResult(Chunk)
 
 /** The facts of an error object (`{error: {message, type, code, innererror?: {code}}}`). */
 export const errorFacts = (body: unknown): Option.Option<Decode.ErrorFacts> =>
-  Option.map(decodeErrorBody(body), ({ error }) => ({
-    type: error.type ?? undefined,
-    code: error.code === null || error.code === undefined ? undefined : String(error.code),
-    innerCode: error.innererror?.code ?? undefined,
-    message: error.message ?? undefined
-  }))
+  // Every stream chunk is asked: only an object with an `error` key can be one, and most chunks are not.
+  Predicate.hasProperty(body, "error")
+    ? Option.map(decodeErrorBody(body), ({ error }) => ({
+        type: error.type ?? undefined,
+        code: error.code === null || error.code === undefined ? undefined : String(error.code),
+        innerCode: error.innererror?.code ?? undefined,
+        message: error.message ?? undefined
+      }))
+    : Option.none()
 
 /** `input_tokens` excludes cached prompt tokens, which are reported as `cache_read_tokens`, as Anthropic does. */
 const usageOf = (usage: Usage | null | undefined): ModelProvider.Usage => {
@@ -205,11 +209,14 @@ const toolPart = (
 
 const usagePart = (usage: Usage): ResponsePart.ResponsePart => ({ type: "usage", usage: usageOf(usage) })
 
+/** The end of an OpenAI stream, `data: [DONE]`. */
+const doneMarker = /^\s*\[DONE\]\s*$/
+
 const stepStream = (
   state: StreamState,
   event: Decode.Event
 ): Result.Result<Decode.Stepped<StreamState>, Decode.Failure> => {
-  if (event.data.trim() === "[DONE]") return Result.succeed({ state: { ...state, done: true }, parts: [], done: true })
+  if (doneMarker.test(event.data)) return Result.succeed({ state: { ...state, done: true }, parts: [], done: true })
   if (Option.isNone(event.json)) {
     return Result.fail({ _tag: "Malformed", reason: "stream chunk is not JSON", body: event.data })
   }
