@@ -1,8 +1,10 @@
 import { RetryBudget, RetryPolicy, Settings } from "@agent-kernel/kernel"
 import { Arbitraries, Laws } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
+import * as Arbitrary from "effect/Arbitrary"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 
 const defaults = Settings.defaults
@@ -10,10 +12,10 @@ const runs = { numRuns: 60 }
 
 /** Checks a law that must fail, and returns its violation. */
 const violated = (law: Laws.Law, subject: Laws.Subject) =>
-  Effect.flatMap(Effect.either(Laws.check(law, subject, runs)), (result) =>
-    result._tag === "Left"
-      ? Effect.succeed(result.left)
-      : Effect.dieMessage(`expected ${law.name} to be broken, but it held`)
+  Effect.flatMap(Effect.result(Laws.check(law, subject, runs)), (result) =>
+    Result.isFailure(result)
+      ? Effect.succeed(result.failure)
+      : Effect.die(new Error(`expected ${law.name} to be broken, but it held`))
   )
 
 /** Every law, with the caps and the delay envelope of these settings. */
@@ -41,10 +43,10 @@ describe("the default policy keeps every law", () => {
 
   it.effect.prop(
     "for any settings",
-    [Arbitraries.settings().map((settings) => ({ ...settings, fallback_models: ["b"] }))],
+    [Arbitrary.map(Arbitraries.settings(), (settings) => ({ ...settings, fallback_models: ["b"] }))],
     ([settings]) =>
       Laws.checkAll(lawsFor(settings), { policy: RetryPolicy.fromSettings(settings), settings }, { numRuns: 15 }),
-    { fastCheck: { numRuns: 8 } }
+    { arbitrary: { runs: 8 } }
   )
 
   it.effect("with an AWS-style token bucket that refunds on success", () =>
@@ -66,7 +68,7 @@ describe("the default policy keeps every law", () => {
 
 describe("every building block keeps every law in a complete policy, and is what keeps its law", () => {
   const settings = { ...defaults, max_retries: 4, max_delay_ms: 8_000 }
-  const complete = (shape: (s: Schedule.Schedule<unknown>) => Schedule.Schedule<unknown>) =>
+  const complete = (shape: (s: Schedule.Schedule<unknown>) => Schedule.Schedule<unknown>): RetryPolicy.RetryPolicy =>
     RetryPolicy.backoff({ base: "500 millis", factor: 2 }).pipe(
       shape,
       RetryPolicy.capped("8 seconds"),

@@ -41,23 +41,22 @@ const constantFrom = <const A>(values: ReadonlyArray<A>): Arbitrary.Arbitrary<A>
   Arbitrary.map(integer(0, values.length - 1), (index) => values[index] as A)
 
 /**
- * One of the arbitraries, drawn by weight. Shrinks towards the first: a
- * counterexample loses what it does not need when the first is the plain case.
+ * One of the arbitraries, drawn by weight. Every choice is drawn and the
+ * weighted index picks one, so each shrinks on its own: the index towards
+ * the first choice (a counterexample loses what it does not need when the
+ * first is the plain case), the picked value within its choice.
  */
 const weighted = <A>(
   ...choices: ReadonlyArray<readonly [weight: number, arbitrary: Arbitrary.Arbitrary<A>]>
 ): Arbitrary.Arbitrary<A> => {
-  const total = choices.reduce((sum, [weight]) => sum + weight, 0)
-  const pick = (draw: number): Arbitrary.Arbitrary<A> => {
-    let left = draw
-    for (const [weight, arbitrary] of choices) {
-      if (left < weight) return arbitrary
-      left -= weight
-    }
-    // Unreachable: the draw is below the total.
-    return choices[0]![1]
-  }
-  return Arbitrary.flatMap(integer(0, total - 1), pick)
+  // Where each choice's share of the draws ends.
+  let total = 0
+  const ends = choices.map(([weight]) => (total += weight))
+  const index = Arbitrary.map(integer(0, total - 1), (draw) => ends.findIndex((end) => draw < end))
+  return Arbitrary.map(
+    Arbitrary.all([index, Arbitrary.all(choices.map(([, arbitrary]) => arbitrary))]),
+    ([picked, values]) => values[picked] as A
+  )
 }
 
 /** The value in `weight` cases out of `weight + 1`, else `undefined`. */
@@ -201,8 +200,8 @@ export interface SettingsOptions {
 
 /**
  * The run's bounds, each set in about a quarter of the cases and small when
- * set, so runs end on them too: `max_turns` (1 or 2), `max_wall_clock_ms` (5 s
- * to 10 minutes, shorter than many outages' waits) and `max_cost_usd` (a
+ * set, so runs end on them too: `max_turns` (1 or 2), `max_wall_clock_ms` (1 s
+ * to 10 minutes, mostly under 10 s, shorter than many outages' waits) and `max_cost_usd` (a
  * few calls' worth at the generated prices). Unset, a bound keeps its
  * default.
  *
@@ -217,7 +216,8 @@ export const bounds = (
   const price = Arbitrary.all({ input_per_mtok: integer(10, 1_000), output_per_mtok: integer(20, 2_000) })
   return Arbitrary.all({
     max_turns: sometimes(integer(1, 2)),
-    max_wall_clock_ms: sometimes(integer(5_000, 600_000)),
+    // Mostly a few seconds, which many generated outages outlast; sometimes up to ten minutes.
+    max_wall_clock_ms: sometimes(weighted([3, integer(1_000, 10_000)], [1, integer(10_000, 600_000)])),
     max_cost_usd: sometimes(double(0, 0.05)),
     price
   }).pipe(

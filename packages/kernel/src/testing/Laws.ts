@@ -146,6 +146,8 @@ export interface CheckOptions {
   readonly numRuns?: number | undefined
   /** The generator's seed, to replay a failure. Default: random. */
   readonly seed?: number | undefined
+  /** How many smaller cases to try once a case breaks the law. Default 1000: a short counterexample reads best. */
+  readonly maxShrinks?: number | undefined
 }
 
 const seedArb = Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 2 ** 31 - 1 })))
@@ -599,7 +601,11 @@ export const check = Effect.fn("Laws.check")(function* (law: Law, subject: Subje
   const result = yield* Arbitrary.checkEffect(
     law.cases(resolved),
     (testCase) => Effect.map(runCase(law, resolved, testCase), Option.isNone),
-    { runs: options.numRuns ?? 100, ...(options.seed !== undefined ? { seed: options.seed } : {}) }
+    {
+      runs: options.numRuns ?? 100,
+      maxShrinks: options.maxShrinks ?? 1_000,
+      ...(options.seed !== undefined ? { seed: options.seed } : {})
+    }
   )
   switch (result._tag) {
     case "Passed":
