@@ -71,37 +71,69 @@ export const runsWithStatus = (status: KernelEvent.RunStatus): Metric.Counter<nu
 export const retriesOfCategory = (category: ModelError.Category): Metric.Counter<number> =>
   retriesTagged.get(category) ?? Metric.withAttributes(retries, { category })
 
-/**
- * Tokens used by each model call, tagged `gen_ai.token.type` (`input` or
- * `output`), `gen_ai.operation.name`, `gen_ai.provider.name` and
- * `gen_ai.request.model`, with the boundaries the GenAI conventions advise.
- *
- * @since 0.3.0
- * @category metrics
- */
-export const tokenUsage = Metric.histogram("gen_ai.client.token.usage", {
+const tokenUsageOptions = {
   description: "Number of input and output tokens used, per model call",
   boundaries: Metric.boundariesFromIterable([
     1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864
   ])
-})
+}
 
-const secondsBoundaries = Metric.boundariesFromIterable([
-  0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92
-])
+const operationDurationOptions = {
+  description: "Duration of each model call attempt, in seconds",
+  boundaries: Metric.boundariesFromIterable([
+    0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92
+  ])
+}
 
 /**
- * The duration of each model call attempt in seconds, tagged like
- * `tokenUsage` (without the token type) and, for a failed attempt,
+ * Tokens used by each model call, with the attributes `gen_ai.token.type`
+ * (`input` or `output`), `gen_ai.operation.name`, `gen_ai.provider.name` and
+ * `gen_ai.request.model`, and the boundaries the GenAI conventions advise.
+ *
+ * @since 0.3.0
+ * @category metrics
+ */
+export const tokenUsage = Metric.histogram("gen_ai.client.token.usage", tokenUsageOptions)
+
+/**
+ * `tokenUsage` with these attributes, given when it is made: one series,
+ * where `Metric.withAttributes` over the shared histogram would work out its
+ * series again at every update that changes the attributes.
+ *
+ * @example
+ * ```ts
+ * import { Metrics } from "@agent-kernel/kernel"
+ * import { Metric } from "effect"
+ *
+ * const input = Metrics.tokenUsageWith({ "gen_ai.token.type": "input", "gen_ai.request.model": "m" })
+ * const record = Metric.update(input, 120)
+ * ```
+ *
+ * @since 0.4.0
+ * @category metrics
+ */
+export const tokenUsageWith = (attributes: Metric.Metric.Attributes): Metric.Histogram<number> =>
+  Metric.histogram("gen_ai.client.token.usage", { ...tokenUsageOptions, attributes })
+
+/**
+ * The duration of each model call attempt in seconds, with the attributes
+ * of `tokenUsage` (without the token type) and, for a failed attempt,
  * `error.type` (the error's category).
  *
  * @since 0.3.0
  * @category metrics
  */
-export const operationDuration = Metric.histogram("gen_ai.client.operation.duration", {
-  description: "Duration of each model call attempt, in seconds",
-  boundaries: secondsBoundaries
-})
+export const operationDuration = Metric.histogram("gen_ai.client.operation.duration", operationDurationOptions)
+
+/**
+ * `operationDuration` with these attributes, given when it is made (see
+ * `tokenUsageWith`).
+ *
+ * @since 0.4.0
+ * @category metrics
+ */
+export const operationDurationWith = (attributes: Metric.Metric.Attributes): Metric.Histogram<number> =>
+  Metric.histogram("gen_ai.client.operation.duration", { ...operationDurationOptions, attributes })
 
 /**
  * The duration of each turn that ends normally (its model call with every
@@ -112,5 +144,5 @@ export const operationDuration = Metric.histogram("gen_ai.client.operation.durat
  */
 export const turnDuration = Metric.histogram("agent_kernel.turn.duration", {
   description: "Duration of each turn, model call and tools, in seconds",
-  boundaries: secondsBoundaries
+  boundaries: operationDurationOptions.boundaries
 })

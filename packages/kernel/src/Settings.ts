@@ -97,7 +97,7 @@ export const Settings = Schema.Struct({
   max_cost_usd: Schema.optionalKey(NonNegative),
   prices: withDefault(Schema.Record(Schema.String, ModelPrice), {}),
   max_context_reductions: withDefault(Count, 3),
-  fallback_models: withDefault(Schema.Array(Schema.Trimmed.check(Schema.isNonEmpty())), []),
+  fallback_models: withDefault(Schema.Array(Schema.Trimmed.check(Schema.isNonEmpty({ expected: "a model name" }))), []),
   model_connect_timeout_ms: withDefault(PositiveMillis, 10_000),
   model_first_byte_timeout_ms: withDefault(PositiveMillis, 600_000),
   model_idle_timeout_ms: withDefault(PositiveMillis, 60_000),
