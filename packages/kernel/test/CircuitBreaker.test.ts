@@ -71,7 +71,7 @@ describe("CircuitBreaker", () => {
     })
   )
 
-  it.effect("issue 10 #14: the total decays on success, so 20 lifetime failures among successes never open it", () =>
+  it.effect("the total decays on success, so 20 lifetime failures among successes never open it", () =>
     Effect.gen(function* () {
       const { breaker, transitions, withBus } = yield* withEvents()
       // 200 calls, a failure every other one: 100 lifetime failures, never two in a row.

@@ -151,8 +151,7 @@ describe("Simulator.simulate", () => {
     assert.isBelow(Date.now() - started, 60_000) // five simulated hours
   })
 
-  // Issue 10, item 8: each model of the chain gets its own retries (the fallback used to inherit the spent
-  // per-call count and get one unretried attempt); the session budget is the shared ceiling.
+  // Each model of the chain gets its own retries; the session budget is the shared ceiling.
   it.effect("a fallback model gets retries of its own, and every retry and fallback step is charged", () =>
     Effect.gen(function* () {
       const settings = { ...noJitter, max_retries: 1, fallback_models: ["backup"] }
