@@ -168,8 +168,8 @@ export const errorFacts: (body: unknown) => Option.Option<Omit<Classification.Fa
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Config.ConfigError, Transport> =>
-  Effect.gen(function* () {
+export const make: (options?: Options) => Effect.Effect<ModelProvider.Service, Config.ConfigError, Transport> =
+  Effect.fnUntraced(function* (options?: Options) {
     const { transport, apiKey, baseUrl, name, stream, callOf } = yield* Http.configure(options, {
       name: "anthropic",
       keyVariable: "ANTHROPIC_API_KEY",
