@@ -10,7 +10,7 @@
  * client sees no pipe close in the second case and waits for its request
  * timeout, capped here at CAP_MS.
  *
- * Run: npx -y pnpm@12.4.2 bench:crash  (RUNS=30 by default)
+ * Run: pnpm run bench:crash  (RUNS=30 by default; Node 24 through pnpm)
  *
  * Robust under load: a setup call that fails (a respawn slower than its timeout, say) is retried
  * and counted, never taken for a pid, and a run that goes wrong is reported as failed rather than

@@ -2,7 +2,7 @@
  * The Node-only part of the plugins: the spawner that watches plugin
  * processes straight from `node:child_process`. Import it from
  * `@agent-kernel/plugins/node`; the main entry runs on any platform with a
- * `CommandExecutor`.
+ * `ChildProcessSpawner` (`effect/process`).
  *
  * @since 0.1.0
  */
