@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { type Content, type ModelProvider, ResponsePart } from "@agent-kernel/kernel"
+import { type Content, type ModelProvider, ResponsePart, type Usage as TokenUsage } from "@agent-kernel/kernel"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
@@ -132,7 +132,7 @@ export const errorFacts = (body: unknown): Option.Option<Decode.ErrorFacts> =>
     ? Option.map(decodeErrorBody(body), (decoded) => ({ type: decoded.error.type, message: decoded.error.message }))
     : Option.none()
 
-const usageOf = (usage: Usage): ModelProvider.Usage => ({
+const usageOf = (usage: Usage): TokenUsage.Usage => ({
   input_tokens: usage.input_tokens ?? 0,
   output_tokens: usage.output_tokens ?? 0,
   ...(usage.cache_read_input_tokens != null ? { cache_read_tokens: usage.cache_read_input_tokens } : {}),
@@ -174,7 +174,7 @@ const stopOf = (
 }
 
 /** The model ran out of context window while answering: a failure, though the response is complete. */
-const windowExceeded = (usage: ModelProvider.Usage): Decode.Failure => ({
+const windowExceeded = (usage: TokenUsage.Usage): Decode.Failure => ({
   _tag: "Rejected",
   category: "context_length_exceeded",
   message: "stop_reason model_context_window_exceeded: the model ran out of context window",
@@ -188,7 +188,7 @@ const finish = (
   model: string,
   content: ReadonlyArray<Content.ContentBlock>,
   stopReason: string | null | undefined,
-  usage: ModelProvider.Usage
+  usage: TokenUsage.Usage
 ): Result.Result<ModelProvider.ModelResponse, Decode.Failure> => {
   const stop = stopOf(
     stopReason,

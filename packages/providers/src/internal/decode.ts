@@ -12,7 +12,7 @@
  *
  * @internal
  */
-import type { ModelError, ModelProvider, ResponsePart } from "@agent-kernel/kernel"
+import type { ModelError, ResponsePart, Usage } from "@agent-kernel/kernel"
 import * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -43,7 +43,7 @@ export type Failure =
       readonly message: string
       readonly details: Record<string, unknown>
       readonly promptTokens?: number | undefined
-      readonly usage: ModelProvider.Usage
+      readonly usage: Usage.Usage
     }
 
 /** One SSE event handed to a provider's decoder, its data parsed when it is JSON. */
@@ -73,7 +73,7 @@ export interface StreamDecoder<S> {
   /** At the end of the stream: the closing parts (the last usage, `finish`), or why the response is incomplete. */
   readonly finish: (state: S) => Result.Result<ReadonlyArray<ResponsePart.ResponsePart>, Failure>
   /** The usage the stream reported so far, if any. */
-  readonly usage: (state: S) => Option.Option<ModelProvider.Usage>
+  readonly usage: (state: S) => Option.Option<Usage.Usage>
 }
 
 /** How one provider reads its wire format. */

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { ModelError, ModelProvider } from "@agent-kernel/kernel"
+import { ModelError, ModelProvider, type Usage } from "@agent-kernel/kernel"
 import * as Config from "effect/Config"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -59,7 +59,7 @@ interface ErrorFields {
   readonly details?: Record<string, unknown> | undefined
   readonly promptTokens?: number | undefined
   readonly maxTokens?: number | undefined
-  readonly usage?: ModelProvider.Usage | undefined
+  readonly usage?: Usage.Usage | undefined
 }
 
 const scrubRecord = (call: Call, record: Record<string, unknown>): Record<string, unknown> => {
@@ -104,11 +104,7 @@ export const makeError = (call: Call, category: ModelError.Category, fields: Err
  * that the kernel counts the tokens of failed attempts too. An error that
  * already carries usage keeps its own.
  */
-export const withUsage = (
-  call: Call,
-  error: ModelError.ModelError,
-  usage: ModelProvider.Usage
-): ModelError.ModelError =>
+export const withUsage = (call: Call, error: ModelError.ModelError, usage: Usage.Usage): ModelError.ModelError =>
   error.usage !== undefined
     ? error
     : makeError(call, error.category, {

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import type { ModelProvider, ResponsePart } from "@agent-kernel/kernel"
+import type { ModelProvider, ResponsePart, Usage as TokenUsage } from "@agent-kernel/kernel"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
@@ -103,7 +103,7 @@ export const errorFacts = (body: unknown): Option.Option<Decode.ErrorFacts> =>
     : Option.none()
 
 /** `input_tokens` excludes cached prompt tokens, which are reported as `cache_read_tokens`, as Anthropic does. */
-const usageOf = (usage: Usage | null | undefined): ModelProvider.Usage => {
+const usageOf = (usage: Usage | null | undefined): TokenUsage.Usage => {
   if (usage == null) return { input_tokens: 0, output_tokens: 0 }
   const cached = usage.prompt_tokens_details?.cached_tokens ?? 0
   return {
