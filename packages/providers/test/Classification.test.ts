@@ -512,6 +512,16 @@ describe("transport", () => {
       })
   )
 
+  it.effect.each(["anthropic", "openai"] as const)("a base URL that is not a URL -> invalid_request (%s)", (api) =>
+    Effect.gen(function* () {
+      const provider = yield* providerAt(api, "not a url")
+      const error = yield* failure(provider)
+      expect(error._tag).toBe("InvalidRequest")
+      expect(error.details?.["reason"]).toBe("InvalidUrl")
+      expect(ModelError.isRetryable(error)).toBe(false)
+    })
+  )
+
   it.effect.each(["anthropic", "openai"] as const)("DNS failure -> connection_error (%s)", (api) =>
     Effect.gen(function* () {
       const provider = yield* providerAt(api, api === "anthropic" ? "http://api.invalid" : "http://api.invalid/v1", {
