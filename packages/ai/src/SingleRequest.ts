@@ -2,10 +2,11 @@
  * One HTTP request per kernel attempt: the guard that keeps the kernel the
  * only retry layer when an effect/ai `LanguageModel` runs under it.
  *
- * effect/ai 4.1's clients send one request per call, but retries are added
- * above the `HttpClient` they are built on, and each would multiply the
- * kernel's retries and ignore its budget, its retry-after floor and its rule
- * that auth and quota errors are never retried:
+ * An effect/ai 4.1 provider client sends one request per call (the 4.0
+ * Anthropic and OpenAI clients add no retry of their own), but retries are
+ * added around it, and each would multiply the kernel's retries and ignore
+ * its budget, its retry-after floor and its rule that auth and quota errors
+ * are never retried:
  * - an `HttpClient.retryTransient` (or any `HttpClient.retry`) as the
  *   client's transform, which re-sends 408, 429, 5xx and transport failures;
  * - an `ExecutionPlan` with `attempts` around the call
