@@ -110,7 +110,7 @@ const channel = "agent_service_events"
 /** Serialises the migration of concurrent processes: `CREATE ... IF NOT EXISTS` races in Postgres. */
 const migrationLock = 7_340_015
 
-/** A BIGINT column: the pg driver reads it as a string. */
+/** The BIGINT position is selected as text: a number of any size, whatever the driver makes of a BIGINT. */
 const Row = Schema.Struct({
   seq: Schema.NumberFromString,
   runner: Schema.String,
@@ -214,7 +214,7 @@ export const make = (
       Effect.forkScoped
     )
     const rowsAfter = (sessionId: string, after: number) =>
-      pg`SELECT seq, runner, event FROM ${pg(table)}
+      pg`SELECT seq::text AS seq, runner, event FROM ${pg(table)}
         WHERE session_id = ${sessionId} AND seq > ${after} ORDER BY seq LIMIT 500`.pipe(
         Effect.flatMap(decodeRows),
         Effect.mapError(logError("cannot read the event log"))
