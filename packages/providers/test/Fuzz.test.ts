@@ -390,6 +390,30 @@ describe("SSE framing, whatever the line endings and chunk boundaries", () => {
       expect(error._tag).toBe("Overloaded")
     })
   )
+
+  it.effect(
+    "LF, CRLF and a lone CR all end lines; a CRLF split across chunks is one ending; an empty chunk is nothing",
+    () =>
+      Effect.gen(function* () {
+        const data = '{"type":"overloaded_error","message":"busy"}'
+        const bodies: ReadonlyArray<ReadonlyArray<string>> = [
+          [`event: error\ndata: ${data}\r\n\r`, "\n"],
+          ["event: error\r", `\ndata: ${data}\r`, "", "\n\r", "\n"],
+          [`event: error\rdata: ${data}\r`, "\r"]
+        ]
+        for (const pieces of bodies) {
+          const error = yield* Effect.flip(
+            decode(
+              "openai",
+              "sse",
+              {},
+              pieces.map((piece) => encoder.encode(piece))
+            )
+          )
+          expect(error._tag, JSON.stringify(pieces)).toBe("Overloaded")
+        }
+      })
+  )
 })
 
 describe("fuzz: the SSE and JSON decoders of both providers", () => {
