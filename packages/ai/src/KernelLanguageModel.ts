@@ -35,9 +35,10 @@
  *
  * @since 0.4.0
  */
-import { type ModelError, ModelProvider } from "@agent-kernel/kernel"
+import { type ModelError, ModelProvider, type ResponsePart, type Usage } from "@agent-kernel/kernel"
 import * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
+import * as Telemetry from "effect/ai/Telemetry"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
@@ -48,6 +49,7 @@ import * as Stream from "effect/Stream"
 import * as AiErrors from "./AiErrors.js"
 import * as Parts from "./internal/parts.js"
 import * as Request from "./internal/request.js"
+import * as Response from "./internal/response.js"
 import type * as LanguageModelProvider from "./LanguageModelProvider.js"
 
 /**
@@ -131,22 +133,68 @@ const settingsOf = (options: Options): Effect.Effect<RequestConfig> =>
 const failure = (method: string, reason: AiError.AiErrorReason) =>
   Effect.fail(AiError.make({ module: "KernelLanguageModel", method, reason }))
 
-/** The kernel request of one call, or the reason it cannot be sent. */
-const requestOf = (options: Options, method: string, call: LanguageModel.ProviderOptions) =>
+/** The kernel request of one call, or the reason it cannot be sent; the call's span says what is asked. */
+const requestOf = (
+  provider: ModelProvider.Service,
+  options: Options,
+  method: string,
+  call: LanguageModel.ProviderOptions
+) =>
   Effect.flatMap(settingsOf(options), (settings): Effect.Effect<ModelProvider.ModelRequest, AiError.AiError> => {
     const unsupported = Request.unsupportedFormat(call)
     if (unsupported !== undefined) return failure(method, unsupported)
     const conversation = Request.fromProviderOptions(call)
     if (Result.isFailure(conversation)) return failure(method, conversation.failure)
     const { model = options.model, ...rest } = settings
-    call.span.attribute("gen_ai.request.model", model)
+    Telemetry.addGenAIAnnotations(call.span, {
+      provider: { name: provider.name },
+      operation: { name: "chat" },
+      request: {
+        model,
+        maxTokens: rest.max_output_tokens,
+        temperature: rest.temperature,
+        topP: rest.top_p,
+        topK: rest.top_k,
+        stopSequences: rest.stop_sequences
+      }
+    })
     return Effect.succeed({ ...conversation.success, ...rest, model })
+  })
+
+/** What the answer was, on the call's span. */
+const annotateAnswer = (
+  span: LanguageModel.ProviderOptions["span"],
+  answer: {
+    readonly model?: string | undefined
+    readonly stop?: ModelProvider.StopReason
+    readonly usage?: Usage.Usage
+  }
+) =>
+  Telemetry.addGenAIAnnotations(span, {
+    ...(answer.model !== undefined || answer.stop !== undefined
+      ? {
+          response: {
+            model: answer.model,
+            finishReasons: answer.stop === undefined ? undefined : [Response.finishReasonOf(answer.stop)]
+          }
+        }
+      : {}),
+    ...(answer.usage !== undefined
+      ? { usage: { inputTokens: answer.usage.input_tokens, outputTokens: answer.usage.output_tokens } }
+      : {})
   })
 
 const aiErrorOf =
   (method: string) =>
   (error: ModelError.ModelError): AiError.AiError =>
     AiErrors.toAiError(error, { method })
+
+/** Each usage and finish part of a stream, on the call's span, as it passes. */
+const annotatePart = (span: LanguageModel.ProviderOptions["span"]) => (part: ResponsePart.ResponsePart) =>
+  Effect.sync(() => {
+    if (part.type === "usage") annotateAnswer(span, { usage: part.usage })
+    if (part.type === "finish") annotateAnswer(span, { model: part.model, stop: part.stop_reason })
+  })
 
 /**
  * The `LanguageModel` of a kernel provider.
@@ -159,18 +207,27 @@ export const make = (provider: ModelProvider.Service, options: Options): Effect.
     // The providers send one system prompt: system messages in the history join it.
     supportsSystemMessagesInHistory: Effect.succeed(false),
     generateText: (call) =>
-      Effect.flatMap(requestOf(options, "generateText", call), (request) =>
+      Effect.flatMap(requestOf(provider, options, "generateText", call), (request) =>
         ModelProvider.generate(provider, request).pipe(
           Effect.mapError(aiErrorOf("generateText")),
+          Effect.tap((response) =>
+            Effect.sync(() =>
+              annotateAnswer(call.span, { model: response.model, stop: response.stop_reason, usage: response.usage })
+            )
+          ),
           Effect.map(Parts.fromResponse)
         )
       ),
     streamText: (call) =>
       Stream.unwrap(
-        Effect.map(requestOf(options, "streamText", call), (request) =>
+        Effect.map(requestOf(provider, options, "streamText", call), (request) =>
           provider
             .stream(request)
-            .pipe(Stream.mapError(aiErrorOf("streamText")), Stream.mapAccum(Parts.initial, Parts.step))
+            .pipe(
+              Stream.mapError(aiErrorOf("streamText")),
+              Stream.tap(annotatePart(call.span)),
+              Stream.mapAccum(Parts.initial, Parts.step)
+            )
         )
       )
   })

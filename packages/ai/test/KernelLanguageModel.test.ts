@@ -23,6 +23,7 @@ import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import { AiErrors, AnthropicLanguageModel, KernelLanguageModel, OpenAiLanguageModel } from "../src/index.js"
 import { type Api, apis, KEY } from "./support.js"
 
@@ -183,6 +184,41 @@ describe.each(apis)("%s as an effect/ai LanguageModel, from its one Layer", (api
         temperature: 0.5
       })
       expect(overridden?.body).toMatchObject({ model: "other-model", [limit]: 64, temperature: 0 })
+    })
+  )
+
+  it.effect("the call's span says the provider, the model asked and answered, the finish and the usage", () =>
+    Effect.gen(function* () {
+      const server = yield* serve([
+        { kind: "reply", text: "hi", usage: { input_tokens: 5, output_tokens: 2 } },
+        { kind: "reply", text: "hi", usage: { input_tokens: 5, output_tokens: 2 } }
+      ])
+      const spans: Array<Tracer.NativeSpan> = []
+      const tracer = Tracer.make({
+        span: (options) => {
+          const span = new Tracer.NativeSpan(options)
+          spans.push(span)
+          return span
+        }
+      })
+      yield* LanguageModel.generateText({ prompt: "hi" }).pipe(
+        Effect.provide(modelLayer(api, server)),
+        Effect.withTracer(tracer)
+      )
+      yield* Stream.runDrain(LanguageModel.streamText({ prompt: "hi" })).pipe(
+        Effect.provide(modelLayer(api, server)),
+        Effect.withTracer(tracer)
+      )
+      for (const name of ["LanguageModel.generateText", "LanguageModel.streamText"]) {
+        const attributes = Object.fromEntries(spans.find((span) => span.name === name)?.attributes ?? [])
+        expect(attributes).toMatchObject({
+          "gen_ai.provider.name": api,
+          "gen_ai.request.model": api === "anthropic" ? "claude-test" : "gpt-test",
+          "gen_ai.response.finish_reasons": ["stop"],
+          "gen_ai.usage.input_tokens": 5,
+          "gen_ai.usage.output_tokens": 2
+        })
+      }
     })
   )
 
