@@ -295,12 +295,15 @@ export interface ResponseOptions {
   readonly text?: Arbitrary.Arbitrary<string> | undefined
 }
 
+/** An integer as JSON carries it: never -0, which JSON writes as 0. */
+const jsonInteger = Arbitrary.map(Arbitrary.schema(Schema.Int), (n) => (Object.is(n, -0) ? 0 : n))
+
 /** A tool input: a small JSON object whose string values may hold quotes and escapes. */
 const toolInput: Arbitrary.Arbitrary<Record<string, unknown>> = Arbitrary.map(
   Arbitrary.array(
     Arbitrary.all([
       constantFrom(["word", "n", "flag", "path"]),
-      weighted<unknown>([1, string({ maxLength: 12 })], [1, Arbitrary.schema(Schema.Int)], [1, boolean])
+      weighted<unknown>([1, string({ maxLength: 12 })], [1, jsonInteger], [1, boolean])
     ]),
     { maxLength: 3 }
   ),
