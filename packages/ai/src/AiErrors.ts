@@ -250,7 +250,7 @@ const toolRow = (tag: string): Row => ({
 })
 
 /** The row for a reason, by its kind. Pure. */
-export const rowOf = (reason: AiError.AiErrorReason, status: number | undefined): Row => {
+const rowOf = (reason: AiError.AiErrorReason, status: number | undefined): Row => {
   switch (reason._tag) {
     case "RateLimitError":
       return { category: "rate_limited", rule: "effect_ai.rate_limit" }
