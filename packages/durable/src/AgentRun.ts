@@ -1,6 +1,6 @@
 /**
  * A run of a session as a durable workflow: the `AgentRun` workflow of
- * @effect/workflow, whose body is the kernel's own turn loop with its effects
+ * effect/workflow, whose body is the kernel's own turn loop with its effects
  * seam journaled (see `Session.Options.effects`).
  *
  * - Each model attempt and each tool call is an activity: its result is
@@ -21,9 +21,6 @@
  * @since 0.1.0
  */
 import { Content, EventBus, ModelProvider, RunOutcome, Session, type Settings, Toolbox } from "@agent-kernel/kernel"
-import type * as SqlClient from "@effect/sql/SqlClient"
-import * as Workflow from "@effect/workflow/Workflow"
-import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -33,13 +30,15 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import type { RuntimeFiber } from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import type * as SqlClient from "effect/sql/SqlClient"
+import * as Workflow from "effect/workflow/Workflow"
+import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import * as Journal from "./internal/journal.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Steps from "./internal/steps.js"
@@ -64,7 +63,7 @@ export const Payload = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export interface Payload extends Schema.Schema.Type<typeof Payload> {}
+export interface Payload extends Readonly<typeof Payload.Type> {}
 
 /**
  * The workflow's idempotency key: `session_id/run/life` (`session_id/run` for
@@ -91,9 +90,8 @@ export const AgentRun: Workflow.Workflow<
   "AgentRun",
   typeof Payload,
   typeof RunOutcome.RunOutcome,
-  typeof Schema.Never
-> = Workflow.make({
-  name: "AgentRun",
+  Schema.Never
+> = Workflow.make("AgentRun", {
   payload: Payload,
   success: RunOutcome.RunOutcome,
   idempotencyKey: executionKey,
@@ -133,7 +131,7 @@ export interface Config {
  * @since 0.1.0
  * @category tags
  */
-export class RunConfig extends Context.Tag("@agent-kernel/durable/RunConfig")<RunConfig, Config>() {}
+export class RunConfig extends Context.Service<RunConfig, Config>()("@agent-kernel/durable/RunConfig") {}
 
 /**
  * A run's body in this process, and whether its caller stopped it.
@@ -146,7 +144,7 @@ export interface Body {
    * The body's fiber; `undefined` for a run this process suspended on a
    * durable wait (its body ended; the engine starts another after the wait).
    */
-  readonly fiber: RuntimeFiber<unknown, unknown> | undefined
+  readonly fiber: Fiber.Fiber<unknown, unknown> | undefined
   stopped: boolean
   /** Done when the body has ended (its interrupted state recorded, if it was stopped). */
   readonly ended: Deferred.Deferred<void>
@@ -164,7 +162,7 @@ export interface Body {
  * @since 0.1.0
  * @category tags
  */
-export class Bodies extends Context.Tag("@agent-kernel/durable/Bodies")<Bodies, Map<string, Body>>() {}
+export class Bodies extends Context.Service<Bodies, Map<string, Body>>()("@agent-kernel/durable/Bodies") {}
 
 /**
  * Stops the run `executionId` as its caller's interruption (Ctrl-C) asks,
@@ -183,7 +181,7 @@ export class Bodies extends Context.Tag("@agent-kernel/durable/Bodies")<Bodies, 
  */
 export const stop = (
   executionId: string,
-  timeout: Duration.DurationInput = "5 seconds"
+  timeout: Duration.Input = "5 seconds"
 ): Effect.Effect<void, never, Bodies | WorkflowEngine.WorkflowEngine> =>
   Effect.gen(function* () {
     const bodies = yield* Bodies
@@ -192,7 +190,7 @@ export const stop = (
     body.stopped = true
     if (body.fiber !== undefined) return yield* Effect.ignore(Effect.timeout(Fiber.interrupt(body.fiber), timeout))
     yield* Effect.ignore(
-      Effect.timeout(Effect.zipRight(AgentRun.resume(executionId), Deferred.await(body.ended)), timeout)
+      Effect.timeout(Effect.andThen(AgentRun.resume(executionId), Deferred.await(body.ended)), timeout)
     )
     // No body took the stop (the run had ended meanwhile): nothing is left to stop.
     if (bodies.get(executionId) === body) bodies.delete(executionId)
@@ -306,11 +304,17 @@ export const recordStopAgain = (
  * @category workflows
  */
 export const suspendedOn = (
-  result: Workflow.Result<unknown, unknown> | undefined
+  result: Option.Option<Workflow.Result<unknown, unknown>>
 ): Option.Option<SqlEngineInternal.JournalError> =>
-  result?._tag === "Suspended" && result.cause !== undefined
-    ? Arr.findFirst(Cause.defects(result.cause), (defect) => SqlEngineInternal.asJournalError(defect))
-    : Option.none()
+  Option.flatMap(result, (result) =>
+    result._tag === "Suspended" && result.cause !== undefined ? journalErrorIn(result.cause) : Option.none()
+  )
+
+/** The first `JournalError` a cause died with. */
+const journalErrorIn = (cause: Cause.Cause<unknown>): Option.Option<SqlEngineInternal.JournalError> =>
+  Arr.findFirst(cause.reasons, (reason) =>
+    Cause.isDieReason(reason) ? SqlEngineInternal.asJournalError(reason.defect) : Option.none()
+  )
 
 /**
  * The `JournalError` the run `executionId` is suspended on now, if it is (see
@@ -327,7 +331,7 @@ export const suspendedNowOn = (
 ): Effect.Effect<Option.Option<SqlEngineInternal.JournalError>, never, WorkflowEngine.WorkflowEngine> =>
   AgentRun.poll(executionId).pipe(
     Effect.map(suspendedOn),
-    Effect.catchAllCause(() => Effect.succeedNone)
+    Effect.catchCause(() => Effect.succeedNone)
   )
 
 /**
@@ -343,7 +347,7 @@ export const suspendedNowOn = (
 export const journalFailure = (
   executionId: string
 ): Effect.Effect<never, SqlEngineInternal.JournalError, WorkflowEngine.WorkflowEngine> => {
-  const check: Effect.Effect<never, SqlEngineInternal.JournalError, WorkflowEngine.WorkflowEngine> = Effect.zipRight(
+  const check: Effect.Effect<never, SqlEngineInternal.JournalError, WorkflowEngine.WorkflowEngine> = Effect.andThen(
     Effect.sleep("1 second"),
     Effect.flatMap(suspendedNowOn(executionId), Option.match({ onNone: () => check, onSome: Effect.fail }))
   )
@@ -376,7 +380,7 @@ export const body = (
   Effect.gen(function* () {
     const config = yield* RunConfig
     const bodies = yield* Bodies
-    const fiber = yield* Effect.withFiberRuntime<RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
+    const fiber = yield* Effect.withFiber<Fiber.Fiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
     const instance = yield* WorkflowEngine.WorkflowInstance
     const engine = yield* WorkflowEngine.WorkflowEngine
     // An engine that journals steps itself (it offers `Steps`: the light engine) journals no JournalError: the
@@ -390,19 +394,21 @@ export const body = (
       effect: Effect.Effect<A, E, R>
     ): Effect.Effect<A, E, R | WorkflowEngine.WorkflowInstance> =>
       suspending
-        ? Effect.catchSomeDefect(effect, (defect) =>
-            Option.map(SqlEngineInternal.asJournalError(defect), (error) =>
-              Effect.flatMap(WorkflowEngine.WorkflowInstance, (suspended) => {
-                // The suspension's cause: an activity's reaches the run's, and the run's result carries it.
-                suspended.cause = Cause.die(error)
-                return Workflow.suspend(suspended)
-              })
-            )
+        ? Effect.catchCause(effect, (cause) =>
+            Option.match(journalErrorIn(cause), {
+              onNone: () => Effect.failCause(cause),
+              onSome: (error) =>
+                Effect.flatMap(WorkflowEngine.WorkflowInstance, (suspended) => {
+                  // The suspension's cause: an activity's reaches the run's, and the run's result carries it.
+                  suspended.cause = Cause.die(error)
+                  return Workflow.suspend(suspended)
+                })
+            })
           )
         : effect
     // The session as this body finds it, outside the journal: a stop is recorded after what it journaled.
     const found = yield* suspendOnFailure(
-      Effect.catchAll(Store.get(payload.session_id), SqlEngineInternal.fail("read", executionId))
+      Effect.catch(Store.get(payload.session_id), SqlEngineInternal.fail("read", executionId))
     )
     // Its caller stopped the run and the stop is recorded (`Store.interrupted`), or the session moved past it
     // (a later run began, it was deleted or imported over): whatever starts its body again (a restart before
@@ -437,7 +443,7 @@ export const body = (
     // fails is no stop: the body fails with a JournalError, and the run stays unfinished, for `resume`.
     const recordStop = Effect.gen(function* () {
       const state = session === undefined ? null : yield* session.state
-      yield* Effect.catchAll(
+      yield* Effect.catch(
         Effect.flatMap(Clock.currentTimeMillis, (at) => Store.interrupted(payload, state, at)),
         SqlEngineInternal.fail("record the stop", executionId, "stop-not-recorded")
       )
@@ -464,7 +470,13 @@ export const body = (
             executionId,
             name,
             codec,
-            unlessStopped(execute, Effect.zipRight(Fiber.interruptAsFork(fiber, fiber.id()), Effect.never))
+            unlessStopped(
+              execute,
+              Effect.andThen(
+                Effect.sync(() => fiber.interruptUnsafe()),
+                Effect.never
+              )
+            )
           )
       })
     )
@@ -472,7 +484,7 @@ export const body = (
     // retried, a result or a defect journaled as the step's), and the body, told so, ends with an interruption
     // where it called the step, as at a wait (a suspension would leave the run suspended, and a caller still
     // attached to it waiting for ever).
-    const stepEngine: WorkflowEngine.WorkflowEngine["Type"] = {
+    const stepEngine: WorkflowEngine.WorkflowEngine["Service"] = {
       ...engine,
       activityExecute: (activity, attempt) =>
         Effect.suspend(() => {
@@ -493,7 +505,7 @@ export const body = (
     return yield* Effect.onExit(
       Effect.gen(function* () {
         const context = yield* Effect.context<Journal.Journal>()
-        const step = Journal.stepOf(context, executionId)
+        const step = Steps.stepOf(context, executionId)
         // Whether this execution starts the run (the start step executes) or replays a journal.
         let fresh = false
         const start = yield* step(
@@ -502,17 +514,14 @@ export const body = (
           Effect.gen(function* () {
             fresh = true
             // A store that fails is the journal's failure (the run stops unfinished), not the step's result.
-            const row = yield* Effect.catchAll(
-              Store.get(payload.session_id),
-              SqlEngineInternal.fail("start", executionId)
-            )
+            const row = yield* Effect.catch(Store.get(payload.session_id), SqlEngineInternal.fail("start", executionId))
             return {
               state: Option.match(row, { onNone: () => null, onSome: (row) => row.state }),
               at: yield* Clock.currentTimeMillis
             }
-          }).pipe(Effect.provide(context))
+          }).pipe(Effect.provideContext(context))
         )
-        const clock = Journal.makeClock(yield* Effect.clock, start.at, fresh)
+        const clock = Journal.makeClock(yield* Clock.Clock, start.at, fresh)
         // A journal write that failed in the loop: the loop ends the run `failed`, which it is not (it is
         // unfinished, to be resumed), so that end is neither published nor recorded.
         let loopFailure: SqlEngineInternal.JournalError | undefined
@@ -563,8 +572,8 @@ export const body = (
           .run(payload.input)
           .pipe(
             Effect.provideService(EventBus.EventBus, bus),
-            Effect.withClock(clock),
-            Effect.withRandom(Random.make(executionId))
+            Effect.provideService(Clock.Clock, clock),
+            Random.withSeed(executionId)
           )
         if (loopFailure !== undefined) return yield* Effect.die(loopFailure)
         const state = yield* made.state
@@ -572,8 +581,8 @@ export const body = (
           "end",
           End,
           Effect.flatMap(Clock.currentTimeMillis, (at) => Store.finish(payload, state, outcome.status, at)).pipe(
-            Effect.catchAll(SqlEngineInternal.fail("end", executionId)),
-            Effect.provide(context)
+            Effect.catch(SqlEngineInternal.fail("end", executionId)),
+            Effect.provideContext(context)
           )
         )
         return outcome
@@ -583,7 +592,7 @@ export const body = (
         Effect.provideService(WorkflowEngine.WorkflowEngine, stepEngine),
         Effect.provideService(Steps.Steps, stepsOf)
       ),
-      (exit) => (Exit.isInterrupted(exit) && running.stopped ? recordStop : Effect.void)
+      (exit) => (Exit.hasInterrupts(exit) && running.stopped ? recordStop : Effect.void)
     )
   })
 

@@ -32,17 +32,16 @@
  * @since 0.1.0
  */
 import { Content, type ModelProvider, type RunOutcome, Session } from "@agent-kernel/kernel"
-import type * as SqlClient from "@effect/sql/SqlClient"
-import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
+import * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Arr from "effect/Array"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import * as AgentRun from "./AgentRun.js"
 import * as Engine from "./Engine.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
@@ -85,9 +84,9 @@ export const Export = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export interface Export extends Schema.Schema.Type<typeof Export> {}
+export interface Export extends Readonly<typeof Export.Type> {}
 
-const ExportJson = Schema.parseJson(Export)
+const ExportJson = Schema.fromJsonString(Schema.toCodecJson(Export))
 
 /**
  * The session has a run in progress (or one a stopped process left): resume
@@ -182,7 +181,15 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class DurableSessions extends Context.Tag("@agent-kernel/durable/DurableSessions")<DurableSessions, Service>() {}
+export class DurableSessions extends Context.Service<DurableSessions, Service>()(
+  "@agent-kernel/durable/DurableSessions"
+) {}
+
+/** The first `JournalError` a cause died with. */
+const journalErrorOf = (cause: Cause.Cause<unknown>) =>
+  Arr.findFirst(cause.reasons, (reason) =>
+    Cause.isDieReason(reason) ? SqlEngineInternal.asJournalError(reason.defect) : Option.none()
+  )
 
 /** The payload's life: none for a session made before lives existed. */
 const lifeOf = (life: string | null): { readonly life?: string } => (life === null ? {} : { life })
@@ -218,7 +225,7 @@ export const summaries: Effect.Effect<ReadonlyArray<Summary>, Store.StoreError, 
 export const read = (id: string): Effect.Effect<Option.Option<Session.State>, Store.StoreError, SqlClient.SqlClient> =>
   Effect.map(
     Store.get(id),
-    Option.flatMap((row) => Option.fromNullable(row.state))
+    Option.flatMap((row) => Option.fromNullOr(row.state))
   )
 
 /**
@@ -233,7 +240,14 @@ export const make: Effect.Effect<
   never,
   WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies
 > = Effect.gen(function* () {
-  const context = yield* Effect.context<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies>()
+  // The engine's services only: the caller's own (its Clock, its tracer) stay the caller's.
+  const context = Context.pick(
+    WorkflowEngine.WorkflowEngine,
+    SqlClient.SqlClient,
+    AgentRun.Bodies,
+    Store.StoreSql,
+    Engine.Journal
+  )(yield* Effect.context<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies>())
   // An interrupted caller (Ctrl-C) ends the run: its body records the interrupted run first. A run whose body
   // suspended on a journal failure (on engines that would journal one as a result, see
   // `AgentRun.journalFailure`; never on the light engine) fails its caller with it, unfinished: that end of
@@ -241,13 +255,13 @@ export const make: Effect.Effect<
   // it stopped it; the engines answer an interruption or, on a cluster, the stopped body's outcome) learns
   // from the store that the run was stopped, as on every engine: `AgentRun.stoppedOutcome`.
   const execute = (payload: AgentRun.Payload) =>
-    Effect.provide(
+    Effect.provideContext(
       Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) =>
         Effect.raceFirst(AgentRun.AgentRun.execute(payload), AgentRun.journalFailure(executionId)).pipe(
           Effect.onInterrupt(() => AgentRun.stop(executionId)),
           // Not run once this caller is interrupted (an interrupted fiber recovers from nothing).
-          Effect.catchAllCause((cause) =>
-            Cause.isInterruptedOnly(cause)
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause)
               ? Effect.flatMap(
                   AgentRun.outcomeIfOver(payload),
                   Option.match({ onNone: () => Effect.failCause(cause), onSome: Effect.succeed })
@@ -259,12 +273,14 @@ export const make: Effect.Effect<
       context
     ).pipe(
       // The engine's interface has no error channel: a journal failure reaches here as a defect.
-      Effect.catchSomeDefect((defect) => Option.map(SqlEngineInternal.asJournalError(defect), Effect.fail)),
+      Effect.catchCause((cause) =>
+        Option.match(journalErrorOf(cause), { onNone: () => Effect.failCause(cause), onSome: Effect.fail })
+      ),
       // The run's caller stopped it but the stop's record failed: the memory and cluster engines keep that
       // failure as the run's result, answered to every later caller, and the session (its run unfinished)
       // would take no input again. The user did ask to stop: the stop is recorded now, and the run ends so.
       Effect.catchIf(SqlEngineInternal.isStopNotRecorded, () =>
-        Effect.provide(AgentRun.recordStopAgain(payload), context)
+        Effect.provideContext(AgentRun.recordStopAgain(payload), context)
       )
     )
   // The executions of a life's runs 1..runs (the id derives from the session, its life and the run alone).
@@ -276,7 +292,7 @@ export const make: Effect.Effect<
   // session from before lives that got one with a later run journaled its earlier runs without it: both.
   const remove = (id: string): Effect.Effect<void, Store.StoreError> =>
     Effect.gen(function* () {
-      const row = yield* Effect.provide(Store.get(id), context)
+      const row = yield* Effect.provideContext(Store.get(id), context)
       const ids =
         Option.isSome(row) && row.value.run_index > 0
           ? Arr.dedupe([
@@ -285,7 +301,7 @@ export const make: Effect.Effect<
             ])
           : []
       const journal = yield* Engine.Journal
-      yield* Effect.provide(journal.purge(ids), context).pipe(
+      yield* Effect.provideContext(journal.purge(ids), context).pipe(
         Effect.mapError(
           (error) =>
             new Store.StoreError({
@@ -294,11 +310,11 @@ export const make: Effect.Effect<
             })
         )
       )
-      yield* Effect.provide(Store.remove(id, ids), context)
+      yield* Effect.provideContext(Store.remove(id, ids), context)
     })
   const found = (id: string) =>
     Effect.flatMap(
-      Effect.provide(Store.get(id), context),
+      Effect.provideContext(Store.get(id), context),
       Option.match({
         onNone: () => Effect.fail(new SessionNotFound({ session_id: id })),
         onSome: Effect.succeed
@@ -308,18 +324,21 @@ export const make: Effect.Effect<
     run: (id, input) =>
       Effect.gen(function* () {
         const message = typeof input === "string" ? Content.userText(input) : input
-        const row = yield* Effect.provide(Store.get(id), context)
+        const row = yield* Effect.provideContext(Store.get(id), context)
         if (Option.isSome(row) && row.value.pending !== null) {
           return yield* new RunPending({ session_id: id, run: row.value.run_index })
         }
         const run = Option.match(row, { onNone: () => 1, onSome: (row) => row.run_index + 1 })
-        const begun = yield* Effect.provide(Store.begin(id, run, message, yield* Clock.currentTimeMillis), context)
+        const begun = yield* Effect.provideContext(
+          Store.begin(id, run, message, yield* Clock.currentTimeMillis),
+          context
+        )
         // Another caller began this run first (two inputs at once): this input is not run.
         if (!begun.began) return yield* new RunPending({ session_id: id, run })
         return yield* execute({ session_id: id, ...lifeOf(begun.life), run, input: message })
       }),
     resume: (id) =>
-      Effect.flatMap(Effect.provide(Store.get(id), context), (row) => {
+      Effect.flatMap(Effect.provideContext(Store.get(id), context), (row) => {
         if (Option.isNone(row) || row.value.pending === null) return Effect.succeedNone
         const payload = {
           session_id: id,
@@ -334,25 +353,28 @@ export const make: Effect.Effect<
             Option.isSome(failure) ? AgentRun.AgentRun.resume(executionId) : Effect.void
           )
         )
-        return Effect.zipRight(Effect.provide(wake, context), Effect.asSome(execute(payload)))
+        return Effect.andThen(Effect.provideContext(wake, context), Effect.asSome(execute(payload)))
       }),
-    state: (id) => Effect.provide(read(id), context),
-    list: Effect.provide(summaries, context),
+    state: (id) => Effect.provideContext(read(id), context),
+    list: Effect.provideContext(summaries, context),
     delete: remove,
     exportJson: (id) =>
       Effect.flatMap(found(id), (row) =>
         row.state === null
           ? Effect.fail(new SessionNotFound({ session_id: id }))
-          : Effect.orDie(Schema.encode(ExportJson)({ format: "agent-kernel/session@1", id, state: row.state }))
+          : Effect.orDie(Schema.encodeEffect(ExportJson)({ format: "agent-kernel/session@1", id, state: row.state }))
       ),
     importJson: (json) =>
-      Schema.decode(ExportJson)(json).pipe(
-        Effect.mapError((error) => new InvalidExport({ message: ParseResult.TreeFormatter.formatErrorSync(error) })),
+      Schema.decodeUnknownEffect(ExportJson)(json).pipe(
+        Effect.mapError((error) => new InvalidExport({ message: error.message })),
         Effect.flatMap((exported) =>
           Effect.gen(function* () {
             // The session it replaces goes with its journal, as on delete.
             yield* remove(exported.id)
-            yield* Effect.provide(Store.put(exported.id, exported.state, yield* Clock.currentTimeMillis), context)
+            yield* Effect.provideContext(
+              Store.put(exported.id, exported.state, yield* Clock.currentTimeMillis),
+              context
+            )
             return exported.id
           })
         )
