@@ -1,12 +1,17 @@
 // @ts-check
 /**
  * Bundles the agent command line and the demo into examples/dist with
- * esbuild: one ES module each, run by plain node, so a command starts in a
- * fraction of a second instead of loading tsx and compiling on every call.
- * The workspace packages are bundled from their sources, like every
- * dependency. Each file is written whole and renamed into place, so a
- * command (or a test) starting during a build runs the old bundle or the new
- * one, never half of one.
+ * esbuild, run by plain node: an ES module each (`agent.mjs`, `demo.mjs`)
+ * and the chunks they share or load on demand (`chunks/`), so that a command
+ * parses and compiles only the code it runs: `--help` and `--version` load
+ * effect and effect/cli, a run loads the kernel, the providers and the
+ * plugins, `--session` the durable store. The workspace packages are bundled
+ * from their sources, like every dependency.
+ *
+ * Each file is written whole and renamed into place, the chunks before the
+ * entries that import them, and the chunks of the previous build are kept
+ * until the next one: a command (or a test) starting during a build runs the
+ * old bundle or the new one, never half of one.
  *
  * Usage: node scripts/build-cli.mjs [--if-stale]
  *   --if-stale  do nothing when no input changed since the last build (the
@@ -19,7 +24,8 @@ import { fileURLToPath } from "node:url"
 const root = path.resolve(import.meta.dirname, "..")
 const outdir = path.join(root, "examples/dist")
 const metafile = path.join(outdir, "meta.json")
-const entryPoints = { agent: "examples/cli/main.ts", demo: "examples/demo.ts" }
+const chunks = path.join(outdir, "chunks")
+const entryPoints = { agent: "examples/cli/bin.ts", demo: "examples/demo.ts" }
 
 /**
  * Whether a metafile input is a module a plugin made up (`namespace:path`), with no file behind it to
@@ -48,7 +54,7 @@ const stale = () => {
   if (!fs.existsSync(metafile)) return true
   /** @type {import("esbuild").Metafile} */
   const meta = JSON.parse(fs.readFileSync(metafile, "utf8"))
-  const outputs = Object.keys(meta.outputs).map((file) => path.join(root, file))
+  const outputs = outputsOf(meta)
   if (!outputs.every((file) => fs.existsSync(file))) return true
   const built = Math.min(...outputs.map((file) => fs.statSync(file).mtimeMs))
   const inputs = [...Object.keys(meta.inputs), "scripts/build-cli.mjs", "pnpm-lock.yaml"]
@@ -70,6 +76,8 @@ const build = async () => {
     entryPoints,
     outdir,
     outExtension: { ".js": ".mjs" },
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
     bundle: true,
     platform: "node",
     format: "esm",
@@ -88,10 +96,28 @@ const build = async () => {
     external: ["@effect/opentelemetry", "@opentelemetry/*"],
     write: false
   })
-  fs.mkdirSync(outdir, { recursive: true })
-  for (const output of result.outputFiles) replace(output.path, output.contents)
+  const previous = fs.existsSync(metafile) ? outputsOf(JSON.parse(fs.readFileSync(metafile, "utf8"))) : []
+  fs.mkdirSync(chunks, { recursive: true })
+  const [chunkFiles, entryFiles] = partition(result.outputFiles, (output) => path.dirname(output.path) === chunks)
+  for (const output of [...chunkFiles, ...entryFiles]) replace(output.path, output.contents)
   replace(metafile, JSON.stringify(result.metafile))
+  const kept = new Set([...previous, ...outputsOf(result.metafile)])
+  for (const file of fs.readdirSync(chunks).map((name) => path.join(chunks, name))) {
+    if (!kept.has(file)) fs.rmSync(file, { force: true })
+  }
 }
+
+/** The files a build wrote, as absolute paths. @param {import("esbuild").Metafile} meta */
+const outputsOf = (meta) => Object.keys(meta.outputs).map((file) => path.join(root, file))
+
+/**
+ * The items that pass and those that do not.
+ * @template A
+ * @param {ReadonlyArray<A>} items
+ * @param {(item: A) => boolean} test
+ * @returns {[Array<A>, Array<A>]}
+ */
+const partition = (items, test) => [items.filter(test), items.filter((item) => !test(item))]
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   if (!(process.argv.includes("--if-stale") && !stale())) await build()

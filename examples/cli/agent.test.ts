@@ -592,10 +592,11 @@ describe("agent CLI: --otel", () => {
   })
 
   it("without the optional packages, --otel is a usage error that names them (exit 2); without --otel the command runs", async () => {
-    // The bundle alone, where no node_modules can be found: exactly an install without the optional packages.
+    // The bundle alone (its entry and its chunks), where no node_modules can be found: exactly an install
+    // without the optional packages.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-otel-"))
     const lone = path.join(dir, "agent.mjs")
-    fs.copyFileSync(entry, lone)
+    fs.cpSync(path.dirname(entry), dir, { recursive: true })
     const run = (args: ReadonlyArray<string>) =>
       new Promise<{ readonly code: number | null; readonly stderr: string }>((resolve) =>
         execFile(process.execPath, [lone, ...args], { cwd: dir }, (error, _stdout, stderr) =>
