@@ -133,33 +133,50 @@ const settingsOf = (options: Options): Effect.Effect<RequestConfig> =>
 const failure = (method: string, reason: AiError.AiErrorReason) =>
   Effect.fail(AiError.make({ module: "KernelLanguageModel", method, reason }))
 
-/** The kernel request of one call, or the reason it cannot be sent; the call's span says what is asked. */
-const requestOf = (
-  provider: ModelProvider.Service,
-  options: Options,
-  method: string,
-  call: LanguageModel.ProviderOptions
-) =>
+/**
+ * The kernel request of one call, or the reason it cannot be sent. The
+ * call's own tool choice wins over the settings' (`auto`, effect/ai's
+ * default, leaves the settings' in place).
+ */
+const requestOf = (options: Options, method: string, call: LanguageModel.ProviderOptions) =>
   Effect.flatMap(settingsOf(options), (settings): Effect.Effect<ModelProvider.ModelRequest, AiError.AiError> => {
     const unsupported = Request.unsupportedFormat(call)
     if (unsupported !== undefined) return failure(method, unsupported)
     const conversation = Request.fromProviderOptions(call)
     if (Result.isFailure(conversation)) return failure(method, conversation.failure)
     const { model = options.model, ...rest } = settings
-    Telemetry.addGenAIAnnotations(call.span, {
+    const { tool_choice, ...asked } = conversation.success
+    return Effect.succeed({ ...asked, ...rest, ...(tool_choice !== undefined ? { tool_choice } : {}), model })
+  })
+
+/** What is asked, on the call's span. */
+const annotateRequest = (
+  span: LanguageModel.ProviderOptions["span"],
+  provider: ModelProvider.Service,
+  request: ModelProvider.ModelRequest
+) =>
+  Effect.sync(() =>
+    Telemetry.addGenAIAnnotations(span, {
       provider: { name: provider.name },
       operation: { name: "chat" },
       request: {
-        model,
-        maxTokens: rest.max_output_tokens,
-        temperature: rest.temperature,
-        topP: rest.top_p,
-        topK: rest.top_k,
-        stopSequences: rest.stop_sequences
+        model: request.model,
+        maxTokens: request.max_output_tokens,
+        temperature: request.temperature,
+        topP: request.top_p,
+        topK: request.top_k,
+        stopSequences: request.stop_sequences
       }
     })
-    return Effect.succeed({ ...conversation.success, ...rest, model })
-  })
+  )
+
+/** The request of one call, its span annotated. */
+const annotatedRequest = (
+  provider: ModelProvider.Service,
+  options: Options,
+  method: string,
+  call: LanguageModel.ProviderOptions
+) => Effect.tap(requestOf(options, method, call), (request) => annotateRequest(call.span, provider, request))
 
 /** What the answer was, on the call's span. */
 const annotateAnswer = (
@@ -207,7 +224,7 @@ export const make = (provider: ModelProvider.Service, options: Options): Effect.
     // The providers send one system prompt: system messages in the history join it.
     supportsSystemMessagesInHistory: Effect.succeed(false),
     generateText: (call) =>
-      Effect.flatMap(requestOf(provider, options, "generateText", call), (request) =>
+      Effect.flatMap(annotatedRequest(provider, options, "generateText", call), (request) =>
         ModelProvider.generate(provider, request).pipe(
           Effect.mapError(aiErrorOf("generateText")),
           Effect.tap((response) =>
@@ -220,7 +237,7 @@ export const make = (provider: ModelProvider.Service, options: Options): Effect.
       ),
     streamText: (call) =>
       Stream.unwrap(
-        Effect.map(requestOf(provider, options, "streamText", call), (request) =>
+        Effect.map(annotatedRequest(provider, options, "streamText", call), (request) =>
           provider
             .stream(request)
             .pipe(

@@ -187,6 +187,28 @@ describe.each(apis)("%s as an effect/ai LanguageModel, from its one Layer", (api
     })
   )
 
+  it.effect("a call's own tool choice wins over the layer's; effect/ai's default leaves the layer's in place", () =>
+    Effect.gen(function* () {
+      const server = yield* serve([{ kind: "happy" }, { kind: "happy" }])
+      const model = modelLayer(api, server, { tool_choice: { type: "any" } })
+      const ask = (toolChoice?: { readonly tool: "lookup" }) =>
+        LanguageModel.generateText({
+          prompt: "define serendipity",
+          toolkit: Dictionary,
+          disableToolCallResolution: true,
+          ...(toolChoice !== undefined ? { toolChoice } : {})
+        }).pipe(Effect.provide(model))
+      yield* ask()
+      yield* ask({ tool: "lookup" })
+      const [byLayer, byCall] = yield* server.requests
+      expect([byLayer?.body, byCall?.body]).toMatchObject(
+        api === "anthropic"
+          ? [{ tool_choice: { type: "any" } }, { tool_choice: { type: "tool", name: "lookup" } }]
+          : [{ tool_choice: "required" }, { tool_choice: { type: "function", function: { name: "lookup" } } }]
+      )
+    })
+  )
+
   it.effect("the call's span says the provider, the model asked and answered, the finish and the usage", () =>
     Effect.gen(function* () {
       const server = yield* serve([
