@@ -3,6 +3,7 @@
  * MCP plugins to start, and the settings that make the recovery path show.
  */
 import { ChaosPlans, type FaultPlan } from "@agent-kernel/providers/testing"
+import * as fs from "node:fs"
 import * as path from "node:path"
 
 /** A bundled example plugin. */
@@ -19,8 +20,17 @@ export interface Scenario {
   readonly expected: string
 }
 
-// examples/cli/ for the sources, examples/dist/ for the bundle (scripts/build-cli.mjs): one level below either way.
-const examples = path.resolve(import.meta.dirname, "..")
+/** This module's directory and every one above it. */
+const ancestors = (dir: string): ReadonlyArray<string> => {
+  const parent = path.dirname(dir)
+  return parent === dir ? [dir] : [dir, ...ancestors(parent)]
+}
+
+// The nearest directory above this module that holds the example plugins: examples/ from the sources
+// (examples/cli/) and from the bundle's chunks (examples/dist/chunks/, scripts/build-cli.mjs).
+const examples =
+  ancestors(import.meta.dirname).find((dir) => fs.existsSync(path.join(dir, "plugins", "workspace.mjs"))) ??
+  path.resolve(import.meta.dirname, "..")
 
 /** How to start a bundled plugin: plain node (the plugins are type-checked JavaScript, so no loader slows a respawn). */
 export const pluginCommand = (plugin: BundledPlugin): ReadonlyArray<string> => [
