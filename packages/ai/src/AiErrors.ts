@@ -35,8 +35,8 @@
  *
  * Every mapped error carries `details.rule` (the row that decided),
  * `details.source` (the reason's tag), `details.aiError` (the `AiError`
- * itself, as JSON, so `toAiError` gives it back) and, where the two sides
- * disagree, `details.note` saying why.
+ * itself, as JSON, so `toAiError` gives it back; left out when JSON cannot
+ * hold it) and, where the two sides disagree, `details.note` saying why.
  *
  * `toAiError` goes the other way; see its table.
  *
@@ -48,6 +48,7 @@ import * as AiError from "effect/ai/AiError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Errors from "./internal/errors.js"
@@ -104,11 +105,12 @@ export const metadataKey = "agent-kernel"
 /** What an `AiError` reason kept of the HTTP exchange. */
 type HttpContext = typeof AiError.HttpContext.Type
 
+// Each side's error as JSON; one whose details or tool result JSON cannot hold is not carried.
 const ModelErrorJson = Schema.toCodecJson(ModelError.ModelError)
-const encodeModelError = Schema.encodeSync(ModelErrorJson)
+const encodeModelError = Schema.encodeOption(ModelErrorJson)
 const decodeModelError = Schema.decodeUnknownOption(ModelErrorJson)
 const AiErrorJson = Schema.toCodecJson(AiError.AiError)
-const encodeAiError = Schema.encodeSync(AiErrorJson)
+const encodeAiError = Schema.encodeOption(AiErrorJson)
 const decodeAiError = Schema.decodeUnknownOption(AiErrorJson)
 
 interface Source {
@@ -349,11 +351,15 @@ const restored = (error: ModelError.ModelError, options: Options): ModelError.Mo
   const secrets = secretsOf(options)
   const midStream = options.midStream === true && error.midStream !== true
   if (secrets.length === 0 && !midStream) return error
-  const encoded = Redaction.scrubDeep(secrets, encodeModelError(error))
-  const marked =
-    midStream && typeof encoded === "object" && encoded !== null ? { ...encoded, midStream: true } : encoded
-  return Option.getOrElse(decodeModelError(marked), () => error)
+  const marked = Option.map(encodeModelError(error), (json) => {
+    const encoded = Redaction.scrubDeep(secrets, json)
+    return midStream && Predicate.isObject(encoded) ? { ...encoded, midStream: true } : encoded
+  })
+  return Option.getOrElse(Option.flatMap(marked, decodeModelError), () => error)
 }
+
+/** The `AiError` as JSON for `details.aiError`, so that `toAiError` gives it back; none when JSON cannot hold it. */
+const storedAiError = (error: AiError.AiError): unknown => Option.getOrUndefined(encodeAiError(error))
 
 /**
  * The `ModelError` for an `AiError`. See the module's tables.
@@ -384,7 +390,7 @@ export const toModelError = (error: AiError.AiError, options: Options): Effect.E
     source: reason._tag,
     module: error.module,
     method: error.method,
-    aiError: encodeAiError(error)
+    aiError: storedAiError(error)
   }
   const failure = Errors.httpFailureOf(httpOf(reason))
   const dialect = options.dialect ?? Errors.dialectOfModule(error.module)
@@ -469,7 +475,11 @@ const authKind = (status: number | undefined): AiError.AuthenticationError["kind
  */
 export const toReason = (error: ModelError.ModelError): AiError.AiErrorReason => {
   const http = httpContext(error)
-  const common = { metadata: { [metadataKey]: encodeModelError(error) }, ...(http !== undefined ? { http } : {}) }
+  const carried = encodeModelError(error)
+  const common = {
+    metadata: Option.match(carried, { onNone: () => ({}), onSome: (json) => ({ [metadataKey]: json }) }),
+    ...(http !== undefined ? { http } : {})
+  }
   const description = error.message
   switch (error.category) {
     case "rate_limited":
@@ -502,7 +512,7 @@ export const toReason = (error: ModelError.ModelError): AiError.AiErrorReason =>
         method: "POST",
         url: "",
         description,
-        cause: encodeModelError(error)
+        ...(Option.isSome(carried) ? { cause: carried.value } : {})
       })
     case "process_crashed":
     case "unknown":
@@ -531,8 +541,10 @@ export const toReason = (error: ModelError.ModelError): AiError.AiErrorReason =>
  * its own, and `x-should-retry: false` when the server forbade a retry) and
  * the body. The kernel's error rides along as JSON, in
  * `metadata["agent-kernel"]` (in `cause` for a `NetworkError`), so
- * `toModelError` gives it back unchanged. An error `toModelError` made from
- * an `AiError` gives that `AiError` back (from `details.aiError`).
+ * `toModelError` gives it back unchanged (an error whose details JSON
+ * cannot hold, such as an `Error` or a `Date`, is mapped by its category
+ * instead). An error `toModelError` made from an `AiError` gives that
+ * `AiError` back (from `details.aiError`).
  *
  * What effect/ai cannot say: its `isRetryable` is fixed per reason, so a
  * transient error the server forbade retrying (`retryable: false`) still

@@ -359,6 +359,22 @@ describe("AiErrors.toModelError: every reason by its kind", () => {
       expect(error.message).toContain("<redacted>")
     })
   )
+
+  it.effect("a reason holding a value JSON cannot carry is still classified (a tool result that did not encode)", () =>
+    Effect.gen(function* () {
+      const cyclic: Record<string, unknown> = { at: new Date(0) }
+      cyclic["self"] = cyclic
+      for (const toolResult of [new Date(0), { late: undefined }, cyclic]) {
+        const original = aiError(
+          "Toolkit",
+          new AiError.ToolResultEncodingError({ toolName: "x", toolResult, description: "bad" })
+        )
+        const error = yield* Effect.suspend(() => map(original))
+        expect([error._tag, error.details?.["source"]]).toEqual(["Unknown", "ToolResultEncodingError"])
+        expect(AiErrors.toAiError(error).reason._tag).toBe("UnknownError")
+      }
+    })
+  )
 })
 
 const base = { provider: "anthropic", model: "m" }
@@ -489,6 +505,25 @@ describe("AiErrors.toAiError", () => {
           original.isRetryable,
           original.retryAfter
         ])
+      }
+    })
+  )
+
+  it.effect("a kernel error whose details JSON cannot carry still maps both ways, by its category", () =>
+    Effect.gen(function* () {
+      const details: ReadonlyArray<Record<string, unknown>> = [
+        { cause: new Error("socket closed") },
+        { at: new Date(0) },
+        { note: undefined }
+      ]
+      for (const detail of details) {
+        for (const category of ["server_error", "connection_error"] as const) {
+          const error = ModelError.make(category, { ...base, message: "x", details: detail })
+          const mapped = yield* Effect.sync(() => AiErrors.toAiError(error))
+          expect(mapped.isRetryable).toBe(true)
+          const back = yield* AiErrors.toModelError(mapped, { provider: "anthropic", model: "m" })
+          expect(back.category).toBe(category)
+        }
       }
     })
   )
