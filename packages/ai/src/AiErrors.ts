@@ -35,8 +35,9 @@
  *
  * Every mapped error carries `details.rule` (the row that decided),
  * `details.source` (the reason's tag), `details.aiError` (the `AiError`
- * itself, as JSON, so `toAiError` gives it back; left out when JSON cannot
- * hold it) and, where the two sides disagree, `details.note` saying why.
+ * itself, as JSON, so `toAiError` gives it back, less any credential,
+ * cookie or `Redacted` response header; left out when JSON cannot hold it)
+ * and, where the two sides disagree, `details.note` saying why.
  *
  * `toAiError` goes the other way; see its table.
  *
@@ -358,8 +359,32 @@ const restored = (error: ModelError.ModelError, options: Options): ModelError.Mo
   return Option.getOrElse(Option.flatMap(marked, decodeModelError), () => error)
 }
 
+/**
+ * An encoded `AiError` with its response headers cut to those a kernel error
+ * keeps (`Errors.plainHeaders`: no credential, cookie or `Redacted` value,
+ * which JSON would hold in the clear); none when they cannot be cut.
+ */
+const withKeptHeaders = (json: unknown, http: HttpContext | undefined): unknown => {
+  const headers = http?.response?.headers
+  if (headers === undefined) return json
+  const kept = Errors.plainHeaders(headers)
+  const entries = Object.entries(headers).filter(([name, value]) => kept[name.toLowerCase()] === value)
+  if (entries.length === Object.keys(headers).length) return json
+  if (
+    !Predicate.hasProperty(json, "reason") ||
+    !Predicate.hasProperty(json.reason, "http") ||
+    !Predicate.hasProperty(json.reason.http, "response") ||
+    !Predicate.isObject(json.reason.http.response)
+  ) {
+    return undefined
+  }
+  const response = { ...json.reason.http.response, headers: Object.fromEntries(entries) }
+  return { ...json, reason: { ...json.reason, http: { ...json.reason.http, response } } }
+}
+
 /** The `AiError` as JSON for `details.aiError`, so that `toAiError` gives it back; none when JSON cannot hold it. */
-const storedAiError = (error: AiError.AiError): unknown => Option.getOrUndefined(encodeAiError(error))
+const storedAiError = (error: AiError.AiError): unknown =>
+  Option.getOrUndefined(Option.map(encodeAiError(error), (json) => withKeptHeaders(json, httpOf(error.reason))))
 
 /**
  * The `ModelError` for an `AiError`. See the module's tables.

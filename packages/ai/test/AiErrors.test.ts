@@ -360,6 +360,40 @@ describe("AiErrors.toModelError: every reason by its kind", () => {
     })
   )
 
+  it.effect("a credential or cookie the response headers kept reaches no detail, the AiError kept there included", () =>
+    Effect.gen(function* () {
+      for (const client of ["AnthropicClient", "SomeClient"]) {
+        const original = aiError(
+          client,
+          new AiError.RateLimitError({
+            http: {
+              response: {
+                status: 429,
+                headers: {
+                  "retry-after": "2",
+                  "x-goog-api-key": Redacted.make(KEY),
+                  "set-cookie": `session=${KEY.slice(0, 12)}`
+                }
+              }
+            }
+          })
+        )
+        const error = yield* map(original)
+        const everything = JSON.stringify({ message: error.message, details: error.details })
+        expect([client, everything.includes(KEY), everything.includes(KEY.slice(0, 12))]).toEqual([
+          client,
+          false,
+          false
+        ])
+        expect(error.retryAfter).toEqual(Duration.seconds(2))
+        const back = AiErrors.toAiError(error)
+        expect(back.reason._tag === "RateLimitError" && back.reason.http?.response?.headers).toEqual({
+          "retry-after": "2"
+        })
+      }
+    })
+  )
+
   it.effect("a reason holding a value JSON cannot carry is still classified (a tool result that did not encode)", () =>
     Effect.gen(function* () {
       const cyclic: Record<string, unknown> = { at: new Date(0) }
