@@ -37,6 +37,10 @@ const render = (value: unknown): string => {
   return JSON.stringify(value) ?? String(value)
 }
 
+/** A failure or a defect as the model reads it: an error's message, any other value as JSON. */
+const describe = (value: unknown): string =>
+  value instanceof Error && value.message !== "" && !("_tag" in value) ? value.message : render(value)
+
 /**
  * The encoder of a tool's failure schema. Its services are the handler's,
  * which `make` requires and provides around every call.
@@ -48,7 +52,7 @@ const failureEncoder = (tool: Tool.Any) =>
 const encodeFailure = (tool: Tool.Any, failure: unknown): Effect.Effect<string> =>
   failureEncoder(tool)(failure).pipe(
     Effect.map(render),
-    Effect.orElseSucceed(() => (failure instanceof Error && failure.message !== "" ? failure.message : render(failure)))
+    Effect.orElseSucceed(() => describe(failure))
   )
 
 /** The toolkit's own checks: arguments that do not decode (the model can fix them), a result that breaks the tool's schema (a bug in it). */
@@ -72,7 +76,7 @@ const fromCause = (
   if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt
   const failure = Cause.findErrorOption(cause)
   if (Option.isNone(failure)) {
-    return Effect.fail(new PluginError.ToolDefect({ provider, tool: tool.name, reason: String(Cause.squash(cause)) }))
+    return Effect.fail(new PluginError.ToolDefect({ provider, tool: tool.name, reason: describe(Cause.squash(cause)) }))
   }
   const error = failure.value
   if (AiError.isAiError(error)) return Effect.fail(fromToolkitError(error, provider, tool.name))

@@ -101,6 +101,30 @@ describe("ToolkitProvider", () => {
     )
   )
 
+  it.effect("a handler's defect reaches the model as it says itself: an Error's message, another value as JSON", () => {
+    const Explode = Tool.make("explode", {
+      description: "Dies",
+      parameters: Schema.Struct({ how: Schema.String }),
+      success: Schema.String
+    })
+    const Fireworks = Toolkit.make(Explode)
+    const dying = Fireworks.toLayer({
+      explode: ({ how }) => (how === "error" ? Effect.die(new RangeError("fuse too short")) : Effect.die({ code: 42 }))
+    })
+    return Effect.gen(function* () {
+      const error = yield* call("explode", { how: "error" })
+      expect([error.is_error, error.content]).toEqual([
+        true,
+        expect.stringMatching(/failed unexpectedly: fuse too short$/)
+      ])
+      const value = yield* call("explode", { how: "value" })
+      expect([value.is_error, value.content]).toEqual([
+        true,
+        expect.stringMatching(/failed unexpectedly: \{"code":42\}$/)
+      ])
+    }).pipe(Effect.provide(ToolkitProvider.layerToolbox("fireworks", Fireworks).pipe(Layer.provide(dying))))
+  })
+
   it.effect("a run: the effect/ai model calls the effect/ai tool, all through the kernel", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup("anthropic", FaultPlan.make([{ kind: "happy" }, { kind: "happy" }]))
