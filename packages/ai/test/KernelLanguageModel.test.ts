@@ -116,6 +116,9 @@ describe.each(apis)("%s as an effect/ai LanguageModel, from its one Layer", (api
         Effect.provide(handlers)
       )
       const types = parts.map((part) => part.type)
+      expect(types).toEqual(
+        expect.arrayContaining(["tool-params-start", "tool-params-delta", "tool-call", "tool-result"])
+      )
       expect(types.indexOf("tool-params-start")).toBeLessThan(types.indexOf("tool-params-delta"))
       expect(types.indexOf("tool-params-delta")).toBeLessThan(types.indexOf("tool-call"))
       const call = parts.find((part) => part.type === "tool-call")
