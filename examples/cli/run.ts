@@ -7,7 +7,7 @@ import { Content, EventBus, ModelProvider, type RunOutcome, Session, Toolbox } f
 import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
 import { Anthropic, OpenAi } from "@agent-kernel/providers"
 import { NodeTransport } from "@agent-kernel/providers/node"
-import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
+import { ChaosPlans, FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -71,7 +71,7 @@ const pluginName = (argv: ReadonlyArray<string>, taken: Set<string>): string => 
 const resolveScenario = (name: string) =>
   Effect.gen(function* () {
     const bundled = Scenarios.byName(name)
-    if (bundled !== undefined) return { scenario: bundled, plan: bundled.plan }
+    if (bundled !== undefined) return { scenario: bundled, plan: bundled.plan(ChaosPlans) }
     const text = yield* readTextFile(name).pipe(
       Effect.mapError(
         (error) =>
