@@ -1,7 +1,7 @@
 /**
- * The Vercel AI SDK 6 running the scenario: `generateText` with one tool and
- * `stopWhen: stepCountIs(steps + 1)`, against `MockLanguageModelV3` from
- * `ai/test`. (AI SDK 7 needs Node 22; this machine has Node 20.)
+ * The Vercel AI SDK 7 running the scenario: `generateText` with one tool and
+ * `stopWhen: isStepCount(steps + 1)`, against `MockLanguageModelV4` from
+ * `ai/test` (the SDK's own language-model interface, version 4).
  *
  * Fairness: the mock and the tool are made fresh for each run, and the mock's
  * call log (`doGenerateCalls`, which keeps every request's options) is cleared
@@ -12,11 +12,11 @@
  *
  * @since 0.1.0
  */
-import { generateText, jsonSchema, stepCountIs, tool } from "ai"
-import { MockLanguageModelV3 } from "ai/test"
+import { generateText, isStepCount, jsonSchema, tool } from "ai"
+import { MockLanguageModelV4 } from "ai/test"
 import * as Script from "./Script.js"
 
-type GenerateResult = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>
+type GenerateResult = Awaited<ReturnType<MockLanguageModelV4["doGenerate"]>>
 
 const usage: GenerateResult["usage"] = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
@@ -54,8 +54,8 @@ const inputSchema = jsonSchema<Script.Input>(Script.inputJsonSchema)
  * @since 0.1.0
  * @category constructors
  */
-export const mockModel = (steps: number, counted: Script.Counted): MockLanguageModelV3 => {
-  const model: MockLanguageModelV3 = new MockLanguageModelV3({
+export const mockModel = (steps: number, counted: Script.Counted): MockLanguageModelV4 => {
+  const model: MockLanguageModelV4 = new MockLanguageModelV4({
     doGenerate: async () => {
       model.doGenerateCalls.length = 0
       return response(counted.model++, steps)
@@ -85,7 +85,7 @@ export const run = async (steps: number): Promise<void> => {
         }
       })
     },
-    stopWhen: stepCountIs(steps + 1)
+    stopWhen: isStepCount(steps + 1)
   })
   if (result.text !== Script.finalText) throw new Error(`AI SDK: the run ended with "${result.text}"`)
   Script.check("AI SDK", steps, counted)
