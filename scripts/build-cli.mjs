@@ -35,8 +35,16 @@ const entryPoints = { agent: "examples/cli/bin.ts", demo: "examples/demo.ts" }
 export const isVirtual = (input) => /^[^/\\]+:/.test(input) && !input.startsWith("file:")
 
 /**
+ * Whether a metafile input is an installed package's file. pnpm installs each package version once, at a
+ * path of its own, and a different version or a patch changes the lockfile, which is checked instead.
+ * @param {string} input
+ */
+export const isInstalled = (input) => input.includes("node_modules/")
+
+/**
  * The inputs of a build that make it stale: a file written after `builtAt` (ms), or one no longer there.
- * Virtual inputs are no files and never make a build stale.
+ * Virtual inputs are no files and never make a build stale; installed packages' files are covered by the
+ * lockfile (see `isInstalled`).
  * @param {ReadonlyArray<string>} inputs paths relative to `base`, as a metafile lists them
  * @param {number} builtAt
  * @param {string} base
@@ -44,7 +52,7 @@ export const isVirtual = (input) => /^[^/\\]+:/.test(input) && !input.startsWith
  */
 export const staleInputs = (inputs, builtAt, base) =>
   inputs.filter((input) => {
-    if (isVirtual(input)) return false
+    if (isVirtual(input) || isInstalled(input)) return false
     const full = path.join(base, input)
     return !fs.existsSync(full) || fs.statSync(full).mtimeMs > builtAt
   })
