@@ -251,6 +251,17 @@ describe("the laws catch seeded bugs with a readable counterexample", () => {
     })
   )
 
+  it.effect("a violation names the seed of its search, and that seed replays it", () =>
+    Effect.gen(function* () {
+      const policy = RetryPolicy.whileRetryable(Schedule.spaced("1 second").pipe(RetryPolicy.upTo(3)))
+      const first = yield* Effect.flip(Laws.check(Laws.honorsRetryAfter, { policy }))
+      const seed = /\(Laws\.check seed (-?\d+),/.exec(first.message)?.[1]
+      assert.isDefined(seed, first.message)
+      const again = yield* Effect.flip(Laws.check(Laws.honorsRetryAfter, { policy }, { seed: Number(seed) }))
+      assert.strictEqual(again.message, first.message)
+    })
+  )
+
   it.effect("the same fast-check seed finds the same counterexample", () =>
     Effect.gen(function* () {
       const policy = RetryPolicy.whileRetryable(Schedule.spaced("1 second").pipe(RetryPolicy.upTo(3)))

@@ -144,7 +144,7 @@ export class LawViolation extends Data.TaggedError("LawViolation")<{
 export interface CheckOptions {
   /** Cases to try. Default 100. */
   readonly numRuns?: number | undefined
-  /** The generator's seed, to replay a failure. Default: random. */
+  /** The generator's seed, to replay a failure (a `LawViolation` names the one it was found with). Default: random. */
   readonly seed?: number | undefined
   /** How many smaller cases to try once a case breaks the law. Default 1000: a short counterexample reads best. */
   readonly maxShrinks?: number | undefined
@@ -598,14 +598,12 @@ const runCase = (law: Law, subject: ResolvedSubject, testCase: Case): Effect.Eff
  */
 export const check = Effect.fn("Laws.check")(function* (law: Law, subject: Subject, options: CheckOptions = {}) {
   const resolved = resolve(subject)
+  // Drawn here rather than by the runner, so that a violation can name the seed that replays it.
+  const seed = options.seed ?? (yield* Random.nextInt)
   const result = yield* Arbitrary.checkEffect(
     law.cases(resolved),
     (testCase) => Effect.map(runCase(law, resolved, testCase), Option.isNone),
-    {
-      runs: options.numRuns ?? 100,
-      maxShrinks: options.maxShrinks ?? 1_000,
-      ...(options.seed !== undefined ? { seed: options.seed } : {})
-    }
+    { runs: options.numRuns ?? 100, maxShrinks: options.maxShrinks ?? 1_000, seed }
   )
   switch (result._tag) {
     case "Passed":
@@ -617,7 +615,7 @@ export const check = Effect.fn("Laws.check")(function* (law: Law, subject: Subje
         return yield* Effect.die(
           new Error(`${law.name}: the counterexample did not fail again (is the subject deterministic?)`)
         )
-      return yield* Effect.fail(violation(law, testCase, problem.value, result))
+      return yield* Effect.fail(violation(law, testCase, problem.value, { ...result, seed }))
     }
     default:
       return yield* Effect.die(new Error(`${law.name}: ${Arbitrary.formatCheckFailure(result) ?? result._tag}`))
@@ -642,7 +640,7 @@ const violation = (
   law: Law,
   testCase: Case,
   problem: Problem,
-  details: { readonly runs: number; readonly shrinks: number; readonly replay: string }
+  details: { readonly runs: number; readonly shrinks: number; readonly seed: number; readonly replay: string }
 ): LawViolation => {
   const plan = Simulator.formatFaults(testCase.faults)
   const lines = [
@@ -672,7 +670,7 @@ const violation = (
     problem.simulation === undefined
       ? `  replay:  RetryPolicy.delays(policy, errors).pipe(Random.withSeed(${testCase.seed}))`
       : `  replay:  agent simulate --faults "${plan}" --seed ${testCase.seed}`,
-    `  found after ${details.runs} runs and ${details.shrinks} shrinks (Arbitrary.checkEffect replay "${details.replay}")`
+    `  found after ${details.runs} runs and ${details.shrinks} shrinks (Laws.check seed ${details.seed}, Arbitrary.checkEffect replay "${details.replay}")`
   )
   return new LawViolation({
     law: law.name,
