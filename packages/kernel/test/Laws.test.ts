@@ -262,7 +262,7 @@ describe("the laws catch seeded bugs with a readable counterexample", () => {
     })
   )
 
-  it.effect("the same fast-check seed finds the same counterexample", () =>
+  it.effect("the same seed finds the same counterexample", () =>
     Effect.gen(function* () {
       const policy = RetryPolicy.whileRetryable(Schedule.spaced("1 second").pipe(RetryPolicy.upTo(3)))
       const first = yield* Effect.flip(Laws.check(Laws.honorsRetryAfter, { policy }, { seed: 42 }))
