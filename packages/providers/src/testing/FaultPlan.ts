@@ -28,9 +28,9 @@ const Headers = Schema.Record(Schema.String, Schema.String)
 /** An HTTP status code. */
 const Status = Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 599 }))
 
-/** Fields every step may carry: a delay (on Effect's Clock) before answering. */
 const NonNegative = Schema.Number.check(Schema.isGreaterThanOrEqualTo(0))
 
+/** Fields every step may carry: a delay (on Effect's Clock) before answering. */
 const common = {
   delay_ms: Schema.optional(NonNegative)
 }
