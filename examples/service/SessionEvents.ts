@@ -110,7 +110,10 @@ const channel = "agent_service_events"
 /** Serialises the migration of concurrent processes: `CREATE ... IF NOT EXISTS` races in Postgres. */
 const migrationLock = 7_340_015
 
-/** The BIGINT position is selected as text: a number of any size, whatever the driver makes of a BIGINT. */
+/**
+ * The BIGINT position is selected as text, whatever the driver makes of a BIGINT (the order is the
+ * column's, not the text's).
+ */
 const Row = Schema.Struct({
   seq: Schema.NumberFromString,
   runner: Schema.String,
@@ -215,7 +218,7 @@ export const make = (
     )
     const rowsAfter = (sessionId: string, after: number) =>
       pg`SELECT seq::text AS seq, runner, event FROM ${pg(table)}
-        WHERE session_id = ${sessionId} AND seq > ${after} ORDER BY seq LIMIT 500`.pipe(
+        WHERE session_id = ${sessionId} AND seq > ${after} ORDER BY ${pg(table)}.seq LIMIT 500`.pipe(
         Effect.flatMap(decodeRows),
         Effect.mapError(logError("cannot read the event log"))
       )
