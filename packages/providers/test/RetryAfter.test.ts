@@ -38,6 +38,32 @@ describe("RetryAfter.parseAt", () => {
     )
   })
 
+  it.each([
+    ["a UTC zone name", "Mon, 30 Nov 2026 06:00:42 UTC", 42_000],
+    ["a numeric zone", "Mon, 30 Nov 2026 06:00:42 +0000", 42_000],
+    ["a numeric zone east of UTC", "Mon, 30 Nov 2026 07:00:42 +0100", 42_000],
+    ["a one-digit day", "Tue, 1 Dec 2026 06:00:00 GMT", 24 * 3600 * 1000],
+    ["no comma after the day name", "Mon 30 Nov 2026 06:00:42 GMT", 42_000],
+    ["a full day name", "Monday, 30 Nov 2026 06:00:42 GMT", 42_000]
+  ])("reads a date beyond the HTTP standard's formats: %s", (_, value, millis) => {
+    const parsed = RetryAfter.parseAt({ "retry-after": value }, NOW)
+    expect(millisOf(parsed)).toEqual(Option.some(millis))
+    expect(parsed.ignored).toEqual([])
+  })
+
+  it("reads a date with no zone in local time, as Date.parse does", () => {
+    const localNow = new Date(2026, 10, 30, 6, 0, 0).getTime()
+    const parsed = RetryAfter.parseAt({ "retry-after": "Mon, 30 Nov 2026 06:00:42" }, localNow)
+    expect(millisOf(parsed)).toEqual(Option.some(42_000))
+    expect(parsed.ignored).toEqual([])
+  })
+
+  it("ignores a day name followed by something that is not a date", () => {
+    const parsed = RetryAfter.parseAt({ "retry-after": "Mon, whenever" }, NOW)
+    expect(parsed.retryAfter).toEqual(Option.none())
+    expect(parsed.ignored.length).toBeGreaterThan(0)
+  })
+
   it("matches header names case-insensitively", () => {
     expect(millisOf(RetryAfter.parseAt({ "Retry-After": "2" }, NOW))).toEqual(Option.some(2000))
   })
