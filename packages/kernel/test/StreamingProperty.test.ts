@@ -9,9 +9,8 @@
 import { Content, type KernelEvent, type ResponsePart } from "@agent-kernel/kernel"
 import { Arbitraries, ScriptedModel } from "@agent-kernel/kernel/testing"
 import { describe, expect, it } from "@effect/vitest"
+import * as Arbitrary from "effect/Arbitrary"
 import * as Effect from "effect/Effect"
-import * as FastCheck from "effect/FastCheck"
-import * as TestContext from "effect/TestContext"
 import { echoToolbox, runScript } from "./harness.js"
 
 const callArb = Arbitraries.streamedCall()
@@ -43,7 +42,7 @@ const reached = (call: Arbitraries.StreamedCall) => {
 
 describe("streaming property (issue 12)", () => {
   it("the generators reach each case: multi-chunk text, failures after and before a delta, split tool input, thinking", () => {
-    const cases = FastCheck.sample(callArb, { numRuns: 1_000, seed: 12 })
+    const cases = Effect.runSync(Arbitrary.sampleEffect(callArb, { count: 1_000, seed: 12 }))
     const counts = new Map<string, number>()
     for (const call of cases)
       for (const [name, hit] of Object.entries(reached(call))) counts.set(name, (counts.get(name) ?? 0) + (hit ? 1 : 0))
@@ -56,57 +55,70 @@ describe("streaming property (issue 12)", () => {
     for (const [name, share] of Object.entries(shares)) expect(share, name).toBeGreaterThan(0.15)
   })
 
-  it("for any chunking and mid-stream failures: the final attempt's deltas are history, failed text never is, restarts in place", async () => {
-    await FastCheck.assert(
-      FastCheck.asyncProperty(callArb, async (call) => {
-        const steps = call.attempts.map((attempt) =>
-          ScriptedModel.streamed(attempt.parts, attempt.failure === undefined ? {} : { failure: attempt.failure })
+  it.effect(
+    "for any chunking and mid-stream failures: the final attempt's deltas are history, failed text never is, restarts in place",
+    () =>
+      Effect.gen(function* () {
+        const result = yield* Arbitrary.checkEffect(
+          callArb,
+          (call) =>
+            Effect.gen(function* () {
+              const steps = call.attempts.map((attempt) =>
+                ScriptedModel.streamed(attempt.parts, attempt.failure === undefined ? {} : { failure: attempt.failure })
+              )
+              const asksForTools = call.response.stop_reason === "tool_use"
+              const { outcome, events } = yield* runScript(
+                asksForTools ? [...steps, ScriptedModel.text("done")] : steps,
+                {
+                  toolbox: echoToolbox
+                }
+              )
+              expect(outcome.status).toBe("completed")
+              const last = call.attempts.length
+              const turn1 = events.filter((event) => !("turn" in event) || event.turn === 1)
+              const deltas = (type: "text_delta" | "thinking_delta", attempt: number) =>
+                turn1
+                  .filter((event): event is KernelEvent.EventOf<typeof type> => event.type === type)
+                  .filter((event) => event.attempt === attempt)
+                  .map((event) => event.text)
+                  .join("")
+              // History holds the final answer, and nothing of the failed attempts.
+              const answered = outcome.history[1]!
+              expect(answered).toEqual({ role: "assistant", content: call.response.content })
+              expect(outcome.history.filter((message) => message.role === "assistant")).toHaveLength(
+                asksForTools ? 2 : 1
+              )
+              // The final attempt's deltas, joined, are that answer's text and thinking.
+              expect(deltas("text_delta", last)).toBe(Content.textOf(answered))
+              expect(deltas("thinking_delta", last)).toBe(
+                answered.content.flatMap((block) => (block.type === "thinking" ? [block.thinking] : [])).join("")
+              )
+              // One restart per failed attempt, between its last delta and the next attempt's first.
+              const restarts = turn1.filter(
+                (event): event is KernelEvent.EventOf<"stream_restarted"> => event.type === "stream_restarted"
+              )
+              // The final attempt's tool_use_started carry the ids history holds.
+              const finalStart = restarts.length === 0 ? 0 : turn1.indexOf(restarts.at(-1)!)
+              expect(
+                turn1.slice(finalStart).flatMap((event) => (event.type === "tool_use_started" ? [event.id] : []))
+              ).toEqual(Content.toolUses(answered).map((block) => block.id))
+              expect(restarts.map((restart) => restart.attempt)).toEqual(
+                call.attempts.slice(0, -1).map((_, i) => i + 1)
+              )
+              restarts.forEach((restart, i) => {
+                expect(restart.discarded_text_chars).toBe(textChars(call.attempts[i]!.parts))
+                const at = turn1.indexOf(restart)
+                const isDeltaOf = (attempt: number) => (event: KernelEvent.KernelEvent) =>
+                  (event.type === "text_delta" || event.type === "thinking_delta") && event.attempt === attempt
+                expect(turn1.findLastIndex(isDeltaOf(i + 1))).toBeLessThan(at)
+                const next = turn1.findIndex(isDeltaOf(i + 2))
+                if (next >= 0) expect(next).toBeGreaterThan(at)
+              })
+              return true
+            }),
+          { runs: 80, seed: 1212 }
         )
-        const asksForTools = call.response.stop_reason === "tool_use"
-        const { outcome, events } = await Effect.runPromise(
-          runScript(asksForTools ? [...steps, ScriptedModel.text("done")] : steps, { toolbox: echoToolbox }).pipe(
-            Effect.provide(TestContext.TestContext)
-          )
-        )
-        expect(outcome.status).toBe("completed")
-        const last = call.attempts.length
-        const turn1 = events.filter((event) => !("turn" in event) || event.turn === 1)
-        const deltas = (type: "text_delta" | "thinking_delta", attempt: number) =>
-          turn1
-            .filter((event): event is KernelEvent.EventOf<typeof type> => event.type === type)
-            .filter((event) => event.attempt === attempt)
-            .map((event) => event.text)
-            .join("")
-        // History holds the final answer, and nothing of the failed attempts.
-        const answered = outcome.history[1]!
-        expect(answered).toEqual({ role: "assistant", content: call.response.content })
-        expect(outcome.history.filter((message) => message.role === "assistant")).toHaveLength(asksForTools ? 2 : 1)
-        // The final attempt's deltas, joined, are that answer's text and thinking.
-        expect(deltas("text_delta", last)).toBe(Content.textOf(answered))
-        expect(deltas("thinking_delta", last)).toBe(
-          answered.content.flatMap((block) => (block.type === "thinking" ? [block.thinking] : [])).join("")
-        )
-        // One restart per failed attempt, between its last delta and the next attempt's first.
-        const restarts = turn1.filter(
-          (event): event is KernelEvent.EventOf<"stream_restarted"> => event.type === "stream_restarted"
-        )
-        // The final attempt's tool_use_started carry the ids history holds.
-        const finalStart = restarts.length === 0 ? 0 : turn1.indexOf(restarts.at(-1)!)
-        expect(
-          turn1.slice(finalStart).flatMap((event) => (event.type === "tool_use_started" ? [event.id] : []))
-        ).toEqual(Content.toolUses(answered).map((block) => block.id))
-        expect(restarts.map((restart) => restart.attempt)).toEqual(call.attempts.slice(0, -1).map((_, i) => i + 1))
-        restarts.forEach((restart, i) => {
-          expect(restart.discarded_text_chars).toBe(textChars(call.attempts[i]!.parts))
-          const at = turn1.indexOf(restart)
-          const isDeltaOf = (attempt: number) => (event: KernelEvent.KernelEvent) =>
-            (event.type === "text_delta" || event.type === "thinking_delta") && event.attempt === attempt
-          expect(turn1.findLastIndex(isDeltaOf(i + 1))).toBeLessThan(at)
-          const next = turn1.findIndex(isDeltaOf(i + 2))
-          if (next >= 0) expect(next).toBeGreaterThan(at)
-        })
-      }),
-      { numRuns: 80, seed: 1212 }
-    )
-  })
+        expect(Arbitrary.formatCheckFailure(result)).toBeUndefined()
+      })
+  )
 })
