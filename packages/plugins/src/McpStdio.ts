@@ -141,6 +141,48 @@ const Arguments = Schema.Record(Schema.String, Schema.Unknown)
 
 const highestBit = (n: number): number => 31 - Math.clz32(n)
 
+interface Counters {
+  readonly spawns: number
+  readonly crashes: number
+  readonly junkLines: number
+}
+
+/** What each connection of a server is opened with: the config's command and bounds, and the hooks that count. */
+const connectionOptions = (
+  config: Config,
+  counters: Ref.Ref<Counters>,
+  toolsChanged: MutableRef.MutableRef<boolean>
+): McpConnection.Options => ({
+  provider: config.name,
+  command: ChildProcess.make(config.command, config.args ?? [], {
+    env: environment(config),
+    extendEnv: false,
+    cwd: config.cwd,
+    // What is still running when its scope closes is killed, not asked (the shutdown asked already).
+    killSignal: "SIGKILL"
+  }),
+  maxMessageBytes: config.maxMessageBytes ?? 64 * 1024 * 1024,
+  stderrTailBytes: config.stderrTailBytes ?? 4096,
+  shutdownGraceMillis: config.shutdownGraceMillis ?? 1000,
+  watchGroup: config.watchGroup ?? true,
+  groupPollMillis: config.groupPollMillis ?? 10,
+  descendantPollMillis: (config.trackDescendants ?? true) ? (config.descendantPollMillis ?? 100) : 0,
+  onStarted: Ref.update(counters, (c) => ({ ...c, spawns: c.spawns + 1 })),
+  onCrashed: Ref.update(counters, (c) => ({ ...c, crashes: c.crashes + 1 })),
+  // Reported, never fatal; warned about on the 1st, 2nd, 4th, 8th... so a chatty server cannot flood.
+  onBadLines: (added, total, last) =>
+    Effect.andThen(
+      Ref.update(counters, (c) => ({ ...c, junkLines: c.junkLines + added })),
+      highestBit(total) > highestBit(total - added)
+        ? EventBus.publish({
+            type: "warning",
+            message: `plugin "${config.name}" wrote a bad line on stdout (${total} so far), which was skipped: ${last}`
+          })
+        : Effect.void
+    ),
+  onToolsChanged: () => MutableRef.set(toolsChanged, true)
+})
+
 /**
  * Declares an MCP stdio server. Nothing is started until the first `list`
  * or `call`; every process is killed when the scope closes. The process is
@@ -174,40 +216,11 @@ export const make = (
     const sessionScope = yield* Effect.scope
     const lock = yield* Semaphore.make(1)
     const current = yield* Ref.make<McpConnection.Connection | undefined>(undefined)
-    const counters = yield* Ref.make({ spawns: 0, crashes: 0, junkLines: 0 })
+    const counters = yield* Ref.make<Counters>({ spawns: 0, crashes: 0, junkLines: 0 })
     // Set from the SDK's notification callback, outside any fiber.
     const toolsChanged = MutableRef.make(false)
     const provider = config.name
-    const options: McpConnection.Options = {
-      provider,
-      command: ChildProcess.make(config.command, config.args ?? [], {
-        env: environment(config),
-        extendEnv: false,
-        cwd: config.cwd,
-        // What is still running when its scope closes is killed, not asked (the shutdown asked already).
-        killSignal: "SIGKILL"
-      }),
-      maxMessageBytes: config.maxMessageBytes ?? 64 * 1024 * 1024,
-      stderrTailBytes: config.stderrTailBytes ?? 4096,
-      shutdownGraceMillis: config.shutdownGraceMillis ?? 1000,
-      watchGroup: config.watchGroup ?? true,
-      groupPollMillis: config.groupPollMillis ?? 10,
-      descendantPollMillis: (config.trackDescendants ?? true) ? (config.descendantPollMillis ?? 100) : 0,
-      onStarted: Ref.update(counters, (c) => ({ ...c, spawns: c.spawns + 1 })),
-      onCrashed: Ref.update(counters, (c) => ({ ...c, crashes: c.crashes + 1 })),
-      // Reported, never fatal; warned about on the 1st, 2nd, 4th, 8th... so a chatty server cannot flood.
-      onBadLines: (added, total, last) =>
-        Effect.andThen(
-          Ref.update(counters, (c) => ({ ...c, junkLines: c.junkLines + added })),
-          highestBit(total) > highestBit(total - added)
-            ? EventBus.publish({
-                type: "warning",
-                message: `plugin "${provider}" wrote a bad line on stdout (${total} so far), which was skipped: ${last}`
-              })
-            : Effect.void
-        ),
-      onToolsChanged: () => MutableRef.set(toolsChanged, true)
-    }
+    const options = connectionOptions(config, counters, toolsChanged)
 
     // A crashed, stopped or broken connection's processes are killed at once (see internal/pluginProcess).
     const connection: Effect.Effect<McpConnection.Connection, PluginError.PluginError> = lock.withPermits(1)(
