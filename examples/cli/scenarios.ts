@@ -94,7 +94,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
       steps: [
         call("read_file", { path: "pnpm-lock.yaml", max_bytes: 60_000 }),
         ...chaos.contextOverflow.steps,
-        reply("The direct dependencies are effect, @effect/platform and the MCP SDK.")
+        reply("The direct dependencies are effect, @effect/platform-node and the MCP SDK.")
       ]
     }),
     plugins: ["workspace"],
