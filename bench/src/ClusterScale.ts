@@ -229,7 +229,8 @@ export const run = (plan: Plan): Promise<void> =>
               "turn p99 ms",
               "vs 1",
               "run wall p50 ms",
-              "ran elsewhere"
+              "ran elsewhere",
+              "not completed"
             ],
             rows.map((row) => [
               `${row.count}`,

@@ -151,6 +151,7 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
         "x bare Effect",
         "x ideal",
         "CPU µs/session-turn",
+        "CPU x plain",
         "KB/session-turn",
         "GC % of wall"
       ],
@@ -164,6 +165,7 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
           Report.times(Goal.ratio(own?.wall, bareFigures?.wall)),
           Report.times(Goal.ratio(own?.wall, ideal)),
           Report.figure(own?.cpu),
+          Report.times(Goal.ratio(own?.cpu, plainFigures?.cpu)),
           Report.figure(own?.kilobytes),
           Report.figure(own === undefined ? undefined : own.gcShare * 100)
         ]
