@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 14, for MCP plugins: the breaker PluginToolbox builds from
+ * For MCP plugins: the breaker PluginToolbox builds from
  * the settings decays its total on success, so failures spread among
  * successes never open it, however many there are over a session; and a
  * plugin that fails more often than it succeeds still trips it, without ever
@@ -31,7 +31,7 @@ const toolbox = Effect.gen(function* () {
 const opened = (events: ReadonlyArray<KernelEvent.KernelEvent>) =>
   events.filter((event) => event.type === "breaker_changed" && event.to === "open")
 
-describe("PluginToolbox's breaker: the total decays on success (issue 10, item 14)", () => {
+describe("PluginToolbox's breaker: the total decays on success", () => {
   it.live(
     "30 failures, each after a success, never open it: breaker_total_failures is 4, the total stays at most 1",
     () =>

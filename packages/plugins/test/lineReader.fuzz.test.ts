@@ -1,5 +1,5 @@
 /**
- * A fixed-seed, bounded fuzz of the MCP line reader (issue 10): arbitrary bytes, arbitrary chunk
+ * A fixed-seed, bounded fuzz of the MCP line reader: arbitrary bytes, arbitrary chunk
  * boundaries. Nothing may throw, a chunking may never change what is read, and every well-formed
  * message gets through whatever surrounds it.
  */
