@@ -9,7 +9,7 @@ import { DurableSessions, Engine } from "@agent-kernel/durable"
 import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { assert, describe, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -23,7 +23,7 @@ const echo: Toolbox.Service = {
 describe("Engine.layerSql's journal on the lock's connection", () => {
   // Live: a real server; the bound only turns a hang (a statement queued behind the lock's
   // connection) into a failure well inside the test's timeout, and is far above a run's time.
-  it.scopedLive("a pool of one connection runs a tool call's claim: the journal's statements use the lock's", () =>
+  it.live("a pool of one connection runs a tool call's claim: the journal's statements use the lock's", () =>
     Effect.gen(function* () {
       const { url } = yield* ownDatabase("durable_deps9")
       const model = yield* ScriptedModel.make([
@@ -41,10 +41,13 @@ describe("Engine.layerSql's journal on the lock's connection", () => {
           )
         ),
         Effect.scoped,
-        Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => "hung: a statement waited for the pool" })
+        Effect.timeoutOrElse({
+          duration: "20 seconds",
+          orElse: () => Effect.fail("hung: a statement waited for the pool")
+        })
       )
-      assert.strictEqual(outcome.status, "completed")
-      assert.strictEqual(outcome.turns, 2)
+      expect(outcome.status).toBe("completed")
+      expect(outcome.turns).toBe(2)
     })
   )
 })

@@ -9,15 +9,15 @@ import { DurableSessions, Engine } from "@agent-kernel/durable"
 import { Settings } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqlClient from "@effect/sql/SqlClient"
-import { assert, describe, it } from "@effect/vitest"
+import * as SqlClient from "effect/sql/SqlClient"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import { ownDatabase } from "../../cluster/test/postgres.js"
 import { settle } from "./eventLoop.js"
 
@@ -25,22 +25,22 @@ const engineOn = (url: string) =>
   Engine.layerSql().pipe(Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 2 })))
 
 describe("Engine.layerSql on Postgres", () => {
-  it.scoped("a second process on the same database gets a StoreError (locked) until the first closes", () =>
+  it.effect("a second process on the same database gets a StoreError (locked) until the first closes", () =>
     Effect.gen(function* () {
       const { url } = yield* ownDatabase("durable_review")
       const first = yield* Scope.make()
       yield* Layer.buildWithScope(engineOn(url), first)
       const refused = yield* Effect.flip(Effect.scoped(Layer.build(engineOn(url))))
-      if (refused._tag !== "StoreError") return assert.fail(`expected a StoreError, got ${refused.message}`)
-      assert.isTrue(refused.locked)
-      assert.match(refused.message, /in use by another process/)
+      if (refused._tag !== "StoreError") return expect.fail(`expected a StoreError, got ${refused.message}`)
+      expect(refused.locked).toBe(true)
+      expect(refused.message).toMatch(/in use by another process/)
       // Released with the owner's scope (its connection back in the pool, unlocked): the next one opens it.
       yield* Scope.close(first, Exit.void)
       yield* Effect.scoped(Layer.build(engineOn(url)))
     })
   )
 
-  it.scoped("a run with a durable retry wait completes on the light engine over Postgres", () =>
+  it.effect("a run with a durable retry wait completes on the light engine over Postgres", () =>
     Effect.gen(function* () {
       const { url } = yield* ownDatabase("durable_review")
       const model = yield* ScriptedModel.make([
@@ -54,7 +54,7 @@ describe("Engine.layerSql on Postgres", () => {
           sql<{ readonly status: string }>`SELECT status FROM workflow_executions`,
           (rows) => rows[0]?.status
         )
-        const run = yield* Effect.fork(sessions.run("s", "go"))
+        const run = yield* Effect.forkChild(sessions.run("s", "go"))
         yield* settle(
           Effect.map(status, (status) => status === "suspended"),
           20_000
@@ -67,10 +67,10 @@ describe("Engine.layerSql on Postgres", () => {
         // The caller learns of the end at its next poll of the suspended run.
         yield* TestClock.adjust("1 second")
         const outcome = yield* Fiber.join(run)
-        assert.strictEqual(outcome.status, "completed")
-        assert.strictEqual(outcome.retries.session_total, 1)
+        expect(outcome.status).toBe("completed")
+        expect(outcome.retries.session_total).toBe(1)
         const deferreds = yield* sql<{ readonly name: string }>`SELECT name FROM workflow_deferreds`
-        assert.strictEqual(deferreds.length, 1)
+        expect(deferreds.length).toBe(1)
       }).pipe(
         Effect.provide(
           DurableSessions.layer({ model: "m", settings: { ...Settings.defaults, jitter: "none" } }).pipe(

@@ -8,12 +8,11 @@
 import { AgentRun, DurableSessions, Engine, SqlEngine } from "@agent-kernel/durable"
 import { Content, EventBus, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
-import * as LibsqlClient from "@effect/sql-libsql/LibsqlClient"
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Activity from "@effect/workflow/Activity"
-import * as DurableClock from "@effect/workflow/DurableClock"
-import * as Workflow from "@effect/workflow/Workflow"
-import { assert, describe, it } from "@effect/vitest"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Activity from "effect/workflow/Activity"
+import * as DurableClock from "effect/workflow/DurableClock"
+import * as Workflow from "effect/workflow/Workflow"
+import { describe, expect, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -23,11 +22,13 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as Sqlite from "../src/internal/sqlite.js"
 import * as Harness from "./engines.js"
 import { settle, turns } from "./eventLoop.js"
 
@@ -82,7 +83,7 @@ const engines = [
 
 describe("review fixes: execution ids of a session's lives", () => {
   for (const [name, engine] of engines) {
-    it.scoped(`${name}: a deleted and recreated session, or one imported over, runs its next run`, () =>
+    it.effect(`${name}: a deleted and recreated session, or one imported over, runs its next run`, () =>
       Effect.gen(function* () {
         const model = yield* ScriptedModel.make([
           ScriptedModel.text("one"),
@@ -92,25 +93,25 @@ describe("review fixes: execution ids of a session's lives", () => {
         ])
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
-          assert.strictEqual((yield* sessions.run("s", "first")).final_text, "one")
+          expect((yield* sessions.run("s", "first")).final_text).toBe("one")
           yield* sessions.delete("s")
           // Run 1 again, of a new session: not the deleted session's run 1.
           const recreated = yield* sessions.run("s", "again")
-          assert.strictEqual(recreated.final_text, "two")
-          assert.deepStrictEqual(recreated.history.map(Content.textOf), ["again", "two"])
+          expect(recreated.final_text).toBe("two")
+          expect(recreated.history.map(Content.textOf)).toEqual(["again", "two"])
           const exported = yield* sessions.exportJson("s")
-          assert.strictEqual((yield* sessions.run("s", "next")).final_text, "three")
+          expect((yield* sessions.run("s", "next")).final_text).toBe("three")
           // The import replaces the session: its next run is run 2 again, a new one.
           yield* sessions.importJson(exported)
           const imported = yield* sessions.run("s", "after import")
-          assert.strictEqual(imported.final_text, "four")
-          assert.deepStrictEqual(imported.history.map(Content.textOf), ["again", "two", "after import", "four"])
-          assert.strictEqual((yield* model.calls).length, 4)
+          expect(imported.final_text).toBe("four")
+          expect(imported.history.map(Content.textOf)).toEqual(["again", "two", "after import", "four"])
+          expect((yield* model.calls).length).toBe(4)
         }).pipe(Effect.provide(sessionsOn(engine(), model)), Effect.scoped)
       })
     )
 
-    it.scoped(`${name}: a run of a deleted session that ends later does not write over the session created again`, () =>
+    it.effect(`${name}: a run of a deleted session that ends later does not write over the session created again`, () =>
       Effect.gen(function* () {
         const gate = yield* Deferred.make<void>()
         const model = yield* ScriptedModel.make([
@@ -119,15 +120,14 @@ describe("review fixes: execution ids of a session's lives", () => {
         ])
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
-          const old = yield* Effect.fork(sessions.run("s", "first"))
+          const old = yield* Effect.forkChild(sessions.run("s", "first"))
           yield* Harness.callsReach(model, 1)
           yield* sessions.delete("s")
-          assert.strictEqual((yield* sessions.run("s", "second")).final_text, "new")
+          expect((yield* sessions.run("s", "second")).final_text).toBe("new")
           // The deleted session's run ends now, in the body still going: its end is not the new session's.
           yield* Deferred.succeed(gate, undefined)
-          assert.strictEqual((yield* Fiber.join(old)).final_text, "old")
-          assert.deepStrictEqual(
-            Option.map(yield* sessions.state("s"), (state) => state.history.map(Content.textOf)),
+          expect((yield* Fiber.join(old)).final_text).toBe("old")
+          expect(Option.map(yield* sessions.state("s"), (state) => state.history.map(Content.textOf))).toEqual(
             Option.some(["second", "new"])
           )
         }).pipe(Effect.provide(sessionsOn(engine(), model)), Effect.scoped)
@@ -137,35 +137,32 @@ describe("review fixes: execution ids of a session's lives", () => {
 })
 
 describe("review fixes: a store made before lives", () => {
-  it.scoped("gets the column, and its sessions get a life when their next run begins", () =>
+  it.effect("gets the column, and its sessions get a life when their next run begins", () =>
     Effect.gen(function* () {
       const store = file()
       // The session table as it was: no life.
       yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        Effect.zipRight(
+        Effect.andThen(
           sql`CREATE TABLE agent_sessions (id TEXT PRIMARY KEY, state TEXT, status TEXT NOT NULL,
             run_index BIGINT NOT NULL, pending TEXT, retries_used BIGINT NOT NULL, updated_at BIGINT NOT NULL)`,
           sql`INSERT INTO agent_sessions VALUES ('old', NULL, 'new', 0, NULL, 0, 0)`
         )
-      ).pipe(Effect.provide(LibsqlClient.layer({ url: `file:${store}`, intMode: "bigint" })), Effect.scoped)
+      ).pipe(Effect.provide(Sqlite.layer({ filename: store })), Effect.scoped)
       const model = yield* ScriptedModel.make([ScriptedModel.text("one"), ScriptedModel.text("two")])
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const sql = yield* SqlClient.SqlClient
-        assert.strictEqual((yield* sessions.run("old", "go")).final_text, "one")
-        assert.strictEqual((yield* sessions.run("new", "go")).final_text, "two")
+        expect((yield* sessions.run("old", "go")).final_text).toBe("one")
+        expect((yield* sessions.run("new", "go")).final_text).toBe("two")
         const lives = yield* sql<{
           readonly id: string
           readonly life: string | null
         }>`SELECT id, life FROM agent_sessions
           ORDER BY id`
-        assert.deepStrictEqual(
-          lives.map((row) => [row.id, row.life === null]),
-          [
-            ["new", false],
-            ["old", false]
-          ]
-        )
+        expect(lives.map((row) => [row.id, row.life === null])).toEqual([
+          ["new", false],
+          ["old", false]
+        ])
         // Its run 1 is an execution of its new life, not of the key `old/1` an earlier store may have journaled.
         const life = lives.find((row) => row.id === "old")?.life ?? undefined
         const execution = yield* AgentRun.AgentRun.executionId({
@@ -175,10 +172,7 @@ describe("review fixes: a store made before lives", () => {
           input: Content.userText("")
         })
         const executions = yield* sql<{ readonly execution_id: string }>`SELECT execution_id FROM workflow_executions`
-        assert.include(
-          executions.map((row) => row.execution_id),
-          execution
-        )
+        expect(executions.map((row) => row.execution_id)).toContain(execution)
       }).pipe(Effect.provide(sessionsOn(Engine.layerSqlite(store), model)), Effect.scoped)
     })
   )
@@ -220,7 +214,7 @@ describe("review fixes: a failing store reaches the caller as a typed error and 
     }
   ]
   for (const { step, at, table, script, calls, ends = ["completed"] } of cases) {
-    it.scoped(`${step}: the caller gets a JournalError, the run resumes once the store works`, () =>
+    it.effect(`${step}: the caller gets a JournalError, the run resumes once the store works`, () =>
       Effect.gen(function* () {
         const invoked: Array<string> = []
         const tools = Harness.recordingTools(invoked)
@@ -232,26 +226,20 @@ describe("review fixes: a failing store reaches the caller as a typed error and 
           const sql = yield* SqlClient.SqlClient
           yield* hook.arm(at, rename(sql, table, "moved_away"))
           const failed = yield* Effect.flip(sessions.run("s", "go"))
-          assert.strictEqual(failed._tag, "JournalError", String(failed))
+          expect(failed._tag, String(failed)).toBe("JournalError")
           yield* rename(sql, "moved_away", table)
           // Unfinished, not ended: no outcome recorded, a new input waits for the resume.
-          assert.deepStrictEqual(
-            (yield* sessions.list).map((session) => session.status),
-            ["running"]
-          )
-          assert.strictEqual((yield* Effect.flip(sessions.run("s", "later")))._tag, "RunPending")
+          expect((yield* sessions.list).map((session) => session.status)).toEqual(["running"])
+          expect((yield* Effect.flip(sessions.run("s", "later")))._tag).toBe("RunPending")
           const resumed = Option.getOrThrow(yield* sessions.resume("s"))
-          assert.strictEqual(resumed.status, "completed")
-          assert.strictEqual(resumed.final_text, "done")
-          assert.strictEqual((yield* model.calls).length, calls)
+          expect(resumed.status).toBe("completed")
+          expect(resumed.final_text).toBe("done")
+          expect((yield* model.calls).length).toBe(calls)
           // The tool ran once: its claim was never written, so it was not in flight.
-          assert.deepStrictEqual(invoked, calls === 2 && table === "agent_tool_calls" ? ["a"] : [])
-          assert.deepStrictEqual(
-            (yield* sessions.list).map((session) => session.status),
-            ["completed"]
-          )
+          expect(invoked).toEqual(calls === 2 && table === "agent_tool_calls" ? ["a"] : [])
+          expect((yield* sessions.list).map((session) => session.status)).toEqual(["completed"])
           // The end the loop made of a journal failure is never published: it is not the run's end.
-          assert.deepStrictEqual(ended, ends)
+          expect(ended).toEqual(ends)
         }).pipe(
           Effect.provide(
             sessionsOn(Engine.layerSqlite(file(), { beforeWrite: hook.beforeWrite }), model, tools).pipe(
@@ -272,7 +260,7 @@ describe("review fixes: a failing store reaches the caller as a typed error and 
 })
 
 describe("review fixes: Ctrl-C in a durable wait", () => {
-  it.scoped(
+  it.effect(
     "interrupting the caller of a run suspended on a retry-after wait ends it interrupted, its history on disk",
     () =>
       Effect.gen(function* () {
@@ -287,30 +275,29 @@ describe("review fixes: Ctrl-C in a durable wait", () => {
           const statuses = sql<{ readonly status: string }>`SELECT status FROM workflow_executions`.pipe(
             Effect.map((rows) => rows.map((row) => row.status))
           )
-          const caller = yield* Effect.fork(sessions.run("s", "go"))
+          const caller = yield* Effect.forkChild(sessions.run("s", "go"))
           yield* settle(Effect.map(statuses, (statuses) => statuses[0] === "suspended"))
           yield* Fiber.interrupt(caller)
           const [listed] = yield* sessions.list
-          assert.deepStrictEqual([listed?.status, listed?.retries_used], ["interrupted", 0])
-          assert.deepStrictEqual(
-            Option.map(yield* sessions.state("s"), (state) => state.history.map(Content.textOf)),
+          expect([listed?.status, listed?.retries_used]).toEqual(["interrupted", 0])
+          expect(Option.map(yield* sessions.state("s"), (state) => state.history.map(Content.textOf))).toEqual(
             Option.some(["go"])
           )
-          assert.deepStrictEqual(yield* statuses, ["stopped"])
+          expect(yield* statuses).toEqual(["stopped"])
           // The wait's deadline passes: the stopped run does not go on.
           yield* TestClock.adjust("1 minute")
           yield* turns(100)
-          assert.strictEqual((yield* model.calls).length, 1)
-          assert.deepStrictEqual(yield* statuses, ["stopped"])
+          expect((yield* model.calls).length).toBe(1)
+          expect(yield* statuses).toEqual(["stopped"])
           // The session takes its next input.
           yield* TestClock.adjust("1 minute")
           const next = yield* sessions.run("s", "again")
-          assert.deepStrictEqual(next.history.map(Content.textOf), ["go", "again", "too late"])
+          expect(next.history.map(Content.textOf)).toEqual(["go", "again", "too late"])
         }).pipe(Effect.provide(sessionsOn(Engine.layerSqlite(file()), model)), Effect.scoped)
       })
   )
 
-  it.scoped("the same on the memory engine", () =>
+  it.effect("the same on the memory engine", () =>
     Effect.gen(function* () {
       const model = yield* ScriptedModel.make([
         ScriptedModel.rateLimited({ retryAfterMs: 30_000 }),
@@ -319,32 +306,31 @@ describe("review fixes: Ctrl-C in a durable wait", () => {
       ])
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
-        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        const caller = yield* Effect.forkChild(sessions.run("s", "go"))
         // Ctrl-C once the run waits on its deadline (the engine's result of it is Suspended), not in the
         // steps before it: a count of turns is no such wait on a loaded machine.
         yield* Harness.callsReach(model, 1)
         yield* settle(Harness.suspended(yield* Harness.executionOf("s", 1)))
         yield* Fiber.interrupt(caller)
         const [listed] = yield* sessions.list
-        assert.strictEqual(listed?.status, "interrupted")
+        expect(listed?.status).toBe("interrupted")
         yield* TestClock.adjust("1 minute")
         yield* turns(100)
-        assert.strictEqual((yield* model.calls).length, 1)
+        expect((yield* model.calls).length).toBe(1)
         const next = yield* sessions.run("s", "again")
-        assert.deepStrictEqual(next.history.map(Content.textOf), ["go", "again", "too late"])
+        expect(next.history.map(Content.textOf)).toEqual(["go", "again", "too late"])
       }).pipe(Effect.provide(sessionsOn(Engine.layerMemory, model)), Effect.scoped)
     })
   )
 })
 
-const Probe = Workflow.make({
-  name: "Probe",
+const Probe = Workflow.make("Probe", {
   payload: { id: Schema.String },
   success: Schema.Number,
   idempotencyKey: (payload) => payload.id
 })
 
-const database = () => LibsqlClient.layer({ url: `file:${file()}`, intMode: "bigint" })
+const database = () => Sqlite.layer({ filename: file() })
 
 /** An engine on the database in context with `body` registered, for the life of `scope`. */
 const engineIn = <R>(
@@ -370,21 +356,21 @@ const statusOf = (id: string) =>
   ).pipe(Effect.map((rows) => rows[0]?.status))
 
 describe("review fixes: the light engine", () => {
-  it.scoped("two callers of one execution id in one process run it once: the second joins the first", () =>
+  it.effect("two callers of one execution id in one process run it once: the second joins the first", () =>
     Effect.gen(function* () {
       let bodies = 0
       const release = yield* Deferred.make<void>()
       const engine = yield* engineIn(
         yield* Effect.scope,
         () =>
-          Effect.zipRight(
+          Effect.andThen(
             Effect.sync(() => bodies++),
             Activity.make({ name: "work", success: Schema.Number, execute: Effect.as(Deferred.await(release), 7) })
           ),
         // The first caller's INSERT is slow to come: the second caller arrives meanwhile.
         { beforeWrite: (write) => (write.kind === "execution" ? slowly : Effect.void) }
       )
-      const callers = yield* Effect.fork(
+      const callers = yield* Effect.forkChild(
         Effect.all([Probe.execute({ id: "x" }), Probe.execute({ id: "x" })], { concurrency: 2 }).pipe(
           Effect.provide(engine)
         )
@@ -392,12 +378,12 @@ describe("review fixes: the light engine", () => {
       yield* settle(Effect.map(statusOf("x"), (status) => status === "running"))
       yield* turns(100)
       yield* Deferred.succeed(release, undefined)
-      assert.deepStrictEqual(yield* Fiber.join(callers), [7, 7])
-      assert.strictEqual(bodies, 1)
+      expect(yield* Fiber.join(callers)).toEqual([7, 7])
+      expect(bodies).toBe(1)
     }).pipe(Effect.provide(database()))
   )
 
-  it.scoped("a run that is not in progress is not held in memory: its journal is read again when it resumes", () =>
+  it.effect("a run that is not in progress is not held in memory: its journal is read again when it resumes", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       let answer = 20
@@ -418,7 +404,7 @@ describe("review fixes: the light engine", () => {
       yield* sql`UPDATE workflow_activities SET exit = '{"_tag":"Success","value":21}' WHERE name = 'first'`
       yield* TestClock.adjust("10 seconds")
       yield* settle(Effect.map(statusOf("done"), (status) => status === "complete"))
-      assert.strictEqual(yield* Effect.provide(Probe.execute({ id: "done" }), engine), 21)
+      expect(yield* Effect.provide(Probe.execute({ id: "done" }), engine)).toBe(21)
       // Complete, then purged: the same id is a new run, not the ended one held in memory.
       const ids = [yield* Probe.executionId({ id: "done" })]
       yield* SqlEngine.purge(ids)
@@ -427,16 +413,16 @@ describe("review fixes: the light engine", () => {
       yield* settle(Effect.map(statusOf("done"), (status) => status === "suspended"))
       yield* TestClock.adjust("10 seconds")
       yield* settle(Effect.map(statusOf("done"), (status) => status === "complete"))
-      assert.strictEqual(yield* Effect.provide(Probe.execute({ id: "done" }), engine), 30)
+      expect(yield* Effect.provide(Probe.execute({ id: "done" }), engine)).toBe(30)
     }).pipe(Effect.provide(database()))
   )
 
-  it.scoped("closing a registration's scope unregisters the workflow and interrupts its bodies as a crash", () =>
+  it.effect("closing a registration's scope unregisters the workflow and interrupts its bodies as a crash", () =>
     Effect.gen(function* () {
       let started = 0
       const interrupted = yield* Deferred.make<void>()
       const body = () =>
-        Effect.zipRight(
+        Effect.andThen(
           Effect.sync(() => started++),
           Activity.make({
             name: "forever",
@@ -451,21 +437,24 @@ describe("review fixes: the light engine", () => {
       yield* Effect.provide(Probe.execute({ id: "r" }, { discard: true }), Layer.succeedContext(engine))
       yield* settle(Effect.sync(() => started === 1))
       yield* Scope.close(registration, Exit.void)
-      assert.isTrue(yield* Deferred.isDone(interrupted), "the body still runs")
+      expect(yield* Deferred.isDone(interrupted), "the body still runs").toBe(true)
       const polled = yield* Effect.exit(Effect.provide(Probe.poll(yield* Probe.executionId({ id: "r" })), engine))
-      assert.isTrue(
+      expect(
         Exit.isFailure(polled) &&
-          Option.exists(Cause.dieOption(polled.cause), (defect) => defect instanceof SqlEngine.JournalError),
+          Result.isSuccess(Cause.findDefect(polled.cause)) &&
+          polled.cause.reasons.some(
+            (reason) => Cause.isDieReason(reason) && reason.defect instanceof SqlEngine.JournalError
+          ),
         `expected 'not registered', got ${String(polled)}`
-      )
+      ).toBe(true)
       // A crash, not a stop: registered again, the run resumes.
-      assert.strictEqual(yield* statusOf("r"), "running")
+      expect(yield* statusOf("r")).toBe("running")
       yield* Layer.buildWithScope(Probe.toLayer(body).pipe(Layer.provide(Layer.succeedContext(engine))), engineScope)
       yield* settle(Effect.sync(() => started === 2))
     }).pipe(Effect.provide(database()))
   )
 
-  it.scoped("a wait's wake-up leaves no row behind when its execution was purged meanwhile", () =>
+  it.effect("a wait's wake-up leaves no row behind when its execution was purged meanwhile", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const engine = yield* engineIn(yield* Effect.scope, () =>
@@ -481,14 +470,13 @@ describe("review fixes: the light engine", () => {
         Effect.map(sql<{ readonly n: number | bigint }>`SELECT count(*) AS n FROM ${sql(table)}`, (rows) =>
           Number(rows[0]!.n)
         )
-      assert.deepStrictEqual(
-        yield* Effect.all([rows("workflow_executions"), rows("workflow_clocks"), rows("workflow_deferreds")]),
-        [0, 0, 0]
-      )
+      expect(
+        yield* Effect.all([rows("workflow_executions"), rows("workflow_clocks"), rows("workflow_deferreds")])
+      ).toEqual([0, 0, 0])
     }).pipe(Effect.provide(database()))
   )
 
-  it.scoped("a durable clock's deadline is journaled in whole milliseconds", () =>
+  it.effect("a durable clock's deadline is journaled in whole milliseconds", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const engine = yield* engineIn(yield* Effect.scope, () =>
@@ -501,7 +489,7 @@ describe("review fixes: the light engine", () => {
       yield* settle(Effect.map(statusOf("c"), (status) => status === "suspended"))
       const [row] = yield* sql<{ readonly wake_at: bigint | number }>`SELECT wake_at FROM workflow_clocks`
       // Rounded up: never sooner than asked.
-      assert.strictEqual(Number(row!.wake_at), 2)
+      expect(Number(row!.wake_at)).toBe(2)
     }).pipe(Effect.provide(database()))
   )
 })

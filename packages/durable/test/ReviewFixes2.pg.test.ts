@@ -6,8 +6,8 @@ import { DurableSessions, Engine } from "@agent-kernel/durable"
 import { Settings } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqlClient from "@effect/sql/SqlClient"
-import { assert, describe, it } from "@effect/vitest"
+import * as SqlClient from "effect/sql/SqlClient"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -19,7 +19,7 @@ const engineOn = (url: string) =>
   Engine.layerSql().pipe(Layer.provideMerge(PgClient.layer({ url: Redacted.make(url), maxConnections: 2 })))
 
 describe("Engine.layerSql's Postgres lock", () => {
-  it.scoped("the owner's lock connection dies: the owner stops writing, or a second process is still refused", () =>
+  it.effect("the owner's lock connection dies: the owner stops writing, or a second process is still refused", () =>
     Effect.gen(function* () {
       const { url, name } = yield* ownDatabase("durable_fixes2")
       const first = yield* Scope.make()
@@ -46,10 +46,10 @@ describe("Engine.layerSql's Postgres lock", () => {
       )
       const second = yield* Effect.exit(Effect.scoped(Layer.build(engineOn(url))))
       // Split brain: both at once must never be true.
-      assert.isFalse(
+      expect(
         Exit.isSuccess(ownerWrites) && Exit.isSuccess(second),
         "the owner ran a run without its lock while a second process took the store"
-      )
+      ).toBe(false)
       yield* Scope.close(first, Exit.void)
     })
   )

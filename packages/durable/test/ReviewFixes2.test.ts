@@ -7,22 +7,20 @@
 import { AgentRun, DurableSessions, Engine, SqlEngine } from "@agent-kernel/durable"
 import { Content } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as LibsqlClient from "@effect/sql-libsql/LibsqlClient"
-import * as Activity from "@effect/workflow/Activity"
-import * as Workflow from "@effect/workflow/Workflow"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Activity from "effect/workflow/Activity"
+import * as Workflow from "effect/workflow/Workflow"
 import * as Schema from "effect/Schema"
-import { assert, describe, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
-import * as TestServices from "effect/TestServices"
+import * as TestClock from "effect/testing/TestClock"
 
-const TestServicesLive = TestServices.provideLive
+import * as Sqlite from "../src/internal/sqlite.js"
 import * as Harness from "./engines.js"
 import { settle, turns } from "./eventLoop.js"
 
@@ -35,7 +33,7 @@ const executionStatuses = Effect.flatMap(SqlClient.SqlClient, (sql) =>
 )
 
 describe("Ctrl-C in a durable wait", () => {
-  it.scoped("a run stopped on its SECOND wait keeps what it did after the first (a tool call ran)", () =>
+  it.effect("a run stopped on its SECOND wait keeps what it did after the first (a tool call ran)", () =>
     Effect.gen(function* () {
       invoked.length = 0
       const model = yield* ScriptedModel.make([
@@ -46,24 +44,23 @@ describe("Ctrl-C in a durable wait", () => {
       ])
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
-        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        const caller = yield* Effect.forkChild(sessions.run("s", "go"))
         yield* settle(Effect.map(executionStatuses, (s) => s[0] === "suspended"))
         yield* TestClock.adjust("1 second")
         // The first wait ended: the tool ran, the second rate limit suspended the run again.
         yield* settle(
           Effect.zipWith(model.calls, executionStatuses, (calls, s) => calls.length === 3 && s[0] === "suspended")
         )
-        assert.deepStrictEqual(invoked, ["a"])
+        expect(invoked).toEqual(["a"])
         yield* Fiber.interrupt(caller)
         const [listed] = yield* sessions.list
-        assert.strictEqual(listed?.status, "interrupted")
+        expect(listed?.status).toBe("interrupted")
         // The tool call that ran (and its result) is part of the recorded history: nothing lost.
         const history = Option.getOrThrow(yield* sessions.state("s")).history
-        assert.deepStrictEqual(
+        expect(
           history.map((message) => message.role),
-          ["user", "assistant", "user"],
           JSON.stringify(history)
-        )
+        ).toEqual(["user", "assistant", "user"])
       }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
     })
   )
@@ -74,7 +71,7 @@ describe("a run stopped in a durable wait, then the session's next run", () => {
   // had begun: its body no longer matched the row's interrupted record (the row was run 2's), so it ran on,
   // calling the model and a tool the user had cancelled (4 model calls for 2). bf48d81 ended such a body with
   // an interrupt, which the cluster engine delivers again at once, for ever. It now ends with a result.
-  it.scoped.each(engines)("$name: the wait's end does not bring run 1 back, and ends it once", ({ engine }) =>
+  it.effect.each(engines)("$name: the wait's end does not bring run 1 back, and ends it once", ({ engine }) =>
     Effect.gen(function* () {
       invoked.length = 0
       const second = yield* Deferred.make<void>()
@@ -89,12 +86,12 @@ describe("a run stopped in a durable wait, then the session's next run", () => {
       const { started, registration } = Harness.countedBodies(20)
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
-        const first = yield* Effect.fork(sessions.run("s", "go"))
+        const first = yield* Effect.forkChild(sessions.run("s", "go"))
         yield* Harness.callsReach(model, 1)
         // Ctrl-C once run 1 waits on its deadline (its wake-up armed), not in the steps before it.
         yield* settle(Harness.suspended(yield* Harness.executionOf("s", 1)))
         yield* Fiber.interrupt(first)
-        const next = yield* Effect.fork(sessions.run("s", "second"))
+        const next = yield* Effect.forkChild(sessions.run("s", "second"))
         yield* Harness.callsReach(model, 2)
         yield* TestClock.adjust("31 seconds")
         yield* turns(300)
@@ -102,13 +99,13 @@ describe("a run stopped in a durable wait, then the session's next run", () => {
         const outcome = yield* Fiber.join(next)
         yield* TestClock.adjust("31 seconds")
         yield* turns(300)
-        assert.strictEqual(outcome.final_text, "run 2")
-        assert.strictEqual((yield* model.calls).length, 2)
-        assert.deepStrictEqual(invoked, [])
+        expect(outcome.final_text).toBe("run 2")
+        expect((yield* model.calls).length).toBe(2)
+        expect(invoked).toEqual([])
         const [listed] = yield* sessions.list
-        assert.deepStrictEqual([listed?.status, listed?.runs], ["completed", 2])
+        expect([listed?.status, listed?.runs]).toEqual(["completed", 2])
         // Run 1: its first body, the stop's (of a run suspended in its wait), the wait's end's; run 2's.
-        assert.isAtMost(started.count, 4, `bodies started: ${started.count}`)
+        expect(started.count, `bodies started: ${started.count}`).toBeLessThanOrEqual(4)
       }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
     })
   )
@@ -118,7 +115,7 @@ describe("a stopped run's body started again", () => {
   // `Store.endedInterrupted`: the row records the stop, and whatever starts the body again (the cluster engine
   // delivers an interrupted body's run again at once) ends it with a result, not an interrupt the engine
   // would deliver again for ever.
-  it.scoped.each(engines)(
+  it.effect.each(engines)(
     "$name: Ctrl-C during a model call ends the run once; the next input runs",
     ({ name, engine }) =>
       Effect.gen(function* () {
@@ -130,40 +127,42 @@ describe("a stopped run's body started again", () => {
         const { started, registration } = Harness.countedBodies(20)
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
-          const caller = yield* Effect.fork(sessions.run("s", "go"))
+          const caller = yield* Effect.forkChild(sessions.run("s", "go"))
           yield* Harness.callsReach(model, 1)
           yield* Fiber.interrupt(caller)
           yield* TestClock.adjust("5 seconds")
           yield* turns(300)
           const [stopped] = yield* sessions.list
-          assert.strictEqual(stopped?.status, "interrupted")
+          expect(stopped?.status).toBe("interrupted")
           if (name.startsWith("cluster")) {
             // That delivery's result is the execution's: the run stopped, with what the stop recorded. The
             // delivery is the engine's to make (its storage poll, then the body): waited for, not a count of turns.
             const poll = AgentRun.AgentRun.poll(yield* Harness.executionOf("s", 1))
             yield* settle(
-              Effect.map(Effect.exit(poll), (exit) => Exit.isSuccess(exit) && exit.value?._tag === "Complete")
+              Effect.map(
+                Effect.exit(poll),
+                (exit) => Exit.isSuccess(exit) && Option.exists(exit.value, (result) => result._tag === "Complete")
+              )
             )
-            const result = yield* poll
+            const result = Option.getOrUndefined(yield* poll)
             const outcome = result?._tag === "Complete" && Exit.isSuccess(result.exit) ? result.exit.value : undefined
-            assert.deepStrictEqual(
+            expect(
               [outcome?.status, outcome?.turns, outcome?.history.map(Content.textOf)],
-              ["interrupted", 1, ["go"]],
               JSON.stringify(result)
-            )
+            ).toEqual(["interrupted", 1, ["go"]])
           }
           // The stopped body, and (on the cluster engine) its delivery again, which ends at once.
-          assert.isAtMost(started.count, 2, `bodies started: ${started.count}`)
+          expect(started.count, `bodies started: ${started.count}`).toBeLessThanOrEqual(2)
           const next = yield* sessions.run("s", "again")
-          assert.deepStrictEqual(next.history.map(Content.textOf), ["go", "again", "next"])
-          assert.strictEqual((yield* model.calls).length, 2)
+          expect(next.history.map(Content.textOf)).toEqual(["go", "again", "next"])
+          expect((yield* model.calls).length).toBe(2)
         }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
       })
   )
 })
 
 describe("Bodies of stopped runs", () => {
-  it.scoped("a run stopped by its caller leaves no entry in Bodies", () =>
+  it.effect("a run stopped by its caller leaves no entry in Bodies", () =>
     Effect.gen(function* () {
       const gate = yield* Deferred.make<void>()
       const model = yield* ScriptedModel.make([
@@ -173,17 +172,17 @@ describe("Bodies of stopped runs", () => {
       const bodies = new Map<string, AgentRun.Body>()
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
-        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        const caller = yield* Effect.forkChild(sessions.run("s", "go"))
         yield* Harness.callsReach(model, 1)
         yield* Fiber.interrupt(caller)
-        assert.strictEqual((yield* sessions.list)[0]?.status, "interrupted")
+        expect((yield* sessions.list)[0]?.status).toBe("interrupted")
         yield* sessions.run("s", "again")
-        assert.strictEqual(bodies.size, 0, `kept: ${[...bodies.values()].map((b) => `stopped=${b.stopped}`)}`)
+        expect(bodies.size, `kept: ${[...bodies.values()].map((b) => `stopped=${b.stopped}`)}`).toBe(0)
       }).pipe(Effect.provide(sessionsWith(bodies, Engine.layerSqlite(file()), model)), Effect.scoped)
     })
   )
 
-  it.scoped("a stop whose record fails is no stop: resume in the same process ends (it hung on the stopped body)", () =>
+  it.effect("a stop whose record fails is no stop: resume in the same process ends (it hung on the stopped body)", () =>
     Effect.gen(function* () {
       const gate = yield* Deferred.make<void>()
       const model = yield* ScriptedModel.make([
@@ -193,23 +192,23 @@ describe("Bodies of stopped runs", () => {
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const sql = yield* SqlClient.SqlClient
-        const caller = yield* Effect.fork(sessions.run("s", "go"))
+        const caller = yield* Effect.forkChild(sessions.run("s", "go"))
         yield* Harness.callsReach(model, 1)
         // The store fails while the stop records the interrupted run (Store.interrupted is ignored).
         yield* sql`ALTER TABLE agent_sessions RENAME TO moved_away`
         yield* Fiber.interrupt(caller)
         yield* sql`ALTER TABLE moved_away RENAME TO agent_sessions`
-        assert.strictEqual((yield* sessions.list)[0]?.status, "running")
-        const resumed = yield* Effect.fork(sessions.resume("s"))
+        expect((yield* sessions.list)[0]?.status).toBe("running")
+        const resumed = yield* Effect.forkChild(sessions.resume("s"))
         const ended = yield* Harness.endsPolling(resumed)
-        assert.isTrue(ended, "resume never ends: its body is the stopped run's Effect.never")
+        expect(ended, "resume never ends: its body is the stopped run's Effect.never").toBe(true)
       }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
     })
   )
 })
 
 describe("a store from before lives", () => {
-  it.scoped("a session imported over (by the old code, which kept the journal) runs its next run for real", () =>
+  it.effect("a session imported over (by the old code, which kept the journal) runs its next run for real", () =>
     Effect.gen(function* () {
       const model = yield* ScriptedModel.make([
         ScriptedModel.text("one"),
@@ -223,10 +222,10 @@ describe("a store from before lives", () => {
         // A session the old code made: no life (execution ids `s/run`).
         yield* sql`INSERT INTO agent_sessions (id, life, state, status, run_index, pending, retries_used, updated_at)
           VALUES ('s', NULL, NULL, 'new', 0, NULL, 0, 0)`
-        assert.strictEqual((yield* sessions.run("s", "a")).final_text, "one")
+        expect((yield* sessions.run("s", "a")).final_text).toBe("one")
         const [afterOne] = yield* sql<{ readonly state: string }>`SELECT state FROM agent_sessions WHERE id = 's'`
-        assert.strictEqual((yield* sessions.run("s", "b")).final_text, "two")
-        assert.strictEqual((yield* sessions.run("s", "c")).final_text, "three")
+        expect((yield* sessions.run("s", "b")).final_text).toBe("two")
+        expect((yield* sessions.run("s", "c")).final_text).toBe("three")
         // 88bb66f's importJson of the export taken after run 1: Store.put alone (no purge of the journal).
         yield* sql`DELETE FROM agent_sessions WHERE id = 's'`
         yield* sql`INSERT INTO agent_sessions (id, state, status, run_index, pending, retries_used, updated_at)
@@ -234,19 +233,18 @@ describe("a store from before lives", () => {
         // Upgraded: its next run is run 2 of a life-less session, execution id `s/2`, journaled complete.
         const next = yield* sessions.run("s", "after import")
         const [listed] = yield* sessions.list
-        assert.deepStrictEqual(
+        expect(
           [next.final_text, listed?.status],
-          ["four", "completed"],
           "the stale outcome of the old run 2 came back (and the session is left pending)"
-        )
-        assert.strictEqual((yield* model.calls).length, 4)
+        ).toEqual(["four", "completed"])
+        expect((yield* model.calls).length).toBe(4)
       }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
     })
   )
 })
 
 describe("a stop that is half recorded", () => {
-  it.scoped(
+  it.effect(
     "the execution's 'stopped' is not written (a failure, or a crash just after the interrupted record): the next process does not run the stopped run on",
     () =>
       Effect.gen(function* () {
@@ -259,7 +257,7 @@ describe("a stop that is half recorded", () => {
         const called = yield* Deferred.make<void>()
         const model = yield* ScriptedModel.make([
           () =>
-            Effect.zipRight(
+            Effect.andThen(
               Deferred.succeed(called, undefined),
               Effect.as(Deferred.await(gate), ScriptedModel.text("never"))
             ),
@@ -268,12 +266,12 @@ describe("a stop that is half recorded", () => {
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
           const sql = yield* SqlClient.SqlClient
-          const caller = yield* Effect.fork(sessions.run("s", "go"))
+          const caller = yield* Effect.forkChild(sessions.run("s", "go"))
           yield* Deferred.await(called)
           yield* sql`ALTER TABLE workflow_executions RENAME TO moved_away`
           yield* Fiber.interrupt(caller)
           yield* sql`ALTER TABLE moved_away RENAME TO workflow_executions`
-          assert.strictEqual((yield* sessions.list)[0]?.status, "interrupted")
+          expect((yield* sessions.list)[0]?.status).toBe("interrupted")
         }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(store), model)), Effect.scoped)
         // The next process on the store.
         yield* Effect.gen(function* () {
@@ -281,24 +279,24 @@ describe("a stop that is half recorded", () => {
           yield* turns(300)
           const [listed] = yield* sessions.list
           const history = Option.getOrThrow(yield* sessions.state("s")).history.map(Content.textOf)
-          assert.deepStrictEqual(
-            [listed?.status, (yield* model.calls).length, history],
-            ["interrupted", 1, ["go"]],
-            "the stopped run ran on"
-          )
+          expect([listed?.status, (yield* model.calls).length, history], "the stopped run ran on").toEqual([
+            "interrupted",
+            1,
+            ["go"]
+          ])
         }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(store), model)), Effect.scoped)
       })
   )
 })
 
 describe("two inputs at once to one session", () => {
-  it.scoped("the second input is run, or refused (RunPending): never answered with the first's outcome", () =>
+  it.effect("the second input is run, or refused (RunPending): never answered with the first's outcome", () =>
     Effect.gen(function* () {
       const model = yield* ScriptedModel.make([ScriptedModel.text("A"), ScriptedModel.text("B")])
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const [a, b] = yield* Effect.all(
-          [Effect.either(sessions.run("s", "a")), Effect.either(sessions.run("s", "b"))],
+          [Effect.result(sessions.run("s", "a")), Effect.result(sessions.run("s", "b"))],
           {
             concurrency: 2
           }
@@ -307,9 +305,9 @@ describe("two inputs at once to one session", () => {
           ["a", a],
           ["b", b]
         ] as const) {
-          if (result._tag === "Right")
-            assert.include(result.right.history.map(Content.textOf), input, `input "${input}" was dropped`)
-          else assert.strictEqual(result.left._tag, "RunPending")
+          if (result._tag === "Success")
+            expect(result.success.history.map(Content.textOf), `input "${input}" was dropped`).toContain(input)
+          else expect(result.failure._tag).toBe("RunPending")
         }
       }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
     })
@@ -317,7 +315,7 @@ describe("two inputs at once to one session", () => {
 })
 
 describe("Ctrl-C as the run starts", () => {
-  it.scoped(
+  it.effect(
     "a stop while the body is in its start step ends the run interrupted; the session takes its next input",
     () =>
       Effect.gen(function* () {
@@ -327,32 +325,31 @@ describe("Ctrl-C as the run starts", () => {
         const engine = Engine.layerSqlite(file(), {
           beforeWrite: (write) =>
             write.kind === "activity" && write.name.startsWith("start")
-              ? Effect.zipRight(Deferred.succeed(inStart, undefined), Deferred.await(gate))
+              ? Effect.andThen(Deferred.succeed(inStart, undefined), Deferred.await(gate))
               : Effect.void
         })
         const bodies = new Map<string, AgentRun.Body>()
         yield* Effect.gen(function* () {
           const sessions = yield* DurableSessions.DurableSessions
-          const caller = yield* Effect.fork(sessions.run("s", "go"))
+          const caller = yield* Effect.forkChild(sessions.run("s", "go"))
           yield* Deferred.await(inStart)
-          // Ctrl-C while the body is held in its start step: the step goes on once the interruption is sent
-          // (the caller takes it when the step lets it), and the session is read once the stopped body has
-          // ended (it leaves Bodies). Conditions, not counts of turns.
-          const interrupting = yield* Deferred.make<void>()
-          const stopping = yield* Effect.fork(
-            Effect.zipRight(Deferred.succeed(interrupting, undefined), Fiber.interrupt(caller))
+          // Ctrl-C while the body is held in its start step: the step goes on once the stop has reached the
+          // body (its caller took the interruption: effect 4 may run the released body to its end before the
+          // caller takes it), and the session is read once the stopped body has ended (it leaves Bodies).
+          // Conditions, not counts of turns.
+          const stopping = yield* Effect.forkChild(Fiber.interrupt(caller))
+          yield* settle(
+            Effect.sync(() => caller.pollUnsafe() !== undefined || [...bodies.values()].some((body) => body.stopped))
           )
-          yield* Deferred.await(interrupting)
           yield* Deferred.succeed(gate, undefined)
           yield* Fiber.join(stopping)
           yield* settle(Effect.sync(() => bodies.size === 0))
           const [listed] = yield* sessions.list
-          const next = yield* Effect.either(sessions.run("s", "again"))
-          assert.deepStrictEqual(
+          const next = yield* Effect.result(sessions.run("s", "again"))
+          expect(
             [listed?.status, next._tag],
-            ["interrupted", "Right"],
             `the stopped session is left ${listed?.status}; its next input: ${String(next)}`
-          )
+          ).toEqual(["interrupted", "Success"])
         }).pipe(Effect.provide(sessionsWith(bodies, engine, model)), Effect.scoped)
       })
   )
@@ -360,7 +357,7 @@ describe("Ctrl-C as the run starts", () => {
 
 describe("a stop racing the wake-up", () => {
   for (const lag of [0, 1, 2, 3, 5, 8, 13]) {
-    it.scoped(
+    it.effect(
       `the deadline passes ${lag} turns before the caller is interrupted: the run ends one way, nothing left running`,
       () =>
         Effect.gen(function* () {
@@ -372,7 +369,7 @@ describe("a stop racing the wake-up", () => {
           const bodies = new Map<string, AgentRun.Body>()
           yield* Effect.gen(function* () {
             const sessions = yield* DurableSessions.DurableSessions
-            const caller = yield* Effect.fork(sessions.run("s", "go"))
+            const caller = yield* Effect.forkChild(sessions.run("s", "go"))
             yield* settle(Effect.map(executionStatuses, (s) => s[0] === "suspended"))
             yield* TestClock.adjust("30 seconds")
             yield* turns(lag)
@@ -386,36 +383,35 @@ describe("a stop racing the wake-up", () => {
               (listed?.status === "interrupted" && statuses[0] === "stopped" && calls === 1 && history.length === 1) ||
               (listed?.status === "interrupted" && statuses[0] === "stopped" && calls === 2) ||
               (listed?.status === "completed" && statuses[0] === "complete")
-            assert.isTrue(
+            expect(
               consistent,
               JSON.stringify({ session: listed?.status, statuses, calls, history, bodies: bodies.size })
+            ).toBe(true)
+            const next = yield* Effect.result(
+              Effect.timeout(sessions.run("s", "again"), "5 seconds").pipe(TestClock.withLive)
             )
-            const next = yield* Effect.either(
-              Effect.timeout(sessions.run("s", "again"), "5 seconds").pipe(TestServicesLive)
-            )
-            assert.strictEqual(next._tag, "Right", String(next))
+            expect(next._tag, String(next)).toBe("Success")
           }).pipe(Effect.provide(sessionsWith(bodies, Engine.layerSqlite(file()), model)), Effect.scoped)
         })
     )
   }
 })
 
-const Probe = Workflow.make({
-  name: "StoppedProbe",
+const Probe = Workflow.make("StoppedProbe", {
   payload: { id: Schema.String },
   success: Schema.Number,
   idempotencyKey: (payload) => payload.id
 })
 
 describe("the light engine's stopped executions", () => {
-  it.scoped(
+  it.effect(
     "an execution interrupted while the engine lives is left ended: executing it again does not run it again",
     () =>
       Effect.gen(function* () {
         let started = 0
         const engine = yield* Layer.build(
           Probe.toLayer(() =>
-            Effect.zipRight(
+            Effect.andThen(
               Effect.sync(() => started++),
               Activity.make({ name: "forever", success: Schema.Number, execute: Effect.never })
             )
@@ -427,38 +423,37 @@ describe("the light engine's stopped executions", () => {
         yield* turns(50)
         yield* Effect.provide(Probe.execute({ id: "x" }, { discard: true }), engine)
         yield* turns(50)
-        assert.strictEqual(started, 1, "the stopped execution ran again")
-      }).pipe(Effect.provide(LibsqlClient.layer({ url: `file:${file()}`, intMode: "bigint" })))
+        expect(started, "the stopped execution ran again").toBe(1)
+      }).pipe(Effect.provide(Sqlite.layer({ filename: file() })))
   )
 })
 
 describe("delete while a run is in flight", () => {
-  it.scoped("a deleted session's body that ends later leaves no journal rows behind", () =>
+  it.effect("a deleted session's body that ends later leaves no journal rows behind", () =>
     Effect.gen(function* () {
       const gate = yield* Deferred.make<void>()
       const model = yield* ScriptedModel.make([() => Effect.as(Deferred.await(gate), ScriptedModel.text("old"))])
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const sql = yield* SqlClient.SqlClient
-        const old = yield* Effect.fork(sessions.run("s", "first"))
+        const old = yield* Effect.forkChild(sessions.run("s", "first"))
         yield* Harness.callsReach(model, 1)
         yield* sessions.delete("s")
         yield* Deferred.succeed(gate, undefined)
         yield* Fiber.join(old)
         const orphans = yield* sql<{ readonly name: string }>`SELECT name FROM workflow_activities
           WHERE execution_id NOT IN (SELECT execution_id FROM workflow_executions)`
-        assert.deepStrictEqual(
+        expect(
           orphans.map((row) => row.name),
-          [],
           "rows of a purged execution that no delete will ever find again"
-        )
+        ).toEqual([])
       }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
     })
   )
 })
 
 describe("a store from before lives: delete", () => {
-  it.scoped("a session given a life by its next run is deleted with the journal of its runs from before", () =>
+  it.effect("a session given a life by its next run is deleted with the journal of its runs from before", () =>
     Effect.gen(function* () {
       const model = yield* ScriptedModel.make([ScriptedModel.text("two")])
       yield* Effect.gen(function* () {
@@ -470,17 +465,16 @@ describe("a store from before lives: delete", () => {
           VALUES ('s', NULL, NULL, 'completed', 1, NULL, 0, 0)`
         yield* sql`INSERT INTO workflow_executions (execution_id, workflow, payload, status) VALUES (${legacy}, 'AgentRun', '{}', 'complete')`
         yield* sql`INSERT INTO workflow_activities (execution_id, name, attempt, exit) VALUES (${legacy}, 'start', 1, '{}')`
-        assert.strictEqual((yield* sessions.run("s", "b")).final_text, "two")
+        expect((yield* sessions.run("s", "b")).final_text).toBe("two")
         const [row] = yield* sql<{ readonly life: string | null }>`SELECT life FROM agent_sessions WHERE id = 's'`
-        assert.isNotNull(row?.life ?? null, "run 2 gave the session a life")
+        expect(row?.life ?? null, "run 2 gave the session a life").not.toBeNull()
         yield* sessions.delete("s")
         const left = yield* sql<{ readonly execution_id: string }>`SELECT execution_id FROM workflow_executions
           UNION ALL SELECT execution_id FROM workflow_activities`
-        assert.deepStrictEqual(
+        expect(
           left.map((r) => r.execution_id),
-          [],
           "journal rows of the session's runs are left"
-        )
+        ).toEqual([])
       }).pipe(Effect.provide(sessionsWith(new Map(), Engine.layerSqlite(file()), model)), Effect.scoped)
     })
   )
@@ -493,7 +487,7 @@ describe("a failing store on the other engines", () => {
     ["memory", () => Engine.layerMemory],
     ["cluster (SQLite)", () => Engine.layerClusterSqlite(file())]
   ] as const) {
-    it.scoped(
+    it.effect(
       `${name}: a tool call's claim fails: the run fails with JournalError, not a failed outcome, and resumes`,
       () =>
         Effect.gen(function* () {
@@ -506,24 +500,24 @@ describe("a failing store on the other engines", () => {
             const sessions = yield* DurableSessions.DurableSessions
             const sql = yield* SqlClient.SqlClient
             yield* sql`ALTER TABLE agent_tool_calls RENAME TO moved_away`
-            const failed = yield* joinPolling(yield* Effect.fork(Effect.flip(sessions.run("s", "go"))))
-            assert.strictEqual(failed._tag, "JournalError", String(failed))
-            assert.deepStrictEqual(invoked, [], "the unclaimed tool call ran")
+            const failed = yield* joinPolling(yield* Effect.forkChild(Effect.flip(sessions.run("s", "go"))))
+            expect(failed._tag, String(failed)).toBe("JournalError")
+            expect(invoked, "the unclaimed tool call ran").toEqual([])
             // The run is not recorded as ended: the session keeps its input pending.
-            assert.strictEqual((yield* sessions.list)[0]?.status, "running")
-            assert.strictEqual((yield* Effect.flip(sessions.run("s", "later")))._tag, "RunPending")
+            expect((yield* sessions.list)[0]?.status).toBe("running")
+            expect((yield* Effect.flip(sessions.run("s", "later")))._tag).toBe("RunPending")
             // Once the store works, the resume finishes the run (it answered the same JournalError again).
             yield* sql`ALTER TABLE moved_away RENAME TO agent_tool_calls`
-            const outcome = Option.getOrThrow(yield* joinPolling(yield* Effect.fork(sessions.resume("s"))))
-            assert.deepStrictEqual([outcome.status, outcome.final_text], ["completed", "done"])
-            assert.deepStrictEqual(invoked, ["a"])
-            assert.strictEqual((yield* model.calls).length, 2)
-            assert.strictEqual((yield* sessions.list)[0]?.status, "completed")
+            const outcome = Option.getOrThrow(yield* joinPolling(yield* Effect.forkChild(sessions.resume("s"))))
+            expect([outcome.status, outcome.final_text]).toEqual(["completed", "done"])
+            expect(invoked).toEqual(["a"])
+            expect((yield* model.calls).length).toBe(2)
+            expect((yield* sessions.list)[0]?.status).toBe("completed")
           }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model)), Effect.scoped)
         })
     )
 
-    it.scoped(`${name}: recording the run's end fails: JournalError, and the resume records it`, () =>
+    it.effect(`${name}: recording the run's end fails: JournalError, and the resume records it`, () =>
       Effect.gen(function* () {
         const sql = yield* Deferred.make<SqlClient.SqlClient>()
         // The store fails once the model has answered: the end step cannot record the outcome.
@@ -537,16 +531,16 @@ describe("a failing store on the other engines", () => {
           const sessions = yield* DurableSessions.DurableSessions
           const client = yield* SqlClient.SqlClient
           yield* Deferred.succeed(sql, client)
-          const failed = yield* joinPolling(yield* Effect.fork(Effect.flip(sessions.run("s", "go"))))
-          assert.strictEqual(failed._tag, "JournalError", String(failed))
+          const failed = yield* joinPolling(yield* Effect.forkChild(Effect.flip(sessions.run("s", "go"))))
+          expect(failed._tag, String(failed)).toBe("JournalError")
           yield* client`ALTER TABLE moved_away RENAME TO agent_sessions`
-          assert.strictEqual((yield* sessions.list)[0]?.status, "running")
+          expect((yield* sessions.list)[0]?.status).toBe("running")
           // The resume replays the model's answer (no second call) and records the end.
-          const outcome = Option.getOrThrow(yield* joinPolling(yield* Effect.fork(sessions.resume("s"))))
-          assert.deepStrictEqual([outcome.status, outcome.final_text], ["completed", "done"])
-          assert.strictEqual((yield* model.calls).length, 1)
+          const outcome = Option.getOrThrow(yield* joinPolling(yield* Effect.forkChild(sessions.resume("s"))))
+          expect([outcome.status, outcome.final_text]).toEqual(["completed", "done"])
+          expect((yield* model.calls).length).toBe(1)
           const [listed] = yield* sessions.list
-          assert.deepStrictEqual([listed?.status, listed?.messages], ["completed", 2])
+          expect([listed?.status, listed?.messages]).toEqual(["completed", 2])
         }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model)), Effect.scoped)
       })
     )

@@ -5,7 +5,7 @@
 import { DurableSessions, Engine } from "@agent-kernel/durable"
 import { Content, EventBus, Session, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
-import { assert, describe, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
@@ -63,16 +63,16 @@ describe("perf6 review: durable replay", () => {
         Effect.scoped
       )
       const parts = shown(events).filter((type) => type.startsWith("text_delta") || type.startsWith("tool_use_started"))
-      assert.deepStrictEqual(parts, [
+      expect(parts).toEqual([
         "text_delta:let me look",
         "tool_use_started:a",
         "tool_use_started:tool_1.1.2",
         "text_delta:done"
       ])
       // The whole sequence, not only the parts: a replayed step shows nothing, so it reads as the plain run's.
-      assert.deepStrictEqual(shown(events), shown(plainEvents))
+      expect(shown(events)).toEqual(shown(plainEvents))
       // The first turn's model call was replayed from the journal, not made again.
-      assert.strictEqual((yield* model.calls).length, 3)
+      expect((yield* model.calls).length).toBe(3)
     })
   )
 })

@@ -13,13 +13,14 @@
  */
 import { Engine } from "@agent-kernel/durable"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqlClient from "@effect/sql/SqlClient"
-import { assert, describe, it } from "@effect/vitest"
+import * as SqlClient from "effect/sql/SqlClient"
+import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -46,7 +47,10 @@ const appClient = (url: string, scope: Scope.Scope) =>
 /** The `SqlClient` of the layer's store and engine: on Postgres, the one on the lock's connection. */
 const layerClient = (url: string, scope: Scope.Scope, pool?: Layer.Layer<SqlClient.SqlClient, unknown>) =>
   Effect.flatMap(layerContext(url, scope, pool), (context) =>
-    Effect.orDieWith(Context.get(context, Store.StoreSql), () => "the layer provides no store client")
+    Option.match(Context.get(context, Store.StoreSql), {
+      onNone: () => Effect.die("the layer provides no store client"),
+      onSome: Effect.succeed
+    })
   )
 
 /** Whether the store's advisory lock in `database` is held by some session. */
@@ -59,10 +63,13 @@ const lockHeld = (observer: SqlClient.SqlClient, database: string) =>
 
 /** A guard against a hang (see the header): the effect, or a failure after 10 s of real time. */
 const within = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.timeoutFail(effect, { duration: "10 seconds", onTimeout: () => "hung: no answer in 10 s" as const })
+  Effect.timeoutOrElse(effect, {
+    duration: "10 seconds",
+    orElse: () => Effect.fail("hung: no answer in 10 s" as const)
+  })
 
 describe("Engine.layerSql's store client on the lock's connection, and the app's pool", () => {
-  it.scopedLive(
+  it.live(
     "a statement the server refuses with 08P01 at ERROR (too many parameters) leaves the session alive: the layer must not call its lock lost",
     () =>
       Effect.gen(function* () {
@@ -74,17 +81,17 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
         // and the session goes on.
         const ids = Array.from({ length: 70_000 }, (_, i) => `id-${i}`)
         const refused = yield* Effect.exit(sql`SELECT 1 AS one WHERE 'x' IN ${sql.in(ids)}`)
-        assert.isTrue(Exit.isFailure(refused))
+        expect(Exit.isFailure(refused)).toBe(true)
         // The session (and the lock) is alive: nothing ended it.
-        assert.isTrue(yield* lockHeld(observer, name), "the lock is still held by the owner's session")
+        expect(yield* lockHeld(observer, name), "the lock is still held by the owner's session").toBe(true)
         // So the next statement must run. On pglock6 it fails for ever ("the lock was lost"), while the
         // lock stays held: no other process can take the store either, until this one exits.
         const next = yield* Effect.exit(sql`SELECT 1 AS one`)
-        assert.isTrue(Exit.isSuccess(next), `the layer refuses statements on a live session: ${String(next)}`)
+        expect(Exit.isSuccess(next), `the layer refuses statements on a live session: ${String(next)}`).toBe(true)
       })
   )
 
-  it.scopedLive(
+  it.live(
     "a stream on the layer's client whose rows run another statement does not wait for ever (it did over the pool)",
     () =>
       Effect.gen(function* () {
@@ -98,21 +105,21 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
             )
           )
         )
-        assert.deepStrictEqual(counted, Exit.succeed(3))
+        expect(counted).toEqual(Exit.succeed(3))
       })
   )
 
-  it.scopedLive("the layer's SqlClient keeps the app's pool's transforms", () =>
+  it.live("the layer's SqlClient keeps the app's pool's transforms", () =>
     Effect.gen(function* () {
       const { url } = yield* ownDatabase("review_pg6")
       const scope = yield* Effect.scope
       const pool = PgClient.layer({ url: Redacted.make(url), maxConnections: 2, transformResultNames: snakeToCamel })
       const sql = Context.get(yield* layerContext(url, scope, pool), SqlClient.SqlClient)
-      assert.deepStrictEqual(yield* sql`SELECT 1 AS one_two`, [{ oneTwo: 1 }])
+      expect(yield* sql`SELECT 1 AS one_two`).toEqual([{ oneTwo: 1 }])
     })
   )
 
-  it.scopedLive(
+  it.live(
     "an interrupted statement that waits on another session's lock does not hold up every later statement (it was cancelled over the pool)",
     () =>
       Effect.gen(function* () {
@@ -129,18 +136,18 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
             AND pid <> pg_backend_pid()`,
           (rows) => (rows[0]?.n ?? 0) > 0
         )
-        const blocked = yield* Effect.fork(sql`SELECT pg_advisory_xact_lock(4242)`)
+        const blocked = yield* Effect.forkChild(sql`SELECT pg_advisory_xact_lock(4242)`)
         yield* settle(waiting)
         // The caller gives up (a timeout, a stopped run): its statement must not keep the connection.
         yield* Fiber.interrupt(blocked)
         const next = yield* Effect.exit(within(sql`SELECT 1 AS one`))
         // Let the blocked statement through, so the layer can close either way.
         yield* holder.execute("SELECT pg_advisory_unlock(4242)", [], undefined)
-        assert.isTrue(Exit.isSuccess(next), `the next statement waited for the interrupted one: ${String(next)}`)
+        expect(Exit.isSuccess(next), `the next statement waited for the interrupted one: ${String(next)}`).toBe(true)
       })
   )
 
-  it.scopedLive("closing the layer does not wait for an interrupted statement still blocked on the server", () =>
+  it.live("closing the layer does not wait for an interrupted statement still blocked on the server", () =>
     Effect.gen(function* () {
       const { url, name } = yield* ownDatabase("review_pg6")
       const observer = Context.get(yield* Layer.build(poolOn(url, 2)), SqlClient.SqlClient)
@@ -154,18 +161,18 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
             AND pid <> pg_backend_pid()`,
         (rows) => (rows[0]?.n ?? 0) > 0
       )
-      const blocked = yield* Effect.fork(sql`SELECT pg_advisory_xact_lock(4243)`)
+      const blocked = yield* Effect.forkChild(sql`SELECT pg_advisory_xact_lock(4243)`)
       yield* settle(waiting)
       yield* Fiber.interrupt(blocked)
-      const closing = yield* Effect.fork(Scope.close(layerScope, Exit.void))
+      const closing = yield* Effect.forkChild(Scope.close(layerScope, Exit.void))
       const closed = yield* Effect.exit(within(Fiber.join(closing)))
       yield* holder.execute("SELECT pg_advisory_unlock(4243)", [], undefined)
       yield* Fiber.join(closing)
-      assert.isTrue(Exit.isSuccess(closed), `the layer's shutdown waited on the server: ${String(closed)}`)
+      expect(Exit.isSuccess(closed), `the layer's shutdown waited on the server: ${String(closed)}`).toBe(true)
     })
   )
 
-  it.scopedLive(
+  it.live(
     "closing the layer while a statement of the store is stuck on the server ends the owner's session after a bound: the lock is freed",
     () =>
       Effect.gen(function* () {
@@ -183,35 +190,33 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
         )
         // A fiber that outlives the layer, its statement stuck (not interrupted): the layer's close
         // gives it the bound (5 s), then ends the session.
-        const stuck = yield* Effect.fork(sql`SELECT pg_advisory_xact_lock(4244)`)
+        const stuck = yield* Effect.forkChild(sql`SELECT pg_advisory_xact_lock(4244)`)
         yield* settle(waiting)
         const closed = yield* Effect.exit(within(Scope.close(layerScope, Exit.void)))
-        assert.isTrue(Exit.isSuccess(closed), `the layer's shutdown waited on the server: ${String(closed)}`)
-        assert.isTrue(Exit.isFailure(yield* Fiber.await(stuck)), "the stuck statement ended with its session")
+        expect(Exit.isSuccess(closed), `the layer's shutdown waited on the server: ${String(closed)}`).toBe(true)
+        expect(Exit.isFailure(yield* Fiber.await(stuck)), "the stuck statement ended with its session").toBe(true)
         yield* holder.execute("SELECT pg_advisory_unlock(4244)", [], undefined)
-        assert.isFalse(yield* lockHeld(observer, name), "the owner's session (and its lock) outlived the layer")
+        expect(yield* lockHeld(observer, name), "the owner's session (and its lock) outlived the layer").toBe(false)
       })
   )
 
-  it.scopedLive(
-    "the layer's client refuses statements once the layer is closed (its connection went back to the pool)",
-    () =>
-      Effect.gen(function* () {
-        const { url } = yield* ownDatabase("review_pg6")
-        // The app's pool outlives the layer (as a pool shared with the app's own queries does).
-        const pool = yield* Layer.build(poolOn(url, 2))
-        const layerScope = yield* Scope.make()
-        const sql = yield* layerClient(url, layerScope, Layer.succeedContext(pool))
-        const pid = yield* sql<{ readonly pid: number }>`SELECT pg_backend_pid() AS pid`
-        yield* Scope.close(layerScope, Exit.void)
-        // A fiber that outlived the layer (a daemon, a background write) still holds its client: on
-        // pglock6 its statement runs on a pooled connection that holds no lock (and may be another
-        // owner's), outside any turn.
-        const stale = yield* Effect.exit(sql<{ readonly pid: number }>`SELECT pg_backend_pid() AS pid`)
-        assert.isTrue(
-          Exit.isFailure(stale),
-          `a statement ran after the layer closed (the owner's backend was ${pid[0]?.pid}): ${String(stale)}`
-        )
-      })
+  it.live("the layer's client refuses statements once the layer is closed (its connection went back to the pool)", () =>
+    Effect.gen(function* () {
+      const { url } = yield* ownDatabase("review_pg6")
+      // The app's pool outlives the layer (as a pool shared with the app's own queries does).
+      const pool = yield* Layer.build(poolOn(url, 2))
+      const layerScope = yield* Scope.make()
+      const sql = yield* layerClient(url, layerScope, Layer.succeedContext(pool))
+      const pid = yield* sql<{ readonly pid: number }>`SELECT pg_backend_pid() AS pid`
+      yield* Scope.close(layerScope, Exit.void)
+      // A fiber that outlived the layer (a daemon, a background write) still holds its client: on
+      // pglock6 its statement runs on a pooled connection that holds no lock (and may be another
+      // owner's), outside any turn.
+      const stale = yield* Effect.exit(sql<{ readonly pid: number }>`SELECT pg_backend_pid() AS pid`)
+      expect(
+        Exit.isFailure(stale),
+        `a statement ran after the layer closed (the owner's backend was ${pid[0]?.pid}): ${String(stale)}`
+      ).toBe(true)
+    })
   )
 })

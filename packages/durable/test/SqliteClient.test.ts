@@ -11,6 +11,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Context from "effect/Context"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
@@ -21,6 +23,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { vi } from "vitest"
+import * as Engine from "../src/Engine.js"
 import * as Sqlite from "../src/internal/sqlite.js"
 
 const file = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "sqlite-client-")), "agent.db")
@@ -358,6 +361,55 @@ describe("the embedded store's file, shared", () => {
       expect(fs.existsSync(`${filename}-wal`)).toBe(true)
       yield* Scope.close(scope, Exit.void)
       expect(fs.existsSync(`${filename}-wal`), "the connection is still open after its scope closed").toBe(false)
+    })
+  )
+})
+
+describe("the embedded store's layer (Engine.layerSqliteStore)", () => {
+  const storeOf = (filename: string) =>
+    Effect.map(Layer.build(Engine.layerSqliteStore(filename)), (context) => Context.get(context, SqlClient.SqlClient))
+
+  it.effect("writes in WAL with synchronous=NORMAL, also after a transaction (one connection runs both)", () =>
+    Effect.gen(function* () {
+      const store = yield* storeOf(file())
+      yield* store`CREATE TABLE probe (k TEXT)`
+      expect(yield* store`PRAGMA journal_mode`).toEqual([{ journal_mode: "wal" }])
+      expect(yield* store`PRAGMA synchronous`).toEqual([{ synchronous: 1 }])
+      yield* store.withTransaction(store`INSERT INTO probe (k) VALUES ('in a transaction')`)
+      expect(
+        yield* store`PRAGMA synchronous`,
+        "the journal's writes after a transaction are FULL (a new connection)"
+      ).toEqual([{ synchronous: 1 }])
+    })
+  )
+
+  it.effect("a reused statement of the store commits each write and reads what another connection committed", () =>
+    Effect.gen(function* () {
+      const filename = file()
+      const store = yield* storeOf(filename)
+      const other = new DatabaseSync(filename)
+      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      yield* store`CREATE TABLE probe (k TEXT PRIMARY KEY)`
+      const insert = (k: string) => store`INSERT INTO probe (k) VALUES (${k}) ON CONFLICT DO NOTHING RETURNING k`
+      const otherCount = () => Number(other.prepare("SELECT count(*) AS n FROM probe").get()?.["n"])
+      for (let round = 1; round <= 3; round++) {
+        expect(yield* insert(`store-${round}`)).toHaveLength(1)
+        expect(yield* insert(`store-${round}`)).toHaveLength(0)
+        expect(otherCount(), "a write through a kept statement is not committed when it returns").toBe(2 * round - 1)
+        other.prepare("INSERT INTO probe (k) VALUES (?)").run(`other-${round}`)
+        expect(yield* countOf(store), "a kept read does not see another connection's commit").toBe(2 * round)
+      }
+    })
+  )
+
+  it.effect("a second holder of the store's file gets StoreError with locked: true", () =>
+    Effect.gen(function* () {
+      const filename = file()
+      yield* storeOf(filename)
+      const second = yield* Effect.flip(Effect.scoped(storeOf(filename)))
+      expect(second).toEqual(
+        new Engine.StoreError({ message: `the session store ${filename} is in use by another process`, locked: true })
+      )
     })
   )
 })

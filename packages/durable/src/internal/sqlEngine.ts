@@ -430,24 +430,32 @@ export const make = (
         const instance = WorkflowEngine.WorkflowInstance.initial(entry.workflow, executionId)
         let current: Running | undefined
         return entry.execute(payload, executionId).pipe(
+          // Stopped by its caller while the engine lives (an interruption that is no suspension, no
+          // engine's interrupt and no shutdown): the run ended there, not to be resumed. Marked as the body
+          // ends, before its scope's finalizers tell its caller the body is over.
+          Effect.onExit((exit) =>
+            Exit.isFailure(exit) &&
+            Cause.hasInterruptsOnly(exit.cause) &&
+            !instance.suspended &&
+            !instance.interrupted &&
+            !closing &&
+            !entry.closing
+              ? Effect.ignore(
+                  sql`UPDATE workflow_executions SET status = 'stopped' WHERE execution_id = ${executionId}`
+                )
+              : Effect.void
+          ),
           Workflow.intoResult,
           Effect.provideService(WorkflowEngine.WorkflowInstance, instance),
           Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
           Effect.provideService(Steps.Steps, Option.some(steps)),
           Effect.tap((result) => record(entry, executionId, result)),
-          Effect.onExit((exit) =>
+          Effect.onExit(() =>
             Effect.suspend(() => {
               if (closing) return Effect.void
               // Unregistered: a crash for the run, which the next registration resumes.
               if (entry.closing) return Effect.sync(() => forget(executionId, current))
-              // Stopped by its caller while the engine lives: the run ended there, not to be resumed.
-              const stopped =
-                Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)
-                  ? Effect.ignore(
-                      sql`UPDATE workflow_executions SET status = 'stopped' WHERE execution_id = ${executionId}`
-                    )
-                  : Effect.void
-              return Effect.andThen(stopped, starting.withPermit(ended(executionId, current)))
+              return starting.withPermit(ended(executionId, current))
             })
           ),
           Effect.forkIn(entry.bodies),
