@@ -106,10 +106,7 @@ export const metadataKey = "agent-kernel"
 /** What an `AiError` reason kept of the HTTP exchange. */
 type HttpContext = typeof AiError.HttpContext.Type
 
-// Each side's error as JSON; one whose details or tool result JSON cannot hold is not carried.
-const ModelErrorJson = Schema.toCodecJson(ModelError.ModelError)
-const encodeModelError = Schema.encodeOption(ModelErrorJson)
-const decodeModelError = Schema.decodeUnknownOption(ModelErrorJson)
+// The AiError as JSON; one whose tool result JSON cannot hold is not carried.
 const AiErrorJson = Schema.toCodecJson(AiError.AiError)
 const encodeAiError = Schema.encodeOption(AiErrorJson)
 const decodeAiError = Schema.decodeUnknownOption(AiErrorJson)
@@ -343,7 +340,7 @@ const byReason = (reason: AiError.AiErrorReason, options: Options, source: Sourc
 
 /** The kernel's error a reason carries, when `toAiError` made it. */
 const carriedModelError = (reason: AiError.AiErrorReason): Option.Option<ModelError.ModelError> =>
-  decodeModelError(
+  Errors.decodeModelError(
     reason._tag === "NetworkError" ? reason.cause : "metadata" in reason ? reason.metadata[metadataKey] : undefined
   )
 
@@ -352,11 +349,10 @@ const restored = (error: ModelError.ModelError, options: Options): ModelError.Mo
   const secrets = secretsOf(options)
   const midStream = options.midStream === true && error.midStream !== true
   if (secrets.length === 0 && !midStream) return error
-  const marked = Option.map(encodeModelError(error), (json) => {
+  return Errors.editModelError(error, (json) => {
     const encoded = Redaction.scrubDeep(secrets, json)
     return midStream && Predicate.isObject(encoded) ? { ...encoded, midStream: true } : encoded
   })
-  return Option.getOrElse(Option.flatMap(marked, decodeModelError), () => error)
 }
 
 /**
@@ -500,7 +496,7 @@ const authKind = (status: number | undefined): AiError.AuthenticationError["kind
  */
 export const toReason = (error: ModelError.ModelError): AiError.AiErrorReason => {
   const http = httpContext(error)
-  const carried = encodeModelError(error)
+  const carried = Errors.encodeModelError(error)
   const common = {
     metadata: Option.match(carried, { onNone: () => ({}), onSome: (json) => ({ [metadataKey]: json }) }),
     ...(http !== undefined ? { http } : {})

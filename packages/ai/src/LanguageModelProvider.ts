@@ -16,7 +16,9 @@
  * - the answer's text, thinking (its signature; redacted thinking kept
  *   whole), tool calls, usage (cache reads and writes) and finish reason
  *   become response parts;
- * - an `AiError` becomes a `ModelError` through `AiErrors.toModelError`;
+ * - an `AiError` becomes a `ModelError` through `AiErrors.toModelError`,
+ *   named for the adapter (`name`) and the request's model, even when it
+ *   carries a kernel error whole;
  * - the attempt runs under `SingleRequest.CurrentAttempt`, so a client built
  *   on `SingleRequest.layer` sends exactly one request, whatever retry sits
  *   above its `HttpClient`.
@@ -41,11 +43,13 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import type * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as AiErrors from "./AiErrors.js"
+import * as Errors from "./internal/errors.js"
 import * as Prompt from "./internal/prompt.js"
 import * as StreamParts from "./internal/streamParts.js"
 import * as SingleRequest from "./SingleRequest.js"
@@ -146,6 +150,17 @@ const errorOptions = (call: Call): Effect.Effect<AiErrors.Options> =>
     midStream
   }))
 
+/**
+ * An error the adapter returns, named for the adapter and the request's
+ * model: a kernel error `toModelError` restored whole (a `LanguageModel`
+ * made by `KernelLanguageModel`) names the provider under it.
+ */
+const attributed = (call: Call, error: ModelError.ModelError): ModelError.ModelError => {
+  const names = { provider: call.name, model: call.request.model }
+  if (error.provider === names.provider && error.model === names.model) return error
+  return Errors.editModelError(error, (json) => (Predicate.isObject(json) ? { ...json, ...names } : json))
+}
+
 /** Fails when an HTTP answer (or HTTP error) came while no request of this attempt went through the guard. */
 const unguarded = (call: Call): Effect.Effect<void, ModelError.ModelError> =>
   Effect.flatMap(Ref.get(call.attempt.sent), (sent) =>
@@ -196,7 +211,7 @@ const failureOf = (call: Call, cause: Cause.Cause<AiError.AiError | ModelError.M
       Effect.andThen(
         isHttpAnswer(failed) ? unguarded(call) : Effect.void,
         Effect.flatMap(errorOptions(call), (options) =>
-          Effect.flatMap(AiErrors.toModelError(failed, options), Effect.fail)
+          Effect.flatMap(AiErrors.toModelError(failed, options), (error) => Effect.fail(attributed(call, error)))
         )
       )
     )

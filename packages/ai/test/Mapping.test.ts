@@ -4,7 +4,7 @@
  * over the kernel's own providers) and what comes back to the kernel.
  */
 import { Content, type ModelError, ModelProvider, ResponsePart } from "@agent-kernel/kernel"
-import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
+import { ChaosPlans, FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Response from "effect/ai/Response"
 import * as Context from "effect/Context"
@@ -166,6 +166,31 @@ describe.each(apis)("responses from %s", (api) => {
       expect(error._tag).toBe("InvalidRequest")
       expect(error.details?.["message_index"]).toBe(0)
       expect(yield* server.requests).toHaveLength(0)
+    })
+  )
+})
+
+describe.each(apis)("errors through the adapter (%s)", (api) => {
+  it.effect("name the adapter and the request's model, keeping the rest of the provider's error", () =>
+    Effect.gen(function* () {
+      const server = yield* Effect.orDie(FakeProvider.make(ChaosPlans.contextOverflow))
+      // Without configure, the LanguageModel's own model answers: the error it raises names that model.
+      const model = yield* Layer.build(languageModel(api, server))
+      const provider = yield* LanguageModelProvider.make({ name: "via-effect-ai", dialect: api }).pipe(
+        Effect.provideContext(model)
+      )
+      const error = yield* Effect.flip(
+        ModelProvider.generate(provider, { model: "model-asked", messages: [Content.userText("go")], tools: [] })
+      )
+      expect([error._tag, error.provider, error.model]).toEqual([
+        "ContextLengthExceeded",
+        "via-effect-ai",
+        "model-asked"
+      ])
+      expect(error._tag === "ContextLengthExceeded" && [error.status, error.promptTokens, error.maxTokens]).toEqual([
+        400, 210_000, 200_000
+      ])
+      expect(error.details?.["rule"]).toMatch(new RegExp(`^${api}\\.`))
     })
   )
 })

@@ -4,12 +4,22 @@
  *
  * @internal
  */
-import type { ModelError } from "@agent-kernel/kernel"
+import { ModelError } from "@agent-kernel/kernel"
 import { Anthropic, Classification, OpenAi, Redaction } from "@agent-kernel/providers"
 import type * as AiError from "effect/ai/AiError"
 import * as Cause from "effect/Cause"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+
+// The kernel's error as JSON; one whose details JSON cannot hold is not carried.
+const ModelErrorJson = Schema.toCodecJson(ModelError.ModelError)
+export const encodeModelError = Schema.encodeOption(ModelErrorJson)
+export const decodeModelError = Schema.decodeUnknownOption(ModelErrorJson)
+
+/** A kernel error with its JSON edited; the error itself when JSON cannot hold it or the edit does not decode. */
+export const editModelError = (error: ModelError.ModelError, edit: (json: unknown) => unknown): ModelError.ModelError =>
+  Option.getOrElse(Option.flatMap(Option.map(encodeModelError(error), edit), decodeModelError), () => error)
 
 /** What an `AiError` reason kept of the HTTP exchange. */
 export type HttpContext = typeof AiError.HttpContext.Type
