@@ -191,14 +191,19 @@ const attempt = Effect.fnUntraced(function* (run: Run.Run, turn: number, model: 
 })
 
 /**
- * A response taken: the success recorded with the provider-wide quota,
- * `model_response`, the assistant message appended with what the call spent
- * (a refilling budget gives a retry back), then the post-model-response
+ * A response taken: the success recorded with the provider-wide quota, the
+ * assistant message appended with what the call spent (a refilling budget
+ * gives a retry back), then `model_response`, then the post-model-response
  * observers, who see the unique tool ids.
  */
 const answered = Effect.fnUntraced(function* (run: Run.Run, turn: number, called: Answered) {
   const { request, response, content } = called
   yield* run.quota.recordSuccess
+  const message: Content.Message = { role: "assistant", content }
+  const { spent, warning } = Run.spent(run, yield* Run.figures(run), response.usage, request.model)
+  yield* Run.update(run, (state) =>
+    SessionState.answered(state, message, run.env.budget.recordSuccess(state.budget), spent, Content.textOf(message))
+  )
   yield* Run.publish(run, () => ({
     type: "model_response",
     at: called.returnedAt,
@@ -208,11 +213,7 @@ const answered = Effect.fnUntraced(function* (run: Run.Run, turn: number, called
     usage: response.usage,
     duration_ms: called.returnedAt - called.sentAt
   }))
-  const message: Content.Message = { role: "assistant", content }
-  const spent = yield* Run.spent(run, yield* Run.figures(run), response.usage, request.model)
-  yield* Run.update(run, (state) =>
-    SessionState.answered(state, message, run.env.budget.recordSuccess(state.budget), spent, Content.textOf(message))
-  )
+  yield* warning
   if (run.env.bus.responseObserved)
     yield* run.env.bus.modelResponded(content === response.content ? response : { ...response, content }, {
       runId: run.runId,
@@ -245,8 +246,9 @@ const afterFailure = Effect.fnUntraced(function* (
   const { error } = failed
   // A failed attempt's usage (a stream cut mid-way) was spent too: it counts towards max_cost_usd.
   if (error.usage !== undefined) {
-    const spent = yield* Run.spent(run, yield* Run.figures(run), error.usage, failed.model)
+    const { spent, warning } = Run.spent(run, yield* Run.figures(run), error.usage, failed.model)
     yield* Run.update(run, (state) => SessionState.withRun(state, spent))
+    yield* warning
   }
   let next = stepper
   let step = Option.none<Duration.Duration>()

@@ -105,7 +105,7 @@ export const publish = (run: Run, event: () => KernelEvent.KernelEvent): Effect.
 /**
  * A call's usage added to the run's figures, and its cost when the model has
  * a price; the first unpriced call of a model under `max_cost_usd` gets a
- * warning, published before the figures are written.
+ * warning, which the caller publishes once the figures are written.
  *
  * @internal
  */
@@ -114,22 +114,24 @@ export const spent = (
   figures: SessionState.Spent,
   usage: Usage.Usage,
   model: string
-): Effect.Effect<SessionState.Spent> => {
+): { readonly spent: SessionState.Spent; readonly warning: Effect.Effect<void> } => {
   const { settings } = run.env
   const cost = Pricing.costFor(settings.prices, model, usage)
   const warn = Option.isNone(cost) && settings.max_cost_usd !== undefined && !figures.unpriced.includes(model)
-  const total: SessionState.Spent = {
-    usage: Usage.add(figures.usage, usage),
-    cost_usd: Option.isSome(cost) ? (figures.cost_usd ?? 0) + cost.value : figures.cost_usd,
-    unpriced: warn ? [...figures.unpriced, model] : figures.unpriced
+  return {
+    spent: {
+      usage: Usage.add(figures.usage, usage),
+      cost_usd: Option.isSome(cost) ? (figures.cost_usd ?? 0) + cost.value : figures.cost_usd,
+      unpriced: warn ? [...figures.unpriced, model] : figures.unpriced
+    },
+    warning: warn
+      ? Effect.suspend(() =>
+          publish(run, () => ({
+            type: "warning",
+            at: now(run),
+            message: `no price for model "${model}" in settings.prices: max_cost_usd does not count its calls`
+          }))
+        )
+      : Effect.void
   }
-  if (!warn) return Effect.succeed(total)
-  return Effect.as(
-    publish(run, () => ({
-      type: "warning",
-      at: now(run),
-      message: `no price for model "${model}" in settings.prices: max_cost_usd does not count its calls`
-    })),
-    total
-  )
 }
