@@ -450,6 +450,9 @@ export const make = (
           Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
           Effect.provideService(Steps.Steps, Option.some(steps)),
           Effect.tap((result) => record(entry, executionId, result)),
+          // The body runs interruptibly inside `intoResult`; its result is recorded even when the engine's
+          // `interrupt` (which interrupts this fiber) made it.
+          Effect.uninterruptible,
           Effect.onExit(() =>
             Effect.suspend(() => {
               if (closing) return Effect.void
