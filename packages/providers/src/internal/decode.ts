@@ -102,12 +102,10 @@ const decodeFlatError = Schema.decodeUnknownOption(FlatError)
 
 const keptAlive = <S>(state: S): Result.Result<Stepped<S>, Failure> => Result.succeed({ state, parts: [], done: false })
 
-const hasContent = /\S/
-
 /** Steps a decoder by one continuing event: a keep-alive, an error event, or the decoder's own step. */
 export const stepEvent = <S>(decoder: Decoder<S>, state: S, event: Sse.Event): Result.Result<Stepped<S>, Failure> => {
   // An event with empty data (`data:` alone) is a keep-alive: it carries nothing.
-  if (!hasContent.test(event.data)) return keptAlive(state)
+  if (!Http.hasContent(event.data)) return keptAlive(state)
   const json = Http.parseJson(event.data)
   const facts = Option.flatMap(json, decoder.errorFacts)
   if (Option.isSome(facts)) {

@@ -267,7 +267,8 @@ export const withinIdle = <A>(
     orElse: () => Stream.fail(timeoutError(call, "idle", midStream))
   })
 
-const hasContent = /\S/
+/** Whether text holds anything but whitespace: padding and empty keep-alives do not. */
+export const hasContent = (text: string): boolean => /\S/.test(text)
 
 /**
  * Reads a whole body as text, bounded by size and by the idle timeout, which
@@ -286,7 +287,7 @@ export const readText = (
       () => "",
       (held, pieces) => {
         const text = held + pieces.join("")
-        return hasContent.test(text) ? ["", [text]] : [text, []]
+        return hasContent(text) ? ["", [text]] : [text, []]
       },
       { onHalt: (held) => (held.length > 0 ? [held] : []) }
     ),
