@@ -15,6 +15,7 @@ import * as Queue from "effect/Queue"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import { LanguageModelProvider } from "../src/index.js"
+import * as Parts from "../src/internal/parts.js"
 import * as StreamParts from "../src/internal/streamParts.js"
 import { apis, directTransport, kernelProvider, languageModel, setup, tool } from "./support.js"
 
@@ -420,5 +421,27 @@ describe("stream parts the fake provider cannot produce", () => {
     expect(stop("length", false)).toEqual(Result.succeed("max_tokens"))
     expect(stop("content-filter", false)).toEqual(Result.succeed("content_filtered"))
     expect(Result.isFailure(stop("error", false))).toBe(true)
+  })
+})
+
+describe("kernel parts as effect/ai stream parts", () => {
+  it("a tool call's streamed input becomes its params: the JSON object, none as {}, anything else as its text", () => {
+    const paramsOf = (...fragments: ReadonlyArray<string>) => {
+      let state = Parts.initial()
+      for (const part of [
+        { type: "tool_use_start", index: 0, id: "c1", name: "lookup" } as const,
+        ...fragments.map((json) => ({ type: "tool_input_delta", index: 0, json }) as const)
+      ]) {
+        state = Parts.step(state, part)[0]
+      }
+      return Parts.closeAll(state).flatMap((part) => (part.type === "tool-call" ? [part.params] : []))
+    }
+    expect(paramsOf('{"word":', '"fox"}')).toEqual([{ word: "fox" }])
+    expect(paramsOf()).toEqual([{}])
+    expect(paramsOf("  ")).toEqual([{}])
+    expect(paramsOf("[1,2]")).toEqual(["[1,2]"])
+    expect(paramsOf('"fox"')).toEqual(['"fox"'])
+    expect(paramsOf("null")).toEqual(["null"])
+    expect(paramsOf('{"word":')).toEqual(['{"word":'])
   })
 })

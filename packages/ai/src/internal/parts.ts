@@ -6,7 +6,10 @@
  * @internal
  */
 import type { Content, ModelProvider, ResponsePart, Usage } from "@agent-kernel/kernel"
+import { Redaction } from "@agent-kernel/providers"
 import type * as Response from "effect/ai/Response"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import { finishMetadata, finishReasonOf, usageToEffect } from "./response.js"
 
 type Part = Response.StreamPartEncoded
@@ -33,15 +36,8 @@ const thinkingMetadata = (info: Record<string, string>) => ({ anthropic: { info 
  * (none is `{}`), or, when it is not one, the text itself, for effect/ai to
  * refuse or pass on as its tool validation says.
  */
-const paramsOf = (json: string): unknown => {
-  if (json.trim() === "") return {}
-  try {
-    const parsed: unknown = JSON.parse(json)
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed : json
-  } catch {
-    return json
-  }
-}
+const paramsOf = (json: string): unknown =>
+  json.trim() === "" ? {} : Option.getOrElse(Option.filter(Redaction.parseJson(json), Predicate.isObject), () => json)
 
 const withBlock = (state: State, index: number, block: Block): State => ({
   ...state,
