@@ -411,7 +411,7 @@ describe("wire details", () => {
   )
 })
 
-describe("usage of a failed attempt (issue 10, item 13)", () => {
+describe("a failed attempt carries the usage the provider reported before the failure", () => {
   const eventStream = { "content-type": "text/event-stream" }
   const sse = (event: string | undefined, data: unknown) =>
     `${event !== undefined ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`

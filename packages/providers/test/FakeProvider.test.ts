@@ -315,7 +315,7 @@ describe("fake-provider CLI", () => {
   })
 })
 
-describe("happy mode against a real MCP plugin (issue 11)", () => {
+describe("happy mode calls a real MCP plugin's tools with inputs they accept", () => {
   it("the agent CLI with the workspace plugin: list_files gets no made-up path, so its result is not an error", async () => {
     const env: Record<string, string | undefined> = { ...process.env }
     for (const key of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"]) delete env[key]
