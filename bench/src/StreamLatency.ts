@@ -79,7 +79,9 @@ export const plans: { readonly full: Plan; readonly quick: Plan } = {
 
 /**
  * One sample: milliseconds from the server's first byte to the first and to
- * the last delta.
+ * the last delta, and the process's CPU time from the first byte to the end
+ * of the read (the in-process server's writes included, alike for every
+ * reader).
  *
  * @since 0.3.0
  * @category models
@@ -87,6 +89,7 @@ export const plans: { readonly full: Plan; readonly quick: Plan } = {
 export interface Timing {
   readonly firstMs: number
   readonly lastMs: number
+  readonly cpuMicros: number
 }
 
 const textOf = (deltas: number) => Array.from({ length: deltas }, (_, i) => String.fromCharCode(97 + (i % 26))).join("")
@@ -103,10 +106,17 @@ const planOf = (text: string) =>
  * @category models
  */
 export class Seen {
+  startedAt = Number.NaN
+  cpuAtStart: NodeJS.CpuUsage | undefined
   first = Number.NaN
   last = Number.NaN
   count = 0
   text = ""
+  /** Notes the server's first byte: the time and the CPU time every figure runs from. */
+  start() {
+    this.startedAt = performance.now()
+    this.cpuAtStart = process.cpuUsage()
+  }
   /** Notes one delta, and the time it arrived. */
   delta(piece: string) {
     const now = performance.now()
@@ -115,11 +125,16 @@ export class Seen {
     this.count++
     this.text += piece
   }
-  /** The timing from `start`; throws unless exactly the deltas of `expected` arrived. */
-  timing(start: number, expected: string, who: string): Timing {
+  /** The timing from `start`, at the end of the read; throws unless exactly the deltas of `expected` arrived. */
+  timing(expected: string, who: string): Timing {
+    const cpu = process.cpuUsage(this.cpuAtStart)
     if (this.text !== expected || this.count !== expected.length)
       throw new Error(`${who}: saw ${this.count} deltas (${this.text.length} characters), expected ${expected.length}`)
-    return { firstMs: this.first - start, lastMs: this.last - start }
+    return {
+      firstMs: this.first - this.startedAt,
+      lastMs: this.last - this.startedAt,
+      cpuMicros: cpu.user + cpu.system
+    }
   }
 }
 
@@ -170,10 +185,10 @@ const withServer = (text: string, read: (url: string, seen: Seen) => Promise<voi
         const seen = new Seen()
         const reading = Effect.runPromise(Effect.promise(() => read(server.url, seen)))
         yield* server.awaitRequests(1)
-        const start = performance.now()
+        seen.start()
         yield* server.release
         yield* Effect.promise(() => reading)
-        return seen.timing(start, text, "reader")
+        return seen.timing(text, "reader")
       })
     )
   )
@@ -287,11 +302,12 @@ const kernel = (text: string, transport: Layer.Layer<Transport.Transport>) =>
         const session = yield* Session.make({ model: "fake-model" }).pipe(Effect.provide(Layer.merge(provider, bus)))
         const running = yield* Effect.forkChild(session.run("hi"))
         yield* server.awaitRequests(1)
-        const start = performance.now()
+        seen.start()
         yield* server.release
         const outcome = yield* Fiber.join(running)
+        const timing = seen.timing(text, "kernel")
         if (outcome.status !== "completed") throw new Error(`kernel: the run ended ${outcome.status}`)
-        return seen.timing(start, text, "kernel")
+        return timing
       })
     )
   )
@@ -341,6 +357,7 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
   }))
   const first = (row: Row) => Measure.median(row.timings.map((timing) => timing.firstMs))
   const perDelta = (row: Row) => Measure.median(row.timings.map((timing) => (timing.lastMs * 1_000) / plan.deltas))
+  const cpuPerDelta = (row: Row) => Measure.median(row.timings.map((timing) => timing.cpuMicros / plan.deltas))
   const baseline = rows[0]
   console.log(
     `\nOne stream of ${plan.deltas.toLocaleString("en-US")} one-character text deltas from the fake provider ` +
@@ -348,14 +365,25 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
   )
   console.log(
     Report.table(
-      ["reader", "first delta ms", "x baseline", "µs per delta", "x baseline", "overhead µs/delta"],
+      [
+        "reader",
+        "first delta ms",
+        "x baseline",
+        "µs per delta",
+        "x baseline",
+        "overhead µs/delta",
+        "CPU µs per delta",
+        "x baseline"
+      ],
       rows.map((row) => [
         row.name,
         Report.figure(first(row)),
         Report.times(Goal.ratio(first(row), baseline && first(baseline))),
         Report.figure(perDelta(row)),
         Report.times(Goal.ratio(perDelta(row), baseline && perDelta(baseline))),
-        row === baseline || baseline === undefined ? "—" : Report.figure(perDelta(row) - perDelta(baseline))
+        row === baseline || baseline === undefined ? "—" : Report.figure(perDelta(row) - perDelta(baseline)),
+        Report.figure(cpuPerDelta(row)),
+        Report.times(Goal.ratio(cpuPerDelta(row), baseline && cpuPerDelta(baseline)))
       ])
     )
   )

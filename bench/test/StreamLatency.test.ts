@@ -18,11 +18,12 @@ describe("the streaming readers", () => {
 
   it("reject a reader that missed a delta or saw one too many", () => {
     const seen = new StreamLatency.Seen()
+    seen.start()
     for (const piece of ["a", "b"]) seen.delta(piece)
-    expect(() => seen.timing(0, "abc", "reader")).toThrow("reader: saw 2 deltas (2 characters), expected 3")
+    expect(() => seen.timing("abc", "reader")).toThrow("reader: saw 2 deltas (2 characters), expected 3")
     seen.delta("c")
-    expect(seen.timing(0, "abc", "reader").lastMs).toBe(seen.last)
+    expect(seen.timing("abc", "reader").lastMs).toBe(seen.last - seen.startedAt)
     seen.delta("d")
-    expect(() => seen.timing(0, "abc", "reader")).toThrow("saw 4 deltas")
+    expect(() => seen.timing("abc", "reader")).toThrow("saw 4 deltas")
   })
 })
