@@ -6,6 +6,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
+import type * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
 import * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
@@ -44,6 +45,8 @@ export interface Effects {
 export interface AttemptInfo {
   readonly turn: number
   readonly attempt: number
+  /** The span the call's own span is a child of (the turn's). */
+  readonly parent: Tracer.AnySpan | undefined
   /**
    * Called with each part of a stream as it arrives, and the response
    * accumulated so far (the part included), before the next part is read:
@@ -73,6 +76,8 @@ export interface ToolInfo {
    * never run and takes no place).
    */
   readonly index: number
+  /** The span the call's own span is a child of (the turn's). */
+  readonly parent: Tracer.AnySpan | undefined
 }
 
 /** @internal */
@@ -107,7 +112,7 @@ const modelAttempt = Effect.fnUntraced(function* (
   // A one-shot provider's parts all arrive when its call returns, which is when they are observed.
   const oneShot = info.observe === undefined || provider.generate !== undefined
   const held = oneShot ? undefined : new Held()
-  const call = Telemetry.inSpan(
+  const call = Telemetry.withSpan(
     Telemetry.modelCallName(request),
     Telemetry.modelCall(provider.name, request, info),
     (span) =>
@@ -225,11 +230,14 @@ const withinAttemptTimeout = <A, E>(
   held: Held | undefined
 ): Effect.Effect<Exit.Exit<A, E> | undefined> =>
   Effect.flatMap(Clock.currentTimeMillis, (started) =>
-    Effect.flatMap(Effect.forkChild(call, { startImmediately: true }), (fiber) =>
-      awaitWithin(fiber, Duration.toMillis(timeout), started, held).pipe(
+    Effect.flatMap(Effect.forkChild(call, { startImmediately: true }), (fiber) => {
+      // A call that completed as it started (an in-memory model) is not waited for.
+      const done = fiber.pollUnsafe()
+      if (done !== undefined) return Effect.succeed(done)
+      return awaitWithin(fiber, Duration.toMillis(timeout), started, held).pipe(
         Effect.onInterrupt(() => Fiber.interrupt(fiber))
       )
-    )
+    })
   )
 
 const awaitWithin = <A, E>(
@@ -264,7 +272,7 @@ const toolCall = (
   call: Content.ToolUseBlock,
   info: ToolInfo
 ): Effect.Effect<Content.ToolResultBlock> =>
-  Telemetry.inSpan(Telemetry.toolCallName(call), Telemetry.toolCall(call, info.turn), (span) =>
+  Telemetry.withSpan(Telemetry.toolCallName(call), Telemetry.toolCall(call, info), (span) =>
     Effect.suspend(() => toolbox.invoke(call)).pipe(
       Effect.flatMap((result) =>
         result.is_error

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Result from "effect/Result"
+import type * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
 import * as ContextProvider from "../ContextProvider.js"
 import * as Decision from "../Decision.js"
@@ -10,6 +11,7 @@ import type * as ModelError from "../ModelError.js"
 import type * as ModelProvider from "../ModelProvider.js"
 import * as RetryPolicy from "../RetryPolicy.js"
 import * as TokenEstimate from "../TokenEstimate.js"
+import type * as Effects from "./effects.js"
 import * as Log from "./log.js"
 import * as Meter from "./meter.js"
 import * as Observe from "./observe.js"
@@ -20,33 +22,40 @@ import * as Telemetry from "./telemetry.js"
 import * as Tools from "./tools.js"
 
 /**
- * The turns of a run, one after the other, until one ends the run: the loop
- * performs what `Decision` decides, writing each step to the session's state
- * as it completes and publishing its events as they happen.
+ * A turn: its number, its span (the parent of its calls' and retries'
+ * spans), and when it started.
+ */
+interface Turn {
+  readonly number: number
+  readonly span: Tracer.Span
+  readonly startedAt: number
+}
+
+/**
+ * The turns of a run, one after the other, each in its span, until one
+ * ends the run: the loop performs what `Decision` decides, writing each step
+ * to the session's state as it completes and publishing its events as they
+ * happen.
  *
  * @internal
  */
 export const turns = Effect.fnUntraced(function* (run: Run.Run) {
   while (true) {
-    const ending = yield* turn(run)
+    const figures = yield* Run.figures(run)
+    const bound = Decision.beforeTurn(figures.turns, run.env.settings)
+    if (Option.isSome(bound)) return bound.value
+    const number = figures.turns + 1
+    yield* Run.update(run, (state) => SessionState.turnStarted(state, number))
+    const ending = yield* Telemetry.useSpan(Telemetry.SpanName.turn, Telemetry.turn(number), (span) =>
+      turnOf(run, { number, span, startedAt: Run.now(run) })
+    )
     if (ending !== undefined) return ending
   }
 })
 
-/** One turn, in its span: `undefined` when the run goes on to the next. */
-const turn = Effect.fnUntraced(function* (run: Run.Run) {
-  const figures = yield* Run.figures(run)
-  const bound = Decision.beforeTurn(figures.turns, run.env.settings)
-  if (Option.isSome(bound)) return bound.value
-  const number = figures.turns + 1
-  yield* Run.update(run, (state) => SessionState.turnStarted(state, number))
-  return yield* Telemetry.inSpan(Telemetry.SpanName.turn, Telemetry.turn(number), () => turnOf(run, number))
-})
-
 /** A turn's model call, then its tool calls; it ends the run, or `undefined`. */
-const turnOf = Effect.fnUntraced(function* (run: Run.Run, turn: number) {
-  const startedAt = Run.now(run)
-  const called = yield* modelCall(run, turn, startedAt)
+const turnOf = Effect.fnUntraced(function* (run: Run.Run, turn: Turn) {
+  const called = yield* modelCall(run, turn)
   if (called._tag === "End") return called
   const message = yield* answered(run, turn, called)
   const calls = Content.toolUses(message)
@@ -58,23 +67,22 @@ const turnOf = Effect.fnUntraced(function* (run: Run.Run, turn: number) {
       yield* Run.publish(run, () => ({
         type: "content_filtered",
         at: Run.now(run),
-        turn,
+        turn: turn.number,
         model: called.request.model,
         message: "the provider's content filter stopped the response",
         partial_text: Content.textOf(message)
       }))
-    yield* turnEnded(run, turn, startedAt, called.response.stop_reason, filtered ? 0 : calls.length)
+    yield* turnEnded(run, turn, called.response.stop_reason, filtered ? 0 : calls.length)
     return after.value
   }
-  if (!(yield* Tools.runTools(run, turn, calls))) return Decision.pastDeadline
-  yield* turnEnded(run, turn, startedAt, called.response.stop_reason, calls.length)
+  if (!(yield* Tools.runTools(run, turn.number, turn.span, calls))) return Decision.pastDeadline
+  yield* turnEnded(run, turn, called.response.stop_reason, calls.length)
   return undefined
 })
 
 const turnEnded = (
   run: Run.Run,
-  turn: number,
-  startedAt: number,
+  turn: Turn,
   stopReason: ModelProvider.StopReason,
   toolCalls: number
 ): Effect.Effect<void> =>
@@ -83,11 +91,11 @@ const turnEnded = (
     const ended = Run.publish(run, () => ({
       type: "turn_ended",
       at,
-      turn,
+      turn: turn.number,
       stop_reason: stopReason,
       tool_calls: toolCalls
     }))
-    return run.env.metrics ? Effect.andThen(ended, Meter.turn(at - startedAt)) : ended
+    return run.env.metrics ? Effect.andThen(ended, Meter.turn(at - turn.startedAt)) : ended
   })
 
 /** A model call that answered. */
@@ -116,14 +124,14 @@ interface Failed {
  * retries under the policy and the session budget, fallback along the
  * chain, and context reduction. Retries never advance the turn counter.
  */
-const modelCall = Effect.fnUntraced(function* (run: Run.Run, turn: number, turnStartedAt: number) {
+const modelCall = Effect.fnUntraced(function* (run: Run.Run, turn: Turn) {
   // The policy being stepped for the current model (made at its first retryable error), and an overflow to reduce.
   let stepper: RetryPolicy.Stepper | undefined
   let overflow: ModelError.ModelError | undefined
   while (true) {
     const figures = yield* Run.figures(run)
     // The turn is announced with its first request (after the context is assembled), or as the run ends before it.
-    const announce = figures.attempt === 0 ? announceTurn(run, turn, turnStartedAt) : Effect.void
+    const announce = figures.attempt === 0 ? announceTurn(run, turn) : Effect.void
     const bound = Decision.beforeCall({
       now: Run.now(run),
       startedAt: figures.started_at,
@@ -148,18 +156,18 @@ const modelCall = Effect.fnUntraced(function* (run: Run.Run, turn: number, turnS
   }
 })
 
-const announceTurn = (run: Run.Run, turn: number, at: number) =>
-  Run.publish(run, () => ({ type: "turn_started", at, turn }))
+const announceTurn = (run: Run.Run, turn: Turn) =>
+  Run.publish(run, () => ({ type: "turn_started", at: turn.startedAt, turn: turn.number }))
 
 /** One attempt: announced, sent through the seam within the wall-clock bound, and timed. */
-const attempt = Effect.fnUntraced(function* (run: Run.Run, turn: number, model: string, prepared: Request.Prepared) {
+const attempt = Effect.fnUntraced(function* (run: Run.Run, turn: Turn, model: string, prepared: Request.Prepared) {
   const { request } = prepared
   const state = yield* Ref.updateAndGet(run.state, SessionState.attempting)
   const number = SessionState.figures(state).attempt
   yield* Run.publish(run, () => ({
     type: "model_request",
     at: Run.now(run),
-    turn,
+    turn: turn.number,
     model,
     attempt: number,
     messages: prepared.messages,
@@ -168,11 +176,13 @@ const attempt = Effect.fnUntraced(function* (run: Run.Run, turn: number, model: 
   }))
   const sentAt = Run.now(run)
   const shown = new Observe.Shown()
-  const at = { turn, model, attempt: number }
-  const result = yield* Tools.withinDeadline(
-    run,
-    run.effects.model(request, { turn, attempt: number, ...Observe.observation(run, at, shown) })
-  )
+  const info: Effects.AttemptInfo = {
+    turn: turn.number,
+    attempt: number,
+    parent: turn.span,
+    ...Observe.observation(run, { turn: turn.number, model, attempt: number }, shown)
+  }
+  const result = yield* Tools.withinDeadline(run, run.effects.model(request, info))
   if (Option.isNone(result)) return Decision.pastDeadline
   // One reading of the clock for the call's end: its metric, its event and the retry decision.
   const returnedAt = Run.now(run)
@@ -184,7 +194,7 @@ const attempt = Effect.fnUntraced(function* (run: Run.Run, turn: number, model: 
     _tag: "Answered",
     request,
     response,
-    content: Observe.contentOf(run, turn, shown, response),
+    content: Observe.contentOf(run, turn.number, shown, response),
     sentAt,
     returnedAt
   } satisfies Answered
@@ -196,7 +206,7 @@ const attempt = Effect.fnUntraced(function* (run: Run.Run, turn: number, model: 
  * gives a retry back), then `model_response`, then the post-model-response
  * observers, who see the unique tool ids.
  */
-const answered = Effect.fnUntraced(function* (run: Run.Run, turn: number, called: Answered) {
+const answered = Effect.fnUntraced(function* (run: Run.Run, turn: Turn, called: Answered) {
   const { request, response, content } = called
   yield* run.quota.recordSuccess
   const message: Content.Message = { role: "assistant", content }
@@ -207,7 +217,7 @@ const answered = Effect.fnUntraced(function* (run: Run.Run, turn: number, called
   yield* Run.publish(run, () => ({
     type: "model_response",
     at: called.returnedAt,
-    turn,
+    turn: turn.number,
     model: request.model,
     stop_reason: response.stop_reason,
     usage: response.usage,
@@ -217,7 +227,7 @@ const answered = Effect.fnUntraced(function* (run: Run.Run, turn: number, called
   if (run.env.bus.responseObserved)
     yield* run.env.bus.modelResponded(content === response.content ? response : { ...response, content }, {
       runId: run.runId,
-      turn,
+      turn: turn.number,
       request
     })
   return message
@@ -238,7 +248,7 @@ interface Next {
  */
 const afterFailure = Effect.fnUntraced(function* (
   run: Run.Run,
-  turn: number,
+  turn: Turn,
   failed: Failed,
   stepper: RetryPolicy.Stepper | undefined
 ) {
@@ -275,7 +285,7 @@ const afterFailure = Effect.fnUntraced(function* (
   const plan = Decision.plan(decision, {
     error,
     attempt: {
-      turn,
+      turn: turn.number,
       model: failed.model,
       attempt: failed.attempt,
       retries: figures.retries,
@@ -288,19 +298,20 @@ const afterFailure = Effect.fnUntraced(function* (
     budgetState: state.budget,
     granted
   })
-  return yield* perform(run, failed, plan, next)
+  return yield* perform(run, turn, failed, plan, next)
 })
 
 /** Performs a failed attempt's plan. */
 const perform = Effect.fnUntraced(function* (
   run: Run.Run,
+  turn: Turn,
   failed: Failed,
   plan: Decision.Plan,
   stepper: RetryPolicy.Stepper | undefined
 ) {
   const { decision } = plan
   if (decision._tag === "Retry") {
-    yield* retryWait(run, failed, plan, decision)
+    yield* retryWait(run, turn, failed, plan, decision)
     return { _tag: "Next", stepper, overflow: undefined } satisfies Next
   }
   yield* Run.update(run, (state) => {
@@ -317,7 +328,8 @@ const perform = Effect.fnUntraced(function* (
         )
   })
   if (decision._tag === "Fallback")
-    yield* Telemetry.spanEvent(
+    yield* Telemetry.event(
+      turn.span,
       Telemetry.EventName.fallback,
       Telemetry.fallback({
         from: failed.model,
@@ -355,12 +367,13 @@ const published = (run: Run.Run, plan: Decision.Plan): Effect.Effect<void> =>
  * interrupted before it runs (while its events are delivered, or in its
  * sleep) never runs, so its charge is given back.
  */
-const retryWait = (run: Run.Run, failed: Failed, plan: Decision.Plan, decision: Decision.Retry) => {
+const retryWait = (run: Run.Run, turn: Turn, failed: Failed, plan: Decision.Plan, decision: Decision.Retry) => {
   const { error, model } = failed
   const delayMs = Duration.toMillis(decision.delay)
-  const waited = Telemetry.inSpan(
+  const waited = Telemetry.useSpan(
     Telemetry.SpanName.retry,
     Telemetry.retry({
+      parent: turn.span,
       error,
       model,
       attempt: plan.counters.retries,
@@ -394,7 +407,7 @@ const retryWait = (run: Run.Run, failed: Failed, plan: Decision.Plan, decision: 
  * counts when the error carries them: the run ends `context_exhausted`
  * unless the result is strictly smaller by the kernel's estimate.
  */
-const reduceContext = Effect.fnUntraced(function* (run: Run.Run, turn: number, error: ModelError.ModelError) {
+const reduceContext = Effect.fnUntraced(function* (run: Run.Run, turn: Turn, error: ModelError.ModelError) {
   const state = yield* Ref.get(run.state)
   const before = state.contextTokens
   const target = ContextProvider.targetFor(before, error._tag === "ContextLengthExceeded" ? error : {})
@@ -410,14 +423,15 @@ const reduceContext = Effect.fnUntraced(function* (run: Run.Run, turn: number, e
     return yield* Effect.die(new Error("Decision.afterReduction let an unreduced context through"))
   const updated = yield* Ref.updateAndGet(run.state, (state) => SessionState.reduced(state, reduced.value, after))
   const { reductions } = SessionState.figures(updated)
-  yield* Telemetry.spanEvent(
+  yield* Telemetry.event(
+    turn.span,
     Telemetry.EventName.contextReduced,
     Telemetry.contextReduced({ before, after, target, reductions })
   )
   yield* Run.publish(run, () => ({
     type: "context_reduced",
     at: Run.now(run),
-    turn,
+    turn: turn.number,
     before,
     after,
     target,

@@ -8,10 +8,10 @@ import type * as ModelProvider from "../ModelProvider.js"
 import * as Telemetry from "./telemetry.js"
 
 /**
- * A provider's recorder of the GenAI metrics: each model's attributed
- * metrics are made once and kept, so a call updates a histogram with no new
- * metric of its own. Sessions share the meter of their provider's name
- * (`forProvider`).
+ * A provider's recorder of the GenAI metrics: each model's histograms are
+ * made once, with their attributes, and kept, so a call updates its series
+ * with no metric of its own. Sessions share the meter of their provider's
+ * name (`forProvider`).
  *
  * @internal
  */
@@ -24,16 +24,16 @@ export interface Meter {
 }
 
 interface ModelMetrics {
-  readonly duration: Metric.Metric<number, unknown>
-  readonly input: Metric.Metric<number, unknown>
-  readonly output: Metric.Metric<number, unknown>
-  readonly failed: Map<ModelError.Category, Metric.Metric<number, unknown>>
+  readonly duration: Metric.Histogram<number>
+  readonly input: Metric.Histogram<number>
+  readonly output: Metric.Histogram<number>
+  readonly failed: Map<ModelError.Category, Metric.Histogram<number>>
 }
 
 /**
- * The meters made so far, by provider name: they hold only attributed
- * metrics, as many as Effect's metric registry keeps series for the same
- * names, and record nothing of their own.
+ * The meters made so far, by provider name: they hold only histograms, as
+ * many as Effect's metric registry keeps series for the same attributes, and
+ * record nothing of their own.
  */
 const meters = new Map<string, Meter>()
 
@@ -54,18 +54,19 @@ export const forProvider = (provider: string): Meter => {
 
 const make = (provider: string): Meter => {
   const byModel = new Map<string, ModelMetrics>()
+  const callOf = (model: string) => ({
+    [Telemetry.Attr.operationName]: Telemetry.Operation.chat,
+    [Telemetry.Attr.providerName]: provider,
+    [Telemetry.Attr.requestModel]: model
+  })
   const metricsOf = (model: string): ModelMetrics => {
     let metrics = byModel.get(model)
     if (metrics === undefined) {
-      const call = {
-        [Telemetry.Attr.operationName]: Telemetry.Operation.chat,
-        [Telemetry.Attr.providerName]: provider,
-        [Telemetry.Attr.requestModel]: model
-      }
+      const call = callOf(model)
       metrics = {
-        duration: Metric.withAttributes(Metrics.operationDuration, call),
-        input: Metric.withAttributes(Metrics.tokenUsage, { ...call, [Telemetry.Attr.tokenType]: "input" }),
-        output: Metric.withAttributes(Metrics.tokenUsage, { ...call, [Telemetry.Attr.tokenType]: "output" }),
+        duration: Metrics.operationDurationWith(call),
+        input: Metrics.tokenUsageWith({ ...call, [Telemetry.Attr.tokenType]: "input" }),
+        output: Metrics.tokenUsageWith({ ...call, [Telemetry.Attr.tokenType]: "output" }),
         failed: new Map()
       }
       byModel.set(model, metrics)
@@ -76,7 +77,7 @@ const make = (provider: string): Meter => {
     const metrics = metricsOf(model)
     let failed = metrics.failed.get(category)
     if (failed === undefined) {
-      failed = Metric.withAttributes(metrics.duration, { [Telemetry.Attr.errorType]: category })
+      failed = Metrics.operationDurationWith({ ...callOf(model), [Telemetry.Attr.errorType]: category })
       metrics.failed.set(category, failed)
     }
     return failed
@@ -86,13 +87,13 @@ const make = (provider: string): Meter => {
       if (result._tag === "Failure") return Metric.update(failedOf(model, result.failure.category), durationMs / 1000)
       const { usage } = result.success
       const metrics = metricsOf(model)
-      return Effect.all(
-        [
-          Metric.update(metrics.duration, durationMs / 1000),
-          Metric.update(metrics.input, usage.input_tokens),
-          Metric.update(metrics.output, usage.output_tokens)
-        ],
-        { discard: true }
+      // The call's three series, under the metric attributes of the fiber, as `Metric.update` reads them.
+      return Effect.contextWith((context) =>
+        Effect.sync(() => {
+          metrics.duration.updateUnsafe(durationMs / 1000, context)
+          metrics.input.updateUnsafe(usage.input_tokens, context)
+          metrics.output.updateUnsafe(usage.output_tokens, context)
+        })
       )
     }
   }

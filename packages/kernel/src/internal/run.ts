@@ -57,11 +57,15 @@ export interface Run {
   readonly runId: string
   /** The run's number in the session, from 1. */
   readonly runNumber: number
+  /** Clock time the run started at, in milliseconds. */
+  readonly startedAt: number
   readonly clock: Clock.Clock
   readonly effects: Effects.Effects
   readonly quota: RetryQuota.Service
   /** Whether anyone reads the run's events: an observer, or a subscriber of the session's stream. */
   readonly listening: () => boolean
+  /** Whether the session's event stream has a subscriber now. */
+  readonly subscribed: () => boolean
   /**
    * Offers events, in order, to the session's subscribers, uninterruptibly:
    * once the state holds what they describe, they are never dropped. Waits
@@ -91,7 +95,7 @@ export const update = (run: Run, f: (state: SessionState.State) => SessionState.
  * @internal
  */
 export const publishAll = (run: Run, events: ReadonlyArray<KernelEvent.KernelEvent>): Effect.Effect<void> =>
-  Effect.andThen(run.offer(events), run.notify(events))
+  run.subscribed() ? Effect.andThen(run.offer(events), run.notify(events)) : run.notify(events)
 
 /**
  * Publishes one event, when anyone listens. Call it as the run performs it:

@@ -136,9 +136,11 @@ const subscribeTo = (events: Events): Effect.Effect<Stream.Stream<KernelEvent.Ke
 const offerTo =
   (events: Events) =>
   (published: ReadonlyArray<KernelEvent.KernelEvent>): Effect.Effect<void> =>
-    events.subscribers === 0 || events.current === undefined
-      ? Effect.void
-      : Effect.uninterruptible(Effect.asVoid(PubSub.publishAll(events.current, published)))
+    Effect.suspend(() =>
+      events.subscribers === 0 || events.current === undefined
+        ? Effect.void
+        : Effect.uninterruptible(Effect.asVoid(PubSub.publishAll(events.current, published)))
+    )
 
 /**
  * One run, holding the session's lock: it starts, runs its turns
@@ -167,10 +169,12 @@ const runOnce = (
         state,
         runId,
         runNumber: started.runs,
+        startedAt: SessionState.figures(started).started_at,
         clock,
         effects,
         quota: yield* RetryQuota.RetryQuota,
         listening: () => env.bus.observed || events.subscribers > 0,
+        subscribed: () => events.subscribers > 0,
         offer,
         notify: (published) => env.bus.deliver(published),
         overhead: undefined
@@ -183,7 +187,7 @@ const runOnce = (
           Effect.flatMap(Clock.currentTimeMillis, (at) => Run.publishAll(run, [KernelEvent.stamp(event, at)])),
         deliver: (published) => Run.publishAll(run, published)
       }
-      return yield* Telemetry.inSpan(
+      return yield* Telemetry.withSpan(
         Telemetry.Operation.invokeAgent,
         Telemetry.run({ session: env.id, runId, provider, model: env.model }),
         (span) => lifecycle(run, span, typeof input === "string" ? input : Content.textOf(message), restore)

@@ -80,17 +80,32 @@ export const EventName = {
 const traceOptions: Tracer.TraceOptions = { captureStackTrace: false }
 
 /**
- * Runs `body` in a span named `name`, as `Effect.withSpan` does, with the
- * span handed to `body` so it can write what it learns before the span ends.
+ * Runs `body` in a span named `name` that is the current span inside it, as
+ * `Effect.withSpan` does, with the span handed to `body` so it can write
+ * what it learns before the span ends: for a call whose provider or toolbox
+ * makes spans of its own, or reads its own.
  *
  * @internal
  */
-export const inSpan = <A, E, R>(
+export const withSpan = <A, E, R>(
   name: string,
   options: Tracer.SpanOptionsNoTrace,
   body: (span: Tracer.Span) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> =>
   Effect.useSpan(name, options, (span) => Effect.withParentSpan(body(span), span, traceOptions))
+
+/**
+ * Runs `body` in a span named `name` that ends with it, handed to `body`:
+ * the parent of the spans `body` makes by naming it (`SpanOptions.parent`),
+ * for a span whose work makes no span of its own (a turn, a retry's wait).
+ *
+ * @internal
+ */
+export const useSpan: <A, E, R>(
+  name: string,
+  options: Tracer.SpanOptionsNoTrace,
+  body: (span: Tracer.Span) => Effect.Effect<A, E, R>
+) => Effect.Effect<A, E, R> = Effect.useSpan
 
 /** Writes attributes into a span. @internal */
 export const annotate = (span: Tracer.Span, attributes: Record<string, unknown> | undefined): void => {
@@ -128,7 +143,7 @@ export const turn = (turn: number): Tracer.SpanOptionsNoTrace => ({
 export const modelCall = (
   provider: string,
   request: ModelProvider.ModelRequest,
-  info: { readonly turn: number; readonly attempt: number }
+  info: { readonly turn: number; readonly attempt: number; readonly parent: Tracer.AnySpan | undefined }
 ): Tracer.SpanOptionsNoTrace => {
   const attributes: Record<string, unknown> = {
     [Attr.operationName]: Operation.chat,
@@ -138,7 +153,7 @@ export const modelCall = (
     [Attr.attempt]: info.attempt
   }
   if (request.max_output_tokens !== undefined) attributes[Attr.requestMaxTokens] = request.max_output_tokens
-  return { kind: "client", attributes }
+  return { kind: "client", attributes, parent: info.parent }
 }
 
 /** @internal */
@@ -179,14 +194,18 @@ const errorTypeOf = (cause: Cause.Cause<ModelError.ModelError | ToolErrorResult>
 }
 
 /** One tool call: the GenAI `execute_tool {name}` span. @internal */
-export const toolCall = (call: Content.ToolUseBlock, turn: number): Tracer.SpanOptionsNoTrace => ({
+export const toolCall = (
+  call: Content.ToolUseBlock,
+  info: { readonly turn: number; readonly parent: Tracer.AnySpan | undefined }
+): Tracer.SpanOptionsNoTrace => ({
   kind: "internal",
+  parent: info.parent,
   attributes: {
     [Attr.operationName]: Operation.executeTool,
     [Attr.toolName]: call.name,
     [Attr.toolCallId]: call.id,
     [Attr.toolType]: "function",
-    [Attr.turn]: turn
+    [Attr.turn]: info.turn
   }
 })
 
@@ -216,6 +235,7 @@ export const toolCallEnded = (exit: Exit.Exit<unknown, ToolErrorResult>): Record
 
 /** A retry's wait, with the decision that scheduled it. @internal */
 export const retry = (options: {
+  readonly parent: Tracer.AnySpan
   readonly error: ModelError.ModelError
   readonly model: string
   readonly attempt: number
@@ -235,7 +255,7 @@ export const retry = (options: {
   }
   if (options.error.retryAfter !== undefined)
     attributes[Attr.retryAfterMs] = Duration.toMillis(options.error.retryAfter)
-  return { kind: "internal", attributes }
+  return { kind: "internal", attributes, parent: options.parent }
 }
 
 /** A fallback to the next model of the chain, as an event of the turn's span. @internal */
@@ -266,16 +286,10 @@ export const contextReduced = (options: {
 })
 
 /**
- * Adds an event to the current span (the turn's, where the loop calls it),
- * at the Clock's time; nothing when no span is current.
+ * Adds an event to a span at the Clock's time (when tracing's timing is on,
+ * as for the span's own times).
  *
  * @internal
  */
-export const spanEvent = (name: string, attributes: Record<string, unknown>): Effect.Effect<void> =>
-  Effect.flatMap(Effect.option(Effect.currentSpan), (span) =>
-    span._tag === "None"
-      ? Effect.void
-      : Effect.clockWith((clock) =>
-          Effect.sync(() => span.value.event(name, clock.currentTimeNanosUnsafe(), attributes))
-        )
-  )
+export const event = (span: Tracer.Span, name: string, attributes: Record<string, unknown>): Effect.Effect<void> =>
+  Effect.clockWith((clock) => Effect.sync(() => span.event(name, clock.currentTimeNanosUnsafe(), attributes)))

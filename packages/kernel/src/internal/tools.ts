@@ -3,10 +3,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import type * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
 import * as Decision from "../Decision.js"
 import type * as KernelEvent from "../KernelEvent.js"
 import type * as RunOutcome from "../RunOutcome.js"
+import type * as Effects from "./effects.js"
 import * as Run from "./run.js"
 import * as SessionState from "./sessionState.js"
 
@@ -30,8 +32,8 @@ export const pendingReason = (status: RunOutcome.RunStatus): string =>
  * @internal
  */
 export const withinDeadline = <A, E>(run: Run.Run, effect: Effect.Effect<A, E>): Effect.Effect<Option.Option<A>, E> =>
-  Effect.flatMap(Run.figures(run), (figures) => {
-    const left = Decision.timeLeft(run.env.settings, figures.started_at, Run.now(run))
+  Effect.suspend(() => {
+    const left = Decision.timeLeft(run.env.settings, run.startedAt, Run.now(run))
     if (left === undefined) return Effect.asSome(effect)
     return left <= 0 ? Effect.succeedNone : Effect.timeoutOption(effect, Duration.millis(left))
   })
@@ -49,14 +51,19 @@ export const withinDeadline = <A, E>(run: Run.Run, effect: Effect.Effect<A, E>):
 export const runTools = (
   run: Run.Run,
   turn: number,
+  parent: Tracer.AnySpan,
   calls: ReadonlyArray<Content.ToolUseBlock>
 ): Effect.Effect<boolean> => {
   const results: Array<Content.ToolResultBlock | undefined> = []
   const indexes = runIndexes(calls)
-  const each = Effect.forEach(calls, (call, i) => callOne(run, turn, call, indexes[i]!, results, i), {
-    concurrency: run.env.toolConcurrency,
-    discard: true
-  })
+  const each = Effect.forEach(
+    calls,
+    (call, i) => callOne(run, { turn, index: indexes[i]!, parent }, call, results, i),
+    {
+      concurrency: run.env.toolConcurrency,
+      discard: true
+    }
+  )
   return withinDeadline(run, each).pipe(
     Effect.onExit((exit) =>
       Run.update(run, (state) =>
@@ -81,13 +88,13 @@ const statusOf = (exit: Exit.Exit<Option.Option<void>>): RunOutcome.RunStatus =>
  */
 const callOne = (
   run: Run.Run,
-  turn: number,
+  info: Effects.ToolInfo,
   call: Content.ToolUseBlock,
-  index: number,
   results: Array<Content.ToolResultBlock | undefined>,
   i: number
 ): Effect.Effect<void> =>
   Effect.suspend(() => {
+    const { turn } = info
     const startedAt = Run.now(run)
     const started = Run.publish(run, () => ({
       type: "tool_call_started",
@@ -96,7 +103,7 @@ const callOne = (
       id: call.id,
       name: call.name
     }))
-    return Effect.andThen(started, invoke(run, call, turn, index)).pipe(
+    return Effect.andThen(started, invoke(run, call, info)).pipe(
       Effect.flatMap((result) => {
         const event = run.listening() ? [resulted(turn, call, result, startedAt, Run.now(run))] : []
         return Effect.andThen(
@@ -136,11 +143,10 @@ const runIndexes = (calls: ReadonlyArray<Content.ToolUseBlock>): ReadonlyArray<n
 const invoke = (
   run: Run.Run,
   call: Content.ToolUseBlock,
-  turn: number,
-  index: number
+  info: Effects.ToolInfo
 ): Effect.Effect<Content.ToolResultBlock> =>
   call.invalid_input === undefined
-    ? run.effects.tool(call, { turn, index })
+    ? run.effects.tool(call, info)
     : Effect.succeed(
         Content.toolResult(
           call.id,
