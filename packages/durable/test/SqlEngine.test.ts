@@ -12,6 +12,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
@@ -28,7 +29,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Sqlite from "../src/internal/sqlite.js"
 import * as Steps from "../src/internal/steps.js"
-import { settle } from "./eventLoop.js"
+import { settle, turns } from "./eventLoop.js"
 
 const Probe = Workflow.make("Probe", {
   payload: { id: Schema.String },
@@ -59,8 +60,18 @@ const database = () =>
   Sqlite.layer({ filename: path.join(fs.mkdtempSync(path.join(os.tmpdir(), "sql-engine-")), "journal.db") })
 
 /** An engine on the database in context with `body` registered, for the life of `scope`. */
-const engineIn = <R>(scope: Scope.Scope, body: (payload: { readonly id: string }) => Effect.Effect<number, never, R>) =>
-  Layer.buildWithScope(Probe.toLayer((payload) => body(payload)).pipe(Layer.provideMerge(SqlEngine.layer())), scope)
+const engineIn = <R>(
+  scope: Scope.Scope,
+  body: (payload: { readonly id: string }) => Effect.Effect<number, never, R>,
+  options: SqlEngine.Options = {}
+) =>
+  Layer.buildWithScope(
+    Probe.toLayer((payload) => body(payload)).pipe(Layer.provideMerge(SqlEngine.layer(options))),
+    scope
+  )
+
+/** A few event-loop turns: what a slow database takes to answer. */
+const slowly = turns(5)
 
 const statusOf = (id: string) =>
   Effect.flatMap(Probe.executionId({ id }), (executionId) =>
@@ -230,6 +241,145 @@ describe("SqlEngine", () => {
       expect(Option.isSome(payloadError), `expected a JournalError, got ${String(second)}`).toBe(true)
       expect(String(Option.getOrThrow(payloadError))).toMatch(/payload does not decode/)
       expect(record.runs.get("first")).toBe(1)
+    }).pipe(Effect.provide(database()))
+  )
+})
+
+describe("SqlEngine in one process: joins, memory, registrations, purges, deadlines", () => {
+  it.effect("two callers of one execution id in one process run it once: the second joins the first", () =>
+    Effect.gen(function* () {
+      let bodies = 0
+      const release = yield* Deferred.make<void>()
+      const engine = yield* engineIn(
+        yield* Effect.scope,
+        () =>
+          Effect.andThen(
+            Effect.sync(() => bodies++),
+            Activity.make({ name: "work", success: Schema.Number, execute: Effect.as(Deferred.await(release), 7) })
+          ),
+        // The first caller's INSERT is slow to come: the second caller arrives meanwhile.
+        { beforeWrite: (write) => (write.kind === "execution" ? slowly : Effect.void) }
+      )
+      const callers = yield* Effect.forkChild(
+        Effect.all([Probe.execute({ id: "x" }), Probe.execute({ id: "x" })], { concurrency: 2 }).pipe(
+          Effect.provide(engine)
+        )
+      )
+      yield* settle(Effect.map(statusOf("x"), (status) => status === "running"))
+      yield* turns(100)
+      yield* Deferred.succeed(release, undefined)
+      expect(yield* Fiber.join(callers)).toEqual([7, 7])
+      expect(bodies).toBe(1)
+    }).pipe(Effect.provide(database()))
+  )
+
+  it.effect("a run that is not in progress is not held in memory: its journal is read again when it resumes", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      let answer = 20
+      const engine = yield* engineIn(yield* Effect.scope, () =>
+        Effect.gen(function* () {
+          const first = yield* Activity.make({
+            name: "first",
+            success: Schema.Number,
+            execute: Effect.sync(() => answer)
+          })
+          yield* DurableClock.sleep({ name: "wait", duration: "10 seconds", inMemoryThreshold: Duration.zero })
+          return first
+        })
+      )
+      yield* Effect.provide(Probe.execute({ id: "done" }, { discard: true }), engine)
+      yield* settle(Effect.map(statusOf("done"), (status) => status === "suspended"))
+      // Suspended: the journal is the database's. Changed there, the resumed run reads the change.
+      yield* sql`UPDATE workflow_activities SET exit = '{"_tag":"Success","value":21}' WHERE name = 'first'`
+      yield* TestClock.adjust("10 seconds")
+      yield* settle(Effect.map(statusOf("done"), (status) => status === "complete"))
+      expect(yield* Effect.provide(Probe.execute({ id: "done" }), engine)).toBe(21)
+      // Complete, then purged: the same id is a new run, not the ended one held in memory.
+      const ids = [yield* Probe.executionId({ id: "done" })]
+      yield* SqlEngine.purge(ids)
+      answer = 30
+      yield* Effect.provide(Probe.execute({ id: "done" }, { discard: true }), engine)
+      yield* settle(Effect.map(statusOf("done"), (status) => status === "suspended"))
+      yield* TestClock.adjust("10 seconds")
+      yield* settle(Effect.map(statusOf("done"), (status) => status === "complete"))
+      expect(yield* Effect.provide(Probe.execute({ id: "done" }), engine)).toBe(30)
+    }).pipe(Effect.provide(database()))
+  )
+
+  it.effect("closing a registration's scope unregisters the workflow and interrupts its bodies as a crash", () =>
+    Effect.gen(function* () {
+      let started = 0
+      const interrupted = yield* Deferred.make<void>()
+      const body = () =>
+        Effect.andThen(
+          Effect.sync(() => started++),
+          Activity.make({
+            name: "forever",
+            success: Schema.Number,
+            execute: Effect.onInterrupt(Effect.never, () => Deferred.succeed(interrupted, undefined))
+          })
+        )
+      const engineScope = yield* Effect.scope
+      const engine = yield* Layer.buildWithScope(SqlEngine.layer(), engineScope)
+      const registration = yield* Scope.make()
+      yield* Layer.buildWithScope(Probe.toLayer(body).pipe(Layer.provide(Layer.succeedContext(engine))), registration)
+      yield* Effect.provide(Probe.execute({ id: "r" }, { discard: true }), Layer.succeedContext(engine))
+      yield* settle(Effect.sync(() => started === 1))
+      yield* Scope.close(registration, Exit.void)
+      expect(yield* Deferred.isDone(interrupted), "the body still runs").toBe(true)
+      const polled = yield* Effect.exit(Effect.provide(Probe.poll(yield* Probe.executionId({ id: "r" })), engine))
+      expect(
+        Exit.isFailure(polled) &&
+          Result.isSuccess(Cause.findDefect(polled.cause)) &&
+          polled.cause.reasons.some(
+            (reason) => Cause.isDieReason(reason) && reason.defect instanceof SqlEngine.JournalError
+          ),
+        `expected 'not registered', got ${String(polled)}`
+      ).toBe(true)
+      // A crash, not a stop: registered again, the run resumes.
+      expect(yield* statusOf("r")).toBe("running")
+      yield* Layer.buildWithScope(Probe.toLayer(body).pipe(Layer.provide(Layer.succeedContext(engine))), engineScope)
+      yield* settle(Effect.sync(() => started === 2))
+    }).pipe(Effect.provide(database()))
+  )
+
+  it.effect("a wait's wake-up leaves no row behind when its execution was purged meanwhile", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const engine = yield* engineIn(yield* Effect.scope, () =>
+        Effect.as(DurableClock.sleep({ name: "wait", duration: "10 seconds", inMemoryThreshold: Duration.zero }), 1)
+      )
+      yield* Effect.provide(Probe.execute({ id: "p" }, { discard: true }), engine)
+      yield* settle(Effect.map(statusOf("p"), (status) => status === "suspended"))
+      // Its session deleted while it waits: every row goes.
+      yield* SqlEngine.purge([yield* Probe.executionId({ id: "p" })])
+      yield* TestClock.adjust("10 seconds")
+      yield* turns(100)
+      const rows = (table: string) =>
+        Effect.map(sql<{ readonly n: number | bigint }>`SELECT count(*) AS n FROM ${sql(table)}`, (rows) =>
+          Number(rows[0]!.n)
+        )
+      expect(
+        yield* Effect.all([rows("workflow_executions"), rows("workflow_clocks"), rows("workflow_deferreds")])
+      ).toEqual([0, 0, 0])
+    }).pipe(Effect.provide(database()))
+  )
+
+  it.effect("a durable clock's deadline is journaled in whole milliseconds", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const engine = yield* engineIn(yield* Effect.scope, () =>
+        Effect.as(
+          DurableClock.sleep({ name: "short", duration: Duration.millis(1.5), inMemoryThreshold: Duration.zero }),
+          1
+        )
+      )
+      yield* Effect.provide(Probe.execute({ id: "c" }, { discard: true }), engine)
+      yield* settle(Effect.map(statusOf("c"), (status) => status === "suspended"))
+      const [row] = yield* sql<{ readonly wake_at: bigint | number }>`SELECT wake_at FROM workflow_clocks`
+      // Rounded up: never sooner than asked.
+      expect(Number(row!.wake_at)).toBe(2)
     }).pipe(Effect.provide(database()))
   )
 })

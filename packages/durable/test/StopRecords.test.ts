@@ -1,5 +1,5 @@
 /**
- * Review of durable7: concurrent tool calls (toolConcurrency 2) where one call's claim fails mid-fan-out and the
+ * A stop's record: concurrent tool calls (toolConcurrency 2) where one call's claim fails mid-fan-out and the
  * run is then stopped (Ctrl-C) or resumed, on the memory and cluster engines. A SQLite trigger fails the claim
  * of call "b" only, so call "a" is claimed, invoked and journaled first. Real SQLite files; TestClock.
  */
@@ -17,7 +17,7 @@ import * as TestClock from "effect/testing/TestClock"
 import * as Harness from "./engines.js"
 import { settle, turns } from "./eventLoop.js"
 
-const { invoked, sessionsWith, engines } = Harness.make("durable-review-d7-", { toolConcurrency: 2 })
+const { invoked, sessionsWith, engines } = Harness.make("durable-stop-records-", { toolConcurrency: 2 })
 const suspendingEngines = engines.filter((engine) => engine.name !== "light engine")
 
 const { callsReach, startedRun, suspendedOnJournal, joinPolling } = Harness
@@ -178,7 +178,7 @@ describe("a Ctrl-C whose record fails, then the store works again", () => {
 
   it.effect("cluster engine: the run ends stopped after a restart (a fresh engine over the same file)", () =>
     Effect.gen(function* () {
-      const { file } = Harness.make("durable-review-d7-brick-")
+      const { file } = Harness.make("durable-stop-records-brick-")
       const db = file()
       const engine = () => Engine.layerClusterSqlite(db)
       const gate = yield* Deferred.make<void>()

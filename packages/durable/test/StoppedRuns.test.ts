@@ -1,5 +1,5 @@
 /**
- * Stopped runs (Ctrl-C) and runs suspended on a JournalError, on every engine (from the review of durable6). A
+ * Stopped runs (Ctrl-C) and runs suspended on a JournalError, on every engine. A
  * stopped run executes no step it has not journaled, also when it is stopped while suspended on a
  * JournalError; a second caller of a run another caller stops gets the interrupted outcome; two resumes at
  * once, Ctrl-C on the second wait then the next run, delete / import during a wait, a store that stays broken,
@@ -21,7 +21,7 @@ import * as TestClock from "effect/testing/TestClock"
 import * as Harness from "./engines.js"
 import { settle, turns } from "./eventLoop.js"
 
-const { invoked, sessionsWith, engines } = Harness.make("durable-review6-")
+const { invoked, sessionsWith, engines } = Harness.make("durable-stopped-runs-")
 const { callsReach, executionOf, startedRun, suspended, suspendedOnJournal, joinPolling } = Harness
 
 const suspendingEngines = engines.filter((engine) => engine.name !== "light engine")

@@ -62,7 +62,7 @@ export const sessionEnded = (error: SqlError.SqlError): boolean =>
   })
 
 /**
- * The Postgres dialect of `@effect/sql`'s compiler (`$1` placeholders,
+ * The Postgres dialect of effect/sql's compiler (`$1` placeholders,
  * quoted identifiers), without name transforms (the store names its
  * columns) nor any client's custom fragments (the store uses none): so the
  * store runs on any Postgres `SqlClient` without @effect/sql-pg.

@@ -1,8 +1,8 @@
 /**
- * Stops, stores from before lives and failing stores, as the second review of durable runs found them
- * (each test but "a stop racing the wake-up", a probe, failed before its fix; of the tests run on every engine,
- * those of the engines the fix was for).
- * Real SQLite files; time is the TestClock.
+ * A run its caller stops (Ctrl-C): in a durable wait, in its start step, racing the wake-up, its body
+ * started again, a stop half recorded or whose record fails; with them the cases a stop meets (two
+ * inputs at once, stores from before lives, a delete in flight, failing stores on the memory and
+ * cluster engines). Real SQLite files; time is the TestClock.
  */
 import { AgentRun, DurableSessions, Engine, SqlEngine } from "@agent-kernel/durable"
 import { Content } from "@agent-kernel/kernel"

@@ -1,6 +1,6 @@
 /**
  * The Postgres advisory lock of `Engine.layerSql` lost while the owner lives: the owner must notice
- * before it starts a run (this failed before the check, as a second review of durable runs found).
+ * before it starts a run.
  */
 import { DurableSessions, Engine } from "@agent-kernel/durable"
 import { Settings } from "@agent-kernel/kernel"

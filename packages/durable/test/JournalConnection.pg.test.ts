@@ -1,6 +1,6 @@
 /**
- * Review of deps9 (`Store.StoreSql` became a `Context.Reference`, read by the journal from the
- * context it captured, `Store.storeSqlIn`): under `Engine.layerSql` on Postgres a tool call's
+ * The journal reads the store's client (`Store.StoreSql`) from the context it captured
+ * (`Store.storeSqlIn`): under `Engine.layerSql` on Postgres a tool call's
  * claim in `agent_tool_calls` runs on the lock's connection like every other statement of the
  * store. OwnerLock's one-connection run has no tool call, so no test read the journal's client:
  * with a pool of one connection (the lock's), a claim sent over the pool waits for ever.

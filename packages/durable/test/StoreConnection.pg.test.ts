@@ -1,10 +1,9 @@
 /**
- * The review of branch pglock6 (issue 13: `Engine.layerSql` runs every statement of the store on
- * the connection holding the owner lock), as tests: the store's client on that connection
+ * `Engine.layerSql` runs every statement of the store on the connection holding the owner lock: the
+ * store's client on that connection
  * (`Store.StoreSql`) keeps what a client over the pool had (a live session after a statement's
  * own error, interrupted statements cancelled, a close that does not wait on the server) and
- * refuses statements after the close; the layer's own `SqlClient` is the app's pool. Each failed
- * on pglock6. The throwaway database is the run's (packages/cluster/test/postgres.setup.ts); each
+ * refuses statements after the close; the layer's own `SqlClient` is the app's pool. The throwaway database is the run's (packages/cluster/test/postgres.setup.ts); each
  * test works in its own database in it.
  *
  * Real-time bounds (`Effect.timeout` on the live clock, 10 s) are only guards against a hang
@@ -73,7 +72,7 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
     "a statement the server refuses with 08P01 at ERROR (too many parameters) leaves the session alive: the layer must not call its lock lost",
     () =>
       Effect.gen(function* () {
-        const { url, name } = yield* ownDatabase("review_pg6")
+        const { url, name } = yield* ownDatabase("store_connection")
         const observer = Context.get(yield* Layer.build(pgLayer()), SqlClient.SqlClient)
         const sql = yield* layerClient(url, yield* Effect.scope)
         // An app's bulk statement over the layer's client with more than 65,535 parameters: the
@@ -95,7 +94,7 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
     "a stream on the layer's client whose rows run another statement does not wait for ever (it did over the pool)",
     () =>
       Effect.gen(function* () {
-        const { url } = yield* ownDatabase("review_pg6")
+        const { url } = yield* ownDatabase("store_connection")
         const sql = yield* appClient(url, yield* Effect.scope)
         const counted = yield* Effect.exit(
           within(
@@ -111,7 +110,7 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
 
   it.live("the layer's SqlClient keeps the app's pool's transforms", () =>
     Effect.gen(function* () {
-      const { url } = yield* ownDatabase("review_pg6")
+      const { url } = yield* ownDatabase("store_connection")
       const scope = yield* Effect.scope
       const pool = PgClient.layer({ url: Redacted.make(url), maxConnections: 2, transformResultNames: snakeToCamel })
       const sql = Context.get(yield* layerContext(url, scope, pool), SqlClient.SqlClient)
@@ -123,7 +122,7 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
     "an interrupted statement that waits on another session's lock does not hold up every later statement (it was cancelled over the pool)",
     () =>
       Effect.gen(function* () {
-        const { url, name } = yield* ownDatabase("review_pg6")
+        const { url, name } = yield* ownDatabase("store_connection")
         const observerContext = yield* Layer.build(poolOn(url, 2))
         const observer = Context.get(observerContext, SqlClient.SqlClient)
         // Another session (an operator, another app) holds a lock the layer's statement will wait on.
@@ -149,7 +148,7 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
 
   it.live("closing the layer does not wait for an interrupted statement still blocked on the server", () =>
     Effect.gen(function* () {
-      const { url, name } = yield* ownDatabase("review_pg6")
+      const { url, name } = yield* ownDatabase("store_connection")
       const observer = Context.get(yield* Layer.build(poolOn(url, 2)), SqlClient.SqlClient)
       const holder = yield* observer.reserve
       yield* holder.execute("SELECT pg_advisory_lock(4243)", [], undefined)
@@ -176,7 +175,7 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
     "closing the layer while a statement of the store is stuck on the server ends the owner's session after a bound: the lock is freed",
     () =>
       Effect.gen(function* () {
-        const { url, name } = yield* ownDatabase("review_pg6")
+        const { url, name } = yield* ownDatabase("store_connection")
         const observer = Context.get(yield* Layer.build(poolOn(url, 2)), SqlClient.SqlClient)
         const holder = yield* observer.reserve
         yield* holder.execute("SELECT pg_advisory_lock(4244)", [], undefined)
@@ -202,7 +201,7 @@ describe("Engine.layerSql's store client on the lock's connection, and the app's
 
   it.live("the layer's client refuses statements once the layer is closed (its connection went back to the pool)", () =>
     Effect.gen(function* () {
-      const { url } = yield* ownDatabase("review_pg6")
+      const { url } = yield* ownDatabase("store_connection")
       // The app's pool outlives the layer (as a pool shared with the app's own queries does).
       const pool = yield* Layer.build(poolOn(url, 2))
       const layerScope = yield* Scope.make()

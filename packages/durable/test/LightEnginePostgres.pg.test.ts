@@ -1,6 +1,5 @@
 /**
- * The review of the light engine (issue 13), finding 6: `Engine.layerSql` on Postgres owns the
- * store like `layerSqlite` owns its file; and the light engine's SQL (a durable wait's deadline and
+ * `Engine.layerSql` on Postgres owns the store like `layerSqlite` owns its file; and the light engine's SQL (a durable wait's deadline and
  * wake-up) runs on Postgres. Two engines over their own pools stand for two processes
  * (each pool is a session of the server, as each process's would be). The throwaway database is the
  * run's (packages/cluster/test/postgres.setup.ts); this file works in its own database in it.
@@ -27,7 +26,7 @@ const engineOn = (url: string) =>
 describe("Engine.layerSql on Postgres", () => {
   it.effect("a second process on the same database gets a StoreError (locked) until the first closes", () =>
     Effect.gen(function* () {
-      const { url } = yield* ownDatabase("durable_review")
+      const { url } = yield* ownDatabase("durable_light_pg")
       const first = yield* Scope.make()
       yield* Layer.buildWithScope(engineOn(url), first)
       const refused = yield* Effect.flip(Effect.scoped(Layer.build(engineOn(url))))
@@ -42,7 +41,7 @@ describe("Engine.layerSql on Postgres", () => {
 
   it.effect("a run with a durable retry wait completes on the light engine over Postgres", () =>
     Effect.gen(function* () {
-      const { url } = yield* ownDatabase("durable_review")
+      const { url } = yield* ownDatabase("durable_light_pg")
       const model = yield* ScriptedModel.make([
         ScriptedModel.rateLimited({ retryAfterMs: 1_500 }),
         ScriptedModel.text("done")

@@ -1,29 +1,19 @@
 /**
- * The review of the light engine (issue 13), one test a finding, each failing on the code before
- * its fix: execution ids of a deleted or imported session, store and journal failures that must
- * reach the caller and leave the run resumable, Ctrl-C in a durable wait, two callers of one
- * execution, what the engine keeps in memory, a registration's scope, whole-millisecond deadlines.
+ * What a resume finds and does: execution ids of a deleted or imported session (its lives), a store
+ * from before lives, store and journal failures that reach the caller and leave the run resumable,
+ * Ctrl-C in a durable wait.
  * Real SQLite files; time is the TestClock.
  */
-import { AgentRun, DurableSessions, Engine, SqlEngine } from "@agent-kernel/durable"
+import { AgentRun, DurableSessions, Engine, type SqlEngine } from "@agent-kernel/durable"
 import { Content, EventBus, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import * as SqlClient from "effect/sql/SqlClient"
-import * as Activity from "effect/workflow/Activity"
-import * as DurableClock from "effect/workflow/DurableClock"
-import * as Workflow from "effect/workflow/Workflow"
 import { describe, expect, it } from "@effect/vitest"
-import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
-import * as Result from "effect/Result"
-import * as Scope from "effect/Scope"
 import * as TestClock from "effect/testing/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -34,7 +24,7 @@ import { settle, turns } from "./eventLoop.js"
 
 const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
 
-const file = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "durable-review-")), "agent.db")
+const file = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "durable-resume-")), "agent.db")
 
 const echo: Toolbox.Service = {
   definitions: Effect.succeed([]),
@@ -81,7 +71,7 @@ const engines = [
   ["the memory engine", () => Engine.layerMemory]
 ] as const
 
-describe("review fixes: execution ids of a session's lives", () => {
+describe("execution ids of a session's lives", () => {
   for (const [name, engine] of engines) {
     it.effect(`${name}: a deleted and recreated session, or one imported over, runs its next run`, () =>
       Effect.gen(function* () {
@@ -136,7 +126,7 @@ describe("review fixes: execution ids of a session's lives", () => {
   }
 })
 
-describe("review fixes: a store made before lives", () => {
+describe("a store made before lives", () => {
   it.effect("gets the column, and its sessions get a life when their next run begins", () =>
     Effect.gen(function* () {
       const store = file()
@@ -178,7 +168,7 @@ describe("review fixes: a store made before lives", () => {
   )
 })
 
-describe("review fixes: a failing store reaches the caller as a typed error and leaves the run resumable", () => {
+describe("a failing store reaches the caller as a typed error and leaves the run resumable", () => {
   const cases = [
     {
       step: "the start step (reading the session)",
@@ -259,7 +249,7 @@ describe("review fixes: a failing store reaches the caller as a typed error and 
   }
 })
 
-describe("review fixes: Ctrl-C in a durable wait", () => {
+describe("Ctrl-C in a durable wait", () => {
   it.effect(
     "interrupting the caller of a run suspended on a retry-after wait ends it interrupted, its history on disk",
     () =>
@@ -321,175 +311,5 @@ describe("review fixes: Ctrl-C in a durable wait", () => {
         expect(next.history.map(Content.textOf)).toEqual(["go", "again", "too late"])
       }).pipe(Effect.provide(sessionsOn(Engine.layerMemory, model)), Effect.scoped)
     })
-  )
-})
-
-const Probe = Workflow.make("Probe", {
-  payload: { id: Schema.String },
-  success: Schema.Number,
-  idempotencyKey: (payload) => payload.id
-})
-
-const database = () => Sqlite.layer({ filename: file() })
-
-/** An engine on the database in context with `body` registered, for the life of `scope`. */
-const engineIn = <R>(
-  scope: Scope.Scope,
-  body: (payload: { readonly id: string }) => Effect.Effect<number, never, R>,
-  options: SqlEngine.Options = {}
-) =>
-  Layer.buildWithScope(
-    Probe.toLayer((payload) => body(payload)).pipe(Layer.provideMerge(SqlEngine.layer(options))),
-    scope
-  )
-
-/** A few event-loop turns: what a slow database takes to answer. */
-const slowly = turns(5)
-
-const statusOf = (id: string) =>
-  Effect.flatMap(Probe.executionId({ id }), (executionId) =>
-    Effect.flatMap(
-      SqlClient.SqlClient,
-      (sql) =>
-        sql<{ readonly status: string }>`SELECT status FROM workflow_executions WHERE execution_id = ${executionId}`
-    )
-  ).pipe(Effect.map((rows) => rows[0]?.status))
-
-describe("review fixes: the light engine", () => {
-  it.effect("two callers of one execution id in one process run it once: the second joins the first", () =>
-    Effect.gen(function* () {
-      let bodies = 0
-      const release = yield* Deferred.make<void>()
-      const engine = yield* engineIn(
-        yield* Effect.scope,
-        () =>
-          Effect.andThen(
-            Effect.sync(() => bodies++),
-            Activity.make({ name: "work", success: Schema.Number, execute: Effect.as(Deferred.await(release), 7) })
-          ),
-        // The first caller's INSERT is slow to come: the second caller arrives meanwhile.
-        { beforeWrite: (write) => (write.kind === "execution" ? slowly : Effect.void) }
-      )
-      const callers = yield* Effect.forkChild(
-        Effect.all([Probe.execute({ id: "x" }), Probe.execute({ id: "x" })], { concurrency: 2 }).pipe(
-          Effect.provide(engine)
-        )
-      )
-      yield* settle(Effect.map(statusOf("x"), (status) => status === "running"))
-      yield* turns(100)
-      yield* Deferred.succeed(release, undefined)
-      expect(yield* Fiber.join(callers)).toEqual([7, 7])
-      expect(bodies).toBe(1)
-    }).pipe(Effect.provide(database()))
-  )
-
-  it.effect("a run that is not in progress is not held in memory: its journal is read again when it resumes", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      let answer = 20
-      const engine = yield* engineIn(yield* Effect.scope, () =>
-        Effect.gen(function* () {
-          const first = yield* Activity.make({
-            name: "first",
-            success: Schema.Number,
-            execute: Effect.sync(() => answer)
-          })
-          yield* DurableClock.sleep({ name: "wait", duration: "10 seconds", inMemoryThreshold: Duration.zero })
-          return first
-        })
-      )
-      yield* Effect.provide(Probe.execute({ id: "done" }, { discard: true }), engine)
-      yield* settle(Effect.map(statusOf("done"), (status) => status === "suspended"))
-      // Suspended: the journal is the database's. Changed there, the resumed run reads the change.
-      yield* sql`UPDATE workflow_activities SET exit = '{"_tag":"Success","value":21}' WHERE name = 'first'`
-      yield* TestClock.adjust("10 seconds")
-      yield* settle(Effect.map(statusOf("done"), (status) => status === "complete"))
-      expect(yield* Effect.provide(Probe.execute({ id: "done" }), engine)).toBe(21)
-      // Complete, then purged: the same id is a new run, not the ended one held in memory.
-      const ids = [yield* Probe.executionId({ id: "done" })]
-      yield* SqlEngine.purge(ids)
-      answer = 30
-      yield* Effect.provide(Probe.execute({ id: "done" }, { discard: true }), engine)
-      yield* settle(Effect.map(statusOf("done"), (status) => status === "suspended"))
-      yield* TestClock.adjust("10 seconds")
-      yield* settle(Effect.map(statusOf("done"), (status) => status === "complete"))
-      expect(yield* Effect.provide(Probe.execute({ id: "done" }), engine)).toBe(30)
-    }).pipe(Effect.provide(database()))
-  )
-
-  it.effect("closing a registration's scope unregisters the workflow and interrupts its bodies as a crash", () =>
-    Effect.gen(function* () {
-      let started = 0
-      const interrupted = yield* Deferred.make<void>()
-      const body = () =>
-        Effect.andThen(
-          Effect.sync(() => started++),
-          Activity.make({
-            name: "forever",
-            success: Schema.Number,
-            execute: Effect.onInterrupt(Effect.never, () => Deferred.succeed(interrupted, undefined))
-          })
-        )
-      const engineScope = yield* Effect.scope
-      const engine = yield* Layer.buildWithScope(SqlEngine.layer(), engineScope)
-      const registration = yield* Scope.make()
-      yield* Layer.buildWithScope(Probe.toLayer(body).pipe(Layer.provide(Layer.succeedContext(engine))), registration)
-      yield* Effect.provide(Probe.execute({ id: "r" }, { discard: true }), Layer.succeedContext(engine))
-      yield* settle(Effect.sync(() => started === 1))
-      yield* Scope.close(registration, Exit.void)
-      expect(yield* Deferred.isDone(interrupted), "the body still runs").toBe(true)
-      const polled = yield* Effect.exit(Effect.provide(Probe.poll(yield* Probe.executionId({ id: "r" })), engine))
-      expect(
-        Exit.isFailure(polled) &&
-          Result.isSuccess(Cause.findDefect(polled.cause)) &&
-          polled.cause.reasons.some(
-            (reason) => Cause.isDieReason(reason) && reason.defect instanceof SqlEngine.JournalError
-          ),
-        `expected 'not registered', got ${String(polled)}`
-      ).toBe(true)
-      // A crash, not a stop: registered again, the run resumes.
-      expect(yield* statusOf("r")).toBe("running")
-      yield* Layer.buildWithScope(Probe.toLayer(body).pipe(Layer.provide(Layer.succeedContext(engine))), engineScope)
-      yield* settle(Effect.sync(() => started === 2))
-    }).pipe(Effect.provide(database()))
-  )
-
-  it.effect("a wait's wake-up leaves no row behind when its execution was purged meanwhile", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const engine = yield* engineIn(yield* Effect.scope, () =>
-        Effect.as(DurableClock.sleep({ name: "wait", duration: "10 seconds", inMemoryThreshold: Duration.zero }), 1)
-      )
-      yield* Effect.provide(Probe.execute({ id: "p" }, { discard: true }), engine)
-      yield* settle(Effect.map(statusOf("p"), (status) => status === "suspended"))
-      // Its session deleted while it waits: every row goes.
-      yield* SqlEngine.purge([yield* Probe.executionId({ id: "p" })])
-      yield* TestClock.adjust("10 seconds")
-      yield* turns(100)
-      const rows = (table: string) =>
-        Effect.map(sql<{ readonly n: number | bigint }>`SELECT count(*) AS n FROM ${sql(table)}`, (rows) =>
-          Number(rows[0]!.n)
-        )
-      expect(
-        yield* Effect.all([rows("workflow_executions"), rows("workflow_clocks"), rows("workflow_deferreds")])
-      ).toEqual([0, 0, 0])
-    }).pipe(Effect.provide(database()))
-  )
-
-  it.effect("a durable clock's deadline is journaled in whole milliseconds", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const engine = yield* engineIn(yield* Effect.scope, () =>
-        Effect.as(
-          DurableClock.sleep({ name: "short", duration: Duration.millis(1.5), inMemoryThreshold: Duration.zero }),
-          1
-        )
-      )
-      yield* Effect.provide(Probe.execute({ id: "c" }, { discard: true }), engine)
-      yield* settle(Effect.map(statusOf("c"), (status) => status === "suspended"))
-      const [row] = yield* sql<{ readonly wake_at: bigint | number }>`SELECT wake_at FROM workflow_clocks`
-      // Rounded up: never sooner than asked.
-      expect(Number(row!.wake_at)).toBe(2)
-    }).pipe(Effect.provide(database()))
   )
 })

@@ -1,5 +1,5 @@
 /**
- * perf6 review: a journaled run's observers see each one-shot response's parts once, as a plain
+ * A journaled run's observers see each one-shot response's parts once, as a plain
  * session's do: a replayed model step shows no part events, and a live one shows them once.
  */
 import { DurableSessions, Engine } from "@agent-kernel/durable"
@@ -34,7 +34,7 @@ const shown = (events: ReadonlyArray<{ readonly type: string }>) =>
         : event.type
   )
 
-describe("perf6 review: durable replay", () => {
+describe("a durable replay's events", () => {
   it.effect("a journaled run's observers see the same events as a plain session's, parts once", () =>
     Effect.gen(function* () {
       const plainEvents: Array<{ readonly type: string }> = []
