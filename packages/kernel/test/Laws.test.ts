@@ -208,6 +208,34 @@ describe("the laws catch seeded bugs with a readable counterexample", () => {
     })
   )
 
+  it.effect("a budget that always grants breaks Laws.all where only the budget stops an outage", () =>
+    Effect.gen(function* () {
+      const alwaysGrants: RetryBudget.Budget = {
+        initial: { used: 0, tokens: 0 },
+        acquire: (state) => Option.some({ used: state.used + 1, tokens: 0 }),
+        recordSuccess: (state) => state,
+        snapshot: (state) => ({ used: state.used, remaining: 1 })
+      }
+      // A per-call cap above the session budget: the budget is all that stops an outage at 20 retries.
+      const settings = { ...defaults, max_retries: 30 }
+      // The search is what this pins: shrinking a run of 40 calls takes seconds, so it stops early.
+      for (const seed of [1, 2, 3]) {
+        const result = yield* Effect.result(
+          Laws.checkAll(
+            Laws.all(settings),
+            { policy: RetryPolicy.fromSettings(settings), settings, budget: alwaysGrants },
+            { seed, maxShrinks: 50 }
+          )
+        )
+        assert.isTrue(Result.isFailure(result), `seed ${seed}: Laws.all held`)
+        if (Result.isFailure(result)) {
+          assert.strictEqual(result.failure.law, "respectsSessionBudget(20)")
+          assert.include(result.failure.problem, "is budget charge 21, more than the 20 allowed")
+        }
+      }
+    })
+  )
+
   it.effect("a policy that retries auth errors breaks neverRetries, though the kernel never would", () =>
     Effect.gen(function* () {
       const retriesEverything = RetryPolicy.backoff({ base: "500 millis" }).pipe(

@@ -106,6 +106,12 @@ export interface Law {
   readonly cases: (subject: ResolvedSubject) => Arbitrary.Arbitrary<Case>
   /** `None` when the case keeps the law. */
   readonly test: (subject: ResolvedSubject, testCase: Case) => Effect.Effect<Option.Option<Problem>>
+  /**
+   * The longest array its cases draw. effect/Arbitrary draws no array longer than the check's size,
+   * whatever its `maxLength`, so `check` grows the size up to this and the law reaches its longest
+   * outages. Default: Arbitrary's default size (10).
+   */
+  readonly size?: ((subject: ResolvedSubject) => number) | undefined
 }
 
 /**
@@ -148,6 +154,8 @@ export interface CheckOptions {
   readonly seed?: number | undefined
   /** How many smaller cases to try once a case breaks the law. Default 1000: a short counterexample reads best. */
   readonly maxShrinks?: number | undefined
+  /** The size the cases grow to (`Arbitrary.checkEffect`'s `size`). Default: the law's `size`. */
+  readonly size?: number | undefined
 }
 
 const seedArb = Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 2 ** 31 - 1 })))
@@ -188,6 +196,12 @@ const simulate = (subject: ResolvedSubject, testCase: Case) =>
     settings: subject.settings,
     budget: subject.budget
   })
+
+/** How long the kernel laws' fault plans run after their leading outage. */
+const PLAN_LENGTH = 16
+
+/** An error of an unbroken outage: transient, and retryable (a `retryable: false` ends the call). */
+const outageError = Arbitraries.transientError({ maxRetryAfterMs: 5_000, notRetryable: false })
 
 // Tolerance for float noise in jittered delays, never for a real difference.
 const slack = (ms: number) => 1e-6 * Math.max(1, Math.abs(ms))
@@ -235,31 +249,33 @@ export const honorsRetryAfter: Law = {
  * @since 0.1.0
  * @category laws
  */
-export const respectsPerCallCap = (max?: number): Law => ({
-  name: `respectsPerCallCap(${max ?? "max_retries"})`,
-  scope: "kernel",
-  cases: (subject) => {
-    const cap = max ?? subject.settings.max_retries
+export const respectsPerCallCap = (max?: number): Law => {
+  const leadPast = (subject: ResolvedSubject) => (max ?? subject.settings.max_retries) + 3
+  return {
+    name: `respectsPerCallCap(${max ?? "max_retries"})`,
+    scope: "kernel",
     // Lead with an unbroken outage long enough to pass the cap, then anything.
-    return caseOf(
-      concat([
-        Arbitrary.array(Arbitraries.transientError({ maxRetryAfterMs: 5_000 }), { maxLength: cap + 3 }),
-        Arbitraries.faultPlan({ maxRetryAfterMs: 30_000 })
-      ])
-    )
-  },
-  test: (subject, testCase) =>
-    Effect.map(simulate(subject, testCase), (simulation) => {
-      const cap = max ?? subject.settings.max_retries
-      const over = simulation.timeline.find((step) => step.retry !== null && step.retry > cap)
-      if (over === undefined) return Option.none()
-      return Option.some({
-        step: over.call,
-        simulation,
-        message: `call ${over.call} is retry ${over.retry} of one call (turn ${over.turn} on ${over.model}), more than ${cap}`
+    cases: (subject) =>
+      caseOf(
+        concat([
+          Arbitrary.array(outageError, { maxLength: leadPast(subject) }),
+          Arbitraries.faultPlan({ maxRetryAfterMs: 30_000, maxLength: PLAN_LENGTH })
+        ])
+      ),
+    size: (subject) => Math.max(leadPast(subject), PLAN_LENGTH),
+    test: (subject, testCase) =>
+      Effect.map(simulate(subject, testCase), (simulation) => {
+        const cap = max ?? subject.settings.max_retries
+        const over = simulation.timeline.find((step) => step.retry !== null && step.retry > cap)
+        if (over === undefined) return Option.none()
+        return Option.some({
+          step: over.call,
+          simulation,
+          message: `call ${over.call} is retry ${over.retry} of one call (turn ${over.turn} on ${over.model}), more than ${cap}`
+        })
       })
-    })
-})
+  }
+}
 
 /**
  * **Kernel law.** The session budget is charged (a retry, or a fallback step
@@ -294,16 +310,19 @@ export const respectsSessionBudget = (
   options: { readonly refundPerSuccess?: number | undefined } = {}
 ): Law => {
   const refund = options.refundPerSuccess
+  const [lead, plan] = [max + 3, Math.max(PLAN_LENGTH, 2 * max + 4)]
   return {
     name: `respectsSessionBudget(${max}${refund !== undefined ? `, refund ${refund} per success` : ""})`,
     scope: "kernel",
+    // Lead with an unbroken outage long enough to pass the budget, then anything.
     cases: () =>
       caseOf(
         concat([
-          Arbitrary.array(Arbitraries.transientError({ maxRetryAfterMs: 5_000 }), { maxLength: max + 3 }),
-          Arbitraries.faultPlan({ maxRetryAfterMs: 30_000, maxLength: Math.max(16, 2 * max + 4) })
+          Arbitrary.array(outageError, { maxLength: lead }),
+          Arbitraries.faultPlan({ maxRetryAfterMs: 30_000, maxLength: plan })
         ])
       ),
+    size: () => Math.max(lead, plan),
     test: (subject, testCase) =>
       Effect.map(simulate(subject, testCase), (simulation) => {
         let charges = 0
@@ -424,6 +443,7 @@ export const delaysWithin = (bounds: Bounds | ((retry: number) => Bounds)): Law 
     scope: "policy",
     cases: () =>
       caseOf(Arbitrary.array(Arbitraries.transientError({ retryAfter: false }), { minLength: 1, maxLength: 12 })),
+    size: () => 12,
     test: (subject, testCase) =>
       Effect.map(policyDelays(subject, testCase), (delays) => {
         for (const [i, delay] of delays.entries()) {
@@ -531,9 +551,10 @@ export const neverFallsBackOn = (categories: ReadonlyArray<ModelError.Category>)
     caseOf(
       concat([
         Arbitrary.array(Arbitraries.modelError({ categories, maxRetryAfterMs: 5_000 }), { maxLength: 8 }),
-        Arbitraries.faultPlan({ categories, maxRetryAfterMs: 90_000 })
+        Arbitraries.faultPlan({ categories, maxRetryAfterMs: 90_000, maxLength: PLAN_LENGTH })
       ])
     ),
+  size: () => PLAN_LENGTH,
   test: (subject, testCase) => {
     const settings =
       subject.settings.fallback_models.length > 0
@@ -603,7 +624,12 @@ export const check = Effect.fn("Laws.check")(function* (law: Law, subject: Subje
   const result = yield* Arbitrary.checkEffect(
     law.cases(resolved),
     (testCase) => Effect.map(runCase(law, resolved, testCase), Option.isNone),
-    { runs: options.numRuns ?? 100, maxShrinks: options.maxShrinks ?? 1_000, seed }
+    {
+      runs: options.numRuns ?? 100,
+      maxShrinks: options.maxShrinks ?? 1_000,
+      size: options.size ?? law.size?.(resolved),
+      seed
+    }
   )
   switch (result._tag) {
     case "Passed":
