@@ -98,7 +98,7 @@ export const of = (observers: ReadonlyArray<Observer>): Service => {
   const onResponse = observers.flatMap((observer) =>
     observer.onModelResponse === undefined ? [] : [observer.onModelResponse]
   )
-  const deliver = (events: ReadonlyArray<KernelEvent.KernelEvent>) => internal.deliverAll(onEvent, events)
+  const deliver = internal.deliveryTo(onEvent)
   return {
     observed: onEvent.length > 0,
     responseObserved: onResponse.length > 0,

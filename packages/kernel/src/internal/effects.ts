@@ -229,16 +229,15 @@ const withinAttemptTimeout = <A, E>(
   timeout: Duration.Duration,
   held: Held | undefined
 ): Effect.Effect<Exit.Exit<A, E> | undefined> =>
-  Effect.flatMap(Clock.currentTimeMillis, (started) =>
-    Effect.flatMap(Effect.forkChild(call, { startImmediately: true }), (fiber) => {
-      // A call that completed as it started (an in-memory model) is not waited for.
-      const done = fiber.pollUnsafe()
-      if (done !== undefined) return Effect.succeed(done)
-      return awaitWithin(fiber, Duration.toMillis(timeout), started, held).pipe(
-        Effect.onInterrupt(() => Fiber.interrupt(fiber))
-      )
-    })
-  )
+  Effect.flatMap(Effect.forkChild(call, { startImmediately: true }), (fiber) => {
+    // A call that completed as it started (an in-memory model) is not waited for.
+    const done = fiber.pollUnsafe()
+    if (done !== undefined) return Effect.succeed(done)
+    // It suspended as it started, in the same instant: its own time starts now.
+    return Effect.clockWith((clock) =>
+      awaitWithin(fiber, Duration.toMillis(timeout), clock.currentTimeMillisUnsafe(), held)
+    ).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+  })
 
 const awaitWithin = <A, E>(
   fiber: Fiber.Fiber<A, E>,
@@ -274,12 +273,14 @@ const toolCall = (
 ): Effect.Effect<Content.ToolResultBlock> =>
   Telemetry.withSpan(Telemetry.toolCallName(call), Telemetry.toolCall(call, info), (span) =>
     Effect.suspend(() => toolbox.invoke(call)).pipe(
-      Effect.flatMap((result) =>
-        result.is_error
-          ? Effect.fail(new Telemetry.ToolErrorResult({ message: result.content, result }))
-          : Effect.succeed(result)
-      ),
-      Effect.onExit((exit) => Effect.sync(() => Telemetry.annotate(span, Telemetry.toolCallEnded(exit))))
+      Effect.flatMap((result) => {
+        // A result is filed under its call's id, whatever id the toolbox gave it.
+        const answered = result.tool_use_id === call.id ? result : { ...result, tool_use_id: call.id }
+        return answered.is_error
+          ? Effect.fail(new Telemetry.ToolErrorResult({ message: answered.content, result: answered }))
+          : Effect.succeed(answered)
+      }),
+      Effect.tapCause((cause) => Effect.sync(() => Telemetry.annotate(span, Telemetry.toolCallEnded(cause))))
     )
   ).pipe(
     Effect.catchCause((cause) => {
@@ -289,6 +290,5 @@ const toolCall = (
       return Effect.succeed(
         Content.toolResult(call.id, `Tool "${call.name}" failed unexpectedly: ${Cause.pretty(cause)}`, true)
       )
-    }),
-    Effect.map((result) => (result.tool_use_id === call.id ? result : { ...result, tool_use_id: call.id }))
+    })
   )

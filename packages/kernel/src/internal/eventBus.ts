@@ -17,22 +17,21 @@ export const guarded = (observe: () => Effect.Effect<void>): Effect.Effect<void>
   Effect.catchCause(Effect.suspend(observe), logFailure)
 
 /**
- * Calls each observer with each event, in order, one call at a time: each
- * function is called when its turn comes, after the effects of the calls
- * before it have run.
+ * A delivery to the observers: each event to each observer, in order, one
+ * call at a time, each function called when its turn comes (after the
+ * effects of the calls before it have run).
  *
  * @internal
  */
-export const deliverAll = (
-  onEvent: ReadonlyArray<(event: KernelEvent.KernelEvent) => Effect.Effect<void>>,
-  events: ReadonlyArray<KernelEvent.KernelEvent>
-): Effect.Effect<void> => {
-  const toEach = (event: KernelEvent.KernelEvent) =>
+export const deliveryTo = (
+  onEvent: ReadonlyArray<(event: KernelEvent.KernelEvent) => Effect.Effect<void>>
+): ((events: ReadonlyArray<KernelEvent.KernelEvent>) => Effect.Effect<void>) => {
+  const toEach: (event: KernelEvent.KernelEvent) => Effect.Effect<void> =
     onEvent.length === 1
-      ? guarded(() => onEvent[0]!(event))
-      : Effect.forEach(onEvent, (f) => guarded(() => f(event)), { discard: true })
-  if (onEvent.length === 0) return Effect.void
-  return events.length === 1 ? toEach(events[0]!) : Effect.forEach(events, toEach, { discard: true })
+      ? (event) => guarded(() => onEvent[0]!(event))
+      : (event) => Effect.forEach(onEvent, (f) => guarded(() => f(event)), { discard: true })
+  if (onEvent.length === 0) return () => Effect.void
+  return (events) => (events.length === 1 ? toEach(events[0]!) : Effect.forEach(events, toEach, { discard: true }))
 }
 
 /**

@@ -41,7 +41,7 @@ interface Turn {
  */
 export const turns = Effect.fnUntraced(function* (run: Run.Run) {
   while (true) {
-    const figures = yield* Run.figures(run)
+    const figures = SessionState.figures(yield* Ref.get(run.state))
     const bound = Decision.beforeTurn(figures.turns, run.env.settings)
     if (Option.isSome(bound)) return bound.value
     const number = figures.turns + 1
@@ -64,14 +64,14 @@ const turnOf = Effect.fnUntraced(function* (run: Run.Run, turn: Turn) {
     const filtered = after.value.status === "content_filtered"
     // A filtered response's tool calls never run: the run's end answers each of them.
     if (filtered)
-      yield* Run.publish(run, () => ({
+      yield* Run.publish(run, {
         type: "content_filtered",
         at: Run.now(run),
         turn: turn.number,
         model: called.request.model,
         message: "the provider's content filter stopped the response",
         partial_text: Content.textOf(message)
-      }))
+      })
     yield* turnEnded(run, turn, called.response.stop_reason, filtered ? 0 : calls.length)
     return after.value
   }
@@ -88,13 +88,13 @@ const turnEnded = (
 ): Effect.Effect<void> =>
   Effect.suspend(() => {
     const at = Run.now(run)
-    const ended = Run.publish(run, () => ({
+    const ended = Run.publish(run, {
       type: "turn_ended",
       at,
       turn: turn.number,
       stop_reason: stopReason,
       tool_calls: toolCalls
-    }))
+    })
     return run.env.metrics ? Effect.andThen(ended, Meter.turn(at - turn.startedAt)) : ended
   })
 
@@ -129,7 +129,7 @@ const modelCall = Effect.fnUntraced(function* (run: Run.Run, turn: Turn) {
   let stepper: RetryPolicy.Stepper | undefined
   let overflow: ModelError.ModelError | undefined
   while (true) {
-    const figures = yield* Run.figures(run)
+    const figures = SessionState.figures(yield* Ref.get(run.state))
     // The turn is announced with its first request (after the context is assembled), or as the run ends before it.
     const announce = figures.attempt === 0 ? announceTurn(run, turn) : Effect.void
     const bound = Decision.beforeCall({
@@ -157,14 +157,14 @@ const modelCall = Effect.fnUntraced(function* (run: Run.Run, turn: Turn) {
 })
 
 const announceTurn = (run: Run.Run, turn: Turn) =>
-  Run.publish(run, () => ({ type: "turn_started", at: turn.startedAt, turn: turn.number }))
+  Run.publish(run, { type: "turn_started", at: turn.startedAt, turn: turn.number })
 
 /** One attempt: announced, sent through the seam within the wall-clock bound, and timed. */
 const attempt = Effect.fnUntraced(function* (run: Run.Run, turn: Turn, model: string, prepared: Request.Prepared) {
   const { request } = prepared
   const state = yield* Ref.updateAndGet(run.state, SessionState.attempting)
   const number = SessionState.figures(state).attempt
-  yield* Run.publish(run, () => ({
+  yield* Run.publish(run, {
     type: "model_request",
     at: Run.now(run),
     turn: turn.number,
@@ -173,7 +173,7 @@ const attempt = Effect.fnUntraced(function* (run: Run.Run, turn: Turn, model: st
     messages: prepared.messages,
     estimated_tokens: prepared.estimatedTokens,
     tools: request.tools.length
-  }))
+  })
   const sentAt = Run.now(run)
   const shown = new Observe.Shown()
   const info: Effects.AttemptInfo = {
@@ -210,11 +210,16 @@ const answered = Effect.fnUntraced(function* (run: Run.Run, turn: Turn, called: 
   const { request, response, content } = called
   yield* run.quota.recordSuccess
   const message: Content.Message = { role: "assistant", content }
-  const { spent, warning } = Run.spent(run, yield* Run.figures(run), response.usage, request.model)
+  const { spent, warning } = Run.spent(
+    run,
+    SessionState.figures(yield* Ref.get(run.state)),
+    response.usage,
+    request.model
+  )
   yield* Run.update(run, (state) =>
     SessionState.answered(state, message, run.env.budget.recordSuccess(state.budget), spent, Content.textOf(message))
   )
-  yield* Run.publish(run, () => ({
+  yield* Run.publish(run, {
     type: "model_response",
     at: called.returnedAt,
     turn: turn.number,
@@ -222,7 +227,7 @@ const answered = Effect.fnUntraced(function* (run: Run.Run, turn: Turn, called: 
     stop_reason: response.stop_reason,
     usage: response.usage,
     duration_ms: called.returnedAt - called.sentAt
-  }))
+  })
   yield* warning
   if (run.env.bus.responseObserved)
     yield* run.env.bus.modelResponded(content === response.content ? response : { ...response, content }, {
@@ -256,7 +261,12 @@ const afterFailure = Effect.fnUntraced(function* (
   const { error } = failed
   // A failed attempt's usage (a stream cut mid-way) was spent too: it counts towards max_cost_usd.
   if (error.usage !== undefined) {
-    const { spent, warning } = Run.spent(run, yield* Run.figures(run), error.usage, failed.model)
+    const { spent, warning } = Run.spent(
+      run,
+      SessionState.figures(yield* Ref.get(run.state)),
+      error.usage,
+      failed.model
+    )
     yield* Run.update(run, (state) => SessionState.withRun(state, spent))
     yield* warning
   }
@@ -428,7 +438,7 @@ const reduceContext = Effect.fnUntraced(function* (run: Run.Run, turn: Turn, err
     Telemetry.EventName.contextReduced,
     Telemetry.contextReduced({ before, after, target, reductions })
   )
-  yield* Run.publish(run, () => ({
+  yield* Run.publish(run, {
     type: "context_reduced",
     at: Run.now(run),
     turn: turn.number,
@@ -436,6 +446,6 @@ const reduceContext = Effect.fnUntraced(function* (run: Run.Run, turn: Turn, err
     after,
     target,
     reductions
-  }))
+  })
   return undefined
 })

@@ -26,21 +26,21 @@ export interface Prepared {
  *
  * @internal
  */
-export const prepare = Effect.fnUntraced(function* (run: Run.Run, state: SessionState.State, model: string) {
+export const prepare = (run: Run.Run, state: SessionState.State, model: string): Effect.Effect<Prepared> => {
   const { env } = run
-  const assembled =
-    env.contextProvider.assemble === undefined
-      ? undefined
-      : yield* env.contextProvider.assemble(Log.toArray(state.context))
-  const tools = yield* env.toolbox.definitions
-  const request = requestOf(model, state.context, assembled, tools, env)
-  return {
-    request,
-    messages: assembled === undefined ? state.context.length : assembled.length,
-    estimatedTokens:
-      overhead(run, request) + (assembled === undefined ? state.contextTokens : TokenEstimate.messages(assembled))
-  } satisfies Prepared
-})
+  const { assemble } = env.contextProvider
+  const prepared = (assembled: Content.History | undefined) =>
+    Effect.map(env.toolbox.definitions, (tools): Prepared => {
+      const request = requestOf(model, state.context, assembled, tools, env)
+      return {
+        request,
+        messages: assembled === undefined ? state.context.length : assembled.length,
+        estimatedTokens:
+          overhead(run, request) + (assembled === undefined ? state.contextTokens : TokenEstimate.messages(assembled))
+      }
+    })
+  return assemble === undefined ? prepared(undefined) : Effect.flatMap(assemble(Log.toArray(state.context)), prepared)
+}
 
 /**
  * A request whose messages are the working context as it was when the

@@ -15,7 +15,7 @@ import type * as Toolbox from "../Toolbox.js"
 import * as Usage from "../Usage.js"
 import type * as Effects from "./effects.js"
 import type * as Meter from "./meter.js"
-import * as SessionState from "./sessionState.js"
+import type * as SessionState from "./sessionState.js"
 
 /**
  * What a session holds that does not change between runs.
@@ -81,9 +81,6 @@ export interface Run {
 /** @internal */
 export const now = (run: Run): number => run.clock.currentTimeMillisUnsafe()
 
-/** The run's figures, as the session's state holds them now. @internal */
-export const figures = (run: Run) => Effect.map(Ref.get(run.state), SessionState.figures)
-
 /** Updates the session's state. @internal */
 export const update = (run: Run, f: (state: SessionState.State) => SessionState.State): Effect.Effect<void> =>
   Ref.update(run.state, f)
@@ -99,12 +96,12 @@ export const publishAll = (run: Run, events: ReadonlyArray<KernelEvent.KernelEve
 
 /**
  * Publishes one event, when anyone listens. Call it as the run performs it:
- * the event is made, stamped with the Clock's time, when the effect is built.
+ * whether anyone listens is asked when the effect is built.
  *
  * @internal
  */
-export const publish = (run: Run, event: () => KernelEvent.KernelEvent): Effect.Effect<void> =>
-  run.listening() ? publishAll(run, [event()]) : Effect.void
+export const publish = (run: Run, event: KernelEvent.KernelEvent): Effect.Effect<void> =>
+  run.listening() ? publishAll(run, [event]) : Effect.void
 
 /**
  * A call's usage added to the run's figures, and its cost when the model has
@@ -130,11 +127,11 @@ export const spent = (
     },
     warning: warn
       ? Effect.suspend(() =>
-          publish(run, () => ({
+          publish(run, {
             type: "warning",
             at: now(run),
             message: `no price for model "${model}" in settings.prices: max_cost_usd does not count its calls`
-          }))
+          })
         )
       : Effect.void
   }

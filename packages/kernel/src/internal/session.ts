@@ -205,13 +205,13 @@ const lifecycle = Effect.fnUntraced(function* (
   input: string,
   restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 ) {
-  yield* Run.publish(run, () => ({
+  yield* Run.publish(run, {
     type: "run_started",
     at: Run.now(run),
     run_id: run.runId,
     model: run.env.model,
     input
-  }))
+  })
   const exit = yield* Effect.exit(restore(Loop.turns(run)))
   const ending = endingOf(run, exit)
   // An interrupted run lets the toolbox release what it left running (plugin processes) first.
@@ -263,7 +263,7 @@ const finish = Effect.fnUntraced(function* (run: Run.Run, ending: Decision.End) 
     final_text: figures.final_text,
     history: Log.toArray(state.history)
   }
-  yield* Run.publish(run, () => ({
+  yield* Run.publish(run, {
     type: "run_ended",
     at: Run.now(run),
     run_id: figures.run_id,
@@ -275,7 +275,7 @@ const finish = Effect.fnUntraced(function* (run: Run.Run, ending: Decision.End) 
     wall_ms: wall,
     error: ending.error === undefined ? null : KernelEvent.summarize(ending.error),
     final_text: figures.final_text
-  }))
+  })
   if (run.env.metrics) yield* Meter.runEnded(ending.status, figures.turns)
   return outcome
 })

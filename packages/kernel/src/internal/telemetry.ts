@@ -225,13 +225,13 @@ export class ToolErrorResult extends Data.TaggedError("ToolErrorResult")<{
 }> {}
 
 /**
- * What a tool call's span learns from its exit: `error.type` when it ended
- * as an error, nothing when it went well.
+ * What a tool call's span learns when it ends as an error: `error.type`.
  *
  * @internal
  */
-export const toolCallEnded = (exit: Exit.Exit<unknown, ToolErrorResult>): Record<string, unknown> | undefined =>
-  Exit.isFailure(exit) ? { [Attr.errorType]: errorTypeOf(exit.cause) } : undefined
+export const toolCallEnded = (cause: Cause.Cause<ToolErrorResult>): Record<string, unknown> => ({
+  [Attr.errorType]: errorTypeOf(cause)
+})
 
 /** A retry's wait, with the decision that scheduled it. @internal */
 export const retry = (options: {

@@ -96,13 +96,13 @@ const callOne = (
   Effect.suspend(() => {
     const { turn } = info
     const startedAt = Run.now(run)
-    const started = Run.publish(run, () => ({
+    const started = Run.publish(run, {
       type: "tool_call_started",
       at: startedAt,
       turn,
       id: call.id,
       name: call.name
-    }))
+    })
     return Effect.andThen(started, invoke(run, call, info)).pipe(
       Effect.flatMap((result) => {
         const event = run.listening() ? [resulted(turn, call, result, startedAt, Run.now(run))] : []
