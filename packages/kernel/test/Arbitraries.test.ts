@@ -22,12 +22,9 @@ import { echoToolbox, ofType, runScript } from "./harness.js"
 /** Every model a run here may call: the Simulator's, the harness's, and the fallbacks. */
 const pricedModels = ["primary", "model-a", "model-b", "model-c"]
 
-const integer = (minimum: number, maximum: number) =>
-  Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum, maximum })))
-
 const faultsArb = Arbitraries.faults({ maxRetryAfterMs: 90_000 })
 const settingsArb = Arbitrary.map(
-  Arbitrary.all([Arbitraries.settings({ bounds: true, pricedModels }), integer(0, 2)]),
+  Arbitrary.all([Arbitraries.settings({ bounds: true, pricedModels }), Arbitraries.integer(0, 2)]),
   ([settings, n]) => ({ ...settings, fallback_models: ["model-b", "model-c"].slice(0, n) }) satisfies Settings.Settings
 )
 
@@ -40,7 +37,10 @@ const shortHintMillis = 1_000
 describe("the retry-heavy generators reach each named feature", () => {
   it("shares over 500 seeded cases: retries, the cap, short hints, retryable:false, midStream, bounds set and reached", () => {
     const cases = Effect.runSync(
-      Arbitrary.sampleEffect(Arbitrary.all([faultsArb, settingsArb, integer(0, 1e6)]), { count: 500, seed: 20_261_201 })
+      Arbitrary.sampleEffect(Arbitrary.all([faultsArb, settingsArb, Arbitraries.integer(0, 1e6)]), {
+        count: 500,
+        seed: 20_261_201
+      })
     )
     const counts = {
       retried: 0,
@@ -123,7 +123,7 @@ const outlastsTheWallClock = Arbitrary.map(
   Arbitrary.all([
     Arbitrary.array(Arbitraries.transientError({ notRetryable: false }), { minLength: 4, maxLength: 8 }),
     settingsArb,
-    integer(1_000, 10_000)
+    Arbitraries.integer(1_000, 10_000)
   ]),
   ([outage, settings, wall]): readonly [ReadonlyArray<Arbitraries.Fault>, Settings.Settings] => [
     outage,

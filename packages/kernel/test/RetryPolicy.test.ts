@@ -23,8 +23,6 @@ const drawing =
       })
     })
 
-const integer = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
-
 describe("RetryPolicy building blocks", () => {
   it.effect("fromSettings with no jitter is exponential, capped, and stops after max_retries", () =>
     Effect.gen(function* () {
@@ -104,7 +102,11 @@ describe("RetryPolicy properties", () => {
 
   it.prop(
     "capped never exceeds the cap, for any base and factor",
-    [integer(0, 10_000), Schema.Finite.check(Schema.isBetween({ minimum: 1, maximum: 5 })), integer(0, 10_000)],
+    [
+      Arbitraries.integer(0, 10_000),
+      Schema.Finite.check(Schema.isBetween({ minimum: 1, maximum: 5 })),
+      Arbitraries.integer(0, 10_000)
+    ],
     ([base, factor, cap]) => {
       const policy = RetryPolicy.backoff({ base, factor }).pipe(RetryPolicy.capped(cap), RetryPolicy.upTo(10))
       const delays = Effect.runSync(RetryPolicy.delays(policy, transient(10)))
@@ -115,7 +117,7 @@ describe("RetryPolicy properties", () => {
   it.effect.prop(
     "full jitter makes each delay d * U, U the next random draw, so it lies within [0, d]",
     [
-      integer(1, 10_000),
+      Arbitraries.integer(1, 10_000),
       Arbitrary.array(Arbitrary.schema(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 0.999 }))), {
         minLength: 6,
         maxLength: 6

@@ -16,19 +16,16 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Random from "effect/Random"
-import * as Schema from "effect/Schema"
 
 const noJitter: Settings.Settings = { ...Settings.defaults, jitter: "none" }
 const defaultPolicy = RetryPolicy.fromSettings(Settings.defaults)
 
-const integer = (minimum: number, maximum: number) =>
-  Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum, maximum })))
 const settingsArb = Arbitrary.map(
-  Arbitrary.all([Arbitraries.settings(), integer(0, 2)]),
+  Arbitrary.all([Arbitraries.settings(), Arbitraries.integer(0, 2)]),
   ([settings, n]) =>
     ({ ...settings, fallback_models: ["backup-1", "backup-2"].slice(0, n) }) satisfies Settings.Settings
 )
-const seedArb = integer(0, 1_000_000)
+const seedArb = Arbitraries.integer(0, 1_000_000)
 
 /**
  * A kernel run written out by hand, independent of the simulator's plumbing:

@@ -16,8 +16,14 @@ import type * as ModelProvider from "../ModelProvider.js"
 import * as ResponsePart from "../ResponsePart.js"
 import * as Settings from "../Settings.js"
 
-/** Integers in [min, max]. */
-const integer = (minimum: number, maximum: number): Arbitrary.Arbitrary<number> =>
+/**
+ * Integers from `minimum` to `maximum`, both included; shrinks towards the
+ * one nearest zero.
+ *
+ * @since 0.4.0
+ * @category arbitraries
+ */
+export const integer = (minimum: number, maximum: number): Arbitrary.Arbitrary<number> =>
   Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum, maximum })))
 
 /** Finite numbers in [min, max]. */

@@ -35,7 +35,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
-import * as Schema from "effect/Schema"
 import type * as ModelError from "../ModelError.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import * as RetryPolicy from "../RetryPolicy.js"
@@ -158,7 +157,7 @@ export interface CheckOptions {
   readonly size?: number | undefined
 }
 
-const seedArb = Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 2 ** 31 - 1 })))
+const seedArb = Arbitraries.integer(0, 2 ** 31 - 1)
 
 const caseOf = (faults: Arbitrary.Arbitrary<ReadonlyArray<Simulator.Fault>>): Arbitrary.Arbitrary<Case> =>
   Arbitrary.all({ faults, seed: seedArb })
