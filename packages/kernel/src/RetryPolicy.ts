@@ -115,8 +115,30 @@ export const whileRetryable = <Out, E, R>(
 }
 
 /**
- * Makes every delay at least the error's `retryAfter`. Jitter applied before
- * this step never takes a delay below the server's hint.
+ * A delay floored at the error's `retryAfter`: never sooner than the server
+ * asked. The one definition of the floor: `honorRetryAfter` applies it
+ * inside a policy, and the kernel's `Decision` to whatever policy a session
+ * runs (a user's own may ignore the hint).
+ *
+ * @example
+ * ```ts
+ * import { ModelError, RetryPolicy } from "@agent-kernel/kernel"
+ * import { Duration } from "effect"
+ *
+ * const error = ModelError.make("rate_limited", { provider: "p", model: "m", message: "slow down", retryAfter: Duration.seconds(7) })
+ * RetryPolicy.floorAtRetryAfter(Duration.millis(500), error) // 7 seconds
+ * ```
+ *
+ * @since 0.4.0
+ * @category building blocks
+ */
+export const floorAtRetryAfter = (delay: Duration.Duration, error: ModelError.ModelError): Duration.Duration =>
+  error.retryAfter === undefined ? delay : Duration.max(delay, error.retryAfter)
+
+/**
+ * Makes every delay at least the error's `retryAfter` (`floorAtRetryAfter`).
+ * Jitter applied before this step never takes a delay below the server's
+ * hint.
  *
  * @since 0.1.0
  * @category building blocks
@@ -124,9 +146,7 @@ export const whileRetryable = <Out, E, R>(
 export const honorRetryAfter = <Out, E, R>(
   self: Schedule.Schedule<Out, ModelError.ModelError, E, R>
 ): Schedule.Schedule<Out, ModelError.ModelError, E, R> =>
-  Schedule.modifyDelay(self, ({ input, duration }) =>
-    Effect.succeed(input.retryAfter === undefined ? duration : Duration.max(duration, input.retryAfter))
-  )
+  Schedule.modifyDelay(self, ({ input, duration }) => Effect.succeed(floorAtRetryAfter(duration, input)))
 
 /**
  * The kernel's default policy, from settings:

@@ -6,6 +6,7 @@ import type * as KernelEvent from "../KernelEvent.js"
 import * as ModelError from "../ModelError.js"
 import type * as ModelProvider from "../ModelProvider.js"
 import type * as RetryBudget from "../RetryBudget.js"
+import * as RetryPolicy from "../RetryPolicy.js"
 import type * as RunOutcome from "../RunOutcome.js"
 
 /** @internal */
@@ -92,9 +93,9 @@ export const decide = (
   }
 }
 
-/** The wait before a retry: the policy's delay floored at the server's retry-after, the one place the floor is applied. */
+/** The wait before a retry: the policy's delay, never sooner than the server asked. */
 const waitOf = (error: ModelError.ModelError, step: Duration.Duration): number =>
-  Math.max(Duration.toMillis(step), error.retryAfter === undefined ? 0 : Duration.toMillis(error.retryAfter))
+  Duration.toMillis(RetryPolicy.floorAtRetryAfter(step, error))
 
 const retryOrFallback = (
   error: ModelError.ModelError,
