@@ -14,7 +14,7 @@ import {
   Settings
 } from "@agent-kernel/kernel"
 import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, expect, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -186,7 +186,7 @@ describe("the attempt timeout cuts a hung attempt", () => {
         Effect.provideService(ModelProvider.ModelProvider, provider)
       )
       yield* session.run("go")
-      assert.deepStrictEqual(seen, [ModelProvider.callTimeoutsFrom(settings)])
+      expect(seen).toEqual([ModelProvider.callTimeoutsFrom(settings)])
       assert.strictEqual(Duration.toMillis(seen[0]!.idle), 3_456)
     })
   )

@@ -141,7 +141,7 @@ const fallbackOrEnd = (
 
 /** @internal */
 export const plan = (decision: Decision.Decision, failure: Decision.Failure): Decision.Plan => {
-  const { error, attempt, budget, budgetState } = failure
+  const { error, attempt, budgetState } = failure
   const counters: Decision.Counters = {
     retries: attempt.retries,
     maxPerCall: attempt.maxPerCall,
@@ -180,7 +180,7 @@ export const plan = (decision: Decision.Decision, failure: Decision.Failure): De
     case "Fallback":
       return fellBack(decision, failure, counters)
     case "Retry":
-      return retried(decision, failure, counters, budget)
+      return retried(decision, failure, counters)
   }
 }
 
@@ -247,15 +247,10 @@ const fellBack = (
 }
 
 /** A retry: charged as it is decided, and given back if it never runs. */
-const retried = (
-  decision: Decision.Retry,
-  failure: Decision.Failure,
-  counters: Decision.Counters,
-  budget: RetryBudget.Budget
-): Decision.Plan => {
+const retried = (decision: Decision.Retry, failure: Decision.Failure, counters: Decision.Counters): Decision.Plan => {
   const { error, attempt } = failure
   const retries = counters.retries + 1
-  const spent = budget.snapshot(decision.budget)
+  const spent = failure.budget.snapshot(decision.budget)
   const events: Array<KernelEvent.Unstamped> = []
   if (error.midStream === true || attempt.shownTextChars > 0) events.push(restarted(failure))
   events.push({

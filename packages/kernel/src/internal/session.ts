@@ -92,16 +92,14 @@ export const make = Effect.fnUntraced(function* (
     subscribers: 0,
     current: undefined
   }
-  const live = Effects.make({
-    provider,
-    toolbox: env.toolbox,
-    attemptTimeout: ModelProvider.callTimeoutsFrom(settings).attempt
-  })
+  const timeouts = ModelProvider.callTimeoutsFrom(settings)
+  const live = Effects.make({ provider, toolbox: env.toolbox, attemptTimeout: timeouts.attempt })
   const subscribe = subscribeTo(events)
+  const runs: Runs = { env, state, events, provider: provider.name, timeouts, effects: () => effects(live) }
   return {
     id: env.id,
     settings,
-    run: (input) => lock.withPermit(runOnce(env, state, events, provider.name, effects(live), input)),
+    run: (input) => lock.withPermit(runOnce(runs, input)),
     history: Effect.map(Ref.get(state), (state) => Log.toArray(state.history)),
     context: Effect.map(Ref.get(state), (state) => Log.toArray(state.context)),
     state: Effect.map(Ref.get(state), SessionState.toPublic),
@@ -142,21 +140,27 @@ const offerTo =
         : Effect.uninterruptible(Effect.asVoid(PubSub.publishAll(events.current, published)))
     )
 
+/** What every run of a session starts from. */
+interface Runs {
+  readonly env: Run.Env
+  readonly state: Ref.Ref<SessionState.State>
+  readonly events: Events
+  readonly provider: string
+  /** The call timeouts of the settings, given to every call of every run. */
+  readonly timeouts: ModelProvider.CallTimeouts
+  /** The run's effects: the live ones, as `Options.effects` wraps them for each run. */
+  readonly effects: () => Effects.Effects
+}
+
 /**
  * One run, holding the session's lock: it starts, runs its turns
  * interruptibly, and ends (answering what is pending, publishing
  * `run_ended`) however the turns end, in the invoke_agent span.
  */
-const runOnce = (
-  env: Run.Env,
-  state: Ref.Ref<SessionState.State>,
-  events: Events,
-  provider: string,
-  effects: Effects.Effects,
-  input: string | Content.Message
-): Effect.Effect<RunOutcome.RunOutcome> =>
+const runOnce = (runs: Runs, input: string | Content.Message): Effect.Effect<RunOutcome.RunOutcome> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function* () {
+      const { env, state, events } = runs
       const clock = yield* Clock.Clock
       const message = typeof input === "string" ? Content.userText(input) : input
       const started = yield* Ref.updateAndGet(state, (current) =>
@@ -171,7 +175,7 @@ const runOnce = (
         runNumber: started.runs,
         startedAt: SessionState.figures(started).started_at,
         clock,
-        effects,
+        effects: runs.effects(),
         quota: yield* RetryQuota.RetryQuota,
         listening: () => env.bus.observed || events.subscribers > 0,
         subscribed: () => events.subscribers > 0,
@@ -189,11 +193,11 @@ const runOnce = (
       }
       return yield* Telemetry.withSpan(
         Telemetry.Operation.invokeAgent,
-        Telemetry.run({ session: env.id, runId, provider, model: env.model }),
+        Telemetry.run({ session: env.id, runId, provider: runs.provider, model: env.model }),
         (span) => lifecycle(run, span, typeof input === "string" ? input : Content.textOf(message), restore)
       ).pipe(
         Effect.provideService(EventBus.EventBus, bus),
-        Effect.provideService(ModelProvider.CurrentCallTimeouts, ModelProvider.callTimeoutsFrom(env.settings))
+        Effect.provideService(ModelProvider.CurrentCallTimeouts, runs.timeouts)
       )
     })
   )
