@@ -205,14 +205,22 @@ class Held {
     })
   }
 
-  /** How long the call held up this long ago may run yet; `undefined` once its own time is up. */
+  /**
+   * How much longer a call given `budget` ms at `started` may run, now, for
+   * its own time to reach the budget; `undefined` once it has (and no hold
+   * is in progress). During a hold its own time stands still: look again
+   * shortly, once the hold may have ended.
+   */
   left(budget: number, started: number, now: number): number | undefined {
     const holding = this.since === undefined ? 0 : now - this.since
     const left = budget - (now - started - this.millis - holding)
-    // During a hold the call's own time stands still: look again once it could have run out.
-    return left > 0 ? left : this.since === undefined ? undefined : budget
+    if (left <= 0 && this.since === undefined) return undefined
+    return Math.max(left, heldRecheckMillis)
   }
 }
+
+/** How soon a timeout that falls during a hold looks again. */
+const heldRecheckMillis = 10
 
 /**
  * Runs `call` on a fiber of its own and waits for it, at most `timeout` of
