@@ -83,20 +83,77 @@ describe("RetryPolicy building blocks", () => {
 })
 
 describe("RetryPolicy properties", () => {
-  it.effect.prop(
+  /** A retryable error, and whether it asks for a retry-after (two in three) of what share of the cap (up to twice it). */
+  const outageError = Arbitrary.all([
+    Arbitraries.transientError({ retryAfter: false, notRetryable: false }),
+    Arbitrary.map(Arbitraries.integer(0, 2), (n) => n > 0),
+    Arbitraries.integer(0, 200)
+  ])
+  const neverRetried = Arbitraries.modelError({
+    categories: ModelError.Category.literals.filter((category) => ModelError.reactionOf(category) !== "retry")
+  })
+  /**
+   * Settings, then an outage of retryable errors that ends one or two errors short of the cap or past it,
+   * half of its retry-afters above the cap; then an error the kernel never retries; then any errors.
+   */
+  const cases = Arbitrary.map(
+    Arbitrary.all([
+      Arbitraries.settings(),
+      Arbitrary.map(Arbitraries.integer(0, 3), (i) => [-2, -1, 1, 2][i]!),
+      Arbitrary.array(outageError, { minLength: 10, maxLength: 10 }),
+      neverRetried,
+      Arbitrary.array(Arbitraries.modelError({ maxRetryAfterMs: 200_000 }), { maxLength: 4 })
+    ]),
+    ([settings, past, outage, stop, tail]) => {
+      const retryAfterMs = (percent: number) => Math.round(((settings.max_delay_ms + 1_000) * percent) / 100)
+      const errors = outage.slice(0, Math.max(0, settings.max_retries + past)).map(([error, hinted, percent]) =>
+        hinted
+          ? ModelError.make(error.category, {
+              provider: error.provider,
+              model: error.model,
+              message: error.message,
+              retryAfter: Duration.millis(retryAfterMs(percent))
+            })
+          : error
+      )
+      return [settings, [...errors, stop, ...tail]] as const
+    }
+  )
+
+  it.effect(
     "the default policy never retries more than max_retries, never a non-retryable error, never below retryAfter, never above the cap unless the server asked",
-    [Arbitraries.settings(), Arbitrary.array(Arbitraries.modelError({ maxRetryAfterMs: 200_000 }), { maxLength: 12 })],
-    ([settings, errors]) =>
+    () =>
       Effect.gen(function* () {
-        const delays = yield* RetryPolicy.delays(RetryPolicy.fromSettings(settings), errors)
-        assert.isAtMost(delays.length, settings.max_retries)
-        delays.forEach((delay, i) => {
-          const error = errors[i]!
-          assert.isTrue(ModelError.isRetryable(error), `retried a ${error.category}`)
-          const hint = error.retryAfter === undefined ? 0 : Duration.toMillis(error.retryAfter)
-          assert.isAtLeast(Duration.toMillis(delay), hint)
-          assert.isAtMost(Duration.toMillis(delay), Math.max(settings.max_delay_ms, hint))
-        })
+        const reach = yield* Arbitraries.checkReach(
+          cases,
+          ([settings, errors]) =>
+            Effect.gen(function* () {
+              const delays = (yield* RetryPolicy.delays(RetryPolicy.fromSettings(settings), errors)).map(
+                Duration.toMillis
+              )
+              const cap = settings.max_retries
+              assert.isAtMost(delays.length, cap)
+              const reached: Array<string> = []
+              delays.forEach((delay, i) => {
+                const error = errors[i]!
+                assert.isTrue(ModelError.isRetryable(error), `retried a ${error.category}`)
+                const hint = error.retryAfter === undefined ? 0 : Duration.toMillis(error.retryAfter)
+                assert.isAtLeast(delay, hint)
+                assert.isAtMost(delay, Math.max(settings.max_delay_ms, hint))
+                if (hint > 0 && delay === hint) reached.push("a retry-after honoured")
+                if (delay > settings.max_delay_ms) reached.push("a delay above the cap")
+              })
+              const next = errors[delays.length]
+              if (delays.length === cap && next !== undefined && ModelError.isRetryable(next)) reached.push("the cap")
+              if (delays.length < cap && next !== undefined && !ModelError.isRetryable(next))
+                reached.push("a non-retryable error")
+              return reached
+            }),
+          // Enough cases that each share is measured to a few points.
+          { runs: 200 }
+        )
+        for (const named of ["the cap", "a non-retryable error", "a retry-after honoured", "a delay above the cap"])
+          assert.isAtLeast(reach.share(named), 0.3, `${named}: ${reach.summary}`)
       })
   )
 

@@ -8,7 +8,9 @@
  * @since 0.1.0
  */
 import * as Arbitrary from "effect/Arbitrary"
+import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Content from "../Content.js"
 import * as ModelError from "../ModelError.js"
@@ -495,3 +497,79 @@ export const streamedCall = (
     })
   )
 }
+
+/**
+ * What a property's cases reached: how many cases ran, and the share of
+ * them (0 to 1) that reached each label.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Reach {
+  readonly cases: number
+  readonly share: (label: string) => number
+  /** Every label with its share, for an assertion's message: `open 41 %, half-open 35 % of 100 cases`. */
+  readonly summary: string
+}
+
+/**
+ * A property failed on a case. The message names the shrunk case and the
+ * replay token.
+ *
+ * @since 0.4.0
+ * @category errors
+ */
+export class PropertyFalsified extends Data.TaggedError("PropertyFalsified")<{ readonly message: string }> {}
+
+/**
+ * Checks a property as `Arbitrary.checkEffect` does, and measures what its
+ * cases reach. The property returns the labels of what its case reached
+ * (say `"open"` when a call came while a breaker was open); a failed
+ * assertion in it falsifies the case, which is shrunk and reported. Assert
+ * on the shares that the property reaches the cases it names: a generator
+ * that stops producing them then fails the test instead of passing it
+ * vacuously.
+ *
+ * @example
+ * ```ts
+ * import { Arbitraries } from "@agent-kernel/kernel/testing"
+ * import * as Effect from "effect/Effect"
+ *
+ * // Fails with PropertyFalsified if a case breaks the property; else `reach.share("retried")` is about 0.9.
+ * const program = Effect.gen(function* () {
+ *   const reach = yield* Arbitraries.checkReach(Arbitraries.integer(0, 9), (retries) =>
+ *     Effect.succeed(retries > 0 ? ["retried"] : [])
+ *   )
+ *   return reach.summary
+ * })
+ * ```
+ *
+ * @since 0.4.0
+ * @category checking
+ */
+export const checkReach = <A, E, R>(
+  arbitrary: Arbitrary.Arbitrary<A>,
+  property: (value: A) => Effect.Effect<Iterable<string>, E, R>,
+  options?: Arbitrary.CheckOptions
+): Effect.Effect<Reach, PropertyFalsified, R> =>
+  Effect.suspend(() => {
+    const counts = new Map<string, number>()
+    let cases = 0
+    const tally = (labels: Iterable<string>) => {
+      cases++
+      for (const label of new Set(labels)) counts.set(label, (counts.get(label) ?? 0) + 1)
+      return true
+    }
+    const checked = (value: A) =>
+      property(value).pipe(
+        Effect.map(tally),
+        Effect.catchDefect((defect) => Effect.fail(defect))
+      )
+    return Effect.flatMap(Arbitrary.checkEffect(arbitrary, checked, options), (result) => {
+      if (result._tag !== "Passed")
+        return Effect.fail(new PropertyFalsified({ message: Arbitrary.formatCheckFailure(result) ?? result._tag }))
+      const share = (label: string) => (cases === 0 ? 0 : (counts.get(label) ?? 0) / cases)
+      const shares = [...counts.keys()].map((label) => `${label} ${Math.round(share(label) * 100)} %`)
+      return Effect.succeed({ cases, share, summary: `${shares.join(", ") || "nothing"} of ${cases} cases` })
+    })
+  })
