@@ -450,9 +450,6 @@ export const make = (
           Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
           Effect.provideService(Steps.Steps, Option.some(steps)),
           Effect.tap((result) => record(entry, executionId, result)),
-          // The body runs interruptibly inside `intoResult`; its result is recorded even when the engine's
-          // `interrupt` (which interrupts this fiber) made it.
-          Effect.uninterruptible,
           Effect.onExit(() =>
             Effect.suspend(() => {
               if (closing) return Effect.void
@@ -645,8 +642,8 @@ export const make = (
         const current = running.get(executionId)
         if (current !== undefined && current.fiber.pollUnsafe() === undefined) {
           current.instance.interrupted = true
+          // The interruption may end the fiber before it records the body's interrupted result: recorded below.
           yield* Fiber.interrupt(current.fiber)
-          return
         }
         const row = yield* readExecution(executionId)
         if (Option.isNone(row) || row.value.status === "complete") return
