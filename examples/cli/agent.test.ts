@@ -418,6 +418,16 @@ describe("agent CLI: help and usage errors", () => {
   )
 })
 
+describe("agent CLI: option values", () => {
+  it("a value that starts with a dash is its option's value (--prompt -x, --prompt --x)", async () => {
+    for (const input of ["-x", "--not-an-option", "-5 degrees?"]) {
+      const result = await cli(["--prompt", input, "--json"])
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.deepInclude(result.events[0], { type: "run_started", input })
+    }
+  })
+})
+
 describe("agent CLI: bounded input", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-bounded-"))
 

@@ -80,24 +80,30 @@ const nearest = (name: string, specs: ReadonlyArray<OptionSpec>): string | undef
   return scored[0]?.known
 }
 
+/** What the check finds: the first problem, or the command line to hand effect/cli. */
+export type Reading = { readonly problem: string } | { readonly args: ReadonlyArray<string> }
+
 /**
  * The first problem with `args` (the command line after the command's name),
- * or `undefined` when every option is known to the command it follows, has
- * its value, and every choice is one of its values. Options after a
- * subcommand's name are the subcommand's.
+ * or, when every option is known to the command it follows, has its value,
+ * and every choice is one of its values, the command line with each value
+ * joined to its option (`--prompt=-x`): effect/cli reads a word that starts
+ * with "-" as an option, so a value such as `--prompt "-5 is negative?"`
+ * reaches it attached. Options after a subcommand's name are the subcommand's.
  */
-export const check = (
-  args: ReadonlyArray<string>,
-  command: CommandSpec,
-  path: string = command.name
-): string | undefined => {
+export const read = (args: ReadonlyArray<string>, command: CommandSpec, path: string = command.name): Reading => {
   const specs = command.options
+  const joined: Array<string> = []
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
-    if (arg === "--") return undefined
+    if (arg === "--") return { args: [...joined, ...args.slice(i)] }
     if (!arg.startsWith("-") || arg === "-") {
       const subcommand = command.subcommands.find((candidate) => candidate.name === arg)
-      if (subcommand !== undefined) return check(args.slice(i + 1), subcommand, `${path} ${arg}`)
+      if (subcommand !== undefined) {
+        const rest = read(args.slice(i + 1), subcommand, `${path} ${arg}`)
+        return "problem" in rest ? rest : { args: [...joined, arg, ...rest.args] }
+      }
+      joined.push(arg)
       continue
     }
     const eq = arg.indexOf("=")
@@ -105,16 +111,29 @@ export const check = (
     const spec = specs.find((candidate) => candidate.names.includes(name))
     if (spec === undefined) {
       const suggestion = nearest(name, specs)
-      return suggestion !== undefined
-        ? `unknown option ${name}; did you mean ${suggestion}?`
-        : `unknown option ${name} (see ${path} --help)`
+      return {
+        problem:
+          suggestion !== undefined
+            ? `unknown option ${name}; did you mean ${suggestion}?`
+            : `unknown option ${name} (see ${path} --help)`
+      }
     }
-    if (!spec.takesValue) continue
+    if (!spec.takesValue) {
+      joined.push(arg)
+      continue
+    }
     const value = name !== arg ? arg.slice(eq + 1) : args[++i]
-    if (value === undefined || (name !== arg && value === "")) return `${name} needs a value`
+    if (value === undefined || (name !== arg && value === "")) return { problem: `${name} needs a value` }
     if (spec.choices !== undefined && !spec.choices.includes(value)) {
-      return `${name} must be one of ${spec.choices.join(", ")}, not "${value}"`
+      return { problem: `${name} must be one of ${spec.choices.join(", ")}, not "${value}"` }
     }
+    joined.push(`${name}=${value}`)
   }
-  return undefined
+  return { args: joined }
+}
+
+/** The first problem `read` finds in `args`, or `undefined`. */
+export const check = (args: ReadonlyArray<string>, command: CommandSpec): string | undefined => {
+  const reading = read(args, command)
+  return "problem" in reading ? reading.problem : undefined
 }

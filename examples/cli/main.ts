@@ -44,10 +44,10 @@ const program = (args: ReadonlyArray<string>) =>
       command,
       subcommands.map((subcommand) => Argv.specOfCommand(subcommand))
     )
-    const problem = Argv.check(args, spec)
-    if (problem !== undefined) return yield* new UsageError({ message: problem })
+    const reading = Argv.read(args, spec)
+    if ("problem" in reading) return yield* new UsageError({ message: reading.problem })
     const last = yield* Ref.make<RunOutcome.RunStatus | undefined>(undefined)
-    yield* Command.runWith(root, { version })(args).pipe(Effect.provideService(LastRunStatus, last))
+    yield* Command.runWith(root, { version })(reading.args).pipe(Effect.provideService(LastRunStatus, last))
     return yield* Ref.get(last)
   })
 
