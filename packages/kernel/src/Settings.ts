@@ -356,9 +356,15 @@ export const override = (
 
 const encode = (settings: Settings) => Effect.orDie(Schema.encodeEffect(Settings)(settings))
 
+// Names every object answers to: assigning `__proto__` would set the prototype and lose the value.
+const objectKeys: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"])
+
 /**
  * Parses `key=value` overrides, as given on a command line. Values are read as
  * JSON where they parse (numbers, arrays, objects) and as strings otherwise.
+ * Other keys are checked when the result is decoded; `__proto__`,
+ * `constructor` and `prototype` are refused here as unknown keys, as a
+ * settings file refuses them.
  *
  * @since 0.1.0
  * @category decoding
@@ -374,7 +380,12 @@ export const parseAssignments = (
       problems.push(`"${assignment}": expected key=value`)
       continue
     }
-    result[assignment.slice(0, eq).trim()] = parseScalar(assignment.slice(eq + 1))
+    const key = assignment.slice(0, eq).trim()
+    if (objectKeys.has(key)) {
+      problems.push(`${key}: unknown key`)
+      continue
+    }
+    result[key] = parseScalar(assignment.slice(eq + 1))
   }
   return problems.length === 0
     ? Result.succeed(result)

@@ -103,6 +103,17 @@ describe("Settings", () => {
     })
   )
 
+  it("parseAssignments: __proto__, constructor and prototype are unknown keys, as in a settings file", () => {
+    for (const key of ["__proto__", "constructor", "prototype"]) {
+      const result = Settings.parseAssignments([`${key}={"max_retries":99}`, "max_retries=2"])
+      assert.isTrue(Result.isFailure(result), key)
+      if (Result.isFailure(result)) {
+        assert.deepStrictEqual(result.failure.issues, [`${key}: unknown key`])
+        assert.include(result.failure.message, `invalid settings in --set:\n  - ${key}: unknown key`)
+      }
+    }
+  })
+
   it.prop(
     "every arbitrary settings value encodes and decodes back to itself",
     [Arbitraries.settings()],
