@@ -412,6 +412,11 @@ const parseScalar = (raw: string): unknown => {
  * `ConfigProvider.constantCase`), then decoded together so every bad field is
  * listed at once.
  *
+ * An empty value is an error naming its key only where the provider keeps
+ * empty values (`ConfigProvider.fromEnv({ preserveEmptyStrings: true })`):
+ * Effect's providers read an empty value as unset by default, and the key
+ * then keeps its default.
+ *
  * @example
  * ```ts
  * import { Settings } from "@agent-kernel/kernel"

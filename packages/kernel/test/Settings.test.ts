@@ -92,6 +92,27 @@ describe("Settings", () => {
     })
   )
 
+  it.effect(
+    "config: an empty value is an error naming its key where the provider keeps it, and unset where it does not",
+    () =>
+      Effect.gen(function* () {
+        const env = { max_retries: "", jitter: "full" }
+        const error = yield* Effect.flip(
+          Settings.config.pipe(
+            Effect.provideService(
+              ConfigProvider.ConfigProvider,
+              ConfigProvider.fromEnv({ env, preserveEmptyStrings: true })
+            )
+          )
+        )
+        assert.include(String(error), 'max_retries: Expected number, actual ""')
+        const settings = yield* Settings.config.pipe(
+          Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))
+        )
+        assert.deepStrictEqual([settings.max_retries, settings.jitter], [5, "full"])
+      })
+  )
+
   it.effect("override and parseAssignments: --set key=value pairs are typed by JSON and re-validated", () =>
     Effect.gen(function* () {
       const assignments = Result.getOrThrow(Settings.parseAssignments(["max_retries=2", "jitter=none"]))
