@@ -383,13 +383,12 @@ export const body = (
     const fiber = yield* Effect.withFiber<Fiber.Fiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
     const instance = yield* WorkflowEngine.WorkflowInstance
     const engine = yield* WorkflowEngine.WorkflowEngine
-    // An engine that journals steps itself (it offers `Steps`: the light engine) journals no JournalError: the
-    // body fails with it, and the run stays unfinished. The others (the memory and cluster engines) journal
-    // whatever a step or a body ends with, so a journal failure would be the run's result, answered again on
+    // The light engine journals no JournalError: the body fails with it, and the run stays unfinished. The
+    // others (the memory and cluster engines, `Steps.journalsFailures`) journal whatever a step or a body ends with, so a journal failure would be the run's result, answered again on
     // every resume: there the body suspends on it instead, the failure as the suspension's cause
     // (`suspendedOn`), leaving the run unfinished for a resume; its caller fails with it (`journalFailure`).
     const steps = yield* Steps.Steps
-    const suspending = Option.isNone(steps)
+    const suspending = Option.match(steps, { onNone: () => true, onSome: (steps) => steps.journalsFailures })
     const suspendOnFailure = <A, E, R>(
       effect: Effect.Effect<A, E, R>
     ): Effect.Effect<A, E, R | WorkflowEngine.WorkflowInstance> =>
@@ -465,6 +464,7 @@ export const body = (
     const stepsOf = Option.map(
       steps,
       (steps): Steps.Service => ({
+        journalsFailures: steps.journalsFailures,
         run: (executionId, name, codec, execute) =>
           steps.run(
             executionId,

@@ -37,6 +37,8 @@ import type * as SqlError from "effect/sql/SqlError"
 import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import * as Owner from "./internal/owner.js"
 import * as Sqlite from "./internal/sqlite.js"
+import * as SqlSteps from "./internal/sqlSteps.js"
+import * as Steps from "./internal/steps.js"
 import * as Store from "./internal/store.js"
 import * as SqlEngine from "./SqlEngine.js"
 
@@ -134,6 +136,9 @@ export const clusterJournal: JournalService = {
     Effect.gen(function* () {
       if (ids.length === 0) return
       const sql = yield* SqlClient.SqlClient
+      // The steps journaled beside the engine's messages (`clusterSteps`) first: they are written only while
+      // the execution's messages exist.
+      yield* SqlEngine.purge(ids)
       yield* sql.withTransaction(
         Effect.andThen(
           sql`DELETE FROM cluster_replies WHERE request_id IN
@@ -143,6 +148,20 @@ export const clusterJournal: JournalService = {
       )
     })
 }
+
+/**
+ * `AgentRun`'s steps on the cluster engine, journaled in the store's SQL
+ * beside the engine's tables (the light engine's rows: a read and a write a
+ * step) rather than as activities (the engine's message round trip). Part of
+ * `layerClusterSql`; provide it where `AgentRun.layer` is built over a
+ * `ClusterWorkflowEngine` of your own (several runners).
+ *
+ * @since 0.4.0
+ * @category layers
+ */
+export const clusterSteps: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.effectContext(
+  Effect.map(Store.storeSql, (sql) => Context.make(Steps.Steps, Option.some(SqlSteps.make(sql))))
+)
 
 const engineError = (error: SqlEngine.JournalError) => new StoreError({ message: error.message, locked: false })
 
@@ -243,6 +262,7 @@ export const layerClusterSql = (
     // The runner logs its housekeeping (a runner found unhealthy at shutdown) at WARN, to the app's
     // logger: a CLI's stdout. Only its errors are the app's business.
     Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error")),
+    Layer.provideMerge(clusterSteps),
     Layer.provideMerge(migrated),
     Layer.provideMerge(Layer.succeed(Journal, clusterJournal))
   )

@@ -227,4 +227,39 @@ describe("durable sessions on a SQLite file", () => {
       }).pipe(Effect.provide(processOn(file, model, echo)), Effect.scoped)
     })
   )
+
+  it.live("on the cluster engine a run's steps are journaled rows beside the engine's, and delete removes them", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
+        ScriptedModel.text("done")
+      ])
+      const echo: Toolbox.Service = {
+        definitions: Effect.succeed([]),
+        invoke: (call) => Effect.succeed(Content.toolResult(call.id, "ok"))
+      }
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        const steps = Effect.map(
+          sql<{ readonly name: string }>`SELECT name FROM workflow_activities ORDER BY name`,
+          (rows) => rows.map((row) => row.name)
+        )
+        const outcome = yield* sessions.run("s", "go")
+        expect(outcome.status).toBe("completed")
+        expect(yield* steps).toEqual(["end", "model/1/1", "model/2/1", "start", "tool/1/1/a"])
+        yield* sessions.delete("s")
+        expect(yield* steps).toEqual([])
+      }).pipe(
+        Effect.provide(
+          DurableSessions.layer({ model: "m", settings }).pipe(
+            Layer.provideMerge(Engine.layerClusterSqlite(store())),
+            Layer.provide(model.layer),
+            Layer.provide(Toolbox.layer(echo))
+          )
+        ),
+        Effect.scoped
+      )
+    })
+  )
 })

@@ -189,7 +189,8 @@ const checkActivity = (activity: Activity.Any, exit: Exit.Exit<unknown, unknown>
  * the same encoding), its value decoded by the step's codec. A step has no
  * typed error: a journaled failure is the defect it died with.
  */
-const decodeStep = <S extends Steps.Pure>(
+/** @internal */
+export const decodeStep = <S extends Steps.Pure>(
   journaled: string,
   codec: Steps.Codec<S>
 ): Result.Result<Exit.Exit<S["Type"]>, Schema.SchemaError> =>
@@ -210,7 +211,8 @@ const encodeStep = <S extends Steps.Pure>(exit: Exit.Exit<S["Type"]>, codec: Ste
  * run ends failed and no replay performs the step again (a `JournalError`
  * would leave the run unfinished, to perform it again on every resume).
  */
-const journalForm = <S extends Steps.Pure>(
+/** @internal */
+export const journalForm = <S extends Steps.Pure>(
   name: string,
   exit: Exit.Exit<S["Type"]>,
   codec: Steps.Codec<S>
@@ -276,7 +278,8 @@ interface Running {
 }
 
 /** The journal's own failure in an exit: not the workflow's (or activity's) result, never recorded as one. */
-const journalFailure = (exit: Exit.Exit<unknown, unknown>): Option.Option<JournalError> =>
+/** @internal */
+export const journalFailure = (exit: Exit.Exit<unknown, unknown>): Option.Option<JournalError> =>
   Exit.isFailure(exit)
     ? Option.firstSomeOf(exit.cause.reasons.filter(Cause.isDieReason).map((reason) => asJournalError(reason.defect)))
     : Option.none()
@@ -597,6 +600,7 @@ export const make = (
     // A step is the activity of attempt 1 (`Activity.CurrentAttempt` outside `Activity.retry`), minus the
     // activity's machinery: no schema built per step, no fiber, scope or span of its own.
     const steps: Steps.Service = {
+      journalsFailures: false,
       run: <S extends Steps.Pure>(
         executionId: string,
         name: string,

@@ -48,12 +48,18 @@ export const codec = <S extends Pure>(schema: S): Codec<S> => {
 
 /**
  * What an engine that journals steps itself offers a run: a step by name,
- * without an `Activity`. Only the light engine provides it (in the context
- * of the bodies it runs); on the other engines a step is an `Activity`.
+ * without an `Activity`. The light engine provides it in the context of the
+ * bodies it runs, and the cluster layers in their workflows' (`sqlSteps`);
+ * on the memory engine a step is an `Activity`.
  *
  * @internal
  */
 export interface Service {
+  /**
+   * Whether the engine journals whatever a body ends with (the cluster engine): then a body suspends on
+   * a journal failure rather than end with it, which would be the run's journaled result.
+   */
+  readonly journalsFailures: boolean
   /**
    * The step `name` of the execution: its journaled result if it has one
    * (decoded by `codec`, and `execute` not run); otherwise `execute` runs
