@@ -14,6 +14,7 @@ import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as ModelArguments from "./internal/modelArguments.js"
 import * as PluginError from "./PluginError.js"
 import type * as ToolProvider from "./ToolProvider.js"
 
@@ -34,6 +35,13 @@ export interface Tool<R = never> {
 /**
  * Defines a tool. The handler's success is shown to the model as is when it
  * is a string, as JSON otherwise.
+ *
+ * The model is offered the parameters as a plain JSON Schema of what it writes,
+ * with their descriptions and checks (bounds, lengths, patterns): a number is a
+ * JSON number, an optional field may be left out (`null` is not accepted for
+ * it), a `Schema.Date` is an ISO string. Its arguments are decoded from that
+ * JSON, and each issue names the field and what was sent
+ * (`Expected number, got "two"\n  at ["a"]`).
  *
  * @example
  * ```ts
@@ -57,12 +65,13 @@ export const tool = <A, I, E, R>(options: {
   readonly parameters: Schema.Codec<A, I>
   readonly handler: (parameters: A) => Effect.Effect<unknown, E, R>
 }): Tool<R> => {
-  // The input is JSON from the model: decoded by the JSON codec the offered schema describes.
-  const decode = Schema.decodeUnknownEffect(Schema.toCodecJson(options.parameters), { errors: "all" })
+  const parameters = ModelArguments.forModel(options.parameters)
+  // The input is JSON from the model: decoded by the JSON codec the offered schema describes, each issue with what was sent.
+  const decode = Schema.decodeUnknownEffect(Schema.toCodecJson(parameters), { errors: "all", reportInput: true })
   return {
     name: options.name,
     description: options.description,
-    inputSchema: inputSchemaOf(options.parameters),
+    inputSchema: inputSchemaOf(parameters),
     run: (input, provider) =>
       decode(input).pipe(
         Effect.mapError(
@@ -73,8 +82,8 @@ export const tool = <A, I, E, R>(options: {
               issues: error.message
             })
         ),
-        Effect.flatMap((parameters) =>
-          Effect.suspend(() => options.handler(parameters)).pipe(
+        Effect.flatMap((decoded) =>
+          Effect.suspend(() => options.handler(decoded)).pipe(
             Effect.catchCause((cause) =>
               Cause.hasInterruptsOnly(cause)
                 ? Effect.failCause(Cause.fromReasons<never>(cause.reasons.filter(Cause.isInterruptReason)))
