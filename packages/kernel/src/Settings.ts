@@ -15,6 +15,7 @@ import * as Record from "effect/Record"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaParser from "effect/SchemaParser"
 
 const NonNegative = Schema.Number.check(
   Schema.isFinite(),
@@ -244,7 +245,7 @@ const depthExceeds = (input: unknown, limit: number): boolean => {
   return false
 }
 
-const decodeSettings = Schema.decodeUnknownExit(Settings)
+const decodeSettings = SchemaParser.decodeUnknownResult(Settings, parseOptions)
 
 /**
  * Synchronous `decode`, returning a `Result`.
@@ -261,12 +262,7 @@ export const decodeResult = (input: unknown, source = "settings"): Result.Result
         message: `invalid settings in ${source}: a value is nested deeper than ${MAX_DEPTH} levels`
       })
     )
-  const exit = decodeSettings(input, parseOptions)
-  if (exit._tag === "Success") return Result.succeed(exit.value)
-  const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
-  // Decoding settings fails only with a SchemaError; anything else is a defect of the schema.
-  if (failure === undefined) throw new Error(`settings decoding died: ${String(exit.cause)}`)
-  return Result.fail(fromIssue(source, failure.error.issue))
+  return Result.mapError(decodeSettings(input), (issue) => fromIssue(source, issue))
 }
 
 /**
