@@ -17,21 +17,25 @@ import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaParser from "effect/SchemaParser"
 
+// A value that is not finite (or not an integer) gets that one issue: NaN is not also "negative".
 const NonNegative = Schema.Number.check(
-  Schema.isFinite(),
+  Schema.isFinite().abort(),
   Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number" })
 )
 const Millis = NonNegative
 // A zero timeout would fail every call at once: a bound must leave room for the call.
 const PositiveMillis = Schema.Number.check(
-  Schema.isFinite(),
+  Schema.isFinite().abort(),
   Schema.isGreaterThan(0, { expected: "a positive number" })
 )
 const Count = Schema.Number.check(
-  Schema.isInt(),
+  Schema.isInt().abort(),
   Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number" })
 )
-const PositiveCount = Schema.Number.check(Schema.isInt(), Schema.isGreaterThan(0, { expected: "a positive number" }))
+const PositiveCount = Schema.Number.check(
+  Schema.isInt().abort(),
+  Schema.isGreaterThan(0, { expected: "a positive number" })
+)
 
 /**
  * Prices of one model in US dollars per million tokens.

@@ -54,6 +54,20 @@ describe("Settings", () => {
     assert.include(error.message, "max_turns: Expected a positive number, actual 0")
   })
 
+  it("NaN is one issue per key: the first check that fails stops that value's checks", () => {
+    const result = Settings.decodeResult({ max_retries: NaN, base_delay_ms: NaN, max_cost_usd: NaN })
+    assert.isTrue(Result.isFailure(result))
+    if (Result.isFailure(result))
+      assert.sameMembers(
+        [...result.failure.issues],
+        [
+          "max_retries: Expected an integer, actual NaN",
+          "base_delay_ms: Expected a finite number, actual NaN",
+          "max_cost_usd: Expected a finite number, actual NaN"
+        ]
+      )
+  })
+
   it.effect("fromFile: a broken JSON file is a typed error naming the file, not a crash", () =>
     Effect.gen(function* () {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-settings-"))
