@@ -17,7 +17,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { stripVTControlCharacters } from "node:util"
 import { outcomeOf } from "./exitCodes.js"
-import { cli, ensureBundle, entry, ofType, type Result } from "./testBundle.js"
+import { cli, ensureBundle, entry, ofType, type Result, start } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
 beforeAll(ensureBundle)
@@ -312,6 +312,59 @@ describe("agent CLI: Ctrl-C", () => {
   })
 })
 
+describe("agent CLI: a second signal", () => {
+  it("a second SIGINT during cleanup (an OTLP export that gets no answer) cuts it short at once: exit 130, one line", async () => {
+    // A collector that never answers; the second SIGINT goes as the export at shutdown arrives, so cleanup has
+    // begun and is waiting on it (@effect/opentelemetry waits up to 3 s).
+    let run: ReturnType<typeof start> | undefined
+    let interrupted = false
+    let second = false
+    const collector = http.createServer((request) => {
+      if (interrupted && request.url === "/v1/metrics" && !second) {
+        second = true
+        run?.child.kill("SIGINT")
+      }
+    })
+    await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve))
+    const { port } = collector.address() as { readonly port: number }
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-second-"))
+    const plan = path.join(dir, "plan.json")
+    fs.writeFileSync(
+      plan,
+      JSON.stringify({
+        steps: [{ kind: "error", status: 429, error_type: "rate_limit_error", headers: { "retry-after": "600" } }]
+      })
+    )
+    run = start(["--otel", "--scenario", plan, "--set", "max_retry_wait_ms=700000", "--prompt", "hi", "--json"], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_TIMEOUT: "600000" }
+    })
+    try {
+      await run.seen('"retry_scheduled"')
+      interrupted = true
+      run.child.kill("SIGINT")
+      assert.strictEqual(await run.exited, 130)
+      assert.isTrue(second, "the export at shutdown never came")
+      assert.strictEqual(run.stderr(), "agent: interrupted by SIGINT; SIGINT again, so cleanup was cut short\n")
+      assert.deepInclude(
+        run
+          .stdout()
+          .trim()
+          .split("\n")
+          .map((line): unknown => JSON.parse(line))
+          .at(-1),
+        {
+          type: "run_ended",
+          status: "interrupted"
+        }
+      )
+    } finally {
+      run.child.kill("SIGKILL")
+      collector.closeAllConnections()
+      collector.close()
+    }
+  })
+})
+
 /** Runs `command` on a pseudo-terminal (util-linux `script`), so that stdout is a TTY; resolves its output. */
 const onTerminal = (args: ReadonlyArray<string>, env: Record<string, string | undefined>) =>
   new Promise<string>((resolve, reject) => {
@@ -425,6 +478,54 @@ describe("agent CLI: option values", () => {
       assert.strictEqual(result.code, 0, result.stderr)
       assert.deepInclude(result.events[0], { type: "run_started", input })
     }
+  })
+
+  it("an option given twice says so, naming it (--prompt a --prompt b)", async () => {
+    const twice = await cli(["--prompt", "a", "--prompt", "b"])
+    assert.strictEqual(twice.code, 2)
+    assert.strictEqual(twice.stderr, "agent: --prompt is given twice; it takes one value (see agent --help)\n")
+    const thrice = await cli(["--json", "--json", "--json", "--prompt", "a"])
+    assert.strictEqual(thrice.code, 2)
+    assert.strictEqual(thrice.stderr, "agent: --json is given 3 times; it takes one value (see agent --help)\n")
+  })
+
+  it("--set __proto__=... is rejected as the settings file rejects it: exit 2, the key named", async () => {
+    const result = await cli(["--set", '__proto__={"max_retries":1}', "--prompt", "hi", "--json"])
+    assert.strictEqual(result.code, 2)
+    assert.strictEqual(result.stderr, "agent: invalid settings in --set:\n  - __proto__: unknown key\n")
+    assert.lengthOf(result.events, 0)
+  })
+
+  it("--log-level debug shows the kernel's debug logs (an unusable retry-after ignored); by default they are hidden", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-log-"))
+    const plan = path.join(dir, "plan.json")
+    fs.writeFileSync(
+      plan,
+      JSON.stringify({
+        steps: [
+          { kind: "error", status: 429, error_type: "rate_limit_error", headers: { "retry-after": "soon" } },
+          { kind: "reply", text: "ok" }
+        ]
+      })
+    )
+    const args = ["--scenario", plan, "--set", "base_delay_ms=1", "--prompt", "hi", "--json"]
+    const debug = await cli(["--log-level", "debug", ...args])
+    assert.strictEqual(debug.code, 0, debug.stderr)
+    assert.include(debug.stderr, "ignored an unusable retry hint")
+    // Logs go to stderr: stdout stays one JSON event a line.
+    assert.isTrue(
+      debug.stdout
+        .trim()
+        .split("\n")
+        .every((line) => line.startsWith("{")),
+      debug.stdout
+    )
+    const quiet = await cli(args)
+    assert.strictEqual(quiet.code, 0, quiet.stderr)
+    assert.notInclude(quiet.stdout + quiet.stderr, "ignored an unusable retry hint")
+    const bad = await cli(["--log-level", "loud", ...args])
+    assert.strictEqual(bad.code, 2)
+    assert.match(bad.stderr, /^agent: --log-level must be one of .*debug.*, not "loud"\n$/)
   })
 })
 

@@ -11,6 +11,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Logger from "effect/Logger"
 import * as Ref from "effect/Ref"
 import type * as Runtime from "effect/Runtime"
 import { command } from "./agent.js"
@@ -52,24 +53,29 @@ const program = (args: ReadonlyArray<string>) =>
   })
 
 const main = () => {
-  // Which signal interrupted the run, for its exit code; NodeRuntime handles both alike.
-  let signal: NodeJS.Signals = "SIGINT"
-  // A signal must end the command even if some cleanup never does; unref'd, so it holds nothing open.
+  // The signal that interrupted the run, for its exit code; NodeRuntime handles both alike.
+  let signal: NodeJS.Signals | undefined
+  // A signal must end the command even if some cleanup never does: at the end of the grace period
+  // (unref'd, so it holds nothing open), or at once on a second signal.
   const onSignal = (received: NodeJS.Signals) => {
-    signal = received
+    if (signal !== undefined) {
+      process.stderr.write(`agent: interrupted by ${signal}; ${received} again, so cleanup was cut short\n`)
+      process.exit(outcomeOf(Exit.interrupt(), signal).code)
+    }
+    const first = received
+    signal = first
     setTimeout(() => {
-      const { code } = outcomeOf(Exit.interrupt(), signal)
       process.stderr.write(
-        `agent: interrupted by ${signal}; cleanup did not finish within ${signalGraceMillis} ms, so it was cut short\n`
+        `agent: interrupted by ${first}; cleanup did not finish within ${signalGraceMillis} ms, so it was cut short\n`
       )
-      process.exit(code)
+      process.exit(outcomeOf(Exit.interrupt(), first).code)
     }, signalGraceMillis).unref()
   }
-  process.once("SIGINT", onSignal)
-  process.once("SIGTERM", onSignal)
+  process.on("SIGINT", onSignal)
+  process.on("SIGTERM", onSignal)
 
   const teardown: Runtime.Teardown = (exit, onExit) => {
-    const { code, message } = outcomeOf(exit, signal)
+    const { code, message } = outcomeOf(exit, signal ?? "SIGINT")
     if (message !== undefined) process.stderr.write(`agent: ${message}\n`)
     onExit(code)
     // The run is over and every scope closed: a handle left open by a library (a stray timer) must
@@ -78,6 +84,8 @@ const main = () => {
   }
 
   program(process.argv.slice(2)).pipe(
+    // Logs (--log-level) go to stderr: stdout is the run's output, JSON Lines under --json.
+    Effect.provideService(Logger.LogToStderr, true),
     Effect.provide(CliOutput.layer),
     Effect.provide(NodeServices.layer),
     NodeRuntime.runMain({ disableErrorReporting: true, teardown })

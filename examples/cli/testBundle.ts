@@ -5,7 +5,7 @@
  * thousand modules through its hooks), which starved the test runner on a
  * shared machine.
  */
-import { execFile, spawn } from "node:child_process"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
@@ -134,3 +134,74 @@ export const cli = (args: ReadonlyArray<string>, options: CliOptions = {}): Prom
 /** The events of one type. */
 export const ofType = (result: Result, type: string): ReadonlyArray<Event> =>
   result.events.filter((event) => event.type === type)
+
+/**
+ * Waits until `condition` holds, polling; fails naming `what` (and showing `context()`) past
+ * `ceilingMillis`, a ceiling for a stuck command, never a measurement.
+ */
+export const waitFor = (
+  condition: () => boolean,
+  what: string,
+  context: () => string = () => "",
+  ceilingMillis = 60_000
+): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const started = Date.now()
+    const check = () => {
+      if (condition()) resolve()
+      else if (Date.now() - started > ceilingMillis)
+        reject(new Error(`waited ${ceilingMillis} ms for ${what}; output so far:\n${context()}`))
+      else setTimeout(check, 20)
+    }
+    check()
+  })
+
+/** A command that is running: what it wrote so far, its input, and its end. */
+export interface Running {
+  readonly child: ChildProcess
+  /** Everything written so far (on a terminal, stdout and stderr as the terminal shows them). */
+  readonly stdout: () => string
+  readonly stderr: () => string
+  /** Types `text` (on a terminal: keys, "\x03" is Ctrl-C, "\x04" Ctrl-D). */
+  readonly write: (text: string) => void
+  /** Waits until the output holds `text`, failing past a ceiling with the output. */
+  readonly seen: (text: string | RegExp, ceilingMillis?: number) => Promise<void>
+  /** Its exit code; null when a signal killed it. */
+  readonly exited: Promise<number | null>
+}
+
+/**
+ * Starts the command and leaves it running, its stdin open. With `terminal`, on a new pseudo-terminal
+ * (util-linux `script`, stdin included: what is written is typed), its output as the terminal shows it.
+ */
+export const start = (
+  args: ReadonlyArray<string>,
+  options: { readonly env?: Record<string, string>; readonly terminal?: boolean } = {}
+): Running => {
+  const env = environment(options.env)
+  const argv = [process.execPath, entry, ...args]
+  const child = options.terminal
+    ? spawn(scriptCommand ?? "script", ["-qfec", argv.map(quote).join(" "), "/dev/null"], { cwd: root, env })
+    : spawn(process.execPath, argv.slice(1), { cwd: root, env })
+  let stdout = ""
+  let stderr = ""
+  child.stdout.on("data", (chunk) => (stdout += chunk))
+  child.stderr.on("data", (chunk) => (stderr += chunk))
+  child.stdin.on("error", () => {})
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+  const shown = () => (options.terminal ? stdout.replace(/\r\n/g, "\n") : stdout)
+  return {
+    child,
+    stdout: shown,
+    stderr: () => stderr,
+    write: (text) => void child.stdin.write(text),
+    seen: (text, ceilingMillis) =>
+      waitFor(
+        () => (typeof text === "string" ? shown().includes(text) : text.test(shown())),
+        `"${String(text)}"`,
+        () => `${shown()}\n--- stderr:\n${stderr}`,
+        ceilingMillis
+      ),
+    exited
+  }
+}
