@@ -60,6 +60,13 @@ export interface Config {
   /** Wall-clock wait after closing stdin, then after SIGTERM, before escalating. Default 1000 ms. */
   readonly shutdownGraceMillis?: number | undefined
   /**
+   * How long a starting server may take to answer `initialize`, and then the
+   * first `tools/list` of its process, each (Effect's Clock). Past it the
+   * server is killed and the request fails with `StartupTimeout`. Default
+   * `defaultStartupTimeoutMillis` (30 s).
+   */
+  readonly startupTimeoutMillis?: number | undefined
+  /**
    * Watch every process of the group seen after the handshake, not only the
    * one we spawned, and treat the exit of any as a crash. This is what
    * catches a server dying under a launcher that lives on. Default true
@@ -137,6 +144,14 @@ export const environment = (
   return { ...result, ...config.env }
 }
 
+/**
+ * The default start-up bound of a server (`Config.startupTimeoutMillis`): 30 s.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultStartupTimeoutMillis = 30_000
+
 const Arguments = Schema.Record(Schema.String, Schema.Unknown)
 
 const highestBit = (n: number): number => 31 - Math.clz32(n)
@@ -164,6 +179,7 @@ const connectionOptions = (
   maxMessageBytes: config.maxMessageBytes ?? 64 * 1024 * 1024,
   stderrTailBytes: config.stderrTailBytes ?? 4096,
   shutdownGraceMillis: config.shutdownGraceMillis ?? 1000,
+  startupTimeoutMillis: config.startupTimeoutMillis ?? defaultStartupTimeoutMillis,
   watchGroup: config.watchGroup ?? true,
   groupPollMillis: config.groupPollMillis ?? 10,
   descendantPollMillis: (config.trackDescendants ?? true) ? (config.descendantPollMillis ?? 100) : 0,
@@ -243,11 +259,24 @@ export const make = (
       })
     )
 
+    const reset = (reason: string) =>
+      lock.withPermits(1)(
+        Effect.gen(function* () {
+          const conn = yield* Ref.getAndSet(current, undefined)
+          if (conn === undefined) return
+          yield* conn.proc.stop(reason)
+          yield* Scope.close(conn.scope, Exit.fail(reason))
+        })
+      )
+
     // Cleared before asking, so a change announced while the pages come in is not lost.
     const list = Effect.flatMap(connection, (conn) =>
       Effect.andThen(
         Effect.sync(() => MutableRef.set(toolsChanged, false)),
-        McpConnection.listTools(conn)
+        // A server that never finished starting is stopped; the next use starts it afresh.
+        Effect.tapError(McpConnection.listTools(conn), (error) =>
+          error._tag === "StartupTimeout" ? reset(`it did not answer ${error.request} in time`) : Effect.void
+        )
       )
     )
 
@@ -272,16 +301,6 @@ export const make = (
         Effect.orElseSucceed(() => false)
       )
     })
-
-    const reset = (reason: string) =>
-      lock.withPermits(1)(
-        Effect.gen(function* () {
-          const conn = yield* Ref.getAndSet(current, undefined)
-          if (conn === undefined) return
-          yield* conn.proc.stop(reason)
-          yield* Scope.close(conn.scope, Exit.fail(reason))
-        })
-      )
 
     const stats = Effect.gen(function* () {
       const c = yield* Ref.get(counters)

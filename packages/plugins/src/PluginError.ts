@@ -115,6 +115,38 @@ export class ToolTimeout extends Schema.TaggedError<ToolTimeout>("@agent-kernel/
 }
 
 /**
+ * The plugin did not finish starting: it did not answer `initialize`, or the
+ * first `tools/list` of its process, within its start-up bound
+ * (`McpStdio.Config.startupTimeoutMillis`). Its processes were killed; the
+ * next use starts it afresh.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class StartupTimeout extends Schema.TaggedError<StartupTimeout>("@agent-kernel/plugins/StartupTimeout")(
+  "StartupTimeout",
+  {
+    provider: Schema.String,
+    request: Schema.Literals(["initialize", "tools/list"]),
+    timeoutMillis: Schema.Number,
+    stderrTail: Schema.String
+  }
+) {
+  /** @since 0.1.0 */
+  get category(): "timeout" {
+    return "timeout"
+  }
+  /** @since 0.1.0 */
+  get countsTowardBreaker(): boolean {
+    return true
+  }
+  /** @since 0.1.0 */
+  override get message(): string {
+    return `Plugin "${this.provider}" did not answer ${this.request} within ${this.timeoutMillis} ms of starting; it was stopped.\nstderr (tail):\n${tail(this.stderrTail)}`
+  }
+}
+
+/**
  * The plugin process could not be started (`ENOENT`, `EACCES`, a bad working
  * directory).
  *
@@ -362,6 +394,7 @@ export class UnknownTool extends Schema.TaggedError<UnknownTool>("@agent-kernel/
 export type PluginError =
   | ProcessCrashed
   | ToolTimeout
+  | StartupTimeout
   | SpawnFailed
   | ProtocolError
   | Denied
@@ -381,6 +414,7 @@ export type PluginError =
 export const PluginError = Schema.Union([
   ProcessCrashed,
   ToolTimeout,
+  StartupTimeout,
   SpawnFailed,
   ProtocolError,
   Denied,

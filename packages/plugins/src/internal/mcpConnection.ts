@@ -8,11 +8,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import type * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import type * as ChildProcess from "effect/process/ChildProcess"
 import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as PluginError from "../PluginError.js"
 import * as ToolProvider from "../ToolProvider.js"
@@ -31,6 +33,8 @@ export interface Options {
   readonly maxMessageBytes: number
   readonly stderrTailBytes: number
   readonly shutdownGraceMillis: number
+  /** The bound of each start-up request: `initialize`, and the first `tools/list` of the process. */
+  readonly startupTimeoutMillis: number
   /** Watch the launched members of the process group after the handshake. */
   readonly watchGroup: boolean
   readonly groupPollMillis: number
@@ -50,6 +54,9 @@ export interface Connection {
   readonly scope: Scope.Closeable
   readonly client: Client
   readonly transport: StdioTransport
+  /** Until its first `tools/list` is answered, the process is still starting. */
+  readonly toolsListed: Ref.Ref<boolean>
+  readonly startupTimeoutMillis: number
 }
 
 const feed = (transport: StdioTransport, options: Options) => (chunks: ReadonlyArray<Uint8Array>) =>
@@ -108,11 +115,50 @@ export const open = (
     )
     // Bad lines and stray responses are reported by the transport; call failures surface on the call.
     client.onerror = () => {}
-    const conn: Connection = { provider: options.provider, proc, scope, client, transport }
-    yield* request(conn, "startup", "initialize", () => client.connect(transport, { timeout: NO_SDK_TIMEOUT }))
+    const conn: Connection = {
+      provider: options.provider,
+      proc,
+      scope,
+      client,
+      transport,
+      toolsListed: yield* Ref.make(false),
+      startupTimeoutMillis: options.startupTimeoutMillis
+    }
+    yield* duringStartup(
+      conn,
+      "initialize",
+      request(conn, "startup", "initialize", () => client.connect(transport, { timeout: NO_SDK_TIMEOUT }))
+    )
     if (options.watchGroup) yield* proc.watchGroup
     return conn
   })
+
+/**
+ * A start-up request under the start-up bound (Effect's Clock): past it the
+ * request is cancelled and the start fails with `StartupTimeout`.
+ */
+const duringStartup = <A>(
+  conn: Connection,
+  name: "initialize" | "tools/list",
+  effect: Effect.Effect<A, PluginError.PluginError>
+): Effect.Effect<A, PluginError.PluginError> => {
+  const millis = conn.startupTimeoutMillis
+  return effect.pipe(
+    Effect.provideService(ToolProvider.CancelReason, () => `the plugin did not start within ${millis} ms`),
+    Effect.timeoutOrElse({
+      duration: Duration.millis(millis),
+      orElse: () =>
+        Effect.fail(
+          new PluginError.StartupTimeout({
+            provider: conn.provider,
+            request: name,
+            timeoutMillis: millis,
+            stderrTail: conn.proc.stderrTail()
+          })
+        )
+    })
+  )
+}
 
 /**
  * What a request fails with once the process has ended: a crash (with the stderr tail) or a stop.
@@ -167,8 +213,21 @@ export const request = <A>(
     )
   )
 
-/** Every page of the server's tools. @internal */
+/**
+ * Every page of the server's tools. The first listing of a process is part of
+ * its start, under the start-up bound.
+ * @internal
+ */
 export const listTools = (
+  conn: Connection
+): Effect.Effect<ReadonlyArray<ModelProvider.ToolDefinition>, PluginError.PluginError> =>
+  Effect.flatMap(Ref.get(conn.toolsListed), (listed) =>
+    listed
+      ? allPages(conn)
+      : Effect.tap(duringStartup(conn, "tools/list", allPages(conn)), () => Ref.set(conn.toolsListed, true))
+  )
+
+const allPages = (
   conn: Connection
 ): Effect.Effect<ReadonlyArray<ModelProvider.ToolDefinition>, PluginError.PluginError> =>
   Effect.gen(function* () {
