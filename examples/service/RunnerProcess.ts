@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { Ports } from "@agent-kernel/cluster/testing"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -15,8 +16,8 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as ChildProcess from "node:child_process"
-import * as Net from "node:net"
 import * as Path from "node:path"
+import * as Output from "./internal/output.js"
 import * as Service from "./Service.js"
 import type * as SessionEvents from "./SessionEvents.js"
 
@@ -87,21 +88,6 @@ export const freshDatabase = (
   )
 
 /**
- * A port that was free a moment ago.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const freePort: Effect.Effect<number> = Effect.callback((resume) => {
-  const server = Net.createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
-
-/**
  * Starts `main.ts start` on free ports and waits for its `listening` line; the
  * process is killed (SIGKILL) when the scope closes.
  *
@@ -110,8 +96,9 @@ export const freePort: Effect.Effect<number> = Effect.callback((resume) => {
  */
 export const start = (options: Options): Effect.Effect<RunnerProcess, RunnerProcessError, Scope.Scope> =>
   Effect.gen(function* () {
-    const port = yield* freePort
-    const runnerPort = yield* freePort
+    const [port, runnerPort] = yield* Effect.all([Ports.free, Ports.free]).pipe(
+      Effect.mapError((error) => new RunnerProcessError({ message: `no free port: ${error.message}` }))
+    )
     const args = [
       "--import",
       "tsx",
@@ -130,18 +117,11 @@ export const start = (options: Options): Effect.Effect<RunnerProcess, RunnerProc
       Effect.sync(() => ChildProcess.spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] })),
       (child) => Effect.sync(() => child.kill("SIGKILL"))
     )
-    let output = ""
-    yield* Effect.callback<void, RunnerProcessError>((resume) => {
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString("utf8")
-        if (output.includes("listening on")) resume(Effect.void)
-      }
-      child.stdout.on("data", onData)
-      child.stderr.on("data", onData)
-      child.once("exit", (code) =>
-        resume(Effect.fail(new RunnerProcessError({ message: `a runner exited ${code}: ${output}` })))
-      )
-    })
+    yield* Output.awaitOutput(
+      child,
+      "listening on",
+      (code, output) => new RunnerProcessError({ message: `a runner exited ${code}: ${output}` })
+    )
     return { http: `http://127.0.0.1:${port}`, runner: `127.0.0.1:${runnerPort}`, pid: child.pid ?? 0 }
   })
 

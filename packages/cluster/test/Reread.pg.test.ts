@@ -23,6 +23,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Runner from "../src/Runner.js"
+import * as Ports from "../src/testing/Ports.js"
 import * as Runners from "./runners.js"
 
 const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
@@ -40,7 +41,7 @@ const runnerWith = (
 ): Effect.Effect<Context.Context<DurableSessions.DurableSessions | SqlClient.SqlClient>, never, Scope.Scope> =>
   Effect.gen(function* () {
     const store = yield* Runners.freshStore("reread")
-    const port = yield* Runners.freePort
+    const port = yield* Effect.orDie(Ports.free)
     const context = yield* Layer.build(
       DurableSessions.layer({ model: "m", settings }).pipe(
         Layer.provideMerge(Runner.layer({ host: "127.0.0.1", port, rereadAfter: "2 seconds" })),
@@ -146,7 +147,7 @@ describe("a request read but never delivered", () => {
     Effect.scoped(
       Effect.gen(function* () {
         const store = yield* Runners.freshStore("reread_options")
-        const port = yield* Runners.freePort
+        const port = yield* Effect.orDie(Ports.free)
         for (const rereadAfter of [0, "500 millis", -1] as const) {
           const built = yield* Layer.build(
             Runner.layer({ host: "127.0.0.1", port, rereadAfter }).pipe(Layer.provide(Runners.clientOf(store.url)))

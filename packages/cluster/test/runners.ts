@@ -13,7 +13,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
-import * as Net from "node:net"
+import * as Ports from "../src/testing/Ports.js"
 import { pgLayer, postgresUrl } from "./postgres.js"
 import * as Workers from "./workers.js"
 
@@ -26,16 +26,6 @@ export const pollUntil = <A, E, R>(
   done: (value: A) => boolean,
   interval: Duration.Input
 ): Effect.Effect<A, E, R> => Effect.repeat(effect, { until: done, schedule: Schedule.spaced(interval) })
-
-/** A free TCP port on 127.0.0.1. */
-export const freePort = Effect.callback<number>((resume) => {
-  const server = Net.createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
 
 /** A client of the database at `url`, with a small pool. */
 export const clientOf = (url: string) => PgClient.layer({ url: Redacted.make(url), maxConnections: 2 })
@@ -110,7 +100,7 @@ export const startRunners = (
   Effect.gen(function* () {
     const runners: Array<Workers.Worker> = []
     for (const own of each) {
-      const port = yield* freePort
+      const port = yield* Effect.orDie(Ports.free)
       const runner = yield* Workers.start("runner", {
         DATABASE_URL: store.url,
         ...common,
