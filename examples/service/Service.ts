@@ -20,10 +20,12 @@ import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
+import type * as HttpServerError from "effect/http/HttpServerError"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
 import * as Http from "node:http"
 import * as Api from "./Api.js"
 import * as SessionEvents from "./SessionEvents.js"
@@ -66,26 +68,48 @@ export interface Options {
   readonly shardLockExpiration?: Duration.Input | undefined
 }
 
-const failWith =
-  (what: string) =>
-  (error: { readonly message: string }): ServiceError =>
-    new ServiceError({ message: `${what}: ${error.message}` })
+/** What can fail a runner's start or the database's set-up, besides the event log. */
+type StartFailure =
+  | ServiceError
+  | Runner.RunnerError
+  | SqlError.SqlError
+  | Engine.StoreError
+  | HttpServerError.ServeError
 
-/** A layer whose construction error becomes a `ServiceError` saying `what` failed, and why. */
-const failingWith =
-  <E>(what: string, why: (error: E) => string) =>
-  <ROut, RIn>(layer: Layer.Layer<ROut, E, RIn>): Layer.Layer<ROut, ServiceError, RIn> =>
-    Layer.catch(layer, (error) =>
-      Layer.effectContext<ROut, ServiceError, never>(
-        Effect.fail(new ServiceError({ message: `${what}: ${why(error)}` }))
-      )
+/** A start failure as the operator reads it: what failed, and why, in one line. */
+const serviceError =
+  (port?: number) =>
+  (failure: StartFailure): ServiceError => {
+    switch (failure._tag) {
+      case "ServiceError":
+        return failure
+      // The runner's and the store's errors say what failed.
+      case "RunnerError":
+        return new ServiceError({ message: failure.message })
+      case "StoreError":
+        return new ServiceError({ message: `cannot set up the session store: ${failure.message}` })
+      case "SqlError":
+        return new ServiceError({ message: `cannot read the database: ${Runner.describeSqlError(failure)}` })
+      case "ServeError":
+        return new ServiceError({ message: `cannot listen on port ${port}: ${String(failure.cause)}` })
+    }
+  }
+
+/** `layer` with its start failures as `ServiceError`s; the event log's errors pass as they are. */
+const failingAsService = <ROut, RIn>(
+  layer: Layer.Layer<ROut, StartFailure | SessionEvents.EventLogError, RIn>,
+  port?: number
+): Layer.Layer<ROut, ServiceError | SessionEvents.EventLogError, RIn> =>
+  Layer.catch(layer, (failure) =>
+    Layer.effectContext<ROut, ServiceError | SessionEvents.EventLogError, never>(
+      Effect.fail(failure._tag === "EventLogError" ? failure : serviceError(port)(failure))
     )
+  )
 
-const messageOf = (error: { readonly message: string }) => error.message
-
+/** The pool, once the database answers (its client connects lazily: a first query says whether it can). */
 const pg = (options: { readonly databaseUrl: Redacted.Redacted; readonly maxConnections?: number | undefined }) =>
-  PgClient.layer({ url: options.databaseUrl, maxConnections: options.maxConnections ?? 10 }).pipe(
-    failingWith("cannot connect to the database", messageOf)
+  Layer.effectDiscard(Runner.checkDatabase).pipe(
+    Layer.provideMerge(PgClient.layer({ url: options.databaseUrl, maxConnections: options.maxConnections ?? 10 }))
   )
 
 /**
@@ -99,12 +123,10 @@ const pg = (options: { readonly databaseUrl: Redacted.Redacted; readonly maxConn
 export const migrate = (options: {
   readonly databaseUrl: Redacted.Redacted
 }): Effect.Effect<void, ServiceError | SessionEvents.EventLogError> =>
-  Effect.scoped(
-    Effect.andThen(
-      Layer.build(Engine.layerClusterSql()).pipe(Effect.mapError(failWith("cannot set up the session store"))),
-      SessionEvents.migrate
-    )
-  ).pipe(Effect.provide(pg(options)))
+  Effect.scoped(Effect.andThen(Layer.build(Engine.layerClusterSql()), SessionEvents.migrate)).pipe(
+    Effect.provide(pg(options)),
+    Effect.catch((failure) => Effect.fail(failure._tag === "EventLogError" ? failure : serviceError()(failure)))
+  )
 
 const Exists = Schema.Array(Schema.Struct({ missing: Schema.Number }))
 
@@ -115,7 +137,9 @@ const checkMigrated = Layer.effectDiscard(
     const rows = yield* sql`SELECT (CASE WHEN to_regclass('agent_sessions') IS NULL
       OR to_regclass('agent_service_events') IS NULL THEN 1 ELSE 0 END)::int AS missing`.pipe(
       Effect.flatMap(Schema.decodeUnknownEffect(Exists)),
-      Effect.mapError(failWith("cannot read the database"))
+      Effect.mapError((error) =>
+        error._tag === "SqlError" ? error : new ServiceError({ message: `cannot read the database: ${error.message}` })
+      )
     )
     if (rows[0]?.missing !== 0) {
       return yield* new ServiceError({ message: "the database is not set up: run the service's `migrate` first" })
@@ -137,11 +161,7 @@ export const layer = (
     host: options.runnerHost,
     port: options.runnerPort,
     shardLockExpiration: options.shardLockExpiration
-  }).pipe(
-    failingWith("cannot start the runner", messageOf),
-    Layer.provideMerge(checkMigrated),
-    Layer.provideMerge(pg(options))
-  )
+  }).pipe(Layer.provideMerge(checkMigrated), Layer.provideMerge(pg(options)))
   const sessions = DurableSessions.layer({ model: options.model, settings: options.settings }).pipe(
     // The runs' bus writes the event log: provided to the layer that registers the workflow.
     Layer.provideMerge(SessionEvents.layer({ runner: `${options.runnerHost}:${options.runnerPort}` })),
@@ -150,10 +170,13 @@ export const layer = (
   const server = NodeHttpServer.layer(() => Http.createServer(), {
     port: options.port,
     host: options.host ?? "127.0.0.1"
-  }).pipe(failingWith(`cannot listen on port ${options.port}`, (error) => String(error.cause)))
+  })
   // The operator reads `main.ts`'s own line when the runner listens: no request log, no listen log.
-  return HttpRouter.serve(HttpRouter.addAll(Api.make), { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provide(sessions),
-    Layer.provide(server)
+  return failingAsService(
+    HttpRouter.serve(HttpRouter.addAll(Api.make), { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provide(sessions),
+      Layer.provide(server)
+    ),
+    options.port
   )
 }

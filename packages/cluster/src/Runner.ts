@@ -38,7 +38,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as SqlClient from "effect/sql/SqlClient"
+import * as Cause from "effect/Cause"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
 import type * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import * as Redelivery from "./internal/redelivery.js"
 
@@ -106,8 +108,50 @@ const shardLocks = (
 const messagesTable = "cluster_messages"
 
 /**
+ * Why a statement failed, in one line: the driver's message and, when it
+ * has one, the failure under it (`PgConnection: Failed to connect: connect
+ * ECONNREFUSED 127.0.0.1:5432`).
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const describeSqlError = (error: SqlError.SqlError): string => {
+  const under = error.reason.cause
+  return under instanceof Error && under.message !== error.message
+    ? `${error.message}: ${under.message}`
+    : error.message
+}
+
+/**
+ * Checks that the database in context answers: a `RunnerError` saying why
+ * not (`cannot connect to the database: …`) rather than a failure deep in
+ * the cluster's start. `layer` runs it first; run it yourself before
+ * anything else reads the database.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const checkDatabase: Effect.Effect<void, RunnerError, SqlClient.SqlClient> = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql`SELECT 1`
+).pipe(
+  Effect.asVoid,
+  Effect.mapError((error) => new RunnerError({ message: `cannot connect to the database: ${describeSqlError(error)}` }))
+)
+
+/** What made the runner's start fail, in one line: a typed error's message, or the defect's. */
+const startFailure = (cause: Cause.Cause<{ readonly message: string }>): string => {
+  const squashed = Cause.squash(cause)
+  return squashed instanceof Error || (typeof squashed === "object" && squashed !== null && "message" in squashed)
+    ? String((squashed as { readonly message: unknown }).message)
+    : String(squashed)
+}
+
+/**
  * The workflow engine on a runner of the cluster whose store is the
- * `SqlClient` in context.
+ * `SqlClient` in context. A database that cannot be reached, or a start that
+ * fails in any other way (its port taken, the store failing under it), is a
+ * `RunnerError`.
  *
  * @since 0.1.0
  * @category layers
@@ -131,11 +175,15 @@ export const layer = (options: Options): Layer.Layer<WorkflowEngine.WorkflowEngi
             ShardingConfig.layerFromEnv(sharding)
           )
         ),
-        Layer.catch((error) =>
+        // The cluster's storage takes its connections with `orDie`: a database lost under the start is a defect.
+        Layer.catchCause((cause) =>
           Layer.effectContext<WorkflowEngine.WorkflowEngine, RunnerError, never>(
-            Effect.fail(new RunnerError({ message: `cannot start the runner: ${error.message}` }))
+            Cause.hasInterruptsOnly(cause)
+              ? Effect.interrupt
+              : Effect.fail(new RunnerError({ message: `cannot start the runner: ${startFailure(cause)}` }))
           )
-        )
+        ),
+        Layer.provide(Layer.effectDiscard(checkDatabase))
       )
     })
   )
