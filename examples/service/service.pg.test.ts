@@ -36,6 +36,14 @@ const post = (base: string, id: string, body: string) =>
 
 const answer = "The service answers."
 
+/** The log's order: each line's position comes after the one before it. */
+const assertInOrder = (id: string, lines: ReadonlyArray<typeof Api.Line.Type>) => {
+  const seqs = lines.flatMap((line) => ("seq" in line ? [line.seq] : []))
+  for (const [k, seq] of seqs.entries()) {
+    if (k > 0) assert.isAbove(seq, seqs[k - 1]!, `${id}: position ${seq} came after ${seqs[k - 1]}`)
+  }
+}
+
 describe("the example service on two runner processes", () => {
   it.live(
     "prompts sent to one runner stream every session's events back, from both runners; bad input gets typed 4xx",
@@ -80,6 +88,7 @@ describe("the example service on two runner processes", () => {
             const lines = yield* Effect.forEach(response.text.trimEnd().split("\n"), (line) => decodeLine(line))
             const events = lines.flatMap((line) => ("event" in line ? [line.event] : []))
             assert.strictEqual(events.length, lines.length, `no error line for ${id}`)
+            assertInOrder(`${id}`, lines)
             const first = events[0]
             const last = events[events.length - 1]
             assert.deepInclude(first, { type: "run_started", run_id: `${id}/run-1`, input: `hello ${id}` })
@@ -108,6 +117,7 @@ describe("the example service on two runner processes", () => {
           // A session's next prompt is its next run, on the history of the first.
           const second = yield* post(a.http, "session-1", JSON.stringify({ prompt: "and again" }))
           const secondLines = yield* Effect.forEach(second.text.trimEnd().split("\n"), (line) => decodeLine(line))
+          assertInOrder("session-1", secondLines)
           const runIds = secondLines.flatMap((line) =>
             "event" in line && (line.event.type === "run_started" || line.event.type === "run_ended")
               ? [line.event.run_id]
