@@ -54,7 +54,11 @@ export interface Options {
   readonly runnerHost: string
   readonly runnerPort: number
   readonly databaseUrl: Redacted.Redacted
-  /** Connections of this process's pool. Default 10. */
+  /**
+   * Connections of this process's pool. Default 10. The cluster runner holds
+   * one of them for its shard locks; the event log's LISTEN has a connection
+   * of its own, outside the pool.
+   */
   readonly maxConnections?: number | undefined
   readonly model: string
   readonly settings?: Settings.Settings | undefined

@@ -10,7 +10,8 @@
  *   `WorkflowInstance` in the publishing fiber) with its session id, its
  *   position, and the address of the runner that ran it, and notifies
  *   `LISTEN`ers in the same statement.
- * - Reading: one `LISTEN` connection per process wakes the followers of a
+ * - Reading: one `LISTEN` connection per process, of its own (not one of
+ *   the pool's, which stay the queries'), wakes the followers of a
  *   session when its events arrive; a follower also re-reads every
  *   `pollInterval`, so a notification lost with a connection costs latency,
  *   never events.
@@ -29,6 +30,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -205,12 +207,15 @@ export const make = (
     const pollInterval = Duration.fromInputUnsafe(options.pollInterval ?? Duration.seconds(1))
     // Every notification of this process's one LISTEN, to every follower: the payload is a session id.
     const notified = yield* Effect.acquireRelease(PubSub.unbounded<string>(), PubSub.shutdown)
-    yield* Effect.flatMap(pg.listen(channel), (notifications) =>
-      Stream.runForEach(Stream.fromQueue(notifications), (notification) =>
-        PubSub.publish(notified, notification.payload)
-      )
-    ).pipe(
+    // The LISTEN holds a connection for as long as it lasts: one of its own, outside the pool of the queries.
+    yield* Effect.flatMap(PgClient.makeClient(pg.config), (listener) => listener.listen(channel)).pipe(
+      Effect.flatMap((notifications) =>
+        Stream.runForEach(Stream.fromQueue(notifications), (notification) =>
+          PubSub.publish(notified, notification.payload)
+        )
+      ),
       Effect.scoped,
+      Effect.provide(Reactivity.layer),
       // A lost connection is listened to again; followers poll meanwhile.
       Effect.catchCause((cause) => Effect.logWarning("event log: LISTEN failed", cause)),
       Effect.repeat(Schedule.spaced("1 second")),
