@@ -404,7 +404,7 @@ class Builder {
         )
         return
       case "content_filtered":
-        this.closeAttempt(event.at, seq, { _tag: "Filtered", message: event.message })
+        this.filtered(seq, event)
         this.marker(seq, event.at, "filter", "filtered", `content filtered: ${event.message}`)
         return
       case "tool_call_started":
@@ -428,6 +428,15 @@ class Builder {
       case "turn_ended":
         return
     }
+  }
+
+  /** The filter's answer: the attempt its `model_response` closed (or the open one) was filtered. */
+  filtered(seq: number, event: KernelEvent.EventOf<"content_filtered">) {
+    const outcome: Outcome = { _tag: "Filtered", message: event.message }
+    const last = this.attempts.at(-1)
+    if (this.open === undefined && last !== undefined && last.outcome._tag === "Answered") {
+      this.attempts[this.attempts.length - 1] = { ...last, outcome_seq: seq, outcome }
+    } else this.closeAttempt(event.at, seq, outcome)
   }
 
   toolResult(seq: number, event: KernelEvent.EventOf<"tool_result">) {
