@@ -103,16 +103,27 @@ export const make = (options: Options): Effects => ({
   sleep: (delay) => Effect.sleep(delay)
 })
 
-const modelAttempt = Effect.fnUntraced(function* (
+const modelAttempt = (
   options: Options,
   request: ModelProvider.ModelRequest,
   info: AttemptInfo
-) {
-  const { provider, attemptTimeout } = options
+): Effect.Effect<Result.Result<ModelProvider.ModelResponse, ModelError.ModelError>> => {
   // A one-shot provider's parts all arrive when its call returns, which is when they are observed.
-  const oneShot = info.observe === undefined || provider.generate !== undefined
-  const held = oneShot ? undefined : new Held()
-  const call = Telemetry.withSpan(
+  const oneShot = info.observe === undefined || options.provider.generate !== undefined
+  // A stream's hold is counted afresh each time the attempt runs.
+  return oneShot
+    ? attemptWith(options, request, info, undefined)
+    : Effect.suspend(() => attemptWith(options, request, info, new Held()))
+}
+
+const attemptWith = (
+  options: Options,
+  request: ModelProvider.ModelRequest,
+  info: AttemptInfo,
+  held: Held | undefined
+): Effect.Effect<Result.Result<ModelProvider.ModelResponse, ModelError.ModelError>> => {
+  const { provider, attemptTimeout } = options
+  const call = Telemetry.withCallSpan(
     Telemetry.modelCallName(request),
     Telemetry.modelCall(provider.name, request, info),
     (span) =>
@@ -120,25 +131,41 @@ const modelAttempt = Effect.fnUntraced(function* (
         Effect.sync(() => Telemetry.annotate(span, Telemetry.modelCallEnded(exit)))
       )
   )
-  const exit = yield* withinAttemptTimeout(call, attemptTimeout, held)
-  if (exit === undefined) return Result.fail(timedOut(provider.name, request.model, attemptTimeout))
+  return Effect.flatMap(withinAttemptTimeout(call, attemptTimeout, held), (exit) =>
+    attemptResult(options, request, info, exit)
+  )
+}
+
+/** What an attempt's exit reads as: the response, or the error a retry decision is made on. */
+const attemptResult = (
+  options: Options,
+  request: ModelProvider.ModelRequest,
+  info: AttemptInfo,
+  exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError> | undefined
+): Effect.Effect<Result.Result<ModelProvider.ModelResponse, ModelError.ModelError>> => {
+  const { provider, attemptTimeout } = options
+  if (exit === undefined) return Effect.succeed(Result.fail(timedOut(provider.name, request.model, attemptTimeout)))
   if (Exit.isSuccess(exit)) {
-    if (info.observeResponse !== undefined && provider.generate !== undefined) yield* info.observeResponse(exit.value)
-    return Result.succeed(exit.value)
+    const answered = Result.succeed(exit.value)
+    return info.observeResponse !== undefined && provider.generate !== undefined
+      ? Effect.as(info.observeResponse(exit.value), answered)
+      : Effect.succeed(answered)
   }
   const error = Cause.findErrorOption(exit.cause)
-  if (error._tag === "Some") return Result.fail(error.value)
+  if (error._tag === "Some") return Effect.succeed(Result.fail(error.value))
   // The call was interrupted from within: so is the run.
-  if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
+  if (Cause.hasInterruptsOnly(exit.cause)) return Effect.interrupt
   // A provider that throws or dies is a bug, not a transport error: typed, never retried.
-  return Result.fail(
-    new ModelError.Unknown({
-      provider: provider.name,
-      model: request.model,
-      message: `the provider failed unexpectedly: ${describeDefect(Cause.squash(exit.cause))}`
-    })
+  return Effect.succeed(
+    Result.fail(
+      new ModelError.Unknown({
+        provider: provider.name,
+        model: request.model,
+        message: `the provider failed unexpectedly: ${describeDefect(Cause.squash(exit.cause))}`
+      })
+    )
   )
-})
+}
 
 const timedOut = (provider: string, model: string, timeout: Duration.Duration): ModelError.ModelError =>
   new ModelError.Timeout({
@@ -280,15 +307,22 @@ const toolCall = (
   info: ToolInfo
 ): Effect.Effect<Content.ToolResultBlock> =>
   Telemetry.withSpan(Telemetry.toolCallName(call), Telemetry.toolCall(call, info), (span) =>
-    Effect.suspend(() => toolbox.invoke(call)).pipe(
-      Effect.flatMap((result) => {
-        // A result is filed under its call's id, whatever id the toolbox gave it.
-        const answered = result.tool_use_id === call.id ? result : { ...result, tool_use_id: call.id }
-        return answered.is_error
-          ? Effect.fail(new Telemetry.ToolErrorResult({ message: answered.content, result: answered }))
-          : Effect.succeed(answered)
-      }),
-      Effect.tapCause((cause) => Effect.sync(() => Telemetry.annotate(span, Telemetry.toolCallEnded(cause))))
+    Effect.matchCauseEffect(
+      Effect.suspend(() => toolbox.invoke(call)),
+      {
+        onSuccess: (result) => {
+          // A result is filed under its call's id, whatever id the toolbox gave it.
+          const answered = result.tool_use_id === call.id ? result : { ...result, tool_use_id: call.id }
+          if (!answered.is_error) return Effect.succeed(answered)
+          const error = new Telemetry.ToolErrorResult({ message: answered.content, result: answered })
+          Telemetry.annotate(span, Telemetry.toolCallEnded(Cause.fail(error)))
+          return Effect.fail(error)
+        },
+        onFailure: (cause) => {
+          Telemetry.annotate(span, Telemetry.toolCallEnded(cause))
+          return Effect.failCause(cause)
+        }
+      }
     )
   ).pipe(
     Effect.catchCause((cause) => {

@@ -41,17 +41,21 @@ interface Turn {
  */
 export const turns = Effect.fnUntraced(function* (run: Run.Run) {
   while (true) {
-    const figures = SessionState.figures(yield* Ref.get(run.state))
-    const bound = Decision.beforeTurn(figures.turns, run.env.settings)
-    if (Option.isSome(bound)) return bound.value
-    const number = figures.turns + 1
-    yield* Run.update(run, (state) => SessionState.turnStarted(state, number))
-    const ending = yield* Telemetry.useSpan(Telemetry.SpanName.turn, Telemetry.turn(number), (span) =>
-      turnOf(run, { number, span, startedAt: Run.now(run) })
+    const next = yield* Ref.modify(run.state, (state) => nextTurn(run, state))
+    if (typeof next !== "number") return next
+    const ending = yield* Telemetry.useSpan(Telemetry.SpanName.turn, Telemetry.turn(next), (span) =>
+      turnOf(run, { number: next, span, startedAt: Run.now(run) })
     )
     if (ending !== undefined) return ending
   }
 })
+
+/** The next turn's number, written as started, or the bound that ends the run before it. */
+const nextTurn = (run: Run.Run, state: SessionState.State): [number | Decision.End, SessionState.State] => {
+  const { turns } = SessionState.figures(state)
+  const bound = Decision.beforeTurn(turns, run.env.settings)
+  return Option.isSome(bound) ? [bound.value, state] : [turns + 1, SessionState.turnStarted(state, turns + 1)]
+}
 
 /** A turn's model call, then its tool calls; it ends the run, or `undefined`. */
 const turnOf = Effect.fnUntraced(function* (run: Run.Run, turn: Turn) {
@@ -80,23 +84,23 @@ const turnOf = Effect.fnUntraced(function* (run: Run.Run, turn: Turn) {
   return undefined
 })
 
+/** A turn's end: `turn_ended` and the turn's duration, at the Clock's time as it is built: build it as it runs. */
 const turnEnded = (
   run: Run.Run,
   turn: Turn,
   stopReason: ModelProvider.StopReason,
   toolCalls: number
-): Effect.Effect<void> =>
-  Effect.suspend(() => {
-    const at = Run.now(run)
-    const ended = Run.publish(run, {
-      type: "turn_ended",
-      at,
-      turn: turn.number,
-      stop_reason: stopReason,
-      tool_calls: toolCalls
-    })
-    return run.env.metrics ? Effect.andThen(ended, Meter.turn(at - turn.startedAt)) : ended
+): Effect.Effect<void> => {
+  const at = Run.now(run)
+  const ended = Run.publish(run, {
+    type: "turn_ended",
+    at,
+    turn: turn.number,
+    stop_reason: stopReason,
+    tool_calls: toolCalls
   })
+  return run.env.metrics ? Effect.andThen(ended, Meter.turn(at - turn.startedAt)) : ended
+}
 
 /** A model call that answered. */
 interface Answered {
@@ -129,7 +133,8 @@ const modelCall = Effect.fnUntraced(function* (run: Run.Run, turn: Turn) {
   let stepper: RetryPolicy.Stepper | undefined
   let overflow: ModelError.ModelError | undefined
   while (true) {
-    const figures = SessionState.figures(yield* Ref.get(run.state))
+    let state = yield* Ref.get(run.state)
+    const figures = SessionState.figures(state)
     // The turn is announced with its first request (after the context is assembled), or as the run ends before it.
     const announce = figures.attempt === 0 ? announceTurn(run, turn) : Effect.void
     const bound = Decision.beforeCall({
@@ -143,9 +148,10 @@ const modelCall = Effect.fnUntraced(function* (run: Run.Run, turn: Turn) {
       const exhausted = yield* reduceContext(run, turn, overflow)
       if (exhausted !== undefined) return exhausted
       overflow = undefined
+      state = yield* Ref.get(run.state)
     }
     const model = run.env.models[figures.model_index] ?? run.env.model
-    const prepared = yield* Request.prepare(run, yield* Ref.get(run.state), model)
+    const prepared = yield* Request.prepare(run, state, model)
     yield* announce
     const attempted = yield* attempt(run, turn, model, prepared)
     if (attempted._tag !== "Failed") return attempted
@@ -182,14 +188,14 @@ const attempt = Effect.fnUntraced(function* (run: Run.Run, turn: Turn, model: st
     parent: turn.span,
     ...Observe.observation(run, { turn: turn.number, model, attempt: number }, shown)
   }
-  const result = yield* Tools.withinDeadline(run, run.effects.model(request, info))
-  if (Option.isNone(result)) return Decision.pastDeadline
+  const result = yield* Tools.withinDeadline(run, run.effects.model(request, info), Decision.pastDeadline)
+  if (result._tag === "End") return result
   // One reading of the clock for the call's end: its metric, its event and the retry decision.
   const returnedAt = Run.now(run)
-  if (run.env.metrics) yield* run.env.meter.modelCall(model, returnedAt - sentAt, result.value)
-  if (Result.isFailure(result.value))
-    return { _tag: "Failed", error: result.value.failure, model, attempt: number, shown, returnedAt } satisfies Failed
-  const response = result.value.success
+  if (run.env.metrics) yield* run.env.meter.modelCall(model, returnedAt - sentAt, result)
+  if (Result.isFailure(result))
+    return { _tag: "Failed", error: result.failure, model, attempt: number, shown, returnedAt } satisfies Failed
+  const response = result.success
   return {
     _tag: "Answered",
     request,
@@ -210,15 +216,11 @@ const answered = Effect.fnUntraced(function* (run: Run.Run, turn: Turn, called: 
   const { request, response, content } = called
   yield* run.quota.recordSuccess
   const message: Content.Message = { role: "assistant", content }
-  const { spent, warning } = Run.spent(
-    run,
-    SessionState.figures(yield* Ref.get(run.state)),
-    response.usage,
-    request.model
-  )
-  yield* Run.update(run, (state) =>
-    SessionState.answered(state, message, run.env.budget.recordSuccess(state.budget), spent, Content.textOf(message))
-  )
+  const warning = yield* Ref.modify(run.state, (state) => {
+    const { spent, warning } = Run.spent(run, SessionState.figures(state), response.usage, request.model)
+    const budget = run.env.budget.recordSuccess(state.budget)
+    return [warning, SessionState.answered(state, message, budget, spent, Content.textOf(message))] as const
+  })
   yield* Run.publish(run, {
     type: "model_response",
     at: called.returnedAt,

@@ -88,19 +88,22 @@ const make = (provider: string): Meter => {
       const { usage } = result.success
       const metrics = metricsOf(model)
       // The call's three series, under the metric attributes of the fiber, as `Metric.update` reads them.
-      return Effect.contextWith((context) =>
-        Effect.sync(() => {
-          metrics.duration.updateUnsafe(durationMs / 1000, context)
-          metrics.input.updateUnsafe(usage.input_tokens, context)
-          metrics.output.updateUnsafe(usage.output_tokens, context)
-        })
-      )
+      return Effect.contextWith((context) => {
+        metrics.duration.updateUnsafe(durationMs / 1000, context)
+        metrics.input.updateUnsafe(usage.input_tokens, context)
+        metrics.output.updateUnsafe(usage.output_tokens, context)
+        return Effect.void
+      })
     }
   }
 }
 
-/** Records a turn's duration. @internal */
-export const turn = (durationMs: number): Effect.Effect<void> => Metric.update(Metrics.turnDuration, durationMs / 1000)
+/** Records a turn's duration, under the metric attributes of the fiber. @internal */
+export const turn = (durationMs: number): Effect.Effect<void> =>
+  Effect.contextWith((context) => {
+    Metrics.turnDuration.updateUnsafe(durationMs / 1000, context)
+    return Effect.void
+  })
 
 /**
  * Records a run's end in the kernel's counters: its turns, and one run of

@@ -77,7 +77,8 @@ const observeResponse = (
 ): Effect.Effect<void> => {
   const content = ToolIds.unique(response.content, run.runNumber, at.turn)
   shown.content = { of: response, content }
-  const events = content.flatMap((block): ReadonlyArray<KernelEvent.KernelEvent> => {
+  const events: Array<KernelEvent.KernelEvent> = []
+  for (const block of content) {
     const event =
       block.type === "text"
         ? delta(run, at, shown, "text_delta", block.text)
@@ -86,8 +87,8 @@ const observeResponse = (
           : block.type === "tool_use"
             ? toolUseStarted(run, at, block.id, block.name)
             : undefined
-    return event === undefined ? [] : [event]
-  })
+    if (event !== undefined) events.push(event)
+  }
   return events.length === 0 ? Effect.void : Run.publishAll(run, events)
 }
 

@@ -15,7 +15,7 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type * as Tracer from "effect/Tracer"
+import * as Tracer from "effect/Tracer"
 import type * as Content from "../Content.js"
 import type * as ModelError from "../ModelError.js"
 import type * as ModelProvider from "../ModelProvider.js"
@@ -93,6 +93,21 @@ export const withSpan = <A, E, R>(
   body: (span: Tracer.Span) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> =>
   Effect.useSpan(name, options, (span) => Effect.withParentSpan(body(span), span, traceOptions))
+
+/**
+ * Runs `body` in a span named `name` that is the current span inside it, the
+ * parent of the spans `body` makes, handed to `body`. Unlike `withSpan` it
+ * names no stack frame: for a call whose causes the kernel turns into
+ * messages of its own rather than printing them (a model call).
+ *
+ * @internal
+ */
+export const withCallSpan = <A, E, R>(
+  name: string,
+  options: Tracer.SpanOptionsNoTrace,
+  body: (span: Tracer.Span) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
+  Effect.useSpan(name, options, (span) => Effect.provideService(body(span), Tracer.ParentSpan, span))
 
 /**
  * Runs `body` in a span named `name` that ends with it, handed to `body`:

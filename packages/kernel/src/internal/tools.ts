@@ -2,7 +2,6 @@ import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
 import type * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
 import * as Decision from "../Decision.js"
@@ -26,17 +25,23 @@ export const pendingReason = (status: RunOutcome.RunStatus): string =>
   pendingReasons[status] ?? "The run failed before this tool returned."
 
 /**
- * Runs `effect` within the run's wall-clock bound, if one is set; `None`
- * when the bound cut it short (it is interrupted, and waited for).
+ * Runs `effect` within the run's wall-clock bound, if one is set; `expired`
+ * when the bound cut it short (it is interrupted, and waited for). The time
+ * left is read as the effect is built: build it as it runs.
  *
  * @internal
  */
-export const withinDeadline = <A, E>(run: Run.Run, effect: Effect.Effect<A, E>): Effect.Effect<Option.Option<A>, E> =>
-  Effect.suspend(() => {
-    const left = Decision.timeLeft(run.env.settings, run.startedAt, Run.now(run))
-    if (left === undefined) return Effect.asSome(effect)
-    return left <= 0 ? Effect.succeedNone : Effect.timeoutOption(effect, Duration.millis(left))
-  })
+export const withinDeadline = <A, E, B>(
+  run: Run.Run,
+  effect: Effect.Effect<A, E>,
+  expired: B
+): Effect.Effect<A | B, E> => {
+  const left = Decision.timeLeft(run.env.settings, run.startedAt, Run.now(run))
+  if (left === undefined) return effect
+  return left <= 0
+    ? Effect.succeed(expired)
+    : Effect.timeoutOrElse(effect, { duration: Duration.millis(left), orElse: () => Effect.succeed(expired) })
+}
 
 /**
  * Runs a turn's tool calls, one after the other or up to `toolConcurrency`
@@ -44,7 +49,7 @@ export const withinDeadline = <A, E>(run: Run.Run, effect: Effect.Effect<A, E>):
  * calls' order, as one message however the calls end: a call not back (the
  * bound cut it, the run was interrupted) is answered with an error result
  * saying why, and every result that came back is kept. `false` when the
- * bound cut them short.
+ * bound cut them short. Build it as it runs (see `withinDeadline`).
  *
  * @internal
  */
@@ -55,16 +60,7 @@ export const runTools = (
   calls: ReadonlyArray<Content.ToolUseBlock>
 ): Effect.Effect<boolean> => {
   const results: Array<Content.ToolResultBlock | undefined> = []
-  const indexes = runIndexes(calls)
-  const each = Effect.forEach(
-    calls,
-    (call, i) => callOne(run, { turn, index: indexes[i]!, parent }, call, results, i),
-    {
-      concurrency: run.env.toolConcurrency,
-      discard: true
-    }
-  )
-  return withinDeadline(run, each).pipe(
+  return withinDeadline(run, Effect.as(eachCall(run, turn, parent, calls, results), true), false).pipe(
     Effect.onExit((exit) =>
       Run.update(run, (state) =>
         SessionState.append(state, {
@@ -72,13 +68,28 @@ export const runTools = (
           content: SessionState.resultsFor(calls, results, pendingReason(statusOf(exit)))
         })
       )
-    ),
-    Effect.map(Option.isSome)
+    )
   )
 }
 
+/** Every call, in order or up to `toolConcurrency` at once; the one call of a turn as it is. */
+const eachCall = (
+  run: Run.Run,
+  turn: number,
+  parent: Tracer.AnySpan,
+  calls: ReadonlyArray<Content.ToolUseBlock>,
+  results: Array<Content.ToolResultBlock | undefined>
+): Effect.Effect<void> => {
+  if (calls.length === 1) return callOne(run, { turn, index: 0, parent }, calls[0]!, results, 0)
+  const indexes = runIndexes(calls)
+  return Effect.forEach(calls, (call, i) => callOne(run, { turn, index: indexes[i]!, parent }, call, results, i), {
+    concurrency: run.env.toolConcurrency,
+    discard: true
+  })
+}
+
 /** How the calls' end reads as a run's status, for the calls not back. */
-const statusOf = (exit: Exit.Exit<Option.Option<void>>): RunOutcome.RunStatus =>
+const statusOf = (exit: Exit.Exit<boolean>): RunOutcome.RunStatus =>
   Exit.isSuccess(exit) ? "wall_clock_exceeded" : Cause.hasInterruptsOnly(exit.cause) ? "interrupted" : "failed"
 
 /**
@@ -103,21 +114,41 @@ const callOne = (
       id: call.id,
       name: call.name
     })
-    return Effect.andThen(started, invoke(run, call, info)).pipe(
-      Effect.flatMap((result) => {
-        const event = run.listening() ? [resulted(turn, call, result, startedAt, Run.now(run))] : []
-        return Effect.andThen(
-          Effect.uninterruptible(
-            Effect.suspend(() => {
-              results[i] = result
-              return event.length === 0 ? Effect.void : run.offer(event)
-            })
-          ),
-          event.length === 0 ? Effect.void : run.notify(event)
-        )
-      })
+    return Effect.andThen(
+      started,
+      Effect.flatMap(invoke(run, call, info), (result) => kept(run, turn, call, result, startedAt, results, i))
     )
   })
+
+/** A call's result kept at its place, and its `tool_result` published to whoever listens. */
+const kept = (
+  run: Run.Run,
+  turn: number,
+  call: Content.ToolUseBlock,
+  result: Content.ToolResultBlock,
+  startedAt: number,
+  results: Array<Content.ToolResultBlock | undefined>,
+  i: number
+): Effect.Effect<void> => {
+  if (!run.listening()) {
+    results[i] = result
+    return Effect.void
+  }
+  const event = [resulted(turn, call, result, startedAt, Run.now(run))]
+  if (!run.subscribed()) {
+    results[i] = result
+    return run.notify(event)
+  }
+  return Effect.andThen(
+    Effect.uninterruptible(
+      Effect.suspend(() => {
+        results[i] = result
+        return run.offer(event)
+      })
+    ),
+    run.notify(event)
+  )
+}
 
 /**
  * Each call's `ToolInfo.index`: its place among the calls of the turn that
