@@ -15,8 +15,11 @@
  * in-flight call then fails at once with `ProcessCrashed` (exit code or
  * signal, and the stderr tail), and the group and every tracked descendant
  * are killed. When the server runs under a launcher that outlives it
- * (`bash -c 'node server; sleep 30'`), the members of the group are watched
- * as well (Linux, /proc).
+ * (`bash -c 'node server; sleep 30'`), the processes that read its requests
+ * are watched as well (Linux, /proc); a helper it or its launcher started
+ * (`sh -c 'sleep 1 & exec server'`, git, ripgrep) may end as it likes.
+ * Nothing it started outlives the scope on Linux: its group, its session,
+ * its descendants and whatever still holds its stdio are killed.
  *
  * @since 0.1.0
  */
@@ -67,18 +70,21 @@ export interface Config {
    */
   readonly startupTimeoutMillis?: number | undefined
   /**
-   * Watch every process of the group seen after the handshake, not only the
-   * one we spawned, and treat the exit of any as a crash. This is what
-   * catches a server dying under a launcher that lives on. Default true
-   * (Linux only: it reads /proc).
+   * Watch, besides the process we spawned, those that read its requests
+   * (they hold its stdin) after the handshake, and treat the exit of any as
+   * a crash. This is what catches a server dying under a launcher that lives
+   * on; a helper started in the background reads nothing and is not
+   * watched. Default true (Linux only: it reads /proc).
    */
   readonly watchGroup?: boolean | undefined
-  /** How often the group is checked while watched. Default 10 ms. */
+  /** How often they are checked while watched. Default 10 ms. */
   readonly groupPollMillis?: number | undefined
   /**
    * Track the server's descendants by parent pid while it lives, so that one
    * that left the process group (`setsid`, a daemon) is ended with the rest.
-   * Default true (Linux only: it reads /proc).
+   * Default true (Linux only: it reads /proc). As it stops, /proc is swept
+   * for what it started whatever this says: its session, its group, and the
+   * holders of its stdio.
    */
   readonly trackDescendants?: boolean | undefined
   /** How often descendants are looked for. Default 100 ms. */

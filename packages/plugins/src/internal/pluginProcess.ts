@@ -8,16 +8,17 @@
  * reaches its call before the crash does. The end is one `Deferred`,
  * completed by whichever sign of death comes first: the child's exit, its
  * stdout or stderr reaching end of file while /proc shows it a zombie
- * (usually sooner than the exit is reported), the exit of a launched process
- * of its group (`watchGroup`), or its stdout reader dying (then no answer
- * could ever arrive). How it is stopped is decided from the `Exit` the scope
+ * (usually sooner than the exit is reported), the exit of another process
+ * that read its requests (the server under a launcher, `watchGroup`), or its
+ * stdout reader dying (then no answer could ever arrive). How it is stopped is decided from the `Exit` the scope
  * closes with: a success or an interruption gets the MCP shutdown (close
  * stdin, wait, SIGTERM, wait, SIGKILL); a failure (a broken server, a
  * tripped breaker) gets SIGKILL at once.
  *
- * While it lives, its descendants are tracked by parent pid (/proc), so that
- * one that left the process group (`setsid`, a daemon) is still ended with
- * the rest.
+ * What it started is known through its `ProcessTree` (/proc): tracked by
+ * parent pid while it lives, and swept for as it stops, so that one that left
+ * the process group or the session (`setsid`, a daemon) is ended with the
+ * rest.
  */
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -30,10 +31,12 @@ import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as CommandLine from "effect/process/CommandLine"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as PluginError from "../PluginError.js"
 import * as ProcessSpawner from "../ProcessSpawner.js"
+import * as ProcessTree from "./processTree.js"
 import * as Procfs from "./procfs.js"
 
 /** How a plugin process ended. @internal */
@@ -53,7 +56,7 @@ export interface Options {
   readonly command: ChildProcess.Command
   readonly stderrTailBytes: number
   readonly shutdownGraceMillis: number
-  /** How often launched members of the group are checked, once `watchGroup` ran. */
+  /** How often the other readers of its requests are checked, once `watchGroup` ran. */
   readonly groupPollMillis: number
   /** How often descendants are looked for; 0 turns tracking off. */
   readonly descendantPollMillis: number
@@ -74,9 +77,11 @@ export interface Proc {
   /** The last bytes of its stderr, as text. */
   readonly stderrTail: () => string
   /**
-   * Records the members of its process group now, and from then on treats
-   * the exit of any of them as the plugin's end: the server under a launcher
-   * that outlives it (`bash -c 'node server; sleep 30'`).
+   * Records the processes besides it that read its requests (they hold its
+   * stdin) now, and from then on treats the exit of any of them as the
+   * plugin's end: the server under a launcher that outlives it
+   * (`bash -c 'node server; sleep 30'`). A helper started in the background
+   * (`sh -c 'sleep 1 & exec server'`) reads nothing and ends as it likes.
    */
   readonly watchGroup: Effect.Effect<void>
   /** The descendants being tracked, for reports and tests. */
@@ -97,13 +102,12 @@ export const shutdownMode = (exit: Exit.Exit<unknown, unknown>): "graceful" | "i
 
 /**
  * After end of file on a pipe and a first look that found it still running,
- * the waits between further looks for the zombie before concluding the
- * process lives on without the pipe. A killed process is usually a zombie by
- * the time the end of file is read, or soon after (its exit is then reported
- * too); the steps cover a process still tearing down its threads.
- * @internal
+ * the further looks for the zombie before concluding the process lives on
+ * without the pipe: after 1, 2, 4 … 128 ms. A killed process is usually a
+ * zombie by the time the end of file is read, or soon after (its exit is then
+ * reported too); the looks cover a process still tearing down its threads.
  */
-export const confirmationSteps: ReadonlyArray<number> = [1, 2, 4, 8, 16, 32, 64, 128]
+const confirmation = Schedule.max([Schedule.exponential("1 millis"), Schedule.recurs(8)])
 
 const describe = (cause: Cause.Cause<unknown>): string => Cause.pretty(cause).split("\n", 1)[0] ?? "unknown"
 
@@ -118,13 +122,12 @@ interface Watched {
   readonly pid: number
   readonly options: Options
   readonly procfs: Procfs.Procfs
+  readonly tree: ProcessTree.ProcessTree
   readonly status: Effect.Effect<ProcessSpawner.Status>
   readonly ended: Deferred.Deferred<End>
   readonly reaped: Deferred.Deferred<void>
   readonly stderrDone: Deferred.Deferred<void>
   readonly stderr: TailBuffer
-  /** Descendants seen while it lived, each with its start time: a pid alone may have been reused. */
-  readonly tracked: Ref.Ref<ReadonlyMap<number, Procfs.ProcStat>>
   /** Set by the first sign of death, so that a later one (its echo) does not name the end. */
   readonly dying: Ref.Ref<boolean>
   readonly pipes: Ref.Ref<PipeState>
@@ -133,20 +136,6 @@ interface Watched {
   /** Runs an effect on a fiber of the process's scope, started at once, its failures ignored. */
   readonly fork: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<void>
 }
-
-const isAlive = (w: Watched, known: Procfs.ProcStat): Effect.Effect<boolean> =>
-  Effect.map(
-    w.procfs.stat(known.pid),
-    (now) => now !== undefined && now.startTime === known.startTime && !Procfs.isDead(now)
-  )
-
-const signalAll = (w: Watched, name: NodeJS.Signals): Effect.Effect<void> =>
-  Effect.gen(function* () {
-    Procfs.signalGroup(w.pid, name)
-    for (const known of (yield* Ref.get(w.tracked)).values()) {
-      if (yield* isAlive(w, known)) Procfs.signal(known.pid, name)
-    }
-  })
 
 /** Completes the end; only the first call does, and tells the owner. */
 const end = (w: Watched, how: End): Effect.Effect<boolean> =>
@@ -169,12 +158,12 @@ const died = (w: Watched, how: End): Effect.Effect<void> =>
   Effect.gen(function* () {
     if ((yield* Ref.getAndSet(w.dying, true)) || (yield* Deferred.isDone(w.ended))) return
     if (!(yield* Deferred.isDone(w.stderrDone))) {
-      yield* signalAll(w, "SIGKILL")
+      yield* w.tree.signal("SIGKILL")
       const lastBytes = Procfs.onWallClock(Effect.timeoutOption(Deferred.await(w.stderrDone), 50))
       yield* w.fork(Effect.andThen(lastBytes, end(w, how)))
     } else if (yield* end(w, how)) {
       yield* Effect.yieldNow
-      yield* signalAll(w, "SIGKILL")
+      yield* w.tree.signal("SIGKILL")
     }
   })
 
@@ -213,10 +202,10 @@ const pipeClosed = (w: Watched, pipe: "stdout" | "stderr"): Effect.Effect<void> 
 
 const confirm = (w: Watched): Effect.Effect<void> =>
   Effect.gen(function* () {
-    for (const wait of confirmationSteps) {
-      yield* Procfs.wallSleep(wait)
-      if (yield* settled(w)) return
-    }
+    const settledNow = yield* Procfs.onWallClock(
+      Effect.repeat(settled(w), { schedule: confirmation, until: (done) => done })
+    )
+    if (settledNow) return
     // It lives on. stderr may be closed on purpose; with stdout gone no answer can ever arrive.
     const stdoutClosed = yield* Ref.modify(w.pipes, (state) => [
       state.closed.has("stdout"),
@@ -231,25 +220,6 @@ const confirm = (w: Watched): Effect.Effect<void> =>
         detail: `It closed its stdout but kept running, so no answer could arrive; it was killed`
       })
     }
-  })
-
-/** Records the live descendants: children of the server and of every descendant known, those it left behind too. */
-const track = (w: Watched): Effect.Effect<void> =>
-  Effect.gen(function* () {
-    if (!w.procfs.available) return
-    const next = new Map<number, Procfs.ProcStat>()
-    for (const stat of (yield* Ref.get(w.tracked)).values()) if (yield* isAlive(w, stat)) next.set(stat.pid, stat)
-    const queue = [w.pid, ...next.keys()]
-    for (let parent = queue.shift(); parent !== undefined; parent = queue.shift()) {
-      for (const child of yield* w.procfs.children(parent)) {
-        if (child === w.pid || next.has(child)) continue
-        const stat = yield* w.procfs.stat(child)
-        if (stat === undefined || Procfs.isDead(stat)) continue
-        next.set(child, stat)
-        queue.push(child)
-      }
-    }
-    yield* Ref.set(w.tracked, next)
   })
 
 const readerFailed = (w: Watched, why: string): Effect.Effect<void> =>
@@ -309,27 +279,25 @@ const handle = (w: Watched, batch: ReadonlyArray<ProcessSpawner.Event>): Effect.
     yield* deliver(w, output)
   })
 
+/** Tracks the descendants on the wall clock until the end. */
 const pollDescendants = (w: Watched): Effect.Effect<void> =>
-  Effect.gen(function* () {
-    while (!(yield* Deferred.isDone(w.ended))) {
-      yield* track(w)
-      yield* Procfs.wallSleep(w.options.descendantPollMillis)
-    }
-  })
-
-/** Waits until the server and its tracked descendants are gone, bounded on the wall clock. */
-const awaitGone = (w: Watched, maxMillis: number): Effect.Effect<void> => {
-  const gone = Effect.gen(function* () {
-    const server = yield* w.procfs.stat(w.pid)
-    if (server !== undefined && !Procfs.isDead(server)) return false
-    for (const known of (yield* Ref.get(w.tracked)).values()) if (yield* isAlive(w, known)) return false
-    return true
-  })
-  const loop: Effect.Effect<void> = Effect.flatMap(gone, (done) =>
-    done ? Effect.void : Effect.andThen(Procfs.wallSleep(5), loop)
+  Procfs.onWallClock(
+    Effect.repeat(w.tree.track, {
+      schedule: Schedule.spaced(w.options.descendantPollMillis),
+      until: () => Deferred.isDone(w.ended)
+    })
   )
-  return w.procfs.available ? Effect.asVoid(Procfs.onWallClock(Effect.timeoutOption(loop, maxMillis))) : Effect.void
-}
+
+/** Waits until the server and everything known of what it started are gone, bounded on the wall clock. */
+const awaitGone = (w: Watched, maxMillis: number): Effect.Effect<void> =>
+  w.procfs.available
+    ? Procfs.onWallClock(
+        Effect.timeoutOption(
+          Effect.repeat(w.tree.gone, { schedule: Schedule.spaced("5 millis"), until: (gone) => gone }),
+          maxMillis
+        )
+      ).pipe(Effect.asVoid)
+    : Effect.void
 
 /**
  * Stops the processes as the scope closes. Every step is bounded, and none
@@ -341,7 +309,7 @@ const awaitGone = (w: Watched, maxMillis: number): Effect.Effect<void> => {
 const shutdown = (w: Watched, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> =>
   Effect.gen(function* () {
     // Before any signal: a child that outlives the server is reparented and lost to a search by parent.
-    if (w.options.descendantPollMillis > 0) yield* track(w)
+    if (w.options.descendantPollMillis > 0) yield* w.tree.track
     yield* end(w, { _tag: "Stopped", reason: "the session closed" })
     const grace = w.options.shutdownGraceMillis
     const exited = Effect.map(
@@ -351,54 +319,59 @@ const shutdown = (w: Watched, exit: Exit.Exit<unknown, unknown>): Effect.Effect<
     // Per the MCP spec: close stdin, wait, SIGTERM, wait, SIGKILL.
     yield* Queue.end(w.options.stdin)
     if (shutdownMode(exit) === "immediate") {
-      yield* signalAll(w, "SIGKILL")
+      yield* w.tree.signal("SIGKILL")
       yield* exited
     } else if (!(yield* exited)) {
-      yield* signalAll(w, "SIGTERM")
+      yield* w.tree.signal("SIGTERM")
       if (!(yield* exited)) {
-        yield* signalAll(w, "SIGKILL")
+        yield* w.tree.signal("SIGKILL")
         yield* exited
       }
     }
-    // Whatever is left (a grandchild that ignored SIGTERM, a daemon that left the group).
-    yield* signalAll(w, "SIGKILL")
+    // Whatever is left (a grandchild that ignored SIGTERM, a daemon that left the group or the session).
+    yield* w.tree.sweep
+    yield* w.tree.signal("SIGKILL")
     // SIGKILLed processes still need CPU to exit; on a loaded machine that takes a while.
     yield* awaitGone(w, Math.max(grace, 5_000))
   })
 
-const groupMemberGone = (member: Procfs.ProcStat, now: Procfs.ProcStat | undefined): boolean =>
-  now === undefined || now.startTime !== member.startTime || Procfs.isDead(now)
+const isGone = (known: Procfs.ProcStat, now: Procfs.ProcStat | undefined): boolean =>
+  now === undefined || now.startTime !== known.startTime || Procfs.isDead(now)
 
-/** Watches the launched members of the process group: the exit of any is the plugin's end. */
+/** Watches the other readers of its requests: the exit of any is the plugin's end. */
 const watchGroup = (w: Watched): Effect.Effect<void> =>
   Effect.gen(function* () {
     if (!w.procfs.available) return
-    yield* track(w)
-    const launched = [...(yield* Ref.get(w.tracked)).values()].filter((stat) => stat.pgrp === w.pid)
-    if (launched.length === 0) return
+    yield* w.tree.track
+    const readers = yield* w.tree.readers
+    if (readers.length === 0) return
     // Files kept open: each check is one read, not an open, a read and a close.
-    const readers = yield* Effect.forEach(launched, (member) =>
+    const watched = yield* Effect.forEach(readers, (reader) =>
       Effect.all({
-        member: Effect.succeed(member),
-        name: w.procfs.programName(member),
-        read: Scope.provide(w.procfs.statReader(member.pid), w.scope)
+        reader: Effect.succeed(reader),
+        name: w.procfs.programName(reader),
+        read: Scope.provide(w.procfs.statReader(reader.pid), w.scope)
       })
     )
+    const firstGone = Effect.gen(function* () {
+      for (const one of watched) if (isGone(one.reader, yield* one.read)) return one
+      return undefined
+    })
+    const check = Effect.flatMap(firstGone, (gone) =>
+      Effect.map(Deferred.isDone(w.ended), (ended) => ({ gone, over: ended || gone !== undefined }))
+    )
     const poll = Effect.gen(function* () {
-      while (!(yield* Deferred.isDone(w.ended))) {
-        for (const { member, name, read } of readers) {
-          if (groupMemberGone(member, yield* read)) {
-            return yield* died(w, {
-              _tag: "Exited",
-              pid: member.pid,
-              exitCode: null,
-              signal: null,
-              detail: `Process ${member.pid} (${name}) of its process group exited while its launcher (pid ${w.pid}) kept running; the group was killed`
-            })
-          }
-        }
-        yield* Procfs.wallSleep(w.options.groupPollMillis)
-      }
+      const { gone } = yield* Procfs.onWallClock(
+        Effect.repeat(check, { schedule: Schedule.spaced(w.options.groupPollMillis), until: (now) => now.over })
+      )
+      if (gone === undefined) return
+      yield* died(w, {
+        _tag: "Exited",
+        pid: gone.reader.pid,
+        exitCode: null,
+        signal: null,
+        detail: `Process ${gone.reader.pid} (${gone.name}) of its process group exited while its launcher (pid ${w.pid}) kept running; the group was killed`
+      })
     })
     yield* w.fork(poll)
   })
@@ -449,12 +422,12 @@ export const spawn = (
       pid: started.pid,
       options,
       procfs,
+      tree: yield* ProcessTree.make(procfs, started.pid),
       status: started.status,
       ended: yield* Deferred.make<End>(),
       reaped: yield* Deferred.make<void>(),
       stderrDone: yield* Deferred.make<void>(),
       stderr: new TailBuffer(options.stderrTailBytes),
-      tracked: yield* Ref.make<ReadonlyMap<number, Procfs.ProcStat>>(new Map()),
       dying: yield* Ref.make(false),
       pipes: yield* Ref.make<PipeState>({ closed: new Set(), confirming: false }),
       readerBroken: yield* Ref.make(false),
@@ -470,7 +443,7 @@ export const spawn = (
       ended: w.ended,
       stderrTail: () => w.stderr.text(),
       watchGroup: watchGroup(w),
-      descendants: Effect.map(Ref.get(w.tracked), (map) => [...map.keys()]),
+      descendants: w.tree.descendants,
       stop: (reason) => Effect.asVoid(end(w, { _tag: "Stopped", reason }))
     }
   })

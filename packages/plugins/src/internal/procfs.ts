@@ -5,7 +5,6 @@
  * exit is watched.
  */
 import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import type * as Scope from "effect/Scope"
@@ -259,9 +258,3 @@ const wallClock: Clock.Clock = Clock.Clock.defaultValue()
  */
 export const onWallClock = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.provideService(effect, Clock.Clock, wallClock)
-
-/**
- * Sleeps on the wall clock (see `onWallClock`).
- * @internal
- */
-export const wallSleep = (millis: number): Effect.Effect<void> => wallClock.sleep(Duration.millis(millis))
