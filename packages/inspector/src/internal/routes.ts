@@ -433,5 +433,15 @@ export const make = (config: Config): ReadonlyArray<HttpRouter.Route<never, neve
       headers: { "x-content-type-options": "nosniff", "cache-control": "no-cache" }
     })
   ),
-  HttpRouter.route("*", "*", page(config, Effect.fail(new NotFound({ message: "the inspector has no such page" }))))
+  // At the root the inspector owns the server: an unknown path gets its page. Under a prefix the
+  // host app answers unknown paths (a catch-all there would also claim the prefix itself).
+  ...(config.base === ""
+    ? [
+        HttpRouter.route(
+          "*",
+          "*",
+          page(config, Effect.fail(new NotFound({ message: "the inspector has no such page" })))
+        )
+      ]
+    : [])
 ]
