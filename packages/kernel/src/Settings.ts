@@ -131,6 +131,49 @@ export interface Settings extends Schema.Schema.Type<typeof Settings> {}
 export type SettingsInput = typeof Settings.Encoded
 
 /**
+ * Settings as code writes them (`Agent.layer({ settings })`): the keys of the
+ * settings file and of `--set`, in snake_case, every key optional, each with
+ * its JSON type. A key that is not a setting is a compile error in an object
+ * literal, as a value of the wrong type is; the values' bounds are checked
+ * when they are decoded (`decode`), with every bad field in one
+ * `SettingsError`.
+ *
+ * @example
+ * ```ts
+ * import { Settings } from "@agent-kernel/kernel"
+ *
+ * const input: Settings.Input = { max_retries: 3, jitter: "full" }
+ * // @ts-expect-error `maxRetries` is not a setting: the key is `max_retries`
+ * const typo: Settings.Input = { maxRetries: 3 }
+ * ```
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export type Input = SettingsInput
+
+/**
+ * `S` with no key beyond the settings' own: each other key of `S` is typed
+ * `never`. A function that takes `Exact<S>` for a generic `S extends Input`
+ * rejects a typo at compile time even in a value built elsewhere and passed
+ * by name, where TypeScript checks no excess property.
+ *
+ * @example
+ * ```ts
+ * import { Settings } from "@agent-kernel/kernel"
+ *
+ * const configure = <S extends Settings.Input>(settings: Settings.Exact<S>) => settings
+ * const overrides = { maxRetries: 3, jitter: "full" as const }
+ * // @ts-expect-error `maxRetries` is typed never
+ * configure(overrides)
+ * ```
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export type Exact<S> = S & { readonly [K in Exclude<keyof S, keyof Input>]: never }
+
+/**
  * The names of every settings key.
  *
  * @since 0.1.0

@@ -1,6 +1,7 @@
 /**
  * @since 0.1.0
  */
+export * as Agent from "./Agent.js"
 export * as CircuitBreaker from "./CircuitBreaker.js"
 export * as Content from "./Content.js"
 export * as ContextProvider from "./ContextProvider.js"
