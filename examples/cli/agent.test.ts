@@ -17,7 +17,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { stripVTControlCharacters } from "node:util"
 import { outcomeOf } from "./exitCodes.js"
-import { cli, ensureBundle, entry, ofType, type Result, start } from "./testBundle.js"
+import { cli, ensureBundle, entry, ofType, type Result, start, waitFor } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
 beforeAll(ensureBundle)
@@ -274,6 +274,123 @@ describe("agent CLI: interactive", () => {
     assert.notInclude(output, "MaxListenersExceededWarning")
   })
 })
+
+describe("agent CLI: Ctrl-C at the interactive prompt (a real pseudo-terminal)", () => {
+  const planFile = (steps: ReadonlyArray<unknown>) => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-ctrl-c-")), "plan.json")
+    fs.writeFileSync(file, JSON.stringify({ steps }))
+    return file
+  }
+  const occurrences = (text: string, part: RegExp) => text.split(part).length - 1
+  const interrupted = /status\s+interrupted/
+  // A slow stream, then a rate limit whose retry waits 50 s, then the happy answers.
+  const slowThenRateLimited = () =>
+    planFile([
+      {
+        kind: "reply",
+        text: "This answer streams slowly, two characters at a time.",
+        delta_chars: 2,
+        event_delay_ms: 200
+      },
+      { kind: "error", status: 429, error_type: "rate_limit_error", headers: { "retry-after": "50" } }
+    ])
+
+  for (const durable of [false, true]) {
+    it(`Ctrl-C mid-stream and in a retry countdown stops the run, the prompt comes back, the next line is answered; Ctrl-D leaves${durable ? " (--session: the durable session goes on)" : ""}`, async () => {
+      const store = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-ctrl-c-store-")), "agent.db")
+      const run = start(["--scenario", slowThenRateLimited(), ...(durable ? ["--session", store] : [])], {
+        terminal: true,
+        env: { NO_COLOR: "1" }
+      })
+      try {
+        await run.seen("Ctrl-C stops a run; Ctrl-D or exit leaves.")
+        await run.seen("you> ")
+        run.write("first question\r")
+        await run.seen("This ans")
+        run.write("\x03")
+        await run.seen(interrupted)
+        await waitFor(() => occurrences(run.stdout(), /you> /g) >= 2, "the prompt after the stopped stream", run.stdout)
+        run.write("second question\r")
+        await run.seen("retry 1 in")
+        run.write("\x03")
+        await waitFor(() => occurrences(run.stdout(), /status\s+interrupted/g) >= 2, "the stopped retry", run.stdout)
+        await waitFor(() => occurrences(run.stdout(), /you> /g) >= 3, "the prompt after the stopped retry", run.stdout)
+        run.write("next\r")
+        await run.seen("You said: next")
+        await run.seen(/status\s+completed/)
+        run.write("\x04")
+        assert.strictEqual(await run.exited, 0, run.stdout())
+        assert.include(run.stdout(), "run session-1/run-3")
+        assert.notInclude(run.stdout(), "internal error")
+      } finally {
+        run.child.kill("SIGKILL")
+      }
+      if (durable) {
+        const listed = await cli(["sessions", store])
+        assert.strictEqual(listed.code, 0, listed.stderr)
+        assert.match(listed.stdout, /session-1\tcompleted\t3\t/)
+      }
+    }, 600_000)
+  }
+
+  it("Ctrl-C while a plugin's tool runs: its process is stopped, the run ends interrupted, the session goes on", async () => {
+    const plan = planFile([
+      { kind: "reply", tool_calls: [{ name: "wait_for_approval", input: { change: "deploy" } }], stop: "tool_use" },
+      { kind: "reply", text: "Approval never came.", stop: "end_turn" }
+    ])
+    const plugin = path.join(root, "examples/plugins/chaos.mjs")
+    const run = start(["--scenario", plan, "--mcp", `node ${plugin}`, "--set", "tool_timeout_ms=600000"], {
+      terminal: true,
+      env: { NO_COLOR: "1" }
+    })
+    try {
+      await run.seen("you> ")
+      run.write("deploy\r")
+      await run.seen("running wait_for_approval")
+      // The plugin's own process (`node chaos.mjs`), not the command whose --mcp names it.
+      const plugins = () => processesRunning(plugin).filter((pid) => argvOf(pid)[1] === plugin)
+      const running = plugins()
+      assert.lengthOf(running, 1)
+      run.write("\x03")
+      await run.seen(interrupted)
+      await waitFor(() => !plugins().includes(running[0]!), "the plugin's process to be stopped", run.stdout)
+      run.write("and now?\r")
+      await run.seen("Approval never came.")
+      await run.seen(/status\s+completed/)
+      run.write("exit\r")
+      assert.strictEqual(await run.exited, 0, run.stdout())
+    } finally {
+      run.child.kill("SIGKILL")
+    }
+  }, 600_000)
+
+  it("at the prompt Ctrl-C clears what was typed; on an empty line it says how to leave, and a second one leaves", async () => {
+    const run = start(["--scenario", planFile([])], { terminal: true, env: { NO_COLOR: "1" } })
+    try {
+      await run.seen("you> ")
+      run.write("half typed")
+      await run.seen("half typed")
+      run.write("\x03")
+      run.write("\x03")
+      await run.seen("(Ctrl-C again, Ctrl-D or exit to leave)")
+      run.write("\x03")
+      assert.strictEqual(await run.exited, 0, run.stdout())
+      // What was typed was cleared, never run.
+      assert.notInclude(run.stdout(), "▶ run")
+    } finally {
+      run.child.kill("SIGKILL")
+    }
+  }, 600_000)
+})
+
+/** A process's argv, from /proc; empty once it is gone. */
+const argvOf = (pid: number): ReadonlyArray<string> => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")
+  } catch {
+    return []
+  }
+}
 
 /** Pids of live processes whose command line mentions `needle`, from /proc. */
 const processesRunning = (needle: string): ReadonlyArray<number> =>

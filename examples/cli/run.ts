@@ -14,10 +14,10 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as path from "node:path"
-import * as readline from "node:readline"
 import type { Parsed } from "./agent.js"
 import { readStdin, readTextFile } from "./boundedRead.js"
 import * as CliOutput from "./cliOutput.js"
+import * as Interactive from "./interactive.js"
 import * as Otel from "./otel.js"
 import * as Render from "./render.js"
 import * as Scenarios from "./scenarios.js"
@@ -90,50 +90,6 @@ const resolveScenario = (name: string) =>
     )
     return { scenario: undefined, plan }
   })
-
-/** The interactive prompt: one line a run, until end of input or "exit". The prompt goes to stderr under --json. */
-const interactive = <E>(
-  run: (input: string) => Effect.Effect<RunOutcome.RunOutcome, E>,
-  report: (outcome: RunOutcome.RunOutcome) => Effect.Effect<void>,
-  json: boolean
-) =>
-  Effect.acquireUseRelease(
-    Effect.sync(() =>
-      readline.createInterface({
-        input: process.stdin,
-        output: json ? process.stderr : process.stdout,
-        prompt: "you> "
-      })
-    ),
-    (rl) =>
-      Effect.gen(function* () {
-        let last: RunOutcome.RunOutcome | undefined
-        while (true) {
-          const line = yield* Effect.callback<string | undefined>((resume) => {
-            const onLine = (text: string) => done(text)
-            const onClose = () => done(undefined)
-            // Both listeners go whichever fires, so a long session never piles them up.
-            const done = (text: string | undefined) => {
-              rl.off("line", onLine)
-              rl.off("close", onClose)
-              resume(Effect.succeed(text))
-            }
-            rl.once("line", onLine)
-            rl.once("close", onClose)
-            rl.prompt()
-            return Effect.sync(() => {
-              rl.off("line", onLine)
-              rl.off("close", onClose)
-            })
-          })
-          if (line === undefined || line.trim() === "exit") return last
-          if (line.trim() === "") continue
-          last = yield* run(line)
-          yield* report(last)
-        }
-      }),
-    (rl) => Effect.sync(() => rl.close())
-  )
 
 /** The run `parsed` asks for; the status of its last run (none when an interactive session ran nothing). */
 export const run = (parsed: Parsed) =>
@@ -226,12 +182,16 @@ export const run = (parsed: Parsed) =>
           { concurrency: "unbounded", discard: true }
         )
         const toolbox = yield* PluginToolbox.make({ providers: providers.map(Effect.succeed), settings })
-        const report = (outcome: RunOutcome.RunOutcome) =>
+        // A run's summary; a run Ctrl-C stopped at the prompt has no outcome: its run_ended tells how it ended.
+        const report = (outcome: RunOutcome.RunOutcome | undefined) =>
           timeline === undefined
             ? Effect.void
-            : Effect.flatMap(timeline.streamedAnswer, (streamed) =>
-                Effect.sync(() => out.write(Render.summary(outcome, color, streamed)))
-              )
+            : Effect.gen(function* () {
+                const ended = outcome ?? (yield* timeline.lastRun)
+                const streamed = yield* timeline.streamedAnswer
+                if (ended !== undefined) out.write(Render.summary(ended, color, streamed))
+              })
+        const promptOutput = json ? process.stderr : process.stdout
         const text = input ?? stdinInput
         if (store !== undefined) {
           const { DurableSessions, Engine } = yield* Effect.promise(() => import("./durable.js"))
@@ -245,7 +205,14 @@ export const run = (parsed: Parsed) =>
             Layer.provide(Layer.succeed(EventBus.EventBus, bus)),
             Layer.provide(Layer.succeed(Toolbox.Toolbox, toolbox))
           )
-          return yield* durableRun(DurableSessions.DurableSessions, store, parsed.resume, text, report, json).pipe(
+          return yield* durableRun(
+            DurableSessions.DurableSessions,
+            store,
+            parsed.resume,
+            text,
+            report,
+            promptOutput
+          ).pipe(
             Effect.provide(durable),
             // Another process holds the store: a usage error (exit 2), not a crash.
             Effect.catchTag("StoreError", (error) =>
@@ -264,12 +231,10 @@ export const run = (parsed: Parsed) =>
           Effect.provideService(EventBus.EventBus, bus),
           Effect.provideService(Toolbox.Toolbox, toolbox)
         )
-        const outcome =
-          text !== undefined
-            ? yield* Effect.tap(session.run(Content.userText(text)), report)
-            : yield* interactive((line) => session.run(line), report, json)
         // The status of the last run (none if an interactive session ran nothing): main.ts maps it to the exit code.
-        return outcome?.status
+        return text !== undefined
+          ? (yield* Effect.tap(session.run(Content.userText(text)), report)).status
+          : yield* Interactive.prompt({ run: (line) => session.run(line), report, output: promptOutput })
       })
     ).pipe(Effect.provide(NodeTransport.layer()), Effect.provide(telemetry))
   }).pipe(Effect.catchTag("ConfigError", (error) => Effect.fail(new UsageError({ message: error.message }))))
@@ -286,8 +251,8 @@ const durableRun = (
   store: string,
   resumeOnly: boolean,
   text: string | undefined,
-  report: (outcome: RunOutcome.RunOutcome) => Effect.Effect<void>,
-  json: boolean
+  report: (outcome: RunOutcome.RunOutcome | undefined) => Effect.Effect<void>,
+  promptOutput: NodeJS.WritableStream
 ) =>
   Effect.gen(function* () {
     const sessions = yield* tag
@@ -299,8 +264,9 @@ const durableRun = (
       return Option.getOrUndefined(resumed)?.status
     }
     const run = (line: string) => sessions.run(durableSessionId, line)
-    const outcome = text !== undefined ? yield* Effect.tap(run(text), report) : yield* interactive(run, report, json)
-    return outcome?.status
+    return text !== undefined
+      ? (yield* Effect.tap(run(text), report)).status
+      : yield* Interactive.prompt({ run, report, output: promptOutput })
   })
 
 /** Runs one bundled scenario as `agent --scenario NAME` would, returning the status of its run. */

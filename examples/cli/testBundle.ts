@@ -171,8 +171,9 @@ export interface Running {
 }
 
 /**
- * Starts the command and leaves it running, its stdin open. With `terminal`, on a new pseudo-terminal
- * (util-linux `script`, stdin included: what is written is typed), its output as the terminal shows it.
+ * Starts the command and leaves it running, its stdin open. With `terminal`, on a new pseudo-terminal of
+ * 100 columns by 40 rows (util-linux `script`, stdin included: what is written is typed), its output as the
+ * terminal shows it.
  */
 export const start = (
   args: ReadonlyArray<string>,
@@ -181,7 +182,11 @@ export const start = (
   const env = environment(options.env)
   const argv = [process.execPath, entry, ...args]
   const child = options.terminal
-    ? spawn(scriptCommand ?? "script", ["-qfec", argv.map(quote).join(" "), "/dev/null"], { cwd: root, env })
+    ? spawn(
+        scriptCommand ?? "script",
+        ["-qfec", `stty cols 100 rows 40; exec ${argv.map(quote).join(" ")}`, "/dev/null"],
+        { cwd: root, env }
+      )
     : spawn(process.execPath, argv.slice(1), { cwd: root, env })
   let stdout = ""
   let stderr = ""
