@@ -16,6 +16,7 @@
 import { Content, ModelProvider } from "@agent-kernel/kernel"
 import type * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -27,7 +28,7 @@ import * as Http from "./internal/http.js"
 import * as Wire from "./internal/openAiWire.js"
 import * as RequestOptions from "./internal/requestOptions.js"
 import type * as Timeouts from "./Timeouts.js"
-import type { Transport } from "./Transport.js"
+import { layerHttpClient, type Transport } from "./Transport.js"
 
 /**
  * Options of the OpenAI provider. Every field has a default.
@@ -278,3 +279,27 @@ export const make: (options?: Options) => Effect.Effect<ModelProvider.Service, C
  */
 export const layer = (options?: Options): Layer.Layer<ModelProvider.ModelProvider, Config.ConfigError, Transport> =>
   Layer.effect(ModelProvider.ModelProvider, make(options))
+
+/**
+ * The provider as a layer that needs nothing: it sends over effect's fetch
+ * `HttpClient` (`FetchHttpClient.layer` under `Transport.layerHttpClient`),
+ * so there is no transport to pick. The key is read with `Config` from
+ * `OPENAI_API_KEY` and the base URL from `OPENAI_BASE_URL` (else
+ * `https://api.openai.com/v1`) unless `options` give them; a missing key fails the
+ * layer with a `ConfigError` naming the variable. Fetch cannot report when
+ * a socket is connected, so the first-byte timeout also covers connecting:
+ * on Node, `layer` over `NodeTransport.layer()` tells the two apart.
+ *
+ * @example
+ * ```ts
+ * import { Agent } from "@agent-kernel/kernel"
+ * import { OpenAi } from "@agent-kernel/providers"
+ *
+ * const agent = Agent.layer({ model: "gpt-4.1", provider: OpenAi.layerFetch() })
+ * ```
+ *
+ * @since 0.5.0
+ * @category layers
+ */
+export const layerFetch = (options?: Options): Layer.Layer<ModelProvider.ModelProvider, Config.ConfigError> =>
+  layer(options).pipe(Layer.provide(layerHttpClient), Layer.provide(FetchHttpClient.layer))
