@@ -9,13 +9,15 @@
  *
  * @since 0.1.0
  */
-import type { ModelProvider } from "@agent-kernel/kernel"
+import { Agent, type ModelProvider, type Toolbox } from "@agent-kernel/kernel"
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as ModelArguments from "./internal/modelArguments.js"
 import * as PluginError from "./PluginError.js"
+import * as PluginToolbox from "./PluginToolbox.js"
 import type * as ToolProvider from "./ToolProvider.js"
 
 /**
@@ -173,3 +175,41 @@ export const make = <R = never>(
       reset: () => Effect.void
     }
   })
+
+/**
+ * A toolbox of these tools, as a Layer for `Agent.layer({ tools })`: one
+ * provider (named `options.name`, default `"tools"`) in a `PluginToolbox`,
+ * so a call still goes through the breaker, the `Gate` in context and
+ * `tool_timeout_ms`, and every failure is an error result. The tool settings
+ * are the agent's (`Agent.CurrentSettings`), `Settings.defaults` outside an
+ * agent.
+ *
+ * @example
+ * ```ts
+ * import { Agent } from "@agent-kernel/kernel"
+ * import { InProcessTools } from "@agent-kernel/plugins"
+ * import { Anthropic } from "@agent-kernel/providers"
+ * import { Effect, Schema } from "effect"
+ *
+ * const weather = InProcessTools.tool({
+ *   name: "weather",
+ *   description: "Today's weather in a city",
+ *   parameters: Schema.Struct({ city: Schema.String }),
+ *   handler: ({ city }) => Effect.succeed(`Sunny in ${city}, 21 °C`)
+ * })
+ * const tools = InProcessTools.layer([weather])
+ * const agent = Agent.layer({ model: "claude-sonnet-4-5", provider: Anthropic.layerFetch(), tools })
+ * ```
+ *
+ * @since 0.5.0
+ * @category layers
+ */
+export const layer = <R = never>(
+  tools: ReadonlyArray<Tool<R>>,
+  options?: { readonly name?: string | undefined }
+): Layer.Layer<Toolbox.Toolbox, never, R> =>
+  Layer.unwrap(
+    Effect.map(Effect.service(Agent.CurrentSettings), (settings) =>
+      PluginToolbox.layer({ providers: [make(options?.name ?? "tools", tools)], settings })
+    )
+  )
