@@ -11,7 +11,6 @@ import type * as ModelError from "../ModelError.js"
 import type * as ModelProvider from "../ModelProvider.js"
 import * as RetryPolicy from "../RetryPolicy.js"
 import * as TokenEstimate from "../TokenEstimate.js"
-import type * as Effects from "./effects.js"
 import * as Log from "./log.js"
 import * as Meter from "./meter.js"
 import * as Observe from "./observe.js"
@@ -182,12 +181,7 @@ const attempt = Effect.fnUntraced(function* (run: Run.Run, turn: Turn, model: st
   })
   const sentAt = Run.now(run)
   const shown = new Observe.Shown()
-  const info: Effects.AttemptInfo = {
-    turn: turn.number,
-    attempt: number,
-    parent: turn.span,
-    ...Observe.observation(run, { turn: turn.number, model, attempt: number }, shown)
-  }
+  const info = Observe.attemptInfo(run, { turn: turn.number, model, attempt: number }, shown, turn.span)
   const result = yield* Tools.withinDeadline(run, run.effects.model(request, info), Decision.pastDeadline)
   if (result._tag === "End") return result
   // One reading of the clock for the call's end: its metric, its event and the retry decision.
@@ -275,7 +269,7 @@ const afterFailure = Effect.fnUntraced(function* (
   let next = stepper
   let step = Option.none<Duration.Duration>()
   if (Decision.stepsPolicy(error)) {
-    next ??= yield* RetryPolicy.stepper(env.policy)
+    next ??= yield* RetryPolicy.stepper(env.policy())
     step = yield* next(failed.returnedAt, error)
   }
   const state = yield* Ref.get(run.state)

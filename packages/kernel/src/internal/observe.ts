@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect"
+import type * as Tracer from "effect/Tracer"
 import type * as Content from "../Content.js"
 import type * as KernelEvent from "../KernelEvent.js"
 import type * as ModelProvider from "../ModelProvider.js"
@@ -33,25 +34,30 @@ interface At {
 }
 
 /**
- * The observation of an attempt, when anyone listens: a stream's deltas are
- * published as its parts arrive (the first reaches observers before the
- * stream ends), and a one-shot response's are published when its call
- * returns, with the ids its content gets. Nothing when nobody listens, so
- * that an attempt builds nothing for observers.
+ * What the seam is told of an attempt: which call it is, its span's parent,
+ * and its observation when anyone listens: a stream's deltas are published
+ * as its parts arrive (the first reaches observers before the stream ends),
+ * and a one-shot response's are published when its call returns, with the
+ * ids its content gets. No observation when nobody listens, so that an
+ * attempt builds nothing for observers.
  *
  * @internal
  */
-export const observation = (
+export const attemptInfo = (
   run: Run.Run,
   at: At,
-  shown: Shown
-): Pick<Effects.AttemptInfo, "observe" | "observeResponse"> =>
+  shown: Shown,
+  parent: Tracer.AnySpan | undefined
+): Effects.AttemptInfo =>
   run.listening()
     ? {
+        turn: at.turn,
+        attempt: at.attempt,
+        parent,
         observe: (part, accumulated) => observePart(run, at, shown, part, accumulated),
         observeResponse: (response) => observeResponse(run, at, shown, response)
       }
-    : {}
+    : { turn: at.turn, attempt: at.attempt, parent }
 
 const observePart = (
   run: Run.Run,

@@ -29,7 +29,8 @@ export interface Env {
   /** The routing chain: the session's model, then the settings' fallback models. */
   readonly models: ReadonlyArray<string>
   readonly settings: Settings.Settings
-  readonly policy: RetryPolicy.RetryPolicy
+  /** The session's retry policy, made when a call first needs it. */
+  readonly policy: () => RetryPolicy.RetryPolicy
   readonly system: string | undefined
   readonly maxOutputTokens: number | undefined
   /** The session's request options, applied to every call. */

@@ -68,7 +68,7 @@ export const make = Effect.fnUntraced(function* (
     model: options.model,
     models: [options.model, ...settings.fallback_models.filter((model) => model !== options.model)],
     settings,
-    policy: options.policy ?? RetryPolicy.fromSettings(settings),
+    policy: policyOf(options.policy, settings),
     system: options.system,
     maxOutputTokens: options.maxOutputTokens,
     request: options.request,
@@ -108,6 +108,15 @@ export const make = Effect.fnUntraced(function* (
     retryBudget: Effect.map(Ref.get(state), (state) => budget.snapshot(state.budget))
   } satisfies SessionApi.Service
 })
+
+/** The session's retry policy: the one given, or the settings' own, made at the first retryable error. */
+const policyOf = (
+  given: RetryPolicy.RetryPolicy | undefined,
+  settings: Settings.Settings
+): (() => RetryPolicy.RetryPolicy) => {
+  let policy = given
+  return () => (policy ??= RetryPolicy.fromSettings(settings))
+}
 
 /** A subscription to the session's events for the life of the scope; while it lasts, the loop builds events. */
 const subscribeTo = (events: Events): Effect.Effect<Stream.Stream<KernelEvent.KernelEvent>, never, Scope.Scope> =>

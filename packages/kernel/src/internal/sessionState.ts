@@ -106,11 +106,16 @@ export const startRun = (state: State, sessionId: string, startedAt: number, inp
 })
 
 /** A turn's start: its number, no attempt yet, the chain's first model, no retries. @internal */
-export const turnStarted = (state: State, turn: number): State =>
-  withRun(state, { turns: turn, attempt: 0, model_index: 0, retries: 0 })
+export const turnStarted = (state: State, turn: number): State => ({
+  ...state,
+  run: { ...figures(state), turns: turn, attempt: 0, model_index: 0, retries: 0 }
+})
 
 /** The next attempt of the turn's call. @internal */
-export const attempting = (state: State): State => withRun(state, { attempt: figures(state).attempt + 1 })
+export const attempting = (state: State): State => {
+  const run = figures(state)
+  return { ...state, run: { ...run, attempt: run.attempt + 1 } }
+}
 
 /** Appends a message to the history and to the working context. @internal */
 export const append = (state: State, message: Content.Message): State => appended(state, message)
@@ -140,7 +145,13 @@ export const answered = (
   return {
     ...appended(state, message),
     budget,
-    run: { ...run, ...spent, final_text: text.length > 0 ? text : run.final_text }
+    run: {
+      ...run,
+      usage: spent.usage,
+      cost_usd: spent.cost_usd,
+      unpriced: spent.unpriced,
+      final_text: text.length > 0 ? text : run.final_text
+    }
   }
 }
 
