@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
 import * as Result from "effect/Result"
 import * as path from "node:path"
 import type { Parsed } from "./agent.js"
@@ -21,6 +22,7 @@ import * as Interactive from "./interactive.js"
 import * as Otel from "./otel.js"
 import * as Render from "./render.js"
 import * as Scenarios from "./scenarios.js"
+import * as Sessions from "./sessions.js"
 import { loadSettings } from "./settingsOptions.js"
 import { UsageError } from "./usage.js"
 
@@ -168,7 +170,21 @@ export const run = (parsed: Parsed) =>
         const timeline = json
           ? undefined
           : yield* Render.human(out, { color, stream: out.tty || parsed.stream, thinking: parsed.thinking })
-        const bus = yield* EventBus.make([timeline === undefined ? Render.jsonLines(out) : timeline.observer])
+        // A run resumed from its journal says where it goes on, at its first event after the replay.
+        const resuming = yield* Ref.make<number | undefined>(undefined)
+        const whereResumed: EventBus.Observer = {
+          onEvent: (event) =>
+            Effect.flatMap(Ref.getAndSet(resuming, undefined), (run) => {
+              const where = run === undefined ? undefined : Sessions.resumedAt(event)
+              return where === undefined
+                ? Effect.void
+                : Effect.sync(() => process.stderr.write(`agent: run ${run} resumed at ${where}\n`))
+            })
+        }
+        const bus = yield* EventBus.make([
+          whereResumed,
+          timeline === undefined ? Render.jsonLines(out) : timeline.observer
+        ])
         const providers = yield* Effect.forEach(plugins, ({ config }) => McpStdio.make(config))
         // A plugin the user named is started now: one that cannot start ends the command before
         // any model request, instead of a run without its tools.
@@ -205,13 +221,19 @@ export const run = (parsed: Parsed) =>
             Layer.provide(Layer.succeed(EventBus.EventBus, bus)),
             Layer.provide(Layer.succeed(Toolbox.Toolbox, toolbox))
           )
+          const announce = (pending: Sessions.Listed) =>
+            Effect.andThen(
+              Effect.sync(() => process.stderr.write(`${Sessions.resumeNotice(pending)}\n`)),
+              Ref.set(resuming, pending.runs)
+            )
           return yield* durableRun(
             DurableSessions.DurableSessions,
             store,
             parsed.resume,
             text,
             report,
-            promptOutput
+            promptOutput,
+            announce
           ).pipe(
             Effect.provide(durable),
             // Another process holds the store: a usage error (exit 2), not a crash.
@@ -252,10 +274,15 @@ const durableRun = (
   resumeOnly: boolean,
   text: string | undefined,
   report: (outcome: RunOutcome.RunOutcome | undefined) => Effect.Effect<void>,
-  promptOutput: NodeJS.WritableStream
+  promptOutput: NodeJS.WritableStream,
+  announce: (pending: Sessions.Listed) => Effect.Effect<void>
 ) =>
   Effect.gen(function* () {
     const sessions = yield* tag
+    const pending = (yield* sessions.list).find(
+      (session) => session.id === durableSessionId && Sessions.shown(session).resumable
+    )
+    if (pending !== undefined) yield* announce(pending)
     const resumed = yield* sessions.resume(durableSessionId)
     if (Option.isSome(resumed)) yield* report(resumed.value)
     if (resumeOnly && text === undefined) {
