@@ -46,6 +46,7 @@ import * as AgentRun from "./AgentRun.js"
 import * as Engine from "./Engine.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Store from "./internal/store.js"
+import { sqlReason } from "./internal/storeFile.js"
 import type * as SqlEngine from "./SqlEngine.js"
 
 /**
@@ -302,12 +303,8 @@ export const make: Effect.Effect<
           : []
       const journal = yield* Engine.Journal
       yield* Effect.provideContext(journal.purge(ids), context).pipe(
-        Effect.mapError(
-          (error) =>
-            new Store.StoreError({
-              message: `cannot delete the journal of the session "${id}": ${error.message}`,
-              locked: false
-            })
+        Effect.mapError((error) =>
+          Store.makeStoreError(sqlReason(error), `cannot delete the journal of the session "${id}": ${error.message}`)
         )
       )
       yield* Effect.provideContext(Store.remove(id, ids), context)

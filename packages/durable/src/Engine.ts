@@ -5,9 +5,9 @@
  *
  * - `layerSqlite`: the embedded default, a local file through Node's built-in
  *   SQLite (`node:sqlite`: nothing to install or compile), journaled by the
- *   light engine (`SqlEngine`). One process owns the file at a time (an
- *   exclusive lock on `FILE.lock`; a second gets `StoreError` with
- *   `locked: true`).
+ *   light engine (`SqlEngine`). One process owns the file at a time,
+ *   whatever path names it (a symbolic or hard link): a second gets
+ *   `StoreError` with reason `locked`.
  * - `layerSql`: the same engine over any `SqlClient` you provide, such as
  *   Postgres through @effect/sql-pg (one process owns the store: an advisory
  *   lock, on the connection every statement of the store runs on).
@@ -36,10 +36,13 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlError from "effect/sql/SqlError"
 import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import * as Owner from "./internal/owner.js"
+import * as Ownership from "./internal/ownership.js"
 import * as Sqlite from "./internal/sqlite.js"
 import * as SqlSteps from "./internal/sqlSteps.js"
 import * as Steps from "./internal/steps.js"
 import * as Store from "./internal/store.js"
+import * as StoreFile from "./internal/storeFile.js"
+import { sqlReason } from "./internal/storeFile.js"
 import * as SqlEngine from "./SqlEngine.js"
 
 /**
@@ -89,15 +92,33 @@ export type Engine = WorkflowEngine.WorkflowEngine | SqlClient.SqlClient
  * @since 0.2.0
  * @category migrations
  */
-export const migrate: Effect.Effect<void, StoreError, SqlClient.SqlClient> = Effect.andThen(
-  Store.migrate,
-  SqlEngine.migrate
-).pipe(
-  Effect.mapError((error) => new StoreError({ message: `cannot set up the store: ${error.message}`, locked: false }))
+export const migrate: Effect.Effect<void, StoreError, SqlClient.SqlClient> = Effect.suspend(() =>
+  migrateStore("the database")
 )
 
+/**
+ * `migrate` of the store `name` (as its errors name it): refused when the database is not a store
+ * (`Ownership.claim`: `StoreError` `foreign`), marked as one otherwise, then its tables created.
+ */
+const migrateStore = (name: string): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
+  Ownership.claim(name, { mark: true }).pipe(
+    Effect.andThen(Store.migrate),
+    Effect.andThen(SqlEngine.migrate),
+    Effect.andThen(Ownership.stamp),
+    Effect.catchTags({
+      SqlError: (error) =>
+        Store.makeStoreError(sqlReason(error), `cannot set up the session store ${name}: ${error.message}`),
+      SchemaError: (error) =>
+        Store.makeStoreError("unavailable", `cannot set up the session store ${name}: ${error.message}`)
+    })
+  )
+
+/** The `SqlClient` in context, passed on once the tables of the store `name` exist. */
+const migratedStore = (name: string) =>
+  Layer.effect(SqlClient.SqlClient, Effect.andThen(migrateStore(name), SqlClient.SqlClient))
+
 /** The `SqlClient` in context, passed on once the store's tables exist. */
-const migrated = Layer.effect(SqlClient.SqlClient, Effect.andThen(migrate, SqlClient.SqlClient))
+const migrated = migratedStore("the database")
 
 /**
  * How a store's engine keeps its journal, for deleting a session's runs
@@ -163,7 +184,7 @@ export const clusterSteps: Layer.Layer<never, never, SqlClient.SqlClient> = Laye
   Effect.map(Store.storeSql, (sql) => Context.make(Steps.Steps, Option.some(SqlSteps.make(sql))))
 )
 
-const engineError = (error: SqlEngine.JournalError) => new StoreError({ message: error.message, locked: false })
+const engineError = (error: SqlEngine.JournalError) => Store.makeStoreError("unavailable", error.message)
 
 /** `layer` with its error mapped by `f`. */
 const mapError = <ROut, E, RIn, E2>(
@@ -171,12 +192,13 @@ const mapError = <ROut, E, RIn, E2>(
   f: (error: E) => E2
 ): Layer.Layer<ROut, E2, RIn> => Layer.effectContext(Effect.mapError(Layer.build(layer), f))
 
-/** The embedded store's client of `filename`, its failure to open a `StoreError`. */
-const sqliteClient = (filename: string, what: string): Layer.Layer<SqlClient.SqlClient, StoreError> =>
-  mapError(
-    Sqlite.layer({ filename }),
-    (error) => new StoreError({ message: `cannot open ${what}: ${error.message}`, locked: false })
-  )
+/** The embedded store's client of `filename`, named `given`, its failure to open a `StoreError` saying why. */
+const sqliteClient = (
+  filename: string,
+  given: string,
+  options: { readonly readOnly?: boolean } = {}
+): Layer.Layer<SqlClient.SqlClient, StoreError> =>
+  mapError(Sqlite.layer({ filename, ...options }), StoreFile.failure(given, "open"))
 
 /**
  * The `SqlClient` the store's engine and tables use: on Postgres, one on the connection that holds
@@ -257,7 +279,7 @@ export const layerClusterSql = (
       ),
       Layer.provide(Digest.layerWebCrypto)
     ),
-    (error) => new StoreError({ message: `cannot start the runner: ${error.message}`, locked: false })
+    (error) => Store.makeStoreError("unavailable", `cannot start the runner: ${error.message}`)
   ).pipe(
     // The runner logs its housekeeping (a runner found unhealthy at shutdown) at WARN, to the app's
     // logger: a CLI's stdout. Only its errors are the app's business.
@@ -268,36 +290,39 @@ export const layerClusterSql = (
   )
 
 /**
- * Holds `FILE.lock` exclusively for the life of the layer: a second process
- * on the same store fails at once, and the OS releases the lock when the
- * process dies, SIGKILL included. Two processes running one store's
- * workflows would both run them.
+ * The database of the embedded store `filename` (SQLite through
+ * `node:sqlite`, WAL), created if new when `create`, owned by this process
+ * alone (whatever path names it: `StoreFile.own`; a second owner gets
+ * `StoreError` `locked`), with the session tables (a database that is not a
+ * store is refused, `StoreError` `foreign`).
  */
-const exclusive = (filename: string): Layer.Layer<never, StoreError> =>
-  Layer.effectDiscard(
-    Effect.mapError(Sqlite.lockFile(`${filename}.lock`), (error) =>
-      error.reason._tag === "LockTimeoutError"
-        ? new StoreError({ message: `the session store ${filename} is in use by another process`, locked: true })
-        : new StoreError({ message: `cannot lock the session store ${filename}: ${error.message}`, locked: false })
+const sqliteStore = (
+  filename: string,
+  options: { readonly create: boolean }
+): Layer.Layer<SqlClient.SqlClient, StoreError> =>
+  Layer.unwrap(
+    Effect.map(StoreFile.own(filename, options), (located) =>
+      // WAL with synchronous=NORMAL: a commit survives the process's death (SIGKILL included); only a
+      // power loss may roll back the last commits, leaving the file consistent. Opened by its real path,
+      // whose write-ahead log every name of the file shares.
+      migratedStore(filename).pipe(Layer.provideMerge(sqliteClient(located.real, filename)))
     )
   )
 
 /**
- * The embedded store's database alone, without an engine: the file
- * `filename` (SQLite through `node:sqlite`, WAL), owned by this process
- * alone, with the session tables. For reading a store
- * (`DurableSessions.summaries`) without running (or resuming) anything.
+ * The embedded store's database alone, without an engine, for reading a
+ * store (`DurableSessions.summaries`) without running (or resuming)
+ * anything: the file `filename` (SQLite through `node:sqlite`, WAL), owned
+ * by this process alone, whatever path names it (a second owner gets
+ * `StoreError` `locked`). A file that is not there is `StoreError`
+ * `missing`, and nothing is created; a database that is not a session store
+ * is `StoreError` `foreign`, and is left as it is.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerSqliteStore = (filename: string): Layer.Layer<SqlClient.SqlClient, StoreError> =>
-  migrated.pipe(
-    // WAL with synchronous=NORMAL: a commit survives the process's death (SIGKILL included); only a
-    // power loss may roll back the last commits, leaving the file consistent.
-    Layer.provideMerge(sqliteClient(filename, filename)),
-    Layer.provideMerge(exclusive(filename))
-  )
+  sqliteStore(filename, { create: false })
 
 /**
  * The embedded store: the file `filename` (SQLite, WAL), owned by this
@@ -310,7 +335,7 @@ export const layerSqlite = (
   filename: string,
   options: SqlEngine.Options = {}
 ): Layer.Layer<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient, StoreError> =>
-  layerSql(options).pipe(Layer.provideMerge(layerSqliteStore(filename)))
+  layerSql(options).pipe(Layer.provideMerge(sqliteStore(filename, { create: true })))
 
 /**
  * The file `filename` (SQLite, WAL), owned by this process alone, with the
@@ -323,7 +348,7 @@ export const layerClusterSqlite = (
   filename: string,
   options: ClusterOptions = {}
 ): Layer.Layer<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient, StoreError> =>
-  layerClusterSql(options).pipe(Layer.provideMerge(layerSqliteStore(filename)))
+  layerClusterSql(options).pipe(Layer.provideMerge(sqliteStore(filename, { create: true })))
 
 /**
  * effect/workflow's in-memory engine, with the session store in an

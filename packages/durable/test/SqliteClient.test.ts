@@ -366,8 +366,12 @@ describe("the embedded store's file, shared", () => {
 })
 
 describe("the embedded store's layer (Engine.layerSqliteStore)", () => {
+  // The store is made first (by an engine's layer): the store's layer opens a store, it creates none.
   const storeOf = (filename: string) =>
-    Effect.map(Layer.build(Engine.layerSqliteStore(filename)), (context) => Context.get(context, SqlClient.SqlClient))
+    Effect.andThen(
+      fs.existsSync(filename) ? Effect.void : Effect.scoped(Effect.asVoid(Layer.build(Engine.layerSqlite(filename)))),
+      Effect.map(Layer.build(Engine.layerSqliteStore(filename)), (context) => Context.get(context, SqlClient.SqlClient))
+    )
 
   it.effect("writes in WAL with synchronous=NORMAL, also after a transaction (one connection runs both)", () =>
     Effect.gen(function* () {
@@ -408,7 +412,11 @@ describe("the embedded store's layer (Engine.layerSqliteStore)", () => {
       yield* storeOf(filename)
       const second = yield* Effect.flip(Effect.scoped(storeOf(filename)))
       expect(second).toEqual(
-        new Engine.StoreError({ message: `the session store ${filename} is in use by another process`, locked: true })
+        new Engine.StoreError({
+          message: `the session store ${filename} is in use by another process`,
+          locked: true,
+          reason: "locked"
+        })
       )
     })
   )

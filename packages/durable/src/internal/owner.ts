@@ -13,7 +13,8 @@ import type * as SqlConnection from "effect/sql/SqlConnection"
 import * as SqlError from "effect/sql/SqlError"
 import * as Statement from "effect/sql/Statement"
 import * as Stream from "effect/Stream"
-import { StoreError } from "./storeError.js"
+import { type StoreError, storeError } from "./storeError.js"
+import { sqlReason } from "./storeFile.js"
 
 /** The advisory lock's key: one store a database schema. */
 const lockKey = "hashtext('agent-kernel/durable/' || current_schema())"
@@ -210,10 +211,10 @@ export const ownPostgres: Effect.Effect<SqlClient.SqlClient, StoreError, SqlClie
       Schema.decodeUnknownEffect(Locked)
     )
     if (!locked)
-      return yield* new StoreError({
-        message: "the session store (its Postgres database and schema) is in use by another process",
-        locked: true
-      })
+      return yield* storeError(
+        "locked",
+        "the session store (its Postgres database and schema) is in use by another process"
+      )
     // Best effort over another connection of the pool, bounded (the pool may have none free).
     const control = (statement: string) => Effect.ignore(Effect.timeout(pool.unsafe(statement, [pid]), controlTimeout))
     const session: Session = { ended: false, closed: false }
@@ -269,9 +270,7 @@ export const ownPostgres: Effect.Effect<SqlClient.SqlClient, StoreError, SqlClie
     }).pipe(Effect.provide(Reactivity.layer))
   }).pipe(
     Effect.catchTags({
-      SqlError: (error) =>
-        new StoreError({ message: `cannot lock the session store: ${error.message}`, locked: false }),
-      SchemaError: (error) =>
-        new StoreError({ message: `cannot lock the session store: ${error.message}`, locked: false })
+      SqlError: (error) => storeError(sqlReason(error), `cannot lock the session store: ${error.message}`),
+      SchemaError: (error) => storeError("unavailable", `cannot lock the session store: ${error.message}`)
     })
   )

@@ -72,14 +72,55 @@ export interface Options {
 const SqliteFailure = Schema.Struct({ errcode: Schema.Number, message: Schema.String })
 const decodeFailure = Schema.decodeUnknownOption(SqliteFailure)
 
-/** SQLite's primary result codes the store names (https://sqlite.org/rescode.html). */
-const SQLITE_READONLY = 8
-const SQLITE_IOERR = 10
-const SQLITE_CORRUPT = 11
-const SQLITE_FULL = 13
-const SQLITE_NOTADB = 26
+/**
+ * SQLite's primary result codes the store names (https://sqlite.org/rescode.html).
+ *
+ * @internal
+ */
+export const SQLITE_BUSY = 5
+/** @internal */
+export const SQLITE_LOCKED = 6
+/** @internal */
+export const SQLITE_READONLY = 8
+/** @internal */
+export const SQLITE_IOERR = 10
+/** @internal */
+export const SQLITE_CORRUPT = 11
+/** @internal */
+export const SQLITE_FULL = 13
+/** @internal */
+export const SQLITE_CANTOPEN = 14
+/** @internal */
+export const SQLITE_NOTADB = 26
 const SQLITE_CONSTRAINT = 19
 const SQLITE_CONSTRAINT_UNIQUE = 2067
+
+/**
+ * The primary result code SQLite reported for a failed statement of this
+ * client; `undefined` for a failure that is not SQLite's.
+ *
+ * @internal
+ */
+export const primaryCode = (error: SqlError.SqlError): number | undefined =>
+  Option.match(decodeFailure(error.reason.cause), {
+    onNone: () => undefined,
+    onSome: (failure) => failure.errcode & 0xff
+  })
+
+const PgFailure = Schema.Struct({ code: Schema.String })
+const decodePgFailure = Schema.decodeUnknownOption(PgFailure)
+
+/**
+ * The SQLSTATE a Postgres server reported for a failed statement, if it
+ * did (the field @effect/sql-pg copies onto the reason's cause).
+ *
+ * @internal
+ */
+export const sqlState = (error: SqlError.SqlError): string | undefined =>
+  Option.match(decodePgFailure(error.reason.cause), {
+    onNone: () => undefined,
+    onSome: (failure) => (/^[0-9A-Z]{5}$/.test(failure.code) ? failure.code : undefined)
+  })
 
 /**
  * The reason of a failure `cause` of `operation`: effect/sql's own

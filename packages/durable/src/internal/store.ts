@@ -5,10 +5,11 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlError from "effect/sql/SqlError"
-import { StoreError } from "./storeError.js"
+import { type StoreError, storeError as makeStoreError } from "./storeError.js"
+import { sqlReason } from "./storeFile.js"
 import { Integer, storeSql } from "./storeSql.js"
 
-export { StoreError } from "./storeError.js"
+export { StoreError, storeError as makeStoreError } from "./storeError.js"
 export { StoreSql, storeSql, storeSqlIn } from "./storeSql.js"
 
 /** Session.State as stored: Schema-encoded JSON text. */
@@ -72,8 +73,12 @@ export const migrate: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient
   )`
 })
 
-const storeError = (what: string) => (cause: { readonly message: string }) =>
-  new StoreError({ message: `${what}: ${cause.message}`, locked: false })
+/** A failure of the store at `what`: a row that does not decode, or the database's failure, in one line. */
+const storeError = (what: string) => (cause: SqlError.SqlError | Schema.SchemaError) =>
+  makeStoreError(
+    Schema.isSchemaError(cause) ? "invalid-row" : sqlReason(cause),
+    `${what}: ${Schema.isSchemaError(cause) ? `a row does not decode: ${cause.message}` : cause.message}`
+  )
 
 /** @internal */
 export const get = (id: string): Effect.Effect<Option.Option<Row>, StoreError, SqlClient.SqlClient> =>
