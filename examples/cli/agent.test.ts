@@ -6,7 +6,7 @@
  * The command runs as users run it: node on the bundle of these sources (see
  * testBundle.ts).
  */
-import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
+import { ChaosPlans, FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -17,6 +17,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { stripVTControlCharacters } from "node:util"
 import { outcomeOf } from "./exitCodes.js"
+import * as Scenarios from "./scenarios.js"
 import { cli, ensureBundle, entry, ofType, type Result, start, waitFor } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
@@ -97,6 +98,30 @@ describe("agent CLI: chaos scenarios (fake provider over HTTP, real MCP plugins)
     assert.lengthOf(ofType(result, "model_request"), 1)
     assert.lengthOf(ofType(result, "fallback"), 0)
     assert.deepInclude(last(result), { type: "run_ended", status: "auth_error" })
+  })
+
+  it("the providers' chaos plans work by name (--scenario flaky-network), with the prompt given, and --help lists them", async () => {
+    const flaky = await cli(["--scenario", "flaky-network", "--prompt", "hi", "--json"])
+    assert.strictEqual(flaky.code, 0, flaky.stderr)
+    // A connection reset, then a 502 page: two retries, then the answer.
+    assert.deepStrictEqual(
+      ofType(flaky, "retry_scheduled").map((event) => event["category"]),
+      ["connection_error", "server_error"]
+    )
+    assert.deepInclude(last(flaky), { type: "run_ended", status: "completed" })
+    assert.deepInclude(flaky.events[0], { type: "run_started", input: "hi" })
+    const midStream = await cli(["--scenario", "mid-stream-error", "--prompt", "hi", "--json"])
+    assert.strictEqual(midStream.code, 0, midStream.stderr)
+    assert.lengthOf(ofType(midStream, "stream_restarted"), 1)
+    const help = await cli(["--help"])
+    for (const name of ChaosPlans.names) assert.include(help.stdout, name)
+  })
+
+  it("the chaos plans --help lists are every one no scenario wraps", () => {
+    assert.deepStrictEqual(
+      Scenarios.chaosPlans,
+      ChaosPlans.names.filter((name) => Scenarios.byName(name) === undefined)
+    )
   })
 
   it("a fault-plan file works as a scenario", async () => {

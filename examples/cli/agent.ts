@@ -49,7 +49,7 @@ const options = {
   scenario: Flag.String("scenario").pipe(
     Flag.withMetavar("NAME|FILE"),
     Flag.withDescription(
-      `For the fake provider: ${Scenarios.scenarios.map((s) => s.name).join(", ")}, or a fault-plan file`
+      `For the fake provider: a scenario (${Scenarios.names.join(", ")}), a chaos plan (${Scenarios.chaosPlans.join(", ")}: with your prompt), or a fault-plan file`
     ),
     Flag.optional
   ),

@@ -16,10 +16,11 @@ import * as Ref from "effect/Ref"
 import * as Result from "effect/Result"
 import * as path from "node:path"
 import type { Parsed } from "./agent.js"
-import { readStdin, readTextFile } from "./boundedRead.js"
+import { readStdin } from "./boundedRead.js"
 import * as CliOutput from "./cliOutput.js"
 import * as Interactive from "./interactive.js"
 import * as Otel from "./otel.js"
+import * as Plans from "./plans.js"
 import * as Render from "./render.js"
 import * as Scenarios from "./scenarios.js"
 import * as Sessions from "./sessions.js"
@@ -70,28 +71,19 @@ const pluginName = (argv: ReadonlyArray<string>, taken: Set<string>): string => 
   return name
 }
 
-const resolveScenario = (name: string) =>
-  Effect.gen(function* () {
-    const bundled = Scenarios.byName(name)
-    if (bundled !== undefined) return { scenario: bundled, plan: bundled.plan(ChaosPlans) }
-    const text = yield* readTextFile(name).pipe(
-      Effect.mapError(
-        (error) =>
-          new UsageError({
-            message:
-              error.reason._tag === "NotFound"
-                ? `--scenario "${name}" is neither a bundled scenario (${Scenarios.scenarios
-                    .map((s) => s.name)
-                    .join(", ")}) nor a fault-plan file`
-                : `cannot read the fault plan ${name}: ${error.reason.description ?? error.reason._tag}`
-          })
-      )
-    )
-    const plan = yield* FaultPlan.fromJson(text).pipe(
-      Effect.mapError((error) => new UsageError({ message: `invalid fault plan in ${name}:\n${error.message}` }))
-    )
-    return { scenario: undefined, plan }
-  })
+/** What `--scenario` names: a bundled scenario (its plan, plugins, settings and prompt), or a plan alone. */
+const resolveScenario = (name: string) => {
+  const bundled = Scenarios.byName(name)
+  if (bundled !== undefined) return Effect.succeed({ scenario: bundled, plan: bundled.plan(ChaosPlans) })
+  return Effect.map(
+    Plans.load(
+      name,
+      () =>
+        `--scenario "${name}" is neither a bundled scenario (${Scenarios.names.join(", ")}), a chaos plan (${Scenarios.chaosPlans.join(", ")}) nor a fault-plan file`
+    ),
+    (plan) => ({ scenario: undefined, plan })
+  )
+}
 
 /** The run `parsed` asks for; the status of its last run (none when an interactive session ran nothing). */
 export const run = (parsed: Parsed) =>

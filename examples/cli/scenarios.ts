@@ -166,3 +166,14 @@ export const scenarios: ReadonlyArray<Scenario> = [
 ]
 
 export const byName = (name: string): Scenario | undefined => scenarios.find((scenario) => scenario.name === name)
+
+/** The scenarios' names. */
+export const names: ReadonlyArray<string> = scenarios.map((scenario) => scenario.name)
+
+/**
+ * The providers' chaos plans `--scenario` reaches by name: those no scenario of the same name wraps (a
+ * scenario is built on the chaos plan of its name, with the tool calls, plugins and settings that show
+ * it). Written out, so that `--help` starts without the fake provider's modules; a test checks it
+ * against `ChaosPlans.names`.
+ */
+export const chaosPlans: ReadonlyArray<string> = ["mid-stream-error", "flaky-network"]
