@@ -17,3 +17,8 @@ export * as Engine from "./Engine.js"
  * @since 0.2.0
  */
 export * as SqlEngine from "./SqlEngine.js"
+
+/**
+ * @since 0.5.0
+ */
+export * as DurableAgent from "./DurableAgent.js"
