@@ -14,4 +14,4 @@ const tools = InProcessTools.layer([book])
 const agent = DurableAgent.layer("agent.db", { model: "claude-sonnet-4-5", provider: Anthropic.layerFetch(), tools })
 
 const run = Agent.run("Book me a table at Chez Paul", { onText: (text) => process.stdout.write(text) })
-Effect.runPromise(Effect.provide(run, agent)).then((outcome) => console.log(`\n${outcome.status}`))
+Effect.runPromise(Effect.provide(run, agent)).then((outcome) => console.log(`\n${outcome.status}`), console.error)

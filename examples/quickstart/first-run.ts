@@ -13,4 +13,4 @@ const tools = InProcessTools.layer([weather])
 const agent = Agent.layer({ model: "claude-sonnet-4-5", provider: Anthropic.layerFetch(), tools })
 
 const run = Agent.run("What is the weather in Paris?", { onText: (text) => process.stdout.write(text) })
-Effect.runPromise(Effect.provide(run, agent)).then((outcome) => console.log(`\n${outcome.status}`))
+Effect.runPromise(Effect.provide(run, agent)).then((outcome) => console.log(`\n${outcome.status}`), console.error)

@@ -37,14 +37,24 @@ interface Running {
   readonly kill: Effect.Effect<void>
 }
 
-/** Starts a quickstart in `cwd` against `baseUrl`; the process is killed when the scope closes, if it still runs. */
-const start = (file: string, cwd: string, baseUrl: string): Effect.Effect<Running, never, Scope.Scope> =>
+/** The variables a user sets to point a quickstart at `baseUrl`. */
+const pointedAt = (baseUrl: string): Record<string, string> => ({
+  ANTHROPIC_BASE_URL: baseUrl,
+  ANTHROPIC_API_KEY: "sk-quickstart"
+})
+
+/**
+ * Starts a quickstart in `cwd` with these Anthropic variables (none other is inherited); the process
+ * is killed when the scope closes, if it still runs.
+ */
+const start = (
+  file: string,
+  cwd: string,
+  variables: Record<string, string>
+): Effect.Effect<Running, never, Scope.Scope> =>
   Effect.gen(function* () {
     const { ANTHROPIC_API_KEY: _key, ANTHROPIC_BASE_URL: _url, ...inherited } = process.env
-    const child = spawn(process.execPath, ["--import", tsx, file], {
-      cwd,
-      env: { ...inherited, ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: "sk-quickstart" }
-    })
+    const child = spawn(process.execPath, ["--import", tsx, file], { cwd, env: { ...inherited, ...variables } })
     let stdout = ""
     let stderr = ""
     const waiting: Array<{ readonly text: string; readonly done: Deferred.Deferred<void> }> = []
@@ -84,8 +94,8 @@ const start = (file: string, cwd: string, baseUrl: string): Effect.Effect<Runnin
     }
   })
 
-const run = (file: string, cwd: string, baseUrl: string) =>
-  Effect.flatMap(start(file, cwd, baseUrl), (running) => running.ended)
+const run = (file: string, cwd: string, variables: Record<string, string>) =>
+  Effect.flatMap(start(file, cwd, variables), (running) => running.ended)
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "quickstart-"))),
@@ -122,7 +132,7 @@ describe("the quickstarts, run as programs against a real HTTP server", () => {
             { kind: "reply", text: "It is sunny in Paris, 21 °C.", stop: "end_turn" }
           ])
         )
-        const ended = yield* run(firstRun, here, server.url)
+        const ended = yield* run(firstRun, here, pointedAt(server.url))
         expect(ended.stderr).toBe("")
         expect(ended.code).toBe(0)
         // The failed attempt's text, then the answer from its start; then the status.
@@ -136,6 +146,20 @@ describe("the quickstarts, run as programs against a real HTTP server", () => {
         expect(requests[1]?.body).toEqual(requests[0]?.body)
         expect(requests[3]?.body).toEqual(requests[2]?.body)
         expect(toolResultsOf(requests[2]?.body)).toEqual(["Sunny in Paris, 21 °C"])
+      }).pipe(Effect.scoped),
+    120_000
+  )
+
+  it.live(
+    "first-run without ANTHROPIC_API_KEY: the error names the variable, and nothing is sent",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* FakeProvider.make(FaultPlan.happy)
+        const ended = yield* run(firstRun, here, { ANTHROPIC_BASE_URL: server.url })
+        expect(ended.stdout).toBe("")
+        expect(ended.stderr).toContain("ConfigError")
+        expect(ended.stderr).toContain('at ["ANTHROPIC_API_KEY"]')
+        expect(yield* server.requests).toEqual([])
       }).pipe(Effect.scoped),
     120_000
   )
@@ -158,7 +182,7 @@ describe("the quickstarts, run as programs against a real HTTP server", () => {
           ])
         )
         const dir = yield* tempDir
-        const first = yield* start(durableRun, dir, server.url)
+        const first = yield* start(durableRun, dir, pointedAt(server.url))
         yield* first.printed("[booked Chez Paul]")
         yield* first.printed("Your tab")
         yield* first.kill
@@ -166,7 +190,7 @@ describe("the quickstarts, run as programs against a real HTTP server", () => {
         expect(killed.signal).toBe("SIGKILL")
         expect(killed.stdout).toBe("[booked Chez Paul]\nYour tab")
 
-        const again = yield* run(durableRun, dir, server.url)
+        const again = yield* run(durableRun, dir, pointedAt(server.url))
         expect(again.stderr).toBe("")
         expect(again.code).toBe(0)
         // No second booking: the tool's result comes from the journal. The answer streams from its start.
