@@ -641,7 +641,7 @@ interface Layout {
   readonly right: number
 }
 
-const lane = { axis: 26, model: 34, decisions: 28, toolRow: 18, pluginRow: 18, budget: 64, gap: 10 }
+const lane = { axis: 26, model: 34, markerRow: 18, toolRow: 18, pluginRow: 18, budget: 64, gap: 10 }
 
 const fmt = (n: number) => (Math.round(n * 10) / 10).toString()
 
@@ -743,11 +743,25 @@ const drawModelLane = (t: Timeline, layout: Layout, y: number): string => {
   return attempts.join("") + waits.join("")
 }
 
-const drawMarkers = (t: Timeline, layout: Layout, y: number): string =>
-  t.markers
-    .map((m) => {
+/** Rows for the markers' labels, so that no label runs over the next marker on its row. */
+const markerRows = (t: Timeline, layout: Layout): { readonly rows: ReadonlyArray<number>; readonly count: number } =>
+  rowsFor(
+    t.markers.map((m) => {
       const x = layout.x(m.at)
-      const shape = `${diamond(x, y + 9, 6)}<text x="${fmt(x + 8)}" y="${fmt(y + 13)}" class="ml">${escapeXml(m.label)}</text>`
+      const width = 12 + m.label.length * 6
+      return x + width > layout.width ? { start: x - width, end: x + 7 } : { start: x - 7, end: x + width }
+    })
+  )
+
+const drawMarkers = (t: Timeline, layout: Layout, y: number, rows: ReadonlyArray<number>): string =>
+  t.markers
+    .map((m, i) => {
+      const x = layout.x(m.at)
+      const top = y + (rows[i] ?? 0) * lane.markerRow
+      // A label that would run past the drawing's edge is written to the marker's left.
+      const leftward = x + 12 + m.label.length * 6 > layout.width
+      const label = `<text x="${fmt(leftward ? x - 8 : x + 8)}" y="${fmt(top + 13)}" class="ml"${leftward ? ' text-anchor="end"' : ""}>${escapeXml(m.label)}</text>`
+      const shape = `${diamond(x, top + 9, 6)}${label}`
       return item("marker", m.type, m.seq, m.at, m.at, shape, m.detail)
     })
     .join("")
@@ -860,7 +874,8 @@ export const toSvg = (t: Timeline, options: SvgOptions = {}): string => {
   const yAxis = 4
   const yModel = yAxis + lane.axis
   const yDecisions = yModel + lane.model
-  const yTools = yDecisions + lane.decisions + lane.gap
+  const markers = markerRows(t, layout)
+  const yTools = yDecisions + markers.count * lane.markerRow + lane.gap
   const yPlugins = yTools + t.toolRows * lane.toolRow + lane.gap
   const yBudget = yPlugins + Math.max(1, t.plugins.length) * lane.pluginRow + lane.gap
   const height = yBudget + lane.budget
@@ -875,7 +890,7 @@ export const toSvg = (t: Timeline, options: SvgOptions = {}): string => {
     t.plugins.length === 0 ? laneLabel(yPlugins + 12, "plugins") : "",
     laneLabel(yBudget + 20, "retry budget"),
     `<g class="lane model">${drawModelLane(t, layout, yModel)}</g>`,
-    `<g class="lane decisions">${drawMarkers(t, layout, yDecisions)}</g>`,
+    `<g class="lane decisions">${drawMarkers(t, layout, yDecisions, markers.rows)}</g>`,
     `<g class="lane tools">${drawTools(t, layout, yTools)}</g>`,
     `<g class="lane plugins">${drawPlugins(t, layout, yPlugins)}</g>`,
     `<g class="lane budget">${drawBudget(t, layout, yBudget)}</g>`,

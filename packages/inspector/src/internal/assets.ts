@@ -13,7 +13,7 @@ export const css = `:root{--fg:#1d2330;--muted:#6b7280;--line:#e3e6eb;--bg:#fbfb
 *{box-sizing:border-box}
 body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 header.top{display:flex;gap:16px;align-items:center;padding:10px 20px;background:#1d2330;color:#fff}
-header.top a.brand{color:#fff;font-weight:600;text-decoration:none}
+header.top a.brand{color:#fff;font-weight:600;text-decoration:none;white-space:nowrap}
 #banner{padding:4px 10px;border-radius:4px;background:#fff3cd;color:#5c4400}
 #banner.err{background:#fde2e1;color:#7a1a15}
 main{padding:16px 20px;max-width:1600px}
@@ -42,6 +42,7 @@ dl.facts dt{color:var(--muted)}dl.facts dd{margin:0}
 .live-text{white-space:pre-wrap;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;min-height:1.5em;max-height:320px;overflow:auto}
 .live-text .attempt.discarded{text-decoration:line-through;color:var(--muted)}
 .live-text .run-head{color:var(--muted);margin-top:6px}
+.live-text .waiting{color:var(--muted);font-family:system-ui,sans-serif}
 .live-events{font-size:12px;color:#374151;max-height:220px;overflow:auto;margin:6px 0 0;padding-left:22px}
 ol.history{list-style:none;padding:0}
 li.message{display:grid;grid-template-columns:80px 1fr;gap:8px;padding:6px 0;border-bottom:1px solid var(--line)}
@@ -230,7 +231,7 @@ export const script = `(function () {
       source.addEventListener("status", function (message) { applyStatus(JSON.parse(message.data)); });
       source.addEventListener("store-error", function (message) {
         source.close();
-        showBanner("The session store cannot be read: " + JSON.parse(message.data).message + " Retrying every 3 s.", "err");
+        showBanner("The session store cannot be read: " + JSON.parse(message.data).message + ". Retrying every 3 s.", "err");
         record("stopped: the store cannot be read");
         setTimeout(connect, 3000);
       });
@@ -254,6 +255,8 @@ export const script = `(function () {
     var list = document.getElementById("live-events");
     var current = null;
     follow(function (seq, event) {
+      var waiting = document.getElementById("live-waiting");
+      if (waiting) waiting.remove();
       if (event.type === "run_started") {
         textBox.appendChild(el("div", "run-head", "run " + event.run_id));
         current = null;

@@ -145,7 +145,11 @@ export const session = (base: string, detail: InspectorStore.SessionDetail, allM
 <button type="button" data-action="interrupt"${s.status === "running" ? "" : " disabled"}>Interrupt the run</button>
 <span id="action-result" role="status"></span>
 </section>
-<section id="live" class="live" aria-label="live"><h2>Live <span id="live-state" class="muted" data-received="0" data-gaps="0" data-duplicates="0" data-reconnects="0" data-last-seq="${after}">connecting…</span></h2><div id="live-text" class="live-text" aria-live="polite"></div><ol id="live-events" class="live-events"></ol></section>
+<section id="live" class="live" aria-label="live"><h2>Live <span id="live-state" class="muted" data-received="0" data-gaps="0" data-duplicates="0" data-reconnects="0" data-last-seq="${after}">connecting…</span></h2><div id="live-text" class="live-text" aria-live="polite">${
+      lastRun !== undefined && lastRun.status === null
+        ? ""
+        : `<div id="live-waiting" class="waiting">No run in progress: the events of the next run appear here as they happen.</div>`
+    }</div><ol id="live-events" class="live-events"></ol></section>
 <h2>Runs</h2>
 ${detail.runs.length === 0 ? `<p class="empty">No run yet.</p>` : `<table class="runs"><thead><tr><th>#</th><th>run</th><th>model</th><th>status</th><th>started (UTC)</th><th>took</th><th>input</th></tr></thead><tbody>${runs}</tbody></table>`}
 <h2>Messages <span class="muted">(${count(history.length)})</span></h2>

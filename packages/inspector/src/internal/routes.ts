@@ -276,9 +276,7 @@ const liveBody = (config: Config, id: string, after: number): Stream.Stream<stri
   const body = Stream.concat(Stream.fromEffect(status), events).pipe(
     Stream.catch((failure: InspectorStore.SessionNotFound | InspectorStore.StoreUnavailable) =>
       Stream.succeed(
-        sse(failure._tag === "SessionNotFound" ? "not-found" : "store-error", {
-          message: messageOf(failure)
-        })
+        sse(failure._tag === "SessionNotFound" ? "not-found" : "store-error", { message: failure.message })
       )
     )
   )
