@@ -442,7 +442,7 @@ export const layer = <
 >(
   config: Config<S, EP, RP, ET, RT, ES, RS>
 ): Layer.Layer<Agent, EP | ET | ES | Settings.SettingsError | SessionError, RP | RT | RS> => {
-  const settingsLive = Layer.effect(CurrentSettings, Settings.decode(config.settings ?? {}, "the agent's settings"))
+  const settingsLive = Layer.effect(CurrentSettings, Settings.decode(config.settings ?? {}, "Agent.layer"))
   const services = Layer.mergeAll(config.provider, config.tools ?? Layer.empty, config.sessions ?? layerInMemory).pipe(
     Layer.provideMerge(settingsLive)
   )
