@@ -20,7 +20,16 @@
  *
  * @since 0.1.0
  */
-import { Content, EventBus, ModelProvider, RunOutcome, Session, type Settings, Toolbox } from "@agent-kernel/kernel"
+import {
+  Content,
+  EventBus,
+  ModelProvider,
+  type RetryPolicy,
+  RunOutcome,
+  Session,
+  type Settings,
+  Toolbox
+} from "@agent-kernel/kernel"
 import * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -43,6 +52,7 @@ import * as Journal from "./internal/journal.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Steps from "./internal/steps.js"
 import * as Store from "./internal/store.js"
+import * as Subscriptions from "./internal/subscriptions.js"
 
 /**
  * The payload of a run: which session, which life of it (see
@@ -100,10 +110,30 @@ export const AgentRun: Workflow.Workflow<
 })
 
 /**
- * What the current process supplies to the runs it executes: the model,
- * settings and system prompt (the journal supplies the conversation, the
- * budgets and the pending deadlines), and which tools may run again after a
- * crash.
+ * What the current process supplies to the runs it executes: what
+ * `Session.make` takes, with the same meaning and defaults (the journal
+ * supplies the conversation, the budgets and the pending deadlines), and
+ * which tools may run again after a crash.
+ *
+ * `Session.Options` and a durable session:
+ * - `model`, `system`, `settings`, `policy`, `toolConcurrency`,
+ *   `maxOutputTokens`, `request`, `metrics`: here, for every run this
+ *   process executes, a resumed one included;
+ * - `subscriberCapacity`: here, for `DurableSessions.subscribe`;
+ * - `effects`: here: it wraps the live effects, inside the journal (a
+ *   journaled step is answered from the journal, and the wrapper is not
+ *   called for it again on a replay);
+ * - `id`: the session's id, given to `DurableSessions.run`;
+ * - `history` and `state`: given to `DurableSessions.create`.
+ *
+ * `policy` and `effects` are code, not data: nothing of them is stored. A
+ * run resumed by another process gets that process's: give every process of
+ * a store the same (as its `model` and `settings`). A replay steps the
+ * policy again through the journaled errors, with the journal's clock and a
+ * `Random` seeded by the execution id, so a policy that decides from its
+ * inputs alone (as `RetryPolicy`'s building blocks do) decides as the first
+ * execution did, and a journaled wait ends at its journaled deadline
+ * whatever the policy says now.
  *
  * @since 0.1.0
  * @category models
@@ -112,8 +142,22 @@ export interface Config {
   readonly model: string
   readonly system?: string | undefined
   readonly settings?: Settings.Settings | undefined
+  /** As `Session.Options.policy`. Default: `RetryPolicy.fromSettings(settings)`. */
+  readonly policy?: RetryPolicy.RetryPolicy | undefined
   readonly toolConcurrency?: number | undefined
   readonly maxOutputTokens?: number | undefined
+  /** As `Session.Options.request`: request options applied to every model call. */
+  readonly request?: ModelProvider.RequestOptions | undefined
+  /**
+   * As `Session.Options.subscriberCapacity`, for `DurableSessions.subscribe`.
+   * Default: `Session.defaultSubscriberCapacity`.
+   */
+  readonly subscriberCapacity?: Session.SubscriberCapacity | undefined
+  /**
+   * As `Session.Options.effects`: wraps the live effects of every run, inside
+   * the journal (what the wrapped effects return is what is journaled).
+   */
+  readonly effects?: ((live: Session.Effects) => Session.Effects) | undefined
   /**
    * Tools that may run again when the process stopped while they ran: a read,
    * or a write keyed so that a second call changes nothing. Any other tool
@@ -527,7 +571,7 @@ export const body = (
         let loopFailure: SqlEngineInternal.JournalError | undefined
         // Replayed steps were published by the execution that journaled them: not again.
         const bus = Journal.replayAware(
-          yield* EventBus.EventBus,
+          Subscriptions.offering(yield* EventBus.EventBus, yield* Subscriptions.Subscriptions, payload.session_id),
           clock,
           () => instance.suspended || loopFailure !== undefined
         )
@@ -545,27 +589,32 @@ export const body = (
                 invoke: toolbox.invoke,
                 onRunInterrupted: Effect.suspend(() => (running.stopped ? release : Effect.void))
               }
+        const journaled = Journal.wrap(
+          {
+            executionId,
+            clock,
+            idempotent: (tool) => idempotent.has(tool),
+            stopping: () => running.stopped,
+            failed: (error) => {
+              loopFailure ??= error
+            }
+          },
+          context
+        )
+        const own = config.effects
         const made = yield* Session.make({
           id: payload.session_id,
           model: config.model,
           system: config.system,
           settings: config.settings,
+          policy: config.policy,
           toolConcurrency: config.toolConcurrency,
           maxOutputTokens: config.maxOutputTokens,
+          request: config.request,
           metrics: config.metrics,
           ...(start.state === null ? {} : { state: start.state }),
-          effects: Journal.wrap(
-            {
-              executionId,
-              clock,
-              idempotent: (tool) => idempotent.has(tool),
-              stopping: () => running.stopped,
-              failed: (error) => {
-                loopFailure ??= error
-              }
-            },
-            context
-          )
+          // The process's own wrapper over the live effects, journaled as a whole.
+          effects: own === undefined ? journaled : (live) => journaled(own(live))
         }).pipe(Effect.provideService(EventBus.EventBus, bus), Effect.provideService(Toolbox.Toolbox, ownToolbox))
         session = made
         const outcome = yield* made

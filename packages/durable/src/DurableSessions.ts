@@ -31,7 +31,15 @@
  *
  * @since 0.1.0
  */
-import { Content, type ModelProvider, type RunOutcome, Session } from "@agent-kernel/kernel"
+import {
+  Content,
+  type KernelEvent,
+  type ModelProvider,
+  RetryBudget,
+  type RunOutcome,
+  Session,
+  Settings
+} from "@agent-kernel/kernel"
 import * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -40,13 +48,16 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
+import type * as Stream from "effect/Stream"
 import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import * as AgentRun from "./AgentRun.js"
 import * as Engine from "./Engine.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Store from "./internal/store.js"
 import { sqlReason } from "./internal/storeFile.js"
+import * as Subscriptions from "./internal/subscriptions.js"
 import type * as SqlEngine from "./SqlEngine.js"
 
 /**
@@ -123,6 +134,22 @@ export class SessionNotFound extends Schema.TaggedError<SessionNotFound>("@agent
 }
 
 /**
+ * The store already has a session of this id (`DurableSessions.create`).
+ *
+ * @since 0.5.0
+ * @category errors
+ */
+export class SessionExists extends Schema.TaggedError<SessionExists>("@agent-kernel/durable/SessionExists")(
+  "SessionExists",
+  { session_id: Schema.String }
+) {
+  /** @since 0.5.0 */
+  override get message(): string {
+    return `the store already has a session "${this.session_id}"`
+  }
+}
+
+/**
  * An exported session that does not decode.
  *
  * @since 0.1.0
@@ -174,6 +201,23 @@ export interface Service {
    * run count as new executions.
    */
   readonly importJson: (json: string) => Effect.Effect<string, InvalidExport | Store.StoreError>
+  /**
+   * Creates the session `id` as `Session.make` does from `history` or a whole
+   * `state` (`state` first): its first run goes on from there. Fails with
+   * `SessionExists` when the store has a session of that id.
+   */
+  readonly create: (
+    id: string,
+    from: { readonly history?: Content.History | undefined; readonly state?: Session.State | undefined }
+  ) => Effect.Effect<void, SessionExists | Store.StoreError>
+  /**
+   * The session's events as its runs in this process publish them, from
+   * now on, for the life of the scope: as `Session.subscribe`, across its
+   * runs and their resumes (a resume's replayed steps are not published
+   * again). A subscriber `AgentRun.Config.subscriberCapacity` events behind
+   * holds the run up until it reads: read it on another fiber.
+   */
+  readonly subscribe: (id: string) => Effect.Effect<Stream.Stream<KernelEvent.KernelEvent>, never, Scope.Scope>
 }
 
 /**
@@ -230,6 +274,28 @@ export const read = (id: string): Effect.Effect<Option.Option<Session.State>, St
   )
 
 /**
+ * The unfinished run of the session `id` as the store holds it (the
+ * workflow's payload: the session, its life, the run's number and input);
+ * `None` when it has none. Needs no engine: read it before an engine's
+ * layer is built, since registering the workflow resumes every unfinished
+ * run of the store (the light engine does so at once).
+ *
+ * @since 0.5.0
+ * @category accessors
+ */
+export const pending = (
+  id: string
+): Effect.Effect<Option.Option<AgentRun.Payload>, Store.StoreError, SqlClient.SqlClient> =>
+  Effect.map(
+    Store.get(id),
+    Option.flatMap((row) =>
+      row.pending === null
+        ? Option.none()
+        : Option.some({ session_id: id, ...lifeOf(row.life), run: row.run_index, input: row.pending })
+    )
+  )
+
+/**
  * The service over the engine and store in context. Runs execute in the
  * `AgentRun` workflow registered by `layer`.
  *
@@ -239,8 +305,10 @@ export const read = (id: string): Effect.Effect<Option.Option<Session.State>, St
 export const make: Effect.Effect<
   Service,
   never,
-  WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies
+  WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies | AgentRun.RunConfig
 > = Effect.gen(function* () {
+  const config = yield* AgentRun.RunConfig
+  const subscriptions = yield* Subscriptions.Subscriptions
   // The engine's services only: the caller's own (its Clock, its tracer) stay the caller's.
   const context = Context.pick(
     WorkflowEngine.WorkflowEngine,
@@ -375,7 +443,22 @@ export const make: Effect.Effect<
             return exported.id
           })
         )
-      )
+      ),
+    create: (id, from) =>
+      Effect.gen(function* () {
+        const history = from.history ?? []
+        const budget = (yield* RetryBudget.RetryBudget).budgetFor(config.settings ?? Settings.defaults)
+        const state: Session.State = from.state ?? {
+          history,
+          context: history,
+          budget: budget.initial,
+          runs: 0,
+          run: null
+        }
+        const created = yield* Effect.provideContext(Store.create(id, state, yield* Clock.currentTimeMillis), context)
+        if (!created) return yield* new SessionExists({ session_id: id })
+      }),
+    subscribe: (id) => Subscriptions.subscribe(subscriptions, id)
   } satisfies Service
 })
 
@@ -398,5 +481,6 @@ export const layer = (
   Layer.effect(DurableSessions, make).pipe(
     Layer.provideMerge(AgentRun.layer),
     Layer.provide(Layer.succeed(AgentRun.RunConfig, config)),
-    Layer.provide(Layer.sync(AgentRun.Bodies, () => new Map()))
+    Layer.provide(Layer.sync(AgentRun.Bodies, () => new Map())),
+    Layer.provide(Layer.sync(Subscriptions.Subscriptions, () => Subscriptions.make(config.subscriberCapacity)))
   )

@@ -272,6 +272,29 @@ export const put = (
   }).pipe(Effect.mapError(storeError(`cannot import the session "${id}"`)))
 
 /**
+ * Creates the session `id` with `state` (as `Session.make` from it: no run
+ * in progress, a new life), unless the store has a session of that id;
+ * whether it did.
+ *
+ * @internal
+ */
+export const create = (
+  id: string,
+  state: Session.State,
+  at: number
+): Effect.Effect<boolean, StoreError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* storeSql
+    const encoded = yield* encodeState(state)
+    const life = yield* newLife
+    const created =
+      yield* sql`INSERT INTO agent_sessions (id, life, state, status, run_index, pending, retries_used, updated_at)
+      VALUES (${id}, ${life}, ${encoded}, 'new', ${state.runs}, NULL, ${state.budget.used}, ${at})
+      ON CONFLICT DO NOTHING RETURNING id`
+    return created.length > 0
+  }).pipe(Effect.mapError(storeError(`cannot create the session "${id}"`)))
+
+/**
  * Deletes the session and the tool-call claims of its runs (the executions
  * `executionIds`).
  *
