@@ -117,11 +117,9 @@ describe("agent CLI: chaos scenarios (fake provider over HTTP, real MCP plugins)
     for (const name of ChaosPlans.names) assert.include(help.stdout, name)
   })
 
-  it("the chaos plans --help lists are every one no scenario wraps", () => {
-    assert.deepStrictEqual(
-      Scenarios.chaosPlans,
-      ChaosPlans.names.filter((name) => Scenarios.byName(name) === undefined)
-    )
+  it("the chaos plans --help lists are the providers' own", () => {
+    assert.deepStrictEqual(Scenarios.chaosPlanNames, ChaosPlans.names)
+    assert.deepStrictEqual(Scenarios.chaosPlans, ["mid-stream-error", "flaky-network"])
   })
 
   it("a fault-plan file works as a scenario", async () => {
@@ -611,6 +609,79 @@ describe("agent CLI: help and usage errors", () => {
       assert.lengthOf(yield* server.requests, 0)
     })
   )
+})
+
+describe("agent fake-server", () => {
+  /** The server's first stdout line, its URL. */
+  const urlOf = (run: ReturnType<typeof start>) => run.stdout().split("\n", 1)[0]!
+  const refused = (url: string) =>
+    new Promise<boolean>((resolve) =>
+      http
+        .get(url, (response) => {
+          response.resume()
+          resolve(false)
+        })
+        .on("error", () => resolve(true))
+    )
+
+  it("serves a chaos plan by name until SIGTERM: agent against it recovers as the plan asks, and the port closes", async () => {
+    const server = start(["fake-server", "--plan", "flaky-network"])
+    try {
+      await server.seen(/^http:\/\/127\.0\.0\.1:\d+\n/)
+      const url = urlOf(server)
+      await waitFor(() => server.stderr().includes("Ctrl-C to stop"), "the announcement", server.stderr)
+      assert.include(server.stderr(), `fake provider: plan flaky-network (2 steps, then happy); Anthropic base ${url}`)
+      const anthropic = await cli(["--provider", "anthropic", "--prompt", "hi", "--json"], {
+        env: { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "any" }
+      })
+      assert.strictEqual(anthropic.code, 0, anthropic.stderr)
+      assert.deepStrictEqual(
+        ofType(anthropic, "retry_scheduled").map((event) => event["category"]),
+        ["connection_error", "server_error"]
+      )
+      // The plan is spent: the OpenAI wire format gets the happy answer.
+      const openai = await cli(["--provider", "openai", "--prompt", "hi", "--json"], {
+        env: { OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: "any" }
+      })
+      assert.strictEqual(openai.code, 0, openai.stderr)
+      assert.deepInclude(last(openai), { type: "run_ended", status: "completed" })
+      server.child.kill("SIGTERM")
+      assert.strictEqual(await server.exited, 143)
+      assert.isTrue(await refused(url))
+    } finally {
+      server.child.kill("SIGKILL")
+    }
+  })
+
+  it("a fault-plan file, on --port; an unknown plan or a port out of range is bad usage (exit 2)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-fake-server-"))
+    const plan = path.join(dir, "plan.json")
+    fs.writeFileSync(
+      plan,
+      JSON.stringify({ name: "one-429", steps: [{ kind: "error", status: 401, error_type: "authentication_error" }] })
+    )
+    const server = start(["fake-server", "--plan", plan, "--port", "0", "--host", "127.0.0.1"])
+    try {
+      await server.seen(/^http:\/\/127\.0\.0\.1:\d+\n/)
+      const denied = await cli(["--provider", "anthropic", "--prompt", "hi", "--json"], {
+        env: { ANTHROPIC_BASE_URL: urlOf(server), ANTHROPIC_API_KEY: "any" }
+      })
+      assert.strictEqual(denied.code, 5, denied.stderr)
+      server.child.kill("SIGINT")
+      assert.strictEqual(await server.exited, 130)
+    } finally {
+      server.child.kill("SIGKILL")
+    }
+    const unknown = await cli(["fake-server", "--plan", "no-such-plan"])
+    assert.strictEqual(unknown.code, 2)
+    assert.match(
+      unknown.stderr,
+      /^agent: --plan "no-such-plan" is neither a chaos plan \(rate-limits, .*\) nor a fault-plan file\n$/
+    )
+    const port = await cli(["fake-server", "--port", "70000"])
+    assert.strictEqual(port.code, 2)
+    assert.strictEqual(port.stderr, "agent: --port must be 0 to 65535, not 70000\n")
+  })
 })
 
 describe("agent CLI: option values", () => {

@@ -18,12 +18,13 @@ import { command } from "./agent.js"
 import * as Argv from "./argv.js"
 import * as CliOutput from "./cliOutput.js"
 import { LastRunStatus, outcomeOf } from "./exitCodes.js"
+import { fakeServer } from "./fakeServer.js"
 import { sessions } from "./sessions.js"
 import { simulate } from "./simulate.js"
 import { UsageError } from "./usage.js"
 
 /** Every subcommand of `agent`. */
-export const subcommands = [simulate, sessions] as const
+export const subcommands = [simulate, sessions, fakeServer] as const
 
 /** The root command. */
 export const root = command.pipe(Command.withSubcommands(subcommands))

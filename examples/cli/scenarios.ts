@@ -171,9 +171,22 @@ export const byName = (name: string): Scenario | undefined => scenarios.find((sc
 export const names: ReadonlyArray<string> = scenarios.map((scenario) => scenario.name)
 
 /**
- * The providers' chaos plans `--scenario` reaches by name: those no scenario of the same name wraps (a
- * scenario is built on the chaos plan of its name, with the tool calls, plugins and settings that show
- * it). Written out, so that `--help` starts without the fake provider's modules; a test checks it
- * against `ChaosPlans.names`.
+ * The names of the providers' chaos plans (`ChaosPlans.names`), written out so that `--help` starts
+ * without the fake provider's modules; a test checks them against `ChaosPlans`.
  */
-export const chaosPlans: ReadonlyArray<string> = ["mid-stream-error", "flaky-network"]
+export const chaosPlanNames: ReadonlyArray<string> = [
+  "rate-limits",
+  "overload-storm",
+  "context-overflow",
+  "refusal",
+  "mid-stream-error",
+  "flaky-network",
+  "auth-error",
+  "happy"
+]
+
+/**
+ * The chaos plans `--scenario` reaches by name: those no scenario of the same name wraps (a scenario
+ * is built on the chaos plan of its name, with the tool calls, plugins and settings that show it).
+ */
+export const chaosPlans: ReadonlyArray<string> = chaosPlanNames.filter((name) => byName(name) === undefined)

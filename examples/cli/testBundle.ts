@@ -164,7 +164,7 @@ export interface Running {
   readonly stderr: () => string
   /** Types `text` (on a terminal: keys, "\x03" is Ctrl-C, "\x04" Ctrl-D). */
   readonly write: (text: string) => void
-  /** Waits until the output holds `text`, failing past a ceiling with the output. */
+  /** Waits until the output holds `text`, failing with the output past a ceiling or once the command ended. */
   readonly seen: (text: string | RegExp, ceilingMillis?: number) => Promise<void>
   /** Its exit code; null when a signal killed it. */
   readonly exited: Promise<number | null>
@@ -193,20 +193,26 @@ export const start = (
   child.stdout.on("data", (chunk) => (stdout += chunk))
   child.stderr.on("data", (chunk) => (stderr += chunk))
   child.stdin.on("error", () => {})
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+  let closed = false
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("close", (code) => {
+      closed = true
+      resolve(code)
+    })
+  )
   const shown = () => (options.terminal ? stdout.replace(/\r\n/g, "\n") : stdout)
+  const context = () => `${shown()}\n--- stderr:\n${stderr}`
   return {
     child,
     stdout: shown,
     stderr: () => stderr,
     write: (text) => void child.stdin.write(text),
-    seen: (text, ceilingMillis) =>
-      waitFor(
-        () => (typeof text === "string" ? shown().includes(text) : text.test(shown())),
-        `"${String(text)}"`,
-        () => `${shown()}\n--- stderr:\n${stderr}`,
-        ceilingMillis
-      ),
+    seen: async (text, ceilingMillis) => {
+      const found = () => (typeof text === "string" ? shown().includes(text) : text.test(shown()))
+      // A command that ended without writing it never will.
+      await waitFor(() => found() || closed, `"${String(text)}"`, context, ceilingMillis)
+      if (!found()) throw new Error(`the command ended without writing "${String(text)}":\n${context()}`)
+    },
     exited
   }
 }
