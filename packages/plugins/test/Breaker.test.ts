@@ -27,7 +27,7 @@ const transitions = (events: ReadonlyArray<KernelEvent.KernelEvent>) =>
     event.type === "breaker_changed" ? [`${event.subject}: ${event.from} -> ${event.to}`] : []
   )
 
-// Timing runs on the TestClock (it.scoped); processes are real.
+// Timing runs on the TestClock (it.effect); processes are real.
 describe("timeouts and the circuit breaker, on the TestClock", () => {
   it.effect("a timeout cancels the call with notifications/cancelled, and a late answer is ignored", () =>
     Effect.gen(function* () {
