@@ -9,10 +9,9 @@
  *
  * The default, `platform`, works wherever `effect/process` runs: it starts
  * the process with the `ChildProcessSpawner` in context and reads /proc
- * through the `FileSystem` in context. On Node, `NodeProcessSpawner` from
- * `@agent-kernel/plugins/node` takes the events straight from the
- * `ChildProcess` and reads /proc synchronously, which sees a crash sooner
- * (see the package README, "Crash-to-error latency").
+ * through the `FileSystem` in context. `layer` sets another spawner (a test
+ * double, a sandbox); `NodeProcessSpawner.layer` from
+ * `@agent-kernel/plugins/node` provides what the default needs on Node.
  *
  * @since 0.1.0
  */

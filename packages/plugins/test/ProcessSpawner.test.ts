@@ -1,5 +1,5 @@
 /**
- * The Node spawner on its own: what it reports, in what order, what /proc shows through it, and
+ * The spawner on its own: what it reports, in what order, what /proc shows through it, and
  * what its scope's close leaves behind. Processes are real; waits are for events, never timers.
  */
 import { NodeServices } from "@effect/platform-node"
@@ -12,11 +12,11 @@ import * as ChildProcess from "effect/process/ChildProcess"
 import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { McpStdio, PluginToolbox, type ProcessSpawner } from "../src/index.js"
+import { McpStdio, PluginToolbox, ProcessSpawner } from "../src/index.js"
 import { NodeProcessSpawner } from "../src/node/index.js"
 import { eventually, fixture, inflight, isAlive, parse, use } from "./helpers.js"
 
-const spawner = NodeProcessSpawner.make()
+const spawner = ProcessSpawner.platform
 
 const node = (script: string) => ChildProcess.make(process.execPath, ["-e", script])
 
@@ -43,7 +43,7 @@ const closedAndExited = (events: ReadonlyArray<ProcessSpawner.Event>) =>
 const indexOf = (events: ReadonlyArray<ProcessSpawner.Event>, tag: string, pipe?: string) =>
   events.findIndex((e) => e._tag === tag && (pipe === undefined || ("pipe" in e && e.pipe === pipe)))
 
-describe("the Node spawner", () => {
+describe("the spawner (ProcessSpawner.platform)", () => {
   it.live("reports each pipe's output before its end of file, and the exit with its code", () =>
     Effect.gen(function* () {
       const { started, until } = yield* start(
@@ -72,24 +72,6 @@ describe("the Node spawner", () => {
       const events = yield* until(closedAndExited)
       expect(text(events, "stdout")).toBe("first second")
       expect(events.find((e) => e._tag === "Exited")).toEqual({ _tag: "Exited", status: { exitCode: 0, signal: null } })
-    }).pipe(Effect.provide(NodeServices.layer))
-  )
-
-  it.live("shows a killed process as a zombie, with the signal, until Node reaps it", () =>
-    Effect.gen(function* () {
-      const { started, until } = yield* start(node("setInterval(() => {}, 1000)"))
-      expect(yield* started.status).toEqual({ _tag: "Running" })
-      process.kill(started.pid, "SIGKILL")
-      // The event loop is blocked here, so Node cannot reap it: /proc shows the zombie, read synchronously.
-      const deadline = Date.now() + 10_000
-      let status = Effect.runSync(started.status)
-      while (status._tag === "Running" && Date.now() < deadline) status = Effect.runSync(started.status)
-      expect(status).toEqual({ _tag: "Zombie", exitCode: null, signal: "SIGKILL" })
-      const events = yield* until((seen) => seen.some((e) => e._tag === "Exited"))
-      expect(events.find((e) => e._tag === "Exited")).toEqual({
-        _tag: "Exited",
-        status: { exitCode: null, signal: "SIGKILL" }
-      })
     }).pipe(Effect.provide(NodeServices.layer))
   )
 
