@@ -101,15 +101,19 @@ export type Ended = Pick<
 
 /**
  * The closing summary of a run. The answer is printed unless it was printed
- * already as it streamed (`streamed`, the text the timeline wrote).
+ * already as it streamed (`streamed`, the text the timeline wrote); text from
+ * the model or the server is cleaned as the timeline cleans it
+ * (`Timeline.clean`).
  */
 export const summary = (outcome: Ended, color: boolean, streamed = ""): string => {
   const c = Timeline.styles(color)
   const { oneLine, seconds } = Timeline
   const status = outcome.status === "completed" ? c.green(outcome.status) : c.red(outcome.status)
+  // Cleaned as the streamed text was, so that an answer already shown is recognised, and none is shown raw.
+  const answer = Timeline.clean(outcome.final_text)
   const lines = [
     "",
-    ...(outcome.final_text && outcome.final_text !== streamed ? [outcome.final_text, ""] : []),
+    ...(answer && answer !== streamed ? [answer, ""] : []),
     `${c.bold("status")}   ${status}${outcome.error ? ` — ${outcome.error.category}: ${oneLine(outcome.error.message, 200)}` : ""}`,
     `${c.bold("turns")}    ${outcome.turns}`,
     `${c.bold("retries")}  ${outcome.retries.max_per_call} at most per call, ${outcome.retries.session_total} in the session`,
