@@ -87,7 +87,7 @@ export const statusOf = (
  * @category queries
  */
 export const matches = (
-  summary: InspectorStore.SessionSummary,
+  summary: Pick<InspectorStore.SessionSummary, "id" | "status">,
   query: Pick<InspectorStore.SessionQuery, "search" | "status">
 ): boolean =>
   (query.status === undefined || summary.status === query.status) &&
@@ -99,5 +99,7 @@ export const matches = (
  * @since 0.1.0
  * @category queries
  */
-export const byActivity = (a: InspectorStore.SessionSummary, b: InspectorStore.SessionSummary): number =>
-  b.last_activity - a.last_activity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+export const byActivity = (
+  a: Pick<InspectorStore.SessionSummary, "id" | "last_activity">,
+  b: Pick<InspectorStore.SessionSummary, "id" | "last_activity">
+): number => b.last_activity - a.last_activity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)

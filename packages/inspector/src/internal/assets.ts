@@ -61,6 +61,7 @@ ul.legend .key{display:inline-block;width:14px;height:10px;margin-right:5px;bord
 .key.crash{background:#7a0000}.key.breaker-open{background:#cc0000}.key.budget{background:#1f77b4;height:3px}
 .timeline-box{overflow-x:auto;background:#fff;border:1px solid var(--line);border-radius:6px;padding:6px 0}
 .event-panel{margin-top:12px}
+#event-summary{margin:0 0 6px;font-weight:600}
 svg.timeline text{font:10px system-ui,sans-serif;fill:#374151}
 svg.timeline .ll{text-anchor:end;font-size:11px;font-weight:600}svg.timeline .ll.sub{font-weight:normal}
 svg.timeline .tl{text-anchor:middle;fill:#6b7280}svg.timeline .tick{stroke:#9ca3af}
@@ -288,8 +289,10 @@ export const script = `(function () {
     var selected = null;
     var panel = document.getElementById("event-json");
     var seqLabel = document.getElementById("event-seq");
-    function show(seq) {
+    var summary = document.getElementById("event-summary");
+    function show(seq, item) {
       seqLabel.textContent = "#" + seq;
+      summary.textContent = item ? item.getAttribute("aria-label") || "" : "";
       if (cache[seq]) { panel.textContent = cache[seq]; return; }
       fetch(api(sessionPath() + "/events/" + seq))
         .then(function (response) { return response.json(); })
@@ -297,16 +300,16 @@ export const script = `(function () {
         .catch(function () { panel.textContent = "The inspector does not answer."; });
     }
     function itemOf(target) { return target && target.closest ? target.closest(".ti") : null; }
-    timelineBox.addEventListener("mouseover", function (e) { var item = itemOf(e.target); if (item) show(item.getAttribute("data-seq")); });
-    timelineBox.addEventListener("focusin", function (e) { var item = itemOf(e.target); if (item) show(item.getAttribute("data-seq")); });
-    timelineBox.addEventListener("mouseleave", function () { if (selected) show(selected.getAttribute("data-seq")); });
+    timelineBox.addEventListener("mouseover", function (e) { var item = itemOf(e.target); if (item) show(item.getAttribute("data-seq"), item); });
+    timelineBox.addEventListener("focusin", function (e) { var item = itemOf(e.target); if (item) show(item.getAttribute("data-seq"), item); });
+    timelineBox.addEventListener("mouseleave", function () { if (selected) show(selected.getAttribute("data-seq"), selected); });
     timelineBox.addEventListener("click", function (e) {
       var item = itemOf(e.target);
       if (!item) return;
       if (selected) selected.classList.remove("selected");
       selected = item;
       item.classList.add("selected");
-      show(item.getAttribute("data-seq"));
+      show(item.getAttribute("data-seq"), item);
     });
     if (body.getAttribute("data-live") === "true") {
       var run = body.getAttribute("data-run");

@@ -198,7 +198,7 @@ export const run = (
 <dl class="facts"><dt>model</dt><dd>${escapeHtml(runSummary.model)}</dd><dt>started</dt><dd>${time(runSummary.started_at)} UTC</dd><dt>took</dt><dd>${runSummary.ended_at === null ? "not ended" : escapeHtml(Timeline.formatMs(runSummary.ended_at - runSummary.started_at))}</dd><dt>events</dt><dd>${count(runSummary.first_seq)}–${count(runSummary.last_seq)}</dd><dt>input</dt><dd class="input">${escapeHtml(oneLine(runSummary.input, 200))}</dd></dl>
 ${legend}
 <div class="timeline-box" id="timeline">${svg}</div>
-<aside class="event-panel" id="event-panel" aria-live="polite"><h2>Event <span id="event-seq" class="muted"></span></h2><pre id="event-json">Hover over or select an item of the timeline to see its event.</pre></aside>`
+<aside class="event-panel" id="event-panel" aria-live="polite"><h2>Event <span id="event-seq" class="muted"></span></h2><p id="event-summary"></p><pre id="event-json">Hover over or select an item of the timeline to see its event.</pre></aside>`
   )
 
 /** A page that says what went wrong. @internal */

@@ -375,11 +375,21 @@ export const make = (factory: SessionFactory): Effect.Effect<MemoryStore, never,
         Effect.gen(function* () {
           yield* available
           const all = yield* Ref.get(slots)
-          const summaries = yield* Effect.forEach([...all.values()], (slot) =>
-            Effect.flatMap(Ref.get(slot.entry), summaryOf)
-          )
-          const matching = summaries.filter((summary) => Runs.matches(summary, query)).sort(Runs.byActivity)
-          return { total: matching.length, sessions: matching.slice(query.offset, query.offset + query.limit) }
+          // One synchronous pass over every entry: filtering and ordering need no effect.
+          const entries = yield* Effect.sync(() => Array.from(all.values(), (slot) => Ref.getUnsafe(slot.entry)))
+          const matching = entries
+            .map((entry) => ({
+              entry,
+              shown: {
+                ...Runs.statusOf(entry.lastRun, Option.isSome(entry.live)),
+                id: entry.id,
+                last_activity: entry.lastActivity
+              }
+            }))
+            .filter(({ shown }) => Runs.matches(shown, query))
+            .sort((a, b) => Runs.byActivity(a.shown, b.shown))
+          const page = matching.slice(query.offset, query.offset + query.limit)
+          return { total: matching.length, sessions: yield* Effect.forEach(page, ({ entry }) => summaryOf(entry)) }
         }),
       session: (id) =>
         Effect.gen(function* () {
