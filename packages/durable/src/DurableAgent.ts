@@ -35,16 +35,17 @@
  *
  * @since 0.5.0
  */
-import { Agent, Content, type ModelProvider, type Settings } from "@agent-kernel/kernel"
+import { Agent, Content, type ModelProvider, type RunOutcome, type Settings } from "@agent-kernel/kernel"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
-import type * as AgentRun from "./AgentRun.js"
+import * as AgentRun from "./AgentRun.js"
 import * as DurableSessions from "./DurableSessions.js"
 import * as Engine from "./Engine.js"
 
@@ -90,33 +91,44 @@ const sameMessage = Schema.toEquivalence(Content.Message)
 const sessionError = (error: { readonly message: string }): Agent.SessionError =>
   new Agent.SessionError({ message: error.message, cause: error })
 
-/** What `Session.make` takes that an `AgentRun` cannot carry yet, by name. */
-const unsupported = (options: Agent.SessionOptions): ReadonlyArray<string> => [
-  ...(options.policy === undefined ? [] : ["policy"]),
-  ...(options.request === undefined ? [] : ["request"])
-]
-
 /** The `AgentRun` config of the agent's session. */
 const runConfig = (options: Agent.SessionOptions, durable: Options | undefined): AgentRun.Config => ({
   model: options.model,
   system: options.system,
   settings: options.settings,
+  policy: options.policy,
+  request: options.request,
   toolConcurrency: options.toolConcurrency,
   maxOutputTokens: options.maxOutputTokens,
   idempotentTools: durable?.idempotentTools
 })
 
 /**
- * Whether the session has an unfinished run, and how many messages its
- * history held before that run. TEMPORARY, until `DurableSessions.pending`
- * gives the run itself (asked of durable-2): a run the engine finishes
- * between its registration and `resume` is not told apart from none.
+ * The outcome of the unfinished run `payload` once it is finished: a run
+ * the engine is still running (or has not resumed) is joined; one it has
+ * finished meanwhile is read from the engine's journal, or from the store
+ * when its caller stopped it.
  */
-const unfinished = (id: string) =>
-  Effect.map(Effect.all([DurableSessions.read(id), DurableSessions.summaries]), ([state, summaries]) => ({
-    finishedMessages: Option.match(state, { onNone: () => 0, onSome: (state) => state.history.length }),
-    pending: summaries.some((summary) => summary.id === id && summary.status === "running")
-  }))
+const finish = (
+  sessions: DurableSessions.Service,
+  payload: AgentRun.Payload
+): Effect.Effect<RunOutcome.RunOutcome, Agent.SessionError, Engine.Engine> =>
+  Effect.flatMap(Effect.mapError(sessions.resume(payload.session_id), sessionError), (resumed) =>
+    Option.isSome(resumed) ? Effect.succeed(resumed.value) : finished(payload)
+  )
+
+const finished = (payload: AgentRun.Payload): Effect.Effect<RunOutcome.RunOutcome, Agent.SessionError, Engine.Engine> =>
+  Effect.gen(function* () {
+    const result = yield* AgentRun.AgentRun.poll(yield* AgentRun.AgentRun.executionId(payload))
+    if (Option.isSome(result) && result.value._tag === "Complete" && Exit.isSuccess(result.value.exit)) {
+      return result.value.exit.value
+    }
+    const over = yield* Effect.mapError(AgentRun.outcomeIfOver(payload), sessionError)
+    if (Option.isSome(over)) return over.value
+    return yield* new Agent.SessionError({
+      message: `the unfinished run ${payload.run} of the session "${payload.session_id}" was resumed but its outcome cannot be read`
+    })
+  })
 
 /** The agent's session in the store of `engine` (its `WorkflowEngine` and `SqlClient`). */
 const makeSession = (
@@ -125,12 +137,6 @@ const makeSession = (
   durable: Options | undefined
 ): Effect.Effect<Agent.AgentSession, Agent.SessionError, ModelProvider.ModelProvider | Scope.Scope> =>
   Effect.gen(function* () {
-    const missing = unsupported(options)
-    if (missing.length > 0) {
-      return yield* new Agent.SessionError({
-        message: `a durable session does not take ${missing.join(" or ")} yet: use the settings (or an in-memory session)`
-      })
-    }
     const id = durable?.session ?? defaultSession
     const scope = yield* Scope.Scope
     // The agent's bus and toolbox, and the provider: the workflow's body reads them from the registration's context.
@@ -152,12 +158,11 @@ const makeSession = (
       Effect.gen(function* () {
         const message = typeof input === "string" ? Content.userText(input) : input
         // Read before the workflow is registered: the engine may finish the run before `resume` asks.
-        const found = yield* Effect.mapError(unfinished(id), sessionError)
+        const pending = yield* Effect.mapError(DurableSessions.pending(id), sessionError)
         const service = yield* sessions
-        if (found.pending) {
-          const resumed = yield* Effect.mapError(service.resume(id), sessionError)
-          const input = Option.isSome(resumed) ? resumed.value.history[found.finishedMessages] : undefined
-          if (Option.isSome(resumed) && input !== undefined && sameMessage(input, message)) return resumed.value
+        if (Option.isSome(pending)) {
+          const outcome = yield* finish(service, pending.value)
+          if (sameMessage(pending.value.input, message)) return outcome
         }
         return yield* Effect.mapError(service.run(id, message), sessionError)
       }).pipe(Effect.provideContext(engine), lock.withPermit)
@@ -176,11 +181,9 @@ const makeSession = (
  * The agent's sessions in the durable store `engine` builds
  * (`Engine.layerSqlite(file)`, `Engine.layerSql()` over Postgres,
  * `Engine.layerMemory`), for `Agent.layer({ sessions })`. The store is
- * opened (and, for a file, locked) for the life of the Layer.
- *
- * A durable session takes what `AgentRun.Config` carries: a `policy` or
- * `request` in the agent's config fails the agent's Layer with a
- * `SessionError` until it does.
+ * opened (and, for a file, locked) for the life of the Layer. The agent's
+ * config (model, settings, system, policy, request, ...) governs every run
+ * this process executes, a resumed one included.
  *
  * @example
  * ```ts

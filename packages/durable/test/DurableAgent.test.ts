@@ -4,7 +4,7 @@
  * the next run of the session, which is that run when its input is the same.
  * The crash is the engine stopped under a run, as a dying process's would be.
  */
-import { DurableAgent } from "@agent-kernel/durable"
+import { DurableAgent, DurableSessions, Engine } from "@agent-kernel/durable"
 import { Agent, Content, type ModelProvider, RetryPolicy, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import { describe, expect, it } from "@effect/vitest"
@@ -13,7 +13,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
+import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
+import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -113,6 +115,53 @@ describe("DurableAgent", () => {
       })
   )
 
+  it.live(
+    "an unfinished run the engine finishes before the agent asks is still the answer, read from the journal",
+    () =>
+      Effect.gen(function* () {
+        const file = store()
+        const booked: Array<string> = []
+        const crashed = yield* ScriptedModel.make([bookThenAnswer[0]!, hang])
+        const crash = yield* crashable(agentOn(file, crashed, booking(booked)), "Book a table")
+        yield* until(crashed.calls, (calls) => calls.length >= 2)
+        yield* crash
+
+        // An engine whose registration returns only once the run it resumed has finished.
+        const lateEngine = Layer.effect(
+          WorkflowEngine.WorkflowEngine,
+          Effect.gen(function* () {
+            const engine = yield* WorkflowEngine.WorkflowEngine
+            const context = yield* Effect.context<Engine.Engine>()
+            const finished = until(
+              Effect.orDie(Effect.provideContext(DurableSessions.pending("demo"), context)),
+              Option.isNone
+            )
+            return {
+              ...engine,
+              register: (workflow, execute) =>
+                Effect.tap(engine.register(workflow, execute), () => Effect.orDie(finished))
+            }
+          })
+        ).pipe(Layer.provideMerge(Engine.layerSqlite(file)))
+        const after = yield* ScriptedModel.make([ScriptedModel.text("Your table is booked.")])
+        const outcome = yield* Agent.run("Book a table").pipe(
+          Effect.provide(
+            Agent.layer({
+              model: "m",
+              provider: after.layer,
+              tools: Toolbox.layer(booking(booked)),
+              sessions: DurableAgent.sessions(lateEngine, { session: "demo" }),
+              settings: { jitter: "none" }
+            })
+          )
+        )
+        expect(outcome.status).toBe("completed")
+        expect(outcome.final_text).toBe("Your table is booked.")
+        expect(booked).toEqual(["t1"])
+        expect(yield* after.requests).toHaveLength(1)
+      })
+  )
+
   it.live("another input after a crash runs once the unfinished run is finished, after it in the history", () =>
     Effect.gen(function* () {
       const file = store()
@@ -145,24 +194,23 @@ describe("DurableAgent", () => {
     })
   )
 
-  it.live("a policy is not carried by a durable run yet: the agent's Layer fails with a SessionError saying so", () =>
+  it.live("the agent's policy and request options govern its durable runs", () =>
     Effect.gen(function* () {
-      const model = yield* ScriptedModel.make([ScriptedModel.text("Hello.")])
-      const error = yield* Effect.flip(
-        Agent.run("Hi").pipe(
-          Effect.provide(
-            Agent.layer({
-              model: "m",
-              provider: model.layer,
-              policy: RetryPolicy.fromSettings(Settings.defaults),
-              sessions: DurableAgent.sqlite(store())
-            })
-          )
+      const model = yield* ScriptedModel.make([ScriptedModel.rateLimited(), ScriptedModel.text("Hello.")])
+      const outcome = yield* Agent.run("Hi").pipe(
+        Effect.provide(
+          DurableAgent.layer(store(), {
+            model: "m",
+            provider: model.layer,
+            // The settings allow five retries; the policy allows none.
+            policy: RetryPolicy.fromSettings({ ...Settings.defaults, max_retries: 0 }),
+            request: { temperature: 0 }
+          })
         )
       )
-      expect(error._tag).toBe("SessionError")
-      expect(error.message).toContain("does not take policy")
-      expect(yield* model.requests).toHaveLength(0)
+      expect(outcome.status).toBe("retries_exhausted")
+      const requests = yield* model.requests
+      expect(requests.map((request) => request.temperature)).toEqual([0])
     })
   )
 })
