@@ -30,18 +30,22 @@
  * @since 0.1.0
  */
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
+import * as Cause from "effect/Cause"
 import * as ClusterWorkflowEngine from "effect/cluster/ClusterWorkflowEngine"
 import * as RunnerAddress from "effect/cluster/RunnerAddress"
 import * as ShardingConfig from "effect/cluster/ShardingConfig"
+import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Cause from "effect/Cause"
+import * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlError from "effect/sql/SqlError"
-import type * as WorkflowEngine from "effect/workflow/WorkflowEngine"
+import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
+import * as Drain from "./internal/drain.js"
 import * as Redelivery from "./internal/redelivery.js"
 
 /**
@@ -83,9 +87,53 @@ export interface Options {
    * Default 30 s; `Duration.infinity` leaves upstream's ten minutes.
    */
   readonly rereadAfter?: Duration.Input | undefined
+  /**
+   * How long the steps in flight (model calls, tool calls) get to finish
+   * before their shard leaves this runner, cutting off those still running:
+   * in a drain (`Runner.drain`, and the layer's close) before the runner
+   * hands its shards over, and when a shard moves to a runner that joins.
+   * Default 20 s: with the hand-over and an app's own stop after it, within
+   * an orchestrator's usual 30 s between SIGTERM and SIGKILL.
+   */
+  readonly drainTimeout?: Duration.Input | undefined
   /** Any other sharding setting. Never change `shardsPerGroup` once a store has data. */
   readonly sharding?: Partial<ShardingConfig.ShardingConfig["Service"]> | undefined
 }
+
+/**
+ * What a runner offers besides its engine: its stop.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Service {
+  /**
+   * Stops the runner as a SIGTERM should, so that a redeploy loses nothing:
+   * 1. no step of a run starts here any more (a run that would start one
+   *    waits, and so do the runs of sessions sent here meanwhile);
+   * 2. the steps in flight finish, for at most `drainTimeout`;
+   * 3. the runner hands its shards over (releases their locks and leaves
+   *    the cluster): the other runners take them at once, and resume the
+   *    runs left here from the journal, exactly as after a crash, except
+   *    that no step was cut off unless it outlasted `drainTimeout`.
+   *
+   * The runs are not stopped: none is recorded `interrupted`. Run it before
+   * the app interrupts the callers of its runs (an interrupted caller stops
+   * its run, see `DurableSessions.run`); the layer's close runs it too, once.
+   * The engine serves nothing once it is done.
+   */
+  readonly drain: Effect.Effect<void>
+  /** Whether a drain has begun: an app takes no new work from then on. */
+  readonly draining: Effect.Effect<boolean>
+}
+
+/**
+ * The runner of `layer`.
+ *
+ * @since 0.2.0
+ * @category tags
+ */
+export class Runner extends Context.Service<Runner, Service>()("@agent-kernel/cluster/Runner") {}
 
 /**
  * The shard lock's expiration and refresh interval: 30 s by default, and a
@@ -149,44 +197,87 @@ const startFailure = (cause: Cause.Cause<{ readonly message: string }>): string 
 
 /**
  * The workflow engine on a runner of the cluster whose store is the
- * `SqlClient` in context. A database that cannot be reached, or a start that
- * fails in any other way (its port taken, the store failing under it), is a
- * `RunnerError`.
+ * `SqlClient` in context, and the runner (`Runner`, its drain). A database
+ * that cannot be reached, or a start that fails in any other way (its port
+ * taken, the store failing under it), is a `RunnerError`.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<WorkflowEngine.WorkflowEngine, RunnerError, SqlClient.SqlClient> =>
+export const layer = (
+  options: Options
+): Layer.Layer<WorkflowEngine.WorkflowEngine | Runner, RunnerError, SqlClient.SqlClient> =>
   Layer.unwrap(
-    Effect.map(settingsOf(options), ({ locks, rereadAfter }) => {
-      const sharding: Partial<ShardingConfig.ShardingConfig["Service"]> = {
-        runnerAddress: Option.some(RunnerAddress.make(options.host, options.port)),
-        entityMessagePollInterval: options.pollInterval ?? Duration.seconds(1),
-        ...locks,
-        entityTerminationTimeout: Duration.seconds(1),
-        ...options.sharding
-      }
-      const reread = Layer.effectDiscard(Effect.forkScoped(Redelivery.sweep(messagesTable, rereadAfter)))
-      return Layer.merge(ClusterWorkflowEngine.layer, reread).pipe(
-        Layer.provide(
-          Layer.merge(
-            NodeClusterSocket.layer({ storage: "sql", shardingConfig: sharding }),
-            // The configuration the runner reads (its own environment under these settings), for the sweep.
-            ShardingConfig.layerFromEnv(sharding)
-          )
-        ),
-        // The cluster's storage takes its connections with `orDie`: a database lost under the start is a defect.
-        Layer.catchCause((cause) =>
-          Layer.effectContext<WorkflowEngine.WorkflowEngine, RunnerError, never>(
-            Cause.hasInterruptsOnly(cause)
-              ? Effect.interrupt
-              : Effect.fail(new RunnerError({ message: `cannot start the runner: ${startFailure(cause)}` }))
-          )
-        ),
-        Layer.provide(Layer.effectDiscard(checkDatabase))
-      )
-    })
+    Effect.map(settingsOf(options), (settings) =>
+      Layer.effectContext(
+        Effect.gen(function* () {
+          // The cluster lives in a scope of its own, which the drain closes: that is the hand-over.
+          const clusterScope = yield* Scope.fork(yield* Effect.scope)
+          const cluster = yield* Layer.buildWithScope(clusterOf(options, settings), clusterScope)
+          const gate = yield* Drain.make
+          const drain = yield* Effect.cached(drainOf(gate, clusterScope, settings.drainTimeout))
+          yield* Effect.addFinalizer(() => drain)
+          return Context.make(
+            WorkflowEngine.WorkflowEngine,
+            Drain.gated(Context.get(cluster, WorkflowEngine.WorkflowEngine), gate)
+          ).pipe(Context.add(Runner, { drain, draining: Effect.sync(gate.isClosed) }))
+        })
+      ).pipe(Layer.provide(Layer.effectDiscard(checkDatabase)))
+    )
   )
+
+/** The cluster's engine on this runner: effect/cluster's, with the re-read of undelivered requests. */
+const clusterOf = (
+  options: Options,
+  settings: Settings
+): Layer.Layer<WorkflowEngine.WorkflowEngine, RunnerError, SqlClient.SqlClient> => {
+  const sharding: Partial<ShardingConfig.ShardingConfig["Service"]> = {
+    runnerAddress: Option.some(RunnerAddress.make(options.host, options.port)),
+    entityMessagePollInterval: options.pollInterval ?? Duration.seconds(1),
+    ...settings.locks,
+    // A shard that moves (a runner joins) lets the steps in flight on it finish and be journaled first.
+    entityTerminationTimeout: settings.drainTimeout,
+    ...options.sharding
+  }
+  const reread = Layer.effectDiscard(Effect.forkScoped(Redelivery.sweep(messagesTable, settings.rereadAfter)))
+  return Layer.merge(ClusterWorkflowEngine.layer, reread).pipe(
+    Layer.provide(
+      Layer.merge(
+        NodeClusterSocket.layer({ storage: "sql", shardingConfig: sharding }),
+        // The configuration the runner reads (its own environment under these settings), for the sweep.
+        ShardingConfig.layerFromEnv(sharding)
+      )
+    ),
+    // The cluster's storage takes its connections with `orDie`: a database lost under the start is a defect.
+    Layer.catchCause((cause) =>
+      Layer.effectContext<WorkflowEngine.WorkflowEngine, RunnerError, never>(
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.interrupt
+          : Effect.fail(new RunnerError({ message: `cannot start the runner: ${startFailure(cause)}` }))
+      )
+    )
+  )
+}
+
+/** The drain of `Runner.Service`: the gate closed, the steps in flight waited for, the cluster's scope closed. */
+const drainOf = (gate: Drain.Gate, clusterScope: Scope.Closeable, timeout: Duration.Duration): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    yield* gate.close
+    const settled = yield* Effect.timeoutOption(gate.settled, timeout)
+    if (Option.isNone(settled)) {
+      yield* Effect.logWarning(
+        `runner: steps still in flight after ${Duration.format(timeout)} are cut off by the hand-over (their runs resume elsewhere)`
+      )
+    }
+    yield* Scope.close(clusterScope, Exit.void)
+  })
+
+/** The options' durations, checked. */
+interface Settings {
+  readonly locks: ReturnType<typeof shardLocks>
+  readonly rereadAfter: Duration.Duration
+  readonly drainTimeout: Duration.Duration
+}
 
 /**
  * The options' durations, decoded and checked: a duration that cannot be
@@ -194,19 +285,12 @@ export const layer = (options: Options): Layer.Layer<WorkflowEngine.WorkflowEngi
  * under a second (the sweep would run without pause; the store's marks are
  * compared in whole seconds) is a `RunnerError`, not a runner that spins.
  */
-const settingsOf = (
-  options: Options
-): Effect.Effect<
-  {
-    readonly locks: ReturnType<typeof shardLocks>
-    readonly rereadAfter: Duration.Duration
-  },
-  RunnerError
-> =>
+const settingsOf = (options: Options): Effect.Effect<Settings, RunnerError> =>
   Effect.try({
     try: () => ({
       locks: shardLocks(options),
-      rereadAfter: Duration.fromInputUnsafe(options.rereadAfter ?? Duration.seconds(30))
+      rereadAfter: Duration.fromInputUnsafe(options.rereadAfter ?? Duration.seconds(30)),
+      drainTimeout: Duration.fromInputUnsafe(options.drainTimeout ?? Duration.seconds(20))
     }),
     catch: (error) => new RunnerError({ message: `invalid runner options: ${String(error)}` })
   }).pipe(

@@ -29,12 +29,16 @@
  *   pausing `COUNTER_DELAY_MS`: `count` (a write) and `recount`, declared
  *   idempotent.
  * - `SETTINGS`: the session settings as JSON.
+ *
+ * SIGTERM stops it as an orchestrator would: its layers close, and the
+ * runner drains (`Runner.drain`) before it exits.
  */
 import { DurableSessions } from "@agent-kernel/durable"
 import { EventBus, ModelProvider, RetryBudget, type RetryQuota, Settings, Toolbox } from "@agent-kernel/kernel"
 import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
 import { Anthropic } from "@agent-kernel/providers"
 import { NodeTransport } from "@agent-kernel/providers/node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Duration from "effect/Duration"
@@ -219,7 +223,5 @@ const program = Effect.gen(function* () {
   }).pipe(Effect.provide(live))
 }).pipe(Effect.scoped)
 
-Effect.runPromise(program).catch((error: unknown) => {
-  process.stderr.write(`${String(error)}\n`)
-  process.exit(1)
-})
+// SIGTERM interrupts the program: its layers close, the runner's drain first.
+NodeRuntime.runMain(program)
