@@ -41,6 +41,12 @@ export interface RunnerProcess {
   /** Its runner address, as the events it publishes name it: `127.0.0.1:PORT`. */
   readonly runner: string
   readonly pid: number
+  /** Sends it a signal: SIGTERM stops it as an orchestrator would, SIGKILL as a crash. */
+  readonly kill: (signal: NodeJS.Signals) => Effect.Effect<void>
+  /** Its exit code once it has exited (null when a signal ended it). */
+  readonly exited: Effect.Effect<number | null>
+  /** What it has printed so far, stdout and stderr. */
+  readonly output: Effect.Effect<string>
 }
 
 /**
@@ -55,6 +61,8 @@ export interface Options {
   readonly providerUrl?: string | undefined
   /** The own fake provider's wait before each answer. */
   readonly modelLatencyMs?: number | undefined
+  /** Any other flags of `main.ts start` (`--drain-timeout 5`). */
+  readonly flags?: ReadonlyArray<string> | undefined
 }
 
 const root = Path.join(import.meta.dirname, "..", "..")
@@ -111,18 +119,36 @@ export const start = (options: Options): Effect.Effect<RunnerProcess, RunnerProc
       "--database-url",
       options.databaseUrl,
       ...(options.providerUrl === undefined ? [] : ["--provider-url", options.providerUrl]),
-      ...(options.modelLatencyMs === undefined ? [] : ["--model-latency-ms", String(options.modelLatencyMs)])
+      ...(options.modelLatencyMs === undefined ? [] : ["--model-latency-ms", String(options.modelLatencyMs)]),
+      ...(options.flags ?? [])
     ]
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => ChildProcess.spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] })),
       (child) => Effect.sync(() => child.kill("SIGKILL"))
     )
+    let output = ""
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString("utf8")
+    }
+    child.stdout.on("data", collect)
+    child.stderr.on("data", collect)
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve))
     yield* Output.awaitOutput(
       child,
       "listening on",
-      (code, output) => new RunnerProcessError({ message: `a runner exited ${code}: ${output}` })
+      (code, printed) => new RunnerProcessError({ message: `a runner exited ${code}: ${printed}` })
     )
-    return { http: `http://127.0.0.1:${port}`, runner: `127.0.0.1:${runnerPort}`, pid: child.pid ?? 0 }
+    return {
+      http: `http://127.0.0.1:${port}`,
+      runner: `127.0.0.1:${runnerPort}`,
+      pid: child.pid ?? 0,
+      kill: (signal) =>
+        Effect.sync(() => {
+          child.kill(signal)
+        }),
+      exited: Effect.promise(() => exited),
+      output: Effect.sync(() => output)
+    }
   })
 
 const Holders = Schema.Array(Schema.Struct({ shards: Schema.NumberFromString }))

@@ -1,8 +1,9 @@
 /**
  * The service's event log over the run's throwaway Postgres: what its
- * LISTEN costs the pool.
+ * LISTEN costs the pool, and the log of a run that another runner resumed.
  */
-import { describe, it } from "@effect/vitest"
+import { FakeProvider, type FaultPlan } from "@agent-kernel/providers/testing"
+import { assert, describe, it } from "@effect/vitest"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -11,16 +12,10 @@ import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
-import { inject } from "vitest"
+import { postgresUrl } from "../../packages/cluster/test/postgres.js"
+import * as ApiClient from "./ApiClient.js"
 import * as RunnerProcess from "./RunnerProcess.js"
 import * as SessionEvents from "./SessionEvents.js"
-
-/** The URL of the run's throwaway database; a test without it FAILS, it never skips. */
-const postgresUrl = (): string => {
-  const postgres = inject("postgres")
-  if ("error" in postgres) throw new Error(postgres.error)
-  return postgres.url
-}
 
 const Count = Schema.Array(Schema.Struct({ count: Schema.Number }))
 
@@ -82,5 +77,73 @@ describe("the event log's LISTEN", () => {
         })
       ),
     120_000
+  )
+})
+
+/** Model calls of 1 to 2 s: two of three ask for a tool (unknown: an error result), so a run makes several. */
+const multiCall: FaultPlan.FaultPlan = {
+  steps: Array.from(
+    { length: 300 },
+    (_, i): FaultPlan.Step =>
+      i % 3 === 2
+        ? { kind: "reply", delay_ms: 1_000 + (i % 3) * 500, text: `answer ${i}` }
+        : {
+            kind: "reply",
+            delay_ms: 1_000 + (i % 3) * 500,
+            tool_calls: [{ name: "lookup", input: { key: `k${i}` }, id: `toolu_k${i}` }],
+            stop: "tool_use"
+          }
+  ),
+  after: "repeat_last"
+}
+
+describe("a run resumed on another runner", () => {
+  it.live(
+    "after its runner is killed: its events go on in the log from the runner that resumed it, to its completed end",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const url = yield* RunnerProcess.freshDatabase(postgresUrl(), `events_resumed_${Date.now()}`)
+          const provider = yield* FakeProvider.make(multiCall)
+          const start = RunnerProcess.start({ databaseUrl: url, providerUrl: provider.url })
+          const [survivor, victim] = yield* Effect.all([start, start], { concurrency: "unbounded" })
+          yield* RunnerProcess.awaitShards(url, 2)
+          const ids = Array.from({ length: 12 }, (_, i) => `s${i}`)
+          // Every prompt goes to the survivor: the answers of the victim's runs come back through the log.
+          const answers = yield* Effect.forkChild(
+            Effect.forEach(ids, (id) => ApiClient.post(survivor!.http, id, JSON.stringify({ prompt: `${id} hello` })), {
+              concurrency: "unbounded"
+            })
+          )
+          yield* provider.awaitRequests(ids.length)
+          yield* victim!.kill("SIGKILL")
+          const responses = yield* Fiber.join(answers).pipe(
+            Effect.timeoutOrElse({
+              duration: "240 seconds",
+              orElse: () => Effect.die(new Error("an answer never reached its run_ended"))
+            })
+          )
+          const output = yield* survivor!.output
+          let resumed = 0
+          for (const [i, response] of responses.entries()) {
+            const id = ids[i]!
+            const lines = yield* Effect.orDie(ApiClient.lines(response.text))
+            const events = lines.flatMap((line) => ("event" in line ? [line] : []))
+            assert.strictEqual(events.length, lines.length, `${id}: ${response.text.slice(-500)}`)
+            assert.deepInclude(events[0]?.event, { type: "run_started", run_id: `${id}/run-1` })
+            assert.deepInclude(events[events.length - 1]?.event, {
+              type: "run_ended",
+              run_id: `${id}/run-1`,
+              status: "completed"
+            })
+            const runners = new Set(events.map((line) => line.runner))
+            if (runners.has(victim!.runner) && runners.has(survivor!.runner)) resumed++
+          }
+          // Runs the kill cut off were resumed by the survivor, and none of their events was dropped.
+          assert.isAbove(resumed, 0, "no run was cut off by the kill")
+          assert.notInclude(output, "no session for execution")
+        })
+      ),
+    300_000
   )
 })
