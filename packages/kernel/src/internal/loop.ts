@@ -137,7 +137,8 @@ const modelCall = Effect.fnUntraced(function* (run: Run.Run, turn: Turn) {
     // The turn is announced with its first request (after the context is assembled), or as the run ends before it.
     const announce = figures.attempt === 0 ? announceTurn(run, turn) : Effect.void
     const bound = Decision.beforeCall({
-      now: Run.now(run),
+      // A turn's first call is checked as the turn starts: nothing ran in between.
+      now: figures.attempt === 0 ? turn.startedAt : Run.now(run),
       startedAt: figures.started_at,
       bounds: run.env.settings,
       cost: figures.cost_usd
@@ -169,16 +170,18 @@ const attempt = Effect.fnUntraced(function* (run: Run.Run, turn: Turn, model: st
   const { request } = prepared
   const state = yield* Ref.updateAndGet(run.state, SessionState.attempting)
   const number = SessionState.figures(state).attempt
-  yield* Run.publish(run, {
-    type: "model_request",
-    at: Run.now(run),
-    turn: turn.number,
-    model,
-    attempt: number,
-    messages: prepared.messages,
-    estimated_tokens: prepared.estimatedTokens,
-    tools: request.tools.length
-  })
+  // Asked first: with nobody listening the event is not built, and the clock is read once.
+  if (run.listening())
+    yield* Run.publish(run, {
+      type: "model_request",
+      at: Run.now(run),
+      turn: turn.number,
+      model,
+      attempt: number,
+      messages: prepared.messages,
+      estimated_tokens: prepared.estimatedTokens,
+      tools: request.tools.length
+    })
   const sentAt = Run.now(run)
   const shown = new Observe.Shown()
   const info = Observe.attemptInfo(run, { turn: turn.number, model, attempt: number }, shown, turn.span)

@@ -36,6 +36,8 @@ export const withinDeadline = <A, E, B>(
   effect: Effect.Effect<A, E>,
   expired: B
 ): Effect.Effect<A | B, E> => {
+  // Without a bound there is no time left to read, and no clock reading.
+  if (run.env.settings.max_wall_clock_ms === undefined) return effect
   const left = Decision.timeLeft(run.env.settings, run.startedAt, Run.now(run))
   if (left === undefined) return effect
   return left <= 0
