@@ -108,6 +108,7 @@ export const Settings = Schema.Struct({
   model_idle_timeout_ms: withDefault(PositiveMillis, 60_000),
   model_attempt_timeout_ms: withDefault(PositiveMillis, 600_000),
   tool_timeout_ms: withDefault(Millis, 60_000),
+  plugin_startup_timeout_ms: withDefault(PositiveMillis, 30_000),
   max_tool_result_bytes: withDefault(PositiveCount, 100_000),
   breaker_consecutive_failures: withDefault(PositiveCount, 3),
   breaker_total_failures: withDefault(PositiveCount, 20),

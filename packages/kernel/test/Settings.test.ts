@@ -30,6 +30,7 @@ describe("Settings", () => {
       model_idle_timeout_ms: 60_000,
       model_attempt_timeout_ms: 600_000,
       tool_timeout_ms: 60_000,
+      plugin_startup_timeout_ms: 30_000,
       max_tool_result_bytes: 100_000,
       breaker_consecutive_failures: 3,
       breaker_total_failures: 20,
