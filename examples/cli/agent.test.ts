@@ -545,7 +545,7 @@ describe("agent CLI: help and usage errors", () => {
     }
   })
 
-  it("--help without noise: no generic line after each option, no --wizard or --completions (issue 23, item 7)", async () => {
+  it("--help without noise: no generic line after each option, no --wizard or --completions", async () => {
     const result = await cli(["--help"])
     assert.strictEqual(result.code, 0, result.stderr)
     assert.notInclude(result.stdout, "This setting is optional")
@@ -554,7 +554,7 @@ describe("agent CLI: help and usage errors", () => {
     assert.notInclude(result.stdout, "--completions")
   })
 
-  it("a subcommand's usage names the command it belongs to: agent simulate, not $ simulate (issue 23, item 7)", async () => {
+  it("a subcommand's usage names the command it belongs to: agent simulate, not $ simulate", async () => {
     for (const subcommand of ["simulate", "sessions"]) {
       const result = await cli([subcommand, "--help"])
       assert.strictEqual(result.code, 0, result.stderr)
