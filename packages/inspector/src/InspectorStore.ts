@@ -1,6 +1,6 @@
 /**
  * What the inspector reads and does: the sessions of a store, a session's
- * runs and history, a run's kernel events by their sequence number, a live
+ * runs and its history, a run's kernel events by their sequence number, a live
  * subscription to a session's events, and the two actions, resume and
  * interrupt. The inspector's pages and API are built on this service alone,
  * so any store can be inspected by implementing it: the in-memory store of
@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { Content, KernelEvent } from "@agent-kernel/kernel"
+import { type Content, KernelEvent } from "@agent-kernel/kernel"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -138,16 +138,14 @@ export const RunSummary = Schema.Struct({
 export interface RunSummary extends Schema.Schema.Type<typeof RunSummary> {}
 
 /**
- * A session in full: its summary, its runs and its history.
+ * A session: its summary and its runs.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const SessionDetail = Schema.Struct({
   summary: SessionSummary,
-  runs: Schema.Array(RunSummary),
-  /** The full history after the last step the store recorded. */
-  history: Content.History
+  runs: Schema.Array(RunSummary)
 })
 
 /**
@@ -246,8 +244,13 @@ export class ActionRefused extends Schema.TaggedError<ActionRefused>("@agent-ker
 export interface Service {
   /** A page of the sessions that match. */
   readonly sessions: (query: SessionQuery) => Effect.Effect<SessionPage, StoreUnavailable>
-  /** The session, its runs and its history. */
+  /** The session and its runs. */
   readonly session: (id: string) => Effect.Effect<SessionDetail, SessionNotFound | StoreUnavailable>
+  /**
+   * The session's full history, never reduced: as of the last step the store
+   * recorded (a run in progress included, where the store can tell).
+   */
+  readonly history: (id: string) => Effect.Effect<Content.History, SessionNotFound | StoreUnavailable>
   /** Events of the session, by sequence number (see `EventQuery`). */
   readonly events: (
     id: string,

@@ -43,8 +43,16 @@ export const scrubber = (secrets: ReadonlyArray<Redacted.Redacted<string>>): (<A
   const values = [...new Set(secrets.map(Redacted.value))].filter((value) => value.length >= 4)
   // Longest first: a secret that contains another is replaced whole.
   values.sort((a, b) => b.length - a.length)
+  // As JSON text escapes them: a secret occurs in a value exactly when its escaped form occurs in the value's JSON.
+  const escaped = values.map((value) => JSON.stringify(value).slice(1, -1))
   // scrubDeep maps strings to strings and keeps every array and object's shape: the value keeps its type.
-  return <A>(value: A): A => (values.length === 0 ? value : (Redaction.scrubDeep(values, value) as A))
+  return <A>(value: A): A => {
+    if (values.length === 0) return value
+    const text = JSON.stringify(value)
+    // Most values hold no secret: they are returned as they are, not copied.
+    if (text === undefined || !escaped.some((secret) => text.includes(secret))) return value
+    return Redaction.scrubDeep(values, value) as A
+  }
 }
 
 /**

@@ -2,20 +2,14 @@
  * The inspector over HTTP, on a real server: its pages, its JSON API, the
  * live stream and its resumption, the actions and their token, secrets kept
  * out of every response, bad input of every kind answered with a clear
- * message, and the inspector mounted under a prefix in another app.
+ * message (mounting in another app: Samples.test.ts).
  */
 import { NodeServices } from "@effect/platform-node"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as HttpRouter from "effect/http/HttpRouter"
-import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import * as Http from "node:http"
-import { ActionToken, Inspector } from "../src/index.js"
-import { InspectorServer } from "../src/node/index.js"
+import { ActionToken } from "../src/index.js"
 import { MemoryStore } from "../src/testing/index.js"
 import { get, kernelEvents, post, readLive, serve, token } from "./support/http.js"
 import * as Lab from "./support/lab.js"
@@ -90,6 +84,7 @@ describe("the inspector over HTTP", () => {
             "/sessions/tour/runs/1/timeline.svg",
             "/api/sessions",
             "/api/sessions/tour",
+            "/api/sessions/tour/history",
             "/api/sessions/tour/events?limit=10000",
             "/api/sessions/tour/events/1",
             "/sessions/live",
@@ -226,34 +221,6 @@ describe("the inspector over HTTP", () => {
         const page = yield* get(`${corruptUrl}/`)
         expect(page.status).toBe(503)
         expect(page.body).toContain("/tmp/sessions.json: not an agent-kernel inspector snapshot (")
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
-  )
-
-  it.live(
-    "mounted under a prefix in another app's router: its links carry the prefix; the app's routes still answer",
-    () =>
-      Effect.gen(function* () {
-        const lab = yield* Lab.make({ s: streamed })
-        yield* lab.memory.run("s", "go")
-        const app = Layer.mergeAll(
-          HttpRouter.add("GET", "/health", HttpServerResponse.text("ok")),
-          Inspector.layer({ token: yield* ActionToken.make, prefix: "/inspector" })
-        )
-        const context = yield* Layer.build(
-          HttpRouter.serve(app, { disableLogger: true, disableListenLog: true }).pipe(
-            Layer.provide(lab.memory.layer),
-            Layer.provideMerge(NodeHttpServer.layer(() => Http.createServer(), { host: "127.0.0.1", port: 0 }))
-          )
-        )
-        const url = yield* InspectorServer.url.pipe(Effect.provideContext(context))
-        expect((yield* get(`${url}/health`)).body).toBe("ok")
-        const sessions = yield* get(`${url}/inspector/`)
-        expect(sessions.status).toBe(200)
-        expect(sessions.body).toContain('<a href="/inspector/sessions/s">s</a>')
-        expect(sessions.body).toContain('href="/inspector/assets/inspector.css"')
-        expect(sessions.body).toContain('data-base="/inspector"')
-        expect((yield* get(`${url}/inspector/sessions/s/runs/1`)).status).toBe(200)
-        expect((yield* get(`${url}/inspector/assets/inspector.js`)).status).toBe(200)
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
   )
 })

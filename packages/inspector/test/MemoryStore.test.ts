@@ -126,7 +126,8 @@ describe("the in-memory store", () => {
       yield* lab.memory.store.interrupt("h")
       const detail = yield* lab.memory.store.session("h")
       expect(detail.summary).toMatchObject({ status: "interrupted", run_status: "interrupted" })
-      const results = detail.history.flatMap((message) =>
+      const history = yield* lab.memory.store.history("h")
+      const results = history.flatMap((message) =>
         message.content.flatMap((block) => (block.type === "tool_result" ? [block] : []))
       )
       expect(results).toEqual([

@@ -8,6 +8,13 @@
  * @internal
  */
 
+/** A short fingerprint of a text (FNV-1a), naming an asset's version in its URL. */
+const fingerprint = (text: string): string => {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+  return (hash >>> 0).toString(36)
+}
+
 /** @internal */
 export const css = `:root{--fg:#1d2330;--muted:#6b7280;--line:#e3e6eb;--bg:#fbfbfc;--ok:#3d8b4f;--bad:#c9362f;--warn:#b7791f;--run:#2f6fde}
 *{box-sizing:border-box}
@@ -337,3 +344,9 @@ export const script = `(function () {
   void page;
 })();
 `
+
+/** The assets' paths, with their version: a browser keeps them until they change. @internal */
+export const paths = {
+  css: `/assets/inspector.css?v=${fingerprint(css)}`,
+  script: `/assets/inspector.js?v=${fingerprint(script)}`
+}

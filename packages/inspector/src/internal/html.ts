@@ -1,3 +1,5 @@
+import * as Assets from "./assets.js"
+
 /** Escapes text for HTML content and attribute values. @internal */
 export const escapeHtml = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
@@ -39,8 +41,8 @@ export const layout = (frame: Frame, main: string): string => {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(frame.title)} · agent-kernel inspector</title>
-<link rel="stylesheet" href="${escapeHtml(frame.base)}/assets/inspector.css">
-<script src="${escapeHtml(frame.base)}/assets/inspector.js" defer></script>
+<link rel="stylesheet" href="${escapeHtml(frame.base)}${Assets.paths.css}">
+<script src="${escapeHtml(frame.base)}${Assets.paths.script}" defer></script>
 </head>
 <body data-page="${frame.page}" data-base="${escapeHtml(frame.base)}"${data}>
 <header class="top"><a class="brand" href="${escapeHtml(frame.base)}/">agent-kernel inspector</a><span id="banner" role="status" hidden></span></header>

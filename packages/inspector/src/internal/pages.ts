@@ -117,9 +117,13 @@ const message = (m: Content.Message, index: number): string =>
 export const shownMessages = 100
 
 /** The session page. @internal */
-export const session = (base: string, detail: InspectorStore.SessionDetail, allMessages: boolean): string => {
+export const session = (
+  base: string,
+  detail: InspectorStore.SessionDetail,
+  history: Content.History,
+  allMessages: boolean
+): string => {
   const s = detail.summary
-  const history = detail.history
   const from = allMessages ? 0 : Math.max(0, history.length - shownMessages)
   const lastRun = detail.runs.at(-1)
   // The live view replays the run in progress from its start, else shows what comes next.

@@ -309,7 +309,8 @@ export const make = (config: Config): ReadonlyArray<HttpRouter.Route<never, neve
       Effect.gen(function* () {
         const id = yield* sessionId
         const search = yield* decodeSearch(Schema.Struct({ messages: Schema.optional(Schema.Literal("all")) }))
-        return html(Pages.session(config.base, yield* config.store.session(id), search.messages === "all"))
+        const [detail, history] = yield* Effect.all([config.store.session(id), config.store.history(id)])
+        return html(Pages.session(config.base, detail, history, search.messages === "all"))
       })
     )
   ),
@@ -350,6 +351,11 @@ export const make = (config: Config): ReadonlyArray<HttpRouter.Route<never, neve
     )
   ),
   HttpRouter.route("GET", "/api/sessions/:id", api(Effect.map(Effect.flatMap(sessionId, config.store.session), json))),
+  HttpRouter.route(
+    "GET",
+    "/api/sessions/:id/history",
+    api(Effect.map(Effect.flatMap(sessionId, config.store.history), json))
+  ),
   HttpRouter.route(
     "GET",
     "/api/sessions/:id/events",
@@ -420,7 +426,7 @@ export const make = (config: Config): ReadonlyArray<HttpRouter.Route<never, neve
     "/assets/inspector.css",
     HttpServerResponse.text(Assets.css, {
       contentType: "text/css; charset=utf-8",
-      headers: { "x-content-type-options": "nosniff", "cache-control": "no-cache" }
+      headers: { "x-content-type-options": "nosniff", "cache-control": "public, max-age=31536000, immutable" }
     })
   ),
   HttpRouter.route(
@@ -428,7 +434,7 @@ export const make = (config: Config): ReadonlyArray<HttpRouter.Route<never, neve
     "/assets/inspector.js",
     HttpServerResponse.text(Assets.script, {
       contentType: "text/javascript; charset=utf-8",
-      headers: { "x-content-type-options": "nosniff", "cache-control": "no-cache" }
+      headers: { "x-content-type-options": "nosniff", "cache-control": "public, max-age=31536000, immutable" }
     })
   ),
   // At the root the inspector owns the server: an unknown path gets its page. Under a prefix the

@@ -34,6 +34,7 @@ export const scrubbed = (store: InspectorStore.Service, scrub: Scrub): Inspector
   return {
     sessions: (query) => store.sessions(query).pipe(Effect.map(scrub), Effect.mapError(error)),
     session: (id) => store.session(id).pipe(Effect.map(scrub), Effect.mapError(error)),
+    history: (id) => store.history(id).pipe(Effect.map(scrub), Effect.mapError(error)),
     events: (id, query) => store.events(id, query).pipe(Effect.map(scrub), Effect.mapError(error)),
     follow: (id, after) => store.follow(id, after).pipe(Stream.map(scrub), Stream.mapError(error)),
     resume: (id) => Effect.mapError(store.resume(id), error),
