@@ -91,7 +91,6 @@ describe("the inspector in a browser", () => {
 
         const sessions = yield* Browser.open(browser, `${url}/`)
         expect(yield* textOf(sessions, "table.sessions tbody")).toContain("failed: content_filtered")
-        yield* Browser.screenshot(sessions, "sessions")
         const session = yield* Browser.open(browser, `${url}/sessions/tour`)
         yield* Browser.step(() => session.locator("details.tool-result.error").first().locator("summary").click())
         yield* Browser.screenshot(session, "session")
@@ -207,8 +206,16 @@ describe("the inspector in a browser", () => {
     Effect.gen(function* () {
       const lab = yield* Lab.make({
         hang: Lab.hangingTool,
-        crashed: { plan: { steps: [{ kind: "hang" }, Lab.slowAnswer("finished after the resume", 0.5)] } }
+        crashed: { plan: { steps: [{ kind: "hang" }, Lab.slowAnswer("finished after the resume", 0.5)] } },
+        "support-17": { plan: { steps: [Lab.slowAnswer("Your order shipped on Monday.", 0.1)] } },
+        "billing-3": {
+          plan: {
+            steps: [{ kind: "error", status: 401, error_type: "authentication_error", message: "invalid x-api-key" }]
+          }
+        }
       })
+      yield* lab.memory.run("billing-3", "Why was I charged twice?")
+      yield* lab.memory.run("support-17", "Where is my order?")
       yield* lab.memory.start("hang", "Deploy the change")
       yield* (yield* lab.server("hang")).awaitRequests(1)
       yield* lab.memory.start("crashed", "Finish me")
@@ -233,6 +240,9 @@ describe("the inspector in a browser", () => {
           yield* Effect.sleep("50 millis")
         }
       })
+      const list = yield* Browser.open(browser, `${url}/`)
+      expect(yield* textOf(list, "table.sessions tbody")).toContain("interrupted, resumable")
+      yield* Browser.screenshot(list, "sessions")
       const a = yield* Browser.open(browser, `${url}/sessions/hang`)
       const b = yield* Browser.open(browser, `${url}/sessions/hang`)
       expect([yield* statusOf(a), yield* statusOf(b)]).toEqual(["running", "running"])
