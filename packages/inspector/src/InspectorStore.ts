@@ -17,9 +17,9 @@
  */
 import { type Content, KernelEvent } from "@agent-kernel/kernel"
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type * as Stream from "effect/Stream"
+import * as Stream from "effect/Stream"
 
 /**
  * Where a session is:
@@ -284,3 +284,32 @@ export interface Service {
 export class InspectorStore extends Context.Service<InspectorStore, Service>()(
   "@agent-kernel/inspector/InspectorStore"
 ) {}
+
+/**
+ * A store that cannot be read: every read and action fails with
+ * `StoreUnavailable(message)`. For a store that cannot be opened (a corrupt
+ * file, a file of another kind): the inspector still starts, and each page
+ * says why.
+ *
+ * @example
+ * ```ts
+ * import { InspectorStore } from "@agent-kernel/inspector"
+ *
+ * const store = InspectorStore.unavailable("agent.db is not an agent-kernel session store")
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const unavailable = (message: string): Service => {
+  const fail = Effect.fail(new StoreUnavailable({ message }))
+  return {
+    sessions: () => fail,
+    session: () => fail,
+    history: () => fail,
+    events: () => fail,
+    follow: () => Stream.fail(new StoreUnavailable({ message })),
+    resume: () => fail,
+    interrupt: () => fail
+  }
+}

@@ -576,7 +576,12 @@ export const make = (
   }
 }
 
-/** A duration as people read it. */
+/**
+ * A duration as people read it: `340 ms`, `1.2 s`, `12 s`, `2 min 5 s`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
 export const formatMs = (ms: number): string =>
   ms >= 60_000
     ? `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1_000)} s`

@@ -9,9 +9,10 @@
 import { NodeServices } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type { Page } from "playwright-core"
-import { Secrets } from "../src/index.js"
+import { InspectorStore, Secrets } from "../src/index.js"
 import { MemoryStore } from "../src/testing/index.js"
 import * as Browser from "./support/browser.js"
 import { serve, token } from "./support/http.js"
@@ -351,8 +352,9 @@ describe("the inspector in a browser", () => {
 
         const corrupt = yield* MemoryStore.make(MemoryStore.noSessions)
         const refused = yield* Effect.flip(corrupt.addSnapshot("SQLite format 3\u0000"))
-        yield* corrupt.goAway(`/tmp/sessions.json: ${refused.message}`)
-        const corruptPage = yield* Browser.open(browser, yield* serve(corrupt.layer))
+        const unreadable = InspectorStore.unavailable(`/tmp/sessions.json: ${refused.message}`)
+        const corruptUrl = yield* serve(Layer.succeed(InspectorStore.InspectorStore, unreadable))
+        const corruptPage = yield* Browser.open(browser, corruptUrl)
         expect(yield* textOf(corruptPage, ".error-page .message")).toMatch(
           /^\/tmp\/sessions\.json: not an agent-kernel inspector snapshot \(.+\)\. The inspector keeps running/
         )

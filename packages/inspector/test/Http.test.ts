@@ -8,8 +8,9 @@ import { NodeServices } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { ActionToken } from "../src/index.js"
+import { ActionToken, InspectorStore } from "../src/index.js"
 import { MemoryStore } from "../src/testing/index.js"
 import { get, kernelEvents, post, readLive, serve, token } from "./support/http.js"
 import * as Lab from "./support/lab.js"
@@ -216,11 +217,16 @@ describe("the inspector over HTTP", () => {
 
         const corrupt = yield* MemoryStore.make(MemoryStore.noSessions)
         const refused = yield* Effect.flip(corrupt.addSnapshot('{"format":"sqlite","pages":[]}'))
-        yield* corrupt.goAway(`/tmp/sessions.json: ${refused.message}`)
-        const corruptUrl = yield* serve(corrupt.layer)
+        // A store that cannot be opened: the inspector starts anyway, and each answer says why.
+        const unreadable = InspectorStore.unavailable(`/tmp/sessions.json: ${refused.message}`)
+        const corruptUrl = yield* serve(Layer.succeed(InspectorStore.InspectorStore, unreadable))
         const page = yield* get(`${corruptUrl}/`)
         expect(page.status).toBe(503)
         expect(page.body).toContain("/tmp/sessions.json: not an agent-kernel inspector snapshot (")
+        const live = yield* readLive(`${corruptUrl}/api/sessions/s/live`, (message) => message.event === "store-error")
+        expect(live.messages.at(-1)?.data).toContain("not an agent-kernel inspector snapshot")
+        const action = yield* post(`${corruptUrl}/api/sessions/s/resume`, bearer)
+        expect([action.status, JSON.parse(action.body).error]).toEqual([503, "store_unavailable"])
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
   )
 })
