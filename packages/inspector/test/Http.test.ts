@@ -231,6 +231,24 @@ describe("the inspector over HTTP", () => {
   )
 })
 
+describe("session ids", () => {
+  it.live("an id with any characters links to its pages, and is shown escaped", () =>
+    Effect.gen(function* () {
+      const id = "team a/ticket #7?x=<b>&é"
+      const lab = yield* Lab.make({ [id]: { plan: { steps: [Lab.slowAnswer("ok", 0.1)] } } })
+      yield* lab.memory.run(id, "go")
+      const url = yield* serve(lab.memory.layer)
+      const path = `/sessions/${encodeURIComponent(id)}`
+      expect((yield* get(`${url}/`)).body).toContain(`<a href="${path.replaceAll("&", "&amp;")}">`)
+      const page = yield* get(`${url}${path}`)
+      expect(page.status).toBe(200)
+      expect(page.body).toContain('<span class="id">team a/ticket #7?x=&lt;b&gt;&amp;é</span>')
+      expect((yield* get(`${url}${path}/runs/1`)).status).toBe(200)
+      expect(JSON.parse((yield* get(`${url}/api${path}`)).body).summary.id).toBe(id)
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
+  )
+})
+
 describe("the action token", () => {
   it.effect("is 43 random base64url characters, matched only whole", () =>
     Effect.gen(function* () {

@@ -46,9 +46,10 @@ export const make = (target: string): Effect.Effect<Proxy, never, Scope.Scope> =
       )
   ).pipe(
     Effect.map(({ server, sockets }) => {
-      const address = server.address() as Net.AddressInfo
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
       return {
-        url: `http://127.0.0.1:${address.port}`,
+        url: `http://127.0.0.1:${port}`,
         dropAll: Effect.sync(() => {
           const count = sockets.size
           for (const socket of sockets) socket.destroy()
