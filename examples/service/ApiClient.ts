@@ -11,8 +11,9 @@ import * as Api from "./Api.js"
 
 /**
  * The request got no complete answer: the runner refused the connection
- * (`unreachable`, the prompt was not taken), or the answer was cut off
- * (`cut`: what arrived before is in `text`).
+ * (`unreachable`: nothing was sent, the prompt was not taken), or the
+ * connection ended before the answer did (`cut`: the prompt may have been
+ * taken; what arrived before is in `text`).
  *
  * @since 0.1.0
  * @category errors
@@ -52,7 +53,8 @@ export const post = (base: string, id: string, body: string): Effect.Effect<Answ
           body,
           signal
         }),
-      catch: (error) => new ApiClientError({ kind: "unreachable", message: String(error), text: "" })
+      catch: (error) =>
+        new ApiClientError({ kind: refused(error) ? "unreachable" : "cut", message: String(error), text: "" })
     })
     // The body as it arrives, so that an answer cut off keeps what came before the cut.
     let text = ""
@@ -76,3 +78,11 @@ export const lines = (text: string): Effect.Effect<ReadonlyArray<typeof Api.Line
   Effect.forEach(text.trimEnd().split("\n"), (line) => decodeLine(line))
 
 const decodeLine = Schema.decodeUnknownEffect(Schema.fromJsonString(Api.Line))
+
+/** Whether fetch failed because the connection was refused (undici puts the socket's error in `cause`). */
+const refused = (error: unknown): boolean =>
+  error instanceof Error &&
+  typeof error.cause === "object" &&
+  error.cause !== null &&
+  "code" in error.cause &&
+  error.cause.code === "ECONNREFUSED"

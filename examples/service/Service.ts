@@ -17,7 +17,7 @@ import type { ModelProvider, Settings } from "@agent-kernel/kernel"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Data from "effect/Data"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import type * as HttpServerError from "effect/http/HttpServerError"
@@ -70,6 +70,15 @@ export interface Options {
    * them interrupts its runs.
    */
   readonly shardLockExpiration?: Duration.Input | undefined
+  /**
+   * How long each step of a stop (SIGTERM) may take. First the runner's
+   * calls in flight get this long to finish before it hands its shards over
+   * (`Runner.drain`); then its open answers, whose runs go on on another
+   * runner, get this long again to reach their end. Default the `Runner`'s,
+   * 20 s. A SIGKILL after the hand-over costs nothing but the answers still
+   * open; before it, the runs wait for the shard locks to expire.
+   */
+  readonly drainTimeout?: Duration.Input | undefined
 }
 
 /** What can fail a runner's start or the database's set-up, besides the event log. */
@@ -152,8 +161,31 @@ const checkMigrated = Layer.effectDiscard(
 )
 
 /**
+ * The stop of a runner of the service, first when its layer closes (the
+ * process's SIGTERM): new prompts get 503 while the runner drains and hands
+ * its shards over, then its open answers follow their runs, now on another
+ * runner, to their end (for at most `drainTimeout`). Only then do the HTTP
+ * server and the callers of its runs close (an interrupted caller would stop
+ * its run).
+ */
+const stopFirst = (drainTimeout: Duration.Duration) =>
+  Layer.effectDiscard(
+    Effect.gen(function* () {
+      const runner = yield* Runner.Runner
+      const answers = yield* Api.Answers
+      yield* Effect.addFinalizer(() =>
+        Effect.andThen(
+          runner.drain,
+          Effect.timeoutOption(Api.answered, drainTimeout).pipe(Effect.provideService(Api.Answers, answers))
+        )
+      )
+    })
+  )
+
+/**
  * A runner of the service: its HTTP API listening on `port`, its runner on
- * `runnerPort`, its runs' model the `ModelProvider` in context.
+ * `runnerPort`, its runs' model the `ModelProvider` in context. Closing it
+ * (SIGTERM) stops the runner first (see `Options.drainTimeout`).
  *
  * @since 0.1.0
  * @category layers
@@ -161,26 +193,29 @@ const checkMigrated = Layer.effectDiscard(
 export const layer = (
   options: Options
 ): Layer.Layer<never, ServiceError | SessionEvents.EventLogError, ModelProvider.ModelProvider> => {
+  const drainTimeout = Duration.fromInputUnsafe(options.drainTimeout ?? Duration.seconds(20))
   const store = Runner.layer({
     host: options.runnerHost,
     port: options.runnerPort,
-    shardLockExpiration: options.shardLockExpiration
+    shardLockExpiration: options.shardLockExpiration,
+    drainTimeout
   }).pipe(Layer.provideMerge(checkMigrated), Layer.provideMerge(pg(options)))
   const sessions = DurableSessions.layer({ model: options.model, settings: options.settings }).pipe(
     // The runs' bus writes the event log: provided to the layer that registers the workflow.
     Layer.provideMerge(SessionEvents.layer({ runner: `${options.runnerHost}:${options.runnerPort}` })),
-    Layer.provide(store)
+    Layer.provideMerge(store)
   )
   const server = NodeHttpServer.layer(() => Http.createServer(), {
     port: options.port,
-    host: options.host ?? "127.0.0.1"
+    host: options.host ?? "127.0.0.1",
+    // By then the stop has let the answers end: this only bounds the wait for idle keep-alive connections.
+    gracefulShutdownTimeout: Duration.seconds(5)
   })
   // The operator reads `main.ts`'s own line when the runner listens: no request log, no listen log.
-  return failingAsService(
-    HttpRouter.serve(HttpRouter.addAll(Api.make), { disableLogger: true, disableListenLog: true }).pipe(
-      Layer.provide(sessions),
-      Layer.provide(server)
-    ),
-    options.port
+  const served = HttpRouter.serve(HttpRouter.addAll(Api.make), { disableLogger: true, disableListenLog: true }).pipe(
+    Layer.provideMerge(sessions),
+    Layer.provideMerge(Api.layerAnswers),
+    Layer.provide(server)
   )
+  return failingAsService(stopFirst(drainTimeout).pipe(Layer.provide(served)), options.port)
 }

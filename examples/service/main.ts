@@ -61,6 +61,12 @@ const runnerOptions = {
     Flag.withDefault(30),
     Flag.withDescription("Seconds without a refresh after which a runner's shards move to the others.")
   ),
+  drainTimeoutSeconds: Flag.Int("drain-timeout").pipe(
+    Flag.withDefault(20),
+    Flag.withDescription(
+      "Seconds a stop (SIGTERM) may take: calls in flight finish, the shards move to the other runners, open answers follow their runs there."
+    )
+  ),
   modelLatencyMs: Flag.Int("model-latency-ms").pipe(
     Flag.withDefault(0),
     Flag.withDescription("The fake provider's wait before each answer.")
@@ -100,7 +106,8 @@ const start = Command.make("start", runnerOptions, (options) =>
         ...options,
         model: name,
         settings,
-        shardLockExpiration: Duration.seconds(options.shardLockExpirationSeconds)
+        shardLockExpiration: Duration.seconds(options.shardLockExpirationSeconds),
+        drainTimeout: Duration.seconds(options.drainTimeoutSeconds)
       }).pipe(Layer.provide(model), Layer.provide(NodeTransport.layer()))
     )
     yield* Console.log(
