@@ -93,6 +93,7 @@ export const layer = (
       const scrub = Secrets.scrubber([...(options.secrets ?? []), options.token])
       const routes = Routes.make({
         store: scrubbed(store, scrub),
+        scrubText: scrub,
         token: options.token,
         base,
         pageSize: Math.max(1, Math.min(500, Math.floor(options.pageSize ?? 50)))

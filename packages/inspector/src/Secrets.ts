@@ -62,4 +62,4 @@ export const scrubber = (secrets: ReadonlyArray<Redacted.Redacted<string>>): (<A
  * @category redaction
  */
 export const scrubText = (secrets: ReadonlyArray<Redacted.Redacted<string>>, text: string): string =>
-  Redaction.scrub(secrets.map(Redacted.value), text)
+  scrubber(secrets)(text)

@@ -102,6 +102,22 @@ describe("the inspector over HTTP", () => {
           expect(body).not.toContain(Redacted.value(token))
         }
         expect(bodies[1]).toContain("my key is &lt;redacted&gt;")
+        // An error can quote what it failed on: its message is scrubbed too.
+        const failing = InspectorStore.unavailable(`cannot connect to postgres://agent:${Lab.secretKey}@db:5432/agent`)
+        const failingUrl = yield* serve(Layer.succeed(InspectorStore.InspectorStore, failing), {
+          secrets: [Redacted.make(Lab.secretKey)]
+        })
+        const errors = yield* Effect.forEach(["/", "/api/sessions"], (path) =>
+          Effect.map(get(`${failingUrl}${path}`), (response) => response.body)
+        )
+        const failedLive = yield* readLive(
+          `${failingUrl}/api/sessions/s/live`,
+          (message) => message.event === "store-error"
+        )
+        for (const body of [...errors, failedLive.raw]) {
+          expect(body).toMatch(/postgres:\/\/agent:(&lt;|<)redacted(&gt;|>)@db/)
+          expect(body).not.toContain(Lab.secretKey)
+        }
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
   )
 

@@ -40,6 +40,8 @@ export interface Config {
   readonly token: Redacted.Redacted<string>
   readonly base: string
   readonly pageSize: number
+  /** Scrubs the secrets from a message: errors can quote what they failed on (a path, a URL). */
+  readonly scrubText: (text: string) => string
 }
 
 const securityHeaders = {
@@ -97,8 +99,8 @@ const titleOf = (failure: Failure): string => {
   }
 }
 
-/** A failure as a person reads it. @internal */
-export const messageOf = (failure: Failure): string =>
+/** A failure as a person reads it. */
+const messageOf = (failure: Failure): string =>
   failure._tag === "StoreUnavailable"
     ? `${failure.message}. The inspector keeps running: reload the page once the store is back.`
     : failure.message
@@ -121,7 +123,9 @@ const defectMessage = (cause: Cause.Cause<unknown>) =>
 const page = <R>(config: Config, handler: Effect.Effect<HttpServerResponse.HttpServerResponse, Failure, R>) =>
   handler.pipe(
     Effect.catch((failure: Failure) =>
-      Effect.succeed(html(Pages.error(config.base, titleOf(failure), messageOf(failure)), statusOf(failure)))
+      Effect.succeed(
+        html(Pages.error(config.base, titleOf(failure), config.scrubText(messageOf(failure))), statusOf(failure))
+      )
     ),
     Effect.catchCause((cause) =>
       Effect.as(
@@ -132,10 +136,10 @@ const page = <R>(config: Config, handler: Effect.Effect<HttpServerResponse.HttpS
   )
 
 /** An API handler: its failures and defects become JSON `{ error, message }`. */
-const api = <R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, Failure, R>) =>
+const api = <R>(config: Config, handler: Effect.Effect<HttpServerResponse.HttpServerResponse, Failure, R>) =>
   handler.pipe(
     Effect.catch((failure: Failure) =>
-      Effect.succeed(json({ error: codeOf(failure), message: messageOf(failure) }, statusOf(failure)))
+      Effect.succeed(json({ error: codeOf(failure), message: config.scrubText(messageOf(failure)) }, statusOf(failure)))
     ),
     Effect.catchCause((cause) =>
       Effect.as(
@@ -276,7 +280,9 @@ const liveBody = (config: Config, id: string, after: number): Stream.Stream<stri
   const body = Stream.concat(Stream.fromEffect(status), events).pipe(
     Stream.catch((failure: InspectorStore.SessionNotFound | InspectorStore.StoreUnavailable) =>
       Stream.succeed(
-        sse(failure._tag === "SessionNotFound" ? "not-found" : "store-error", { message: failure.message })
+        sse(failure._tag === "SessionNotFound" ? "not-found" : "store-error", {
+          message: config.scrubText(failure.message)
+        })
       )
     )
   )
@@ -330,6 +336,7 @@ export const make = (config: Config): ReadonlyArray<HttpRouter.Route<never, neve
     "GET",
     "/sessions/:id/runs/:run/timeline.svg",
     api(
+      config,
       Effect.gen(function* () {
         const id = yield* sessionId
         const { svg } = yield* timelineOf(config, id, yield* numberParam("run", "a run number"))
@@ -344,22 +351,28 @@ export const make = (config: Config): ReadonlyArray<HttpRouter.Route<never, neve
     "GET",
     "/api/sessions",
     api(
+      config,
       Effect.gen(function* () {
         const query = yield* sessionsQuery(config)
         return json(yield* readSessions(config, query))
       })
     )
   ),
-  HttpRouter.route("GET", "/api/sessions/:id", api(Effect.map(Effect.flatMap(sessionId, config.store.session), json))),
+  HttpRouter.route(
+    "GET",
+    "/api/sessions/:id",
+    api(config, Effect.map(Effect.flatMap(sessionId, config.store.session), json))
+  ),
   HttpRouter.route(
     "GET",
     "/api/sessions/:id/history",
-    api(Effect.map(Effect.flatMap(sessionId, config.store.history), json))
+    api(config, Effect.map(Effect.flatMap(sessionId, config.store.history), json))
   ),
   HttpRouter.route(
     "GET",
     "/api/sessions/:id/events",
     api(
+      config,
       Effect.gen(function* () {
         const id = yield* sessionId
         const search = yield* decodeSearch(
@@ -374,6 +387,7 @@ export const make = (config: Config): ReadonlyArray<HttpRouter.Route<never, neve
     "GET",
     "/api/sessions/:id/events/:seq",
     api(
+      config,
       Effect.gen(function* () {
         const id = yield* sessionId
         const seq = yield* numberParam("seq", "an event number")
@@ -388,6 +402,7 @@ export const make = (config: Config): ReadonlyArray<HttpRouter.Route<never, neve
     "GET",
     "/api/sessions/:id/live",
     api(
+      config,
       Effect.gen(function* () {
         const id = yield* sessionId
         const search = yield* decodeSearch(LiveSearch)
@@ -403,6 +418,7 @@ export const make = (config: Config): ReadonlyArray<HttpRouter.Route<never, neve
     "POST",
     "/api/sessions/:id/resume",
     api(
+      config,
       Effect.gen(function* () {
         yield* authorize(config)
         yield* config.store.resume(yield* sessionId)
@@ -414,6 +430,7 @@ export const make = (config: Config): ReadonlyArray<HttpRouter.Route<never, neve
     "POST",
     "/api/sessions/:id/interrupt",
     api(
+      config,
       Effect.gen(function* () {
         yield* authorize(config)
         yield* config.store.interrupt(yield* sessionId)
