@@ -73,13 +73,24 @@ export const step = <A>(run: () => Promise<A>): Effect.Effect<A> => Effect.promi
 
 const root = Path.resolve(import.meta.dirname, "../../../..")
 
-/** Saves a screenshot of the page (or of one element) as docs/inspector/NAME.png. */
+/**
+ * Where screenshots go: docs/inspector/ when `INSPECTOR_SCREENSHOTS=1` (to
+ * refresh the committed ones), else a temporary folder, so that a test run
+ * takes them without changing the tree.
+ */
+const screenshots =
+  process.env["INSPECTOR_SCREENSHOTS"] === "1"
+    ? Path.join(root, "docs/inspector")
+    : Fs.mkdtempSync(Path.join(Os.tmpdir(), "inspector-screenshots-"))
+
+/** Saves a screenshot of the page (or of one element) as NAME.png (see `screenshots`). */
 export const screenshot = (page: Page, name: string, selector?: string): Effect.Effect<void> =>
   Effect.promise(async () => {
-    const path = Path.join(root, "docs/inspector", `${name}.png`)
+    const path = Path.join(screenshots, `${name}.png`)
     Fs.mkdirSync(Path.dirname(path), { recursive: true })
     if (selector === undefined) await page.screenshot({ path, fullPage: false })
     else await page.locator(selector).screenshot({ path })
+    if (!Fs.existsSync(path)) throw new Error(`no screenshot at ${path}`)
   })
 
 /**
