@@ -123,12 +123,16 @@ export const hangingTool: Scenario = {
   }
 }
 
-const workspace = Effect.sync(() => {
-  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "inspector-workspace-"))
-  const line = "Quarterly figures, region by region, with every footnote the auditors asked for.\n"
-  Fs.writeFileSync(Path.join(dir, "big.txt"), line.repeat(Math.ceil(20_000 / line.length)))
-  return dir
-})
+/** The workspace plugin's folder, with a 20 KB file; removed with the lab. */
+const workspace = Effect.acquireRelease(
+  Effect.sync(() => {
+    const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "inspector-workspace-"))
+    const line = "Quarterly figures, region by region, with every footnote the auditors asked for.\n"
+    Fs.writeFileSync(Path.join(dir, "big.txt"), line.repeat(Math.ceil(20_000 / line.length)))
+    return dir
+  }),
+  (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+)
 
 const plugin = (name: string, script: string, env: Readonly<Record<string, string>> = {}): McpStdio.Config => ({
   name,
