@@ -48,6 +48,7 @@ import type * as Scope from "effect/Scope"
 import type * as SqlClient from "effect/sql/SqlClient"
 import * as Workflow from "effect/workflow/Workflow"
 import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
+import * as EventLog from "./internal/eventLog.js"
 import * as Journal from "./internal/journal.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Steps from "./internal/steps.js"
@@ -484,10 +485,21 @@ export const body = (
     // The run was stopped (Ctrl-C, see `Bodies`): it ends `interrupted`, and the history as it left it
     // (every tool_use answered) goes to the store, in one write that is the stop's record. A record that
     // fails is no stop: the body fails with a JournalError, and the run stays unfinished, for `resume`.
+    // The session's event log, written as the run publishes (see `EventLog`), on the store's client.
+    const storeSql = yield* Store.storeSql
+    const log = yield* EventLog.writer(storeSql, payload)
+    const flushLog = Effect.catch(log.flush, SqlEngineInternal.fail("log the events", executionId))
+    const beforeStep = Effect.catch(log.beforeStep, SqlEngineInternal.fail("log the events", executionId))
+    // The stop's record and the events that tell it (its run_ended) in one transaction: the log and the
+    // store agree. Events of a run over for the store already are not logged.
     const recordStop = Effect.gen(function* () {
       const state = session === undefined ? null : yield* session.state
       yield* Effect.catch(
-        Effect.flatMap(Clock.currentTimeMillis, (at) => Store.interrupted(payload, state, at)),
+        storeSql.withTransaction(
+          Effect.flatMap(Clock.currentTimeMillis, (at) =>
+            Effect.flatMap(Store.interrupted(payload, state, at), (recorded) => (recorded ? log.flush : Effect.void))
+          )
+        ),
         SqlEngineInternal.fail("record the stop", executionId, "stop-not-recorded")
       )
     })
@@ -566,14 +578,23 @@ export const body = (
           }).pipe(Effect.provideContext(context))
         )
         const clock = Journal.makeClock(yield* Clock.Clock, start.at, fresh)
+        // A replay publishes the journaled steps' events again: those the log holds are not logged again.
+        if (!fresh) yield* Effect.catch(log.resume, SqlEngineInternal.fail("read the event log", executionId))
         // A journal write that failed in the loop: the loop ends the run `failed`, which it is not (it is
         // unfinished, to be resumed), so that end is neither published nor recorded.
         let loopFailure: SqlEngineInternal.JournalError | undefined
         // Replayed steps were published by the execution that journaled them: not again.
-        const bus = Journal.replayAware(
-          Subscriptions.offering(yield* EventBus.EventBus, yield* Subscriptions.Subscriptions, payload.session_id),
-          clock,
-          () => instance.suspended || loopFailure !== undefined
+        // The run has not ended while it suspends on a durable wait or after its journal failed: what it
+        // publishes then (the interrupted or failed end the loop makes of it) is neither shown nor logged.
+        const withheld = () => instance.suspended || loopFailure !== undefined
+        const bus = EventLog.logging(
+          Journal.replayAware(
+            Subscriptions.offering(yield* EventBus.EventBus, yield* Subscriptions.Subscriptions, payload.session_id),
+            clock,
+            withheld
+          ),
+          log,
+          withheld
         )
         const idempotent = new Set(config.idempotentTools ?? [])
         // The engine interrupts a run that suspends on a durable wait, or whose shard moves: neither ends the
@@ -595,6 +616,8 @@ export const body = (
             clock,
             idempotent: (tool) => idempotent.has(tool),
             stopping: () => running.stopped,
+            flush: flushLog,
+            beforeStep,
             failed: (error) => {
               loopFailure ??= error
             }
@@ -626,13 +649,18 @@ export const body = (
           )
         if (loopFailure !== undefined) return yield* Effect.die(loopFailure)
         const state = yield* made.state
+        // The run's end and the events that tell it (its run_ended) in one transaction: the log and the store agree.
         yield* step(
           "end",
           End,
-          Effect.flatMap(Clock.currentTimeMillis, (at) => Store.finish(payload, state, outcome.status, at)).pipe(
-            Effect.catch(SqlEngineInternal.fail("end", executionId)),
-            Effect.provideContext(context)
-          )
+          storeSql
+            .withTransaction(
+              Effect.andThen(
+                log.flush,
+                Effect.flatMap(Clock.currentTimeMillis, (at) => Store.finish(payload, state, outcome.status, at))
+              )
+            )
+            .pipe(Effect.catch(SqlEngineInternal.fail("end", executionId)), Effect.provideContext(context))
         )
         return outcome
       }).pipe(

@@ -50,10 +50,11 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
-import type * as Stream from "effect/Stream"
+import * as Stream from "effect/Stream"
 import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import * as AgentRun from "./AgentRun.js"
 import * as Engine from "./Engine.js"
+import * as EventLog from "./EventLog.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Store from "./internal/store.js"
 import { sqlReason } from "./internal/storeFile.js"
@@ -218,6 +219,18 @@ export interface Service {
    * holds the run up until it reads: read it on another fiber.
    */
   readonly subscribe: (id: string) => Effect.Effect<Stream.Stream<KernelEvent.KernelEvent>, never, Scope.Scope>
+  /** The session's logged events that `query` asks for (see `EventLog.events`). */
+  readonly events: (
+    id: string,
+    query?: EventLog.Query
+  ) => Effect.Effect<ReadonlyArray<EventLog.LoggedEvent>, Store.StoreError>
+  /** The session's logged events after `options.after`, then each new one as it is logged (see `EventLog.follow`). */
+  readonly follow: (
+    id: string,
+    options?: EventLog.FollowOptions
+  ) => Stream.Stream<EventLog.LoggedEvent, Store.StoreError>
+  /** The session's runs as its log tells them (see `EventLog.runs`). */
+  readonly runs: (id: string) => Effect.Effect<ReadonlyArray<EventLog.RunSummary>, Store.StoreError>
 }
 
 /**
@@ -315,6 +328,7 @@ export const make: Effect.Effect<
     SqlClient.SqlClient,
     AgentRun.Bodies,
     Store.StoreSql,
+    Store.StoreCheck,
     Engine.Journal
   )(yield* Effect.context<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies>())
   // An interrupted caller (Ctrl-C) ends the run: its body records the interrupted run first. A run whose body
@@ -458,7 +472,10 @@ export const make: Effect.Effect<
         const created = yield* Effect.provideContext(Store.create(id, state, yield* Clock.currentTimeMillis), context)
         if (!created) return yield* new SessionExists({ session_id: id })
       }),
-    subscribe: (id) => Subscriptions.subscribe(subscriptions, id)
+    subscribe: (id) => Subscriptions.subscribe(subscriptions, id),
+    events: (id, query) => Effect.provideContext(EventLog.events(id, query), context),
+    follow: (id, options) => Stream.provideContext(EventLog.follow(id, options), context),
+    runs: (id) => Effect.provideContext(EventLog.runs(id), context)
   } satisfies Service
 })
 

@@ -305,7 +305,10 @@ const sqliteStore = (
       // WAL with synchronous=NORMAL: a commit survives the process's death (SIGKILL included); only a
       // power loss may roll back the last commits, leaving the file consistent. Opened by its real path,
       // whose write-ahead log every name of the file shares.
-      migratedStore(filename).pipe(Layer.provideMerge(sqliteClient(located.real, filename)))
+      Layer.merge(
+        migratedStore(filename).pipe(Layer.provideMerge(sqliteClient(located.real, filename))),
+        Layer.succeed(Store.StoreCheck, StoreFile.stillThere(located))
+      )
     )
   )
 

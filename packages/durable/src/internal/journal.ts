@@ -157,6 +157,13 @@ export interface Options {
   readonly stopping: () => boolean
   /** Told of a journal failure in a step (which then fails the loop), before the loop sees it. */
   readonly failed: (error: JournalError) => void
+  /** Writes the events published so far to the session's log: before a durable wait. */
+  readonly flush: Effect.Effect<void>
+  /**
+   * Before a step executes for real: the events published before it are to be written to the log
+   * (see `EventLog.Writer.beforeStep`), so that a reader sees what the run is waiting on.
+   */
+  readonly beforeStep: Effect.Effect<void>
 }
 
 /**
@@ -206,7 +213,12 @@ export const wrap =
         return step(
           `model/${lastCall}`,
           ModelStep,
-          clock.live(Effect.flatMap(live.model(request, info), (result) => Effect.map(now(), (at) => ({ result, at }))))
+          Effect.andThen(
+            options.beforeStep,
+            clock.live(
+              Effect.flatMap(live.model(request, info), (result) => Effect.map(now(), (at) => ({ result, at })))
+            )
+          )
         ).pipe(
           Effect.map((step) => {
             clock.completed(step.at)
@@ -241,11 +253,14 @@ export const wrap =
         return step(
           `tool/${info.turn}/${n}/${call.id}`,
           ToolStep,
-          options.idempotent(call.name)
-            ? invoke
-            : Effect.flatMap(claimed, (fresh) =>
-                fresh ? invoke : clock.live(Effect.map(now(), (at) => ({ result: unknownOutcome(call), at })))
-              )
+          Effect.andThen(
+            options.beforeStep,
+            options.idempotent(call.name)
+              ? invoke
+              : Effect.flatMap(claimed, (fresh) =>
+                  fresh ? invoke : clock.live(Effect.map(now(), (at) => ({ result: unknownOutcome(call), at })))
+                )
+          )
         ).pipe(
           Effect.map((step) => {
             clock.completed(step.at)
@@ -264,7 +279,7 @@ export const wrap =
           // A wait of any length is a journaled deadline: the default keeps waits under a minute in memory.
           inMemoryThreshold: Duration.zero
         }
-        const wait = DurableClock.sleep(durable).pipe(
+        const wait = Effect.andThen(options.flush, DurableClock.sleep(durable)).pipe(
           Effect.andThen(step(`woke/${name}`, Instant, clock.live(Effect.map(now(), (at) => ({ at }))))),
           Effect.map((step) => clock.completed(step.at))
         )

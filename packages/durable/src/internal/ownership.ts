@@ -30,16 +30,17 @@ export const applicationId = 0x414b5353
 
 /**
  * The version of a store's tables (`PRAGMA user_version`): 1, the sessions,
- * the tool-call claims and the light engine's journal.
+ * the tool-call claims and the light engine's journal; 2, the event log.
  *
  * @internal
  */
-export const schemaVersion = 1
+export const schemaVersion = 2
 
 /** The columns a store's tables have (at least), by table. */
 const storeTables: Readonly<Record<string, ReadonlyArray<string>>> = {
   agent_sessions: ["id", "state", "status", "run_index", "pending", "retries_used", "updated_at"],
   agent_tool_calls: ["execution_id", "call_id", "started_at"],
+  agent_events: ["session_id", "seq", "run", "key", "type", "at", "event"],
   workflow_executions: ["execution_id", "workflow", "payload", "status", "result"],
   workflow_activities: ["execution_id", "name", "attempt", "exit"],
   workflow_deferreds: ["execution_id", "name", "exit"],

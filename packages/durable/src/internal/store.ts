@@ -5,12 +5,13 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlError from "effect/sql/SqlError"
+import * as EventLog from "./eventLog.js"
 import { type StoreError, storeError as makeStoreError } from "./storeError.js"
 import { sqlReason } from "./storeFile.js"
 import { Integer, storeSql } from "./storeSql.js"
 
 export { StoreError, storeError as makeStoreError } from "./storeError.js"
-export { StoreSql, storeSql, storeSqlIn } from "./storeSql.js"
+export { StoreCheck, StoreSql, storeSql, storeSqlIn } from "./storeSql.js"
 
 /** Session.State as stored: Schema-encoded JSON text. */
 const StateJson = Schema.fromJsonString(Schema.toCodecJson(Session.State))
@@ -65,6 +66,7 @@ export const migrate: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient
   yield* probe.pipe(
     Effect.catch(() => sql`ALTER TABLE agent_sessions ADD COLUMN life TEXT`.pipe(Effect.catch(() => probe)))
   )
+  yield* EventLog.migrate
   yield* sql`CREATE TABLE IF NOT EXISTS agent_tool_calls (
     execution_id TEXT NOT NULL,
     call_id TEXT NOT NULL,
@@ -183,7 +185,8 @@ export const finish = (
  * Records the state an interrupted run left (every tool_use answered), with
  * the status `interrupted`: the run has ended. `null` for a run stopped
  * before its session was made (in its start step): the state before it stays.
- * This one write is the record of a stop (see `endedInterrupted`).
+ * This one write is the record of a stop (see `endedInterrupted`); whether it
+ * recorded it (nothing is written for a run over for the store already).
  *
  * @internal
  */
@@ -191,14 +194,15 @@ export const interrupted = (
   of: RunOf,
   state: Session.State | null,
   at: number
-): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
+): Effect.Effect<boolean, StoreError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* storeSql
     const encoded = state === null ? null : yield* encodeState(state)
     const used = state === null ? null : state.budget.used
-    yield* sql`UPDATE agent_sessions SET state = COALESCE(${encoded}, state), status = 'interrupted', pending = NULL,
-      retries_used = COALESCE(${used}, retries_used), updated_at = ${at}
-      WHERE ${rowOf(sql, of)} AND pending IS NOT NULL`
+    const recorded = yield* sql`UPDATE agent_sessions SET state = COALESCE(${encoded}, state), status = 'interrupted',
+      pending = NULL, retries_used = COALESCE(${used}, retries_used), updated_at = ${at}
+      WHERE ${rowOf(sql, of)} AND pending IS NOT NULL RETURNING id`
+    return recorded.length > 0
   }).pipe(Effect.mapError(storeError(`cannot record the interruption of a run of the session "${of.session_id}"`)))
 
 /**

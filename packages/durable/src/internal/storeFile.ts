@@ -210,6 +210,22 @@ export const ownedElsewhere = (given: string): Effect.Effect<boolean, StoreError
     })
   )
 
+/**
+ * Checks that the path of the store `located` still names the file it
+ * found: a store deleted (or replaced) under a reader fails its next check
+ * with `StoreError` `missing`, rather than being read on from the gone file.
+ *
+ * @internal
+ */
+export const stillThere = (located: Located): Effect.Effect<void, StoreError> =>
+  Effect.flatMap(locate(located.given), (found) =>
+    Option.isSome(found) && found.value.dev === located.dev && found.value.ino === located.ino
+      ? Effect.void
+      : Effect.fail(
+          storeError("missing", `the session store ${located.given} is gone (deleted or replaced): it cannot be read`)
+        )
+  )
+
 /** The reason SQLite's primary result code `code` gives. */
 const sqliteReason = (code: number): StoreErrorReason => {
   switch (code) {

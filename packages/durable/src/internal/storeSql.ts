@@ -4,6 +4,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Getter from "effect/SchemaGetter"
 import * as SqlClient from "effect/sql/SqlClient"
+import type { StoreError } from "./storeError.js"
 
 /**
  * The `SqlClient` of the store's tables and journal when it is not the one in context: on
@@ -37,6 +38,17 @@ export const storeSql: Effect.Effect<SqlClient.SqlClient, never, SqlClient.SqlCl
   Effect.context<SqlClient.SqlClient>(),
   storeSqlIn
 )
+
+/**
+ * Checks that the store in context is still there: the embedded store's layers check that its path
+ * still names the file they opened (a deleted or replaced file fails with `StoreError`); elsewhere
+ * nothing. A reader that waits on the store (`EventLog.follow`) runs it between reads.
+ *
+ * @internal
+ */
+export const StoreCheck = Context.Reference<Effect.Effect<void, StoreError>>("@agent-kernel/durable/StoreCheck", {
+  defaultValue: () => Effect.void
+})
 
 /**
  * An integer column as the drivers read it: SQLite a number (a bigint under
