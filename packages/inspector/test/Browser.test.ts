@@ -7,7 +7,7 @@
  * clear messages. The screenshots in docs/inspector/ are taken here.
  */
 import { NodeServices } from "@effect/platform-node"
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -21,6 +21,8 @@ import * as TcpProxy from "./support/proxy.js"
 
 // The setup finds the browser, or fails the file with one line that names the install.
 const chromium = Browser.executablePath()
+
+afterAll(Browser.removeScratchScreenshots)
 
 /** What the page draws for each timeline item: its kind, classes, times, and its shape's box. */
 interface Drawn {

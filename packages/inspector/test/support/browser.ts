@@ -83,6 +83,11 @@ const screenshots =
     ? Path.join(root, "docs/inspector")
     : Fs.mkdtempSync(Path.join(Os.tmpdir(), "inspector-screenshots-"))
 
+/** Removes the temporary screenshots' folder (the committed ones stay). */
+export const removeScratchScreenshots = (): void => {
+  if (process.env["INSPECTOR_SCREENSHOTS"] !== "1") Fs.rmSync(screenshots, { recursive: true, force: true })
+}
+
 /** Saves a screenshot of the page (or of one element) as NAME.png (see `screenshots`). */
 export const screenshot = (page: Page, name: string, selector?: string): Effect.Effect<void> =>
   Effect.promise(async () => {
