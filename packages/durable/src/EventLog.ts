@@ -14,16 +14,18 @@
  *   with the store: a run's `run_ended` is written in the transaction that
  *   records the run's end (or its stop) in the session's row; a crash's
  *   interruption is no end, and is not logged.
- * - Consecutive text (or thinking) deltas of one model attempt are one
- *   `text_delta` (`thinking_delta`) event, their text joined.
+ * - A model call's text and thinking deltas are logged as the call streams,
+ *   within 20 ms, the deltas waiting for one write joined into one event. A
+ *   call a crash cut off mid-stream is sent again by the resume, and its new
+ *   deltas follow a `stream_restarted` (category `process_crashed`,
+ *   `discarded_text_chars` what the log holds of the cut-off call's text),
+ *   as when a provider cuts a stream.
  * - The events so far are written before each step executes (at once when
  *   the last write was 20 ms ago or more, as after a model call; otherwise
  *   within 20 ms, so that quick steps share one write), before a durable
  *   wait, and with the run's end: a reader sees what the run waits on. A
- *   model call's deltas are written after it ends. A crash can lose the
- *   deltas of the model call it followed (the call's response is journaled,
- *   its deltas not yet written); every other event is logged again by the
- *   resume.
+ *   crash can lose the last 20 ms of events before it (deltas included);
+ *   every event but a delta is logged again by the resume.
  *
  * @since 0.5.0
  */

@@ -5,23 +5,17 @@
  * live. Real SQLite files; a crash's test runs in real time with short waits and generous bounds.
  */
 import { DurableSessions, Engine, EventLog } from "@agent-kernel/durable"
-import {
-  Content,
-  EventBus,
-  type KernelEvent,
-  type ModelProvider,
-  Session,
-  Settings,
-  Toolbox
-} from "@agent-kernel/kernel"
+import { Content, EventBus, type KernelEvent, ModelProvider, Session, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
 import { describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -340,6 +334,100 @@ describe("a durable session's event log", () => {
         "missing",
         `the session store ${file} is gone (deleted or replaced): it cannot be read`
       ])
+    })
+  )
+})
+
+/**
+ * A model that streams "Hello " at once, then the rest ("world") when `gate` opens (never, for a crash),
+ * and counts its calls.
+ */
+const gatedStream = (gate: Deferred.Deferred<void>) =>
+  Effect.gen(function* () {
+    const calls = yield* Ref.make(0)
+    const step = ScriptedModel.chunked(ScriptedModel.text("Hello world"), [6])
+    const [first, ...rest] = step.parts
+    const provider = ModelProvider.make("gated", () =>
+      Stream.unwrap(
+        Effect.as(
+          Ref.update(calls, (n) => n + 1),
+          Stream.concat(
+            Stream.make(first!),
+            Stream.concat(Stream.fromEffect(Deferred.await(gate)).pipe(Stream.drain), Stream.fromIterable(rest))
+          )
+        )
+      )
+    )
+    return { layer: Layer.succeed(ModelProvider.ModelProvider, provider), calls: Ref.get(calls) }
+  })
+
+const streamedLayer = (file: string, model: Layer.Layer<ModelProvider.ModelProvider>) =>
+  DurableSessions.layer({ model: "m", settings }).pipe(
+    Layer.provideMerge(Engine.layerSqlite(file)),
+    Layer.provide(model),
+    Layer.provide(Toolbox.layer(echo))
+  )
+
+describe("a streamed answer in the log", () => {
+  it.live("its text is logged while the call streams, before the call ends", () =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const model = yield* gatedStream(gate)
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const caller = yield* Effect.forkChild(sessions.run("s", "go"))
+        // An hour between reads: only the writes wake the follower.
+        const firstText = yield* Stream.runHead(
+          Stream.filter(sessions.follow("s", { pollInterval: "1 hour" }), (entry) => entry.event.type === "text_delta")
+        ).pipe(Effect.timeout("30 seconds"))
+        expect(Option.map(firstText, (entry) => shape(entry.event))).toEqual(Option.some("text_delta/1:Hello "))
+        // The call is still streaming (the rest waits on the gate): no response yet.
+        expect((yield* sessions.events("s")).some((entry) => entry.event.type === "model_response")).toBe(false)
+        yield* Deferred.succeed(gate, undefined)
+        expect((yield* Fiber.join(caller)).final_text).toBe("Hello world")
+        const texts = (yield* sessions.events("s")).flatMap((entry) =>
+          entry.event.type === "text_delta" ? [entry.event.text] : []
+        )
+        expect(texts.join("")).toBe("Hello world")
+      }).pipe(Effect.provide(streamedLayer(store(), model.layer)), Effect.scoped)
+    })
+  )
+
+  it.live("a crash mid-stream: the resumed call's text follows a stream_restarted discarding what was streamed", () =>
+    Effect.gen(function* () {
+      const file = store()
+      const model = yield* gatedStream(yield* Deferred.make<void>())
+      const { crash, context } = yield* crashable(streamedLayer(file, model.layer), "s", "go")
+      yield* until(
+        Effect.provide(
+          Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.events("s")),
+          context
+        ),
+        (logged) => logged.some((entry) => entry.event.type === "text_delta")
+      )
+      yield* crash
+      const next = yield* ScriptedModel.make([ScriptedModel.text("Hello world")])
+      yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.resume("s")).pipe(
+        Effect.provide(processOn(file, next)),
+        Effect.scoped
+      )
+      const logged = yield* logOf(file)
+      expect(seqs(logged)).toEqual(oneToN(logged.length))
+      expect(logged.map((entry) => shape(entry.event))).toEqual([
+        "run_started",
+        "turn_started/1",
+        "model_request/1:#1",
+        "text_delta/1:Hello ",
+        "stream_restarted/1:#1",
+        "text_delta/1:Hello world",
+        "model_response/1",
+        "turn_ended/1",
+        "run_ended:completed"
+      ])
+      const restart = logged.find((entry) => entry.event.type === "stream_restarted")?.event
+      expect(
+        restart?.type === "stream_restarted" && [restart.category, restart.discarded_text_chars, restart.model]
+      ).toEqual(["process_crashed", 6, "m"])
     })
   )
 })

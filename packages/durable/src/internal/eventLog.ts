@@ -12,20 +12,20 @@
  * once, in order, and the sequence has no gap. The events a step publishes
  * while it executes (a model attempt's text and thinking deltas, a tool
  * call's start as the model streams it, a breaker's change) happen only when
- * it executes, and have no key.
+ * it executes, and have no key. A model call a crash cut off mid-stream is
+ * sent again by the resume: its new deltas follow a `stream_restarted`
+ * (category `process_crashed`) that discards the text the log holds of it.
  *
  * When the log is written: the events published so far, in one statement,
  * before a step executes for real (at once when the last write was 20 ms ago
  * or more, as after a model call; otherwise within 20 ms, by the writer's
  * own fiber, so that quick steps share a write and a long one's are written
- * moments after it starts), before a durable wait, and with the run's end (in
- * the transaction that records it) or its stop (in the transaction of its
- * record). Those a step publishes while it executes (a model call's deltas)
- * are written after it, so a crash mid-step never logs them twice.
- * Consecutive deltas of one model attempt are written as one event (their
- * text joined). A crash can lose the deltas of the model call it followed
- * (its response journaled, its deltas not yet written); every other event is
- * logged again by the resume.
+ * moments after it starts), within 20 ms of a delta while a call streams,
+ * before a durable wait, and with the run's end (in the transaction that
+ * records it) or its stop (in the transaction of its record). Consecutive
+ * deltas of one model attempt waiting for a write are one event (their text
+ * joined). A crash can lose the last 20 ms of what it cut off (deltas
+ * included); every keyed event is logged again by the resume.
  *
  * @internal
  */
@@ -102,11 +102,10 @@ export const keyBase = (event: KernelEvent.KernelEvent): string | undefined => {
   }
 }
 
-/** An event waiting to be written, with its key (`null` for one without) and its place among the run's. */
+/** An event waiting to be written, with its key (`null` for one without). */
 interface Pending {
   event: KernelEvent.KernelEvent
   readonly key: string | null
-  readonly index: number
 }
 
 const isDelta = (
@@ -152,33 +151,40 @@ export interface Writer {
    */
   readonly flush: Effect.Effect<void, SqlError.SqlError>
   /**
-   * Before a step that executes for real: the events taken so far are to be
-   * written, at once when the log's last write was `quietMillis` ago or more
+   * Before a step that executes for real: the events taken so far are
+   * written at once when the log's last write was `windowMillis` ago or more
    * (the step follows a long one, such as a model call), otherwise within
-   * `quietMillis` by the writer's own fiber (so a run of quick steps writes
-   * its events together, and a long step's are written moments after it
-   * starts). Only those: the events the step publishes while it executes (a
-   * model call's deltas) are written after it.
+   * `windowMillis` by the writer's own fiber (so a run of quick steps shares
+   * one write, and a long step's are written moments after it starts).
    */
   readonly beforeStep: Effect.Effect<void, SqlError.SqlError>
-  /** Notes the keys the run's log already holds: a replay does not log them again. */
+  /**
+   * Notes what the run's log already holds: a replay does not log its keys
+   * again, and a model call the crash cut off mid-stream, sent again, is
+   * preceded by a `stream_restarted` discarding what it had streamed.
+   */
   readonly resume: Effect.Effect<void, SqlError.SqlError>
 }
 
 /**
- * How long a step runs before the events taken before it are written, and
- * how long after the log's last write they are written before it at once.
+ * How long events wait for a write at most while a step runs (a streamed
+ * answer's deltas, what a long step follows), and how long after the log's
+ * last write a step's start writes them at once.
  */
-const quietMillis = 20
+const windowMillis = 20
 
-/** Waits `quietMillis` of the system's time, whatever clock the run reads (a log's write is no decision of the run). */
-const quietWhile = Effect.sleep(quietMillis).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue()))
+/** Waits `windowMillis` of the system's time, whatever clock the run reads (a log's write is no decision of the run). */
+const window = Effect.sleep(windowMillis).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue()))
 
 /** The most rows one statement writes (SQLite binds at most 32,766 parameters). */
 const rowsPerStatement = 500
 
 const KeyRows = Schema.Array(Schema.Struct({ key: Schema.NullOr(Schema.String) }))
 const decodeKeyRows = Schema.decodeUnknownEffect(KeyRows)
+const EventRows = Schema.Array(
+  Schema.Struct({ event: Schema.fromJsonString(Schema.toCodecJson(KernelEvent.KernelEvent)) })
+)
+const decodeEventRows = Schema.decodeUnknownEffect(EventRows)
 const LastRows = Schema.Array(Schema.Struct({ last: Schema.NullOr(Integer) }))
 const decodeLastRows = Schema.decodeUnknownEffect(LastRows)
 
@@ -221,36 +227,37 @@ const insertTexts = (sql: SqlClient.SqlClient, withLife: boolean) => {
 }
 
 /**
- * The writer of run `of` on the store's client `sql`, with its fiber (see
- * `Writer.beforeStep`) for the life of the scope.
+ * The writer of run `of` on the store's client `sql`, with its fiber for the
+ * life of the scope: woken by a step's start or a delta, it writes what is
+ * taken within `windowMillis`.
  *
  * @internal
  */
 export const writer = (sql: SqlClient.SqlClient, of: RunOf): Effect.Effect<Writer, never, Scope.Scope> =>
   Effect.gen(function* () {
-    // A step's start asks the writer's fiber (sliding: one request is enough) to write within `quietMillis`.
+    // Sliding: one wake-up waiting is enough.
     const due = yield* Queue.sliding<void>(1)
-    const made = make(sql, of, due)
+    const made = make(sql, of, () => Queue.offerUnsafe(due, undefined))
     // A failure of that write is left to the run's next write, which fails the run.
     yield* Effect.forkScoped(
-      Effect.forever(
-        Effect.andThen(
-          Queue.take(due),
-          Effect.andThen(quietWhile, Effect.ignore(Effect.suspend(() => made.flushBefore(made.target()))))
-        )
-      )
+      Effect.forever(Effect.andThen(Queue.take(due), Effect.andThen(window, Effect.ignore(made.flush))))
     )
-    return made.writer
+    return made
   })
 
-const make = (sql: SqlClient.SqlClient, of: RunOf, due: Queue.Queue<void>) => {
+/** What a resumed run's log holds of a model attempt's streamed text: its model, and the characters since its last restart. */
+interface Streamed {
+  readonly model: string
+  readonly chars: number
+}
+
+const make = (sql: SqlClient.SqlClient, of: RunOf, wake: () => void): Writer => {
   const pending: Array<Pending> = []
   const occurrences = new Map<string, number>()
   const logged = new Set<string>()
+  // The attempts whose deltas the log holds from before a crash, by `turn/attempt`.
+  const streamed = new Map<string, Streamed>()
   let next: number | undefined
-  let taken = 0
-  // What the writer's fiber is to write: the events taken before the latest step's start.
-  let target = 0
   let lastWrite = performance.now()
   const turn = Semaphore.makeUnsafe(1)
   const firstSeq = Effect.suspend(() =>
@@ -271,62 +278,95 @@ const make = (sql: SqlClient.SqlClient, of: RunOf, due: Queue.Queue<void>) => {
     if (of.life !== undefined) params.push(of.life)
     return sql.unsafe(texts(batch.length), params)
   }
-  // Writes the events taken before the `before`-th; a batch that fails goes back, to be written again.
-  const write = (before: number) =>
-    Effect.gen(function* () {
-      let count = 0
-      while (count < pending.length && pending[count]!.index < before) count++
-      if (count === 0) return
-      yield* sql.afterCommit(written(of.session_id))
-      const seq = yield* firstSeq
-      const batch = pending.splice(0, count)
-      yield* Effect.forEach(
-        Array.from({ length: Math.ceil(batch.length / rowsPerStatement) }, (_, i) => i * rowsPerStatement),
-        (start) => insert(batch.slice(start, start + rowsPerStatement), seq + start),
-        { discard: true }
-      ).pipe(Effect.onError(() => Effect.sync(() => pending.unshift(...batch))))
-      next = seq + batch.length
-      lastWrite = performance.now()
-    }).pipe(Effect.uninterruptible, turn.withPermit)
-  const flushBefore = (before: number) =>
-    Effect.suspend(() => (pending.length === 0 || pending[0]!.index >= before ? Effect.void : write(before)))
-  const writer: Writer = {
+  // Writes every event taken; a batch that fails goes back, to be written again.
+  const write = Effect.gen(function* () {
+    if (pending.length === 0) return
+    const seq = yield* firstSeq
+    const batch = pending.splice(0, pending.length)
+    yield* Effect.forEach(
+      Array.from({ length: Math.ceil(batch.length / rowsPerStatement) }, (_, i) => i * rowsPerStatement),
+      (start) => insert(batch.slice(start, start + rowsPerStatement), seq + start),
+      { discard: true }
+    ).pipe(Effect.onError(() => Effect.sync(() => pending.unshift(...batch))))
+    next = seq + batch.length
+    lastWrite = performance.now()
+    // This process's followers read the rows once they are committed (at once outside a transaction).
+    yield* sql.afterCommit(written(of.session_id))
+  }).pipe(Effect.uninterruptible, turn.withPermit)
+  const flush = Effect.suspend(() => (pending.length === 0 ? Effect.void : write))
+  // The first delta of an attempt the crash cut off mid-stream: what it had streamed is discarded.
+  const restarted = (event: KernelEvent.KernelEvent) => {
+    if (event.type !== "text_delta" && event.type !== "thinking_delta") return
+    const attempt = `${event.turn}/${event.attempt}`
+    const before = streamed.get(attempt)
+    if (before === undefined) return
+    streamed.delete(attempt)
+    pending.push({
+      event: {
+        type: "stream_restarted",
+        at: event.at,
+        turn: event.turn,
+        model: before.model,
+        attempt: event.attempt,
+        category: "process_crashed",
+        discarded_text_chars: before.chars
+      },
+      key: null
+    })
+  }
+  return {
     log: (event) => {
       const base = keyBase(event)
       if (base === undefined) {
+        restarted(event)
         const last = pending[pending.length - 1]
         const merged = last === undefined ? undefined : joined(last.event, event)
-        if (last !== undefined && merged !== undefined) {
-          last.event = merged
-          return
-        }
-        pending.push({ event, key: null, index: taken++ })
+        if (last !== undefined && merged !== undefined) last.event = merged
+        else pending.push({ event, key: null })
+        // What a step publishes while it runs (a streamed answer) is written within the window.
+        wake()
         return
       }
       const count = occurrences.get(base) ?? 0
       occurrences.set(base, count + 1)
       const key = `${base}#${count}`
-      if (!logged.has(key)) pending.push({ event, key, index: taken++ })
+      if (!logged.has(key)) pending.push({ event, key })
     },
-    flush: Effect.suspend(() => flushBefore(taken)),
+    flush,
     beforeStep: Effect.suspend(() => {
       if (pending.length === 0) return Effect.void
-      if (performance.now() - lastWrite >= quietMillis) return flushBefore(taken)
-      target = taken
-      Queue.offerUnsafe(due, undefined)
+      if (performance.now() - lastWrite >= windowMillis) return flush
+      wake()
       return Effect.void
     }),
-    resume:
-      sql`SELECT key FROM agent_events WHERE session_id = ${of.session_id} AND run = ${of.run} AND key IS NOT NULL`.pipe(
-        Effect.flatMap((rows) => Effect.mapError(decodeKeyRows(rows), unreadable)),
-        Effect.flatMap((rows) =>
-          Effect.sync(() => {
-            for (const row of rows) if (row.key !== null) logged.add(row.key)
-          })
-        )
+    resume: Effect.gen(function* () {
+      const keys = yield* Effect.mapError(
+        decodeKeyRows(
+          yield* sql`SELECT key FROM agent_events WHERE session_id = ${of.session_id} AND run = ${of.run} AND key IS NOT NULL`
+        ),
+        unreadable
       )
+      for (const row of keys) if (row.key !== null) logged.add(row.key)
+      const streams = yield* Effect.mapError(
+        decodeEventRows(
+          yield* sql`SELECT event FROM agent_events WHERE session_id = ${of.session_id} AND run = ${of.run}
+            AND type IN ('text_delta', 'thinking_delta', 'stream_restarted') ORDER BY seq`
+        ),
+        unreadable
+      )
+      for (const { event } of streams) noteStreamed(streamed, event)
+    })
   }
-  return { writer, flushBefore, target: () => target }
+}
+
+/** Counts a logged delta (or restart) in what the log holds of each model attempt's stream. */
+const noteStreamed = (streamed: Map<string, Streamed>, event: KernelEvent.KernelEvent) => {
+  if (event.type === "stream_restarted") streamed.delete(`${event.turn}/${event.attempt}`)
+  else if (event.type === "text_delta" || event.type === "thinking_delta") {
+    const attempt = `${event.turn}/${event.attempt}`
+    const chars = event.type === "text_delta" ? event.text.length : 0
+    streamed.set(attempt, { model: event.model, chars: (streamed.get(attempt)?.chars ?? 0) + chars })
+  }
 }
 
 /**
