@@ -1,10 +1,14 @@
 /**
  * The service's event log over the run's throwaway Postgres: what its
- * LISTEN costs the pool, and the log of a run that another runner resumed.
+ * LISTEN costs the pool, the log of a run that another runner resumed, and
+ * of a run its caller stopped.
  */
+import { DurableSessions, Engine } from "@agent-kernel/durable"
+import { ModelProvider } from "@agent-kernel/kernel"
 import { FakeProvider, type FaultPlan } from "@agent-kernel/providers/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -12,6 +16,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as Stream from "effect/Stream"
 import { postgresUrl } from "../../packages/cluster/test/postgres.js"
 import * as ApiClient from "./ApiClient.js"
 import * as RunnerProcess from "./RunnerProcess.js"
@@ -145,5 +150,44 @@ describe("a run resumed on another runner", () => {
         })
       ),
     300_000
+  )
+})
+
+describe("a run its caller stopped", () => {
+  it.live("ends the log with its interrupted run_ended once the store has recorded the stop", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const url = yield* RunnerProcess.freshDatabase(postgresUrl(), `events_stopped_${Date.now()}`)
+        // A model that never answers: the run waits in its first call until its caller stops it.
+        const silent = Layer.succeed(
+          ModelProvider.ModelProvider,
+          ModelProvider.make("silent", () => Stream.never)
+        )
+        const context = yield* Layer.build(
+          DurableSessions.layer({ model: "silent" }).pipe(
+            Layer.provideMerge(SessionEvents.layer({ runner: "here" })),
+            Layer.provideMerge(Engine.layerClusterSql()),
+            Layer.provide(silent),
+            Layer.provideMerge(PgClient.layer({ url: Redacted.make(url), maxConnections: 4 }))
+          )
+        ).pipe(Effect.orDie)
+        const sessions = Context.get(context, DurableSessions.DurableSessions)
+        const log = Context.get(context, SessionEvents.SessionEvents)
+        const run = yield* Effect.forkChild(sessions.run("s", "hello"))
+        const events = yield* Effect.forkChild(Stream.runCollect(log.follow("s", 0)))
+        yield* Effect.repeat(log.head("s"), { until: (head) => head > 0, schedule: Schedule.spaced("100 millis") })
+        yield* Fiber.interrupt(run)
+        const logged = yield* Fiber.join(events).pipe(
+          Effect.timeoutOrElse({
+            duration: "60 seconds",
+            orElse: () => Effect.die(new Error("the stopped run's run_ended never reached the log"))
+          })
+        )
+        const last = [...logged].pop()?.event
+        assert.deepInclude(last, { type: "run_ended", run_id: "s/run-1", status: "interrupted" })
+        const summary = yield* DurableSessions.summaries.pipe(Effect.provide(context), Effect.orDie)
+        assert.deepInclude(summary[0], { id: "s", status: "interrupted" })
+      })
+    )
   )
 })
