@@ -27,12 +27,14 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberMap from "effect/FiberMap"
 import * as FiberSet from "effect/FiberSet"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -134,6 +136,9 @@ const callerEnd = (run: Fiber.Fiber<unknown, RunError>): Effect.Effect<void, Run
     Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? Effect.never : Effect.asVoid(exit)
   )
 
+/** How a run left unfinished by a failing store is asked again: every 0.5 s at first, then every 5 s. */
+const resumeSchedule = Schedule.min([Schedule.exponential("500 millis"), Schedule.spaced("5 seconds")])
+
 /**
  * How many prompts a runner has taken whose answer has not ended: its stop
  * lets them end (their runs go on on another runner) before it exits.
@@ -169,7 +174,10 @@ export const answered: Effect.Effect<void, never, Answers> = Effect.gen(function
  * The API's routes, over the durable sessions, the event log and the runner
  * in context, for `HttpRouter.addAll`. Runs are forked into the scope:
  * closing it interrupts the callers still waiting (a caller interrupted
- * before its runner drained stops its run: see `Runner.drain`).
+ * before its runner drained stops its run: see `Runner.drain`). A run that
+ * the store's failure left unfinished (a database outage) is asked again
+ * until it ends; a prompt refused because its session has a run pending
+ * asks that run again too, in case nothing else would.
  *
  * @since 0.1.0
  * @category constructors
@@ -184,20 +192,29 @@ export const make: Effect.Effect<
   const runner = yield* Runner.Runner
   const open = yield* Answers
   const runs = yield* FiberSet.make<unknown, RunError>()
+  // One waiter a session for a run pending when a prompt came: it wakes the run if the store's failure suspended it.
+  const wakes = yield* FiberMap.make<string>()
+  const resumed = (id: string) => Effect.retry(sessions.resume(id), resumeSchedule)
+  // The run, and its resumption while the store fails under it.
+  const runToEnd = (id: string, prompt: string) =>
+    sessions.run(id, prompt).pipe(Effect.catchTag("JournalError", () => resumed(id)))
   const closeOne = SubscriptionRef.update(open, (n) => n - 1)
   // The answer to a prompt: a 409 when a run is pending, else the stream of its events from the log, closed with
   // `closeOne` when it ends; whether it streams.
   const answer = (id: string, prompt: string) =>
     Effect.gen(function* () {
       const after = yield* log.head(id)
-      const run = yield* FiberSet.run(runs, sessions.run(id, prompt))
+      const run = yield* FiberSet.run(runs, runToEnd(id, prompt))
       const events = log.follow(id, after)
       // Before the response starts: a run that cannot start (one is pending) is a 409, not a stream.
       const early = yield* Effect.raceFirst(
         Effect.map(Fiber.await(run), failureOf),
         Effect.as(Stream.runHead(events), Option.none<ErrorBody>())
       )
-      if (Option.isSome(early)) return [respondError(early.value), false] as const
+      if (Option.isSome(early)) {
+        if (early.value.error === "run_pending") yield* FiberMap.run(wakes, id, resumed(id), { onlyIfMissing: true })
+        return [respondError(early.value), false] as const
+      }
       const lines = events.pipe(
         // The run's failure (its store) ends the stream; its end, or this runner's hand-over, leave it to the log.
         Stream.merge(Stream.drain(Stream.fromEffect(callerEnd(run))), { haltStrategy: "left" }),
