@@ -16,15 +16,18 @@
  * completed step. Runs are serialised by a `Semaphore` of one permit.
  *
  * Services: `ModelProvider` is required (it shows in `R`). `Toolbox`,
- * `ContextProvider`, `EventBus`, `RetryBudget` and `RetryQuota` are
- * `Context.Reference`s with stateless defaults, read when the session is
- * made: **no tools** (`Toolbox.empty`: the model is offered none, and a tool
- * call it makes anyway is answered with an error result naming the unknown
- * tool), truncate tool results then drop the oldest turns, no observers, the
- * budget the settings ask for, and no provider-wide quota. Provide a
- * `Toolbox` for a session that should have tools. What is per session (the
- * budget's state, the event stream) is the session's own, so a default is
- * never shared between sessions.
+ * `ContextProvider`, `EventBus` and `RetryBudget` are `Context.Reference`s
+ * with stateless defaults, read when the session is made: **no tools**
+ * (`Toolbox.empty`: the model is offered none, and a tool call it makes
+ * anyway is answered with an error result naming the unknown tool), truncate
+ * tool results then drop the oldest turns, no observers, and the budget the
+ * settings ask for. Provide a `Toolbox` for a session that should have
+ * tools. `RetryQuota`, the provider-wide quota, is read by each run from the
+ * context it runs in (default: none), since it is shared by whatever calls
+ * the provider there: provide it where runs are run, not only where the
+ * session is made. What is per session (the budget's state, the event
+ * stream) is the session's own, so a default is never shared between
+ * sessions.
  *
  * @example
  * ```ts
@@ -225,8 +228,10 @@ export interface Effects extends InternalEffects.Effects {}
 /**
  * Which call of the run a model attempt is: its turn (from 1) and its
  * attempt in the turn (from 1, carried across a fallback). The attempt's
- * span (`chat {model}`) is made inside the live `model`, under the turn's
- * span, which is the current span where the seam is called.
+ * span (`chat {model}`) is made inside the live `model`, as a child of
+ * `parent` (the turn's span); where the seam is called, the current span is
+ * the run's (`invoke_agent`), so a span a wrapper makes there is the run's
+ * child.
  *
  * @since 0.3.0
  * @category models
@@ -289,10 +294,10 @@ export class Session extends Context.Service<Session, Service>()("@agent-kernel/
 
 /**
  * Makes a session from the services in context: the `ModelProvider` it
- * requires, and the `Toolbox`, `ContextProvider`, `EventBus`, `RetryBudget`
- * and `RetryQuota` it reads when they are provided. Without a `Toolbox` the
+ * requires, and the `Toolbox`, `ContextProvider`, `EventBus` and
+ * `RetryBudget` it reads when they are provided. Without a `Toolbox` the
  * session has no tools (`Toolbox.empty`): provide one for a session that
- * should.
+ * should. Each run reads the `RetryQuota` of the context it runs in.
  *
  * @since 0.1.0
  * @category constructors

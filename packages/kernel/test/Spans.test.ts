@@ -192,6 +192,37 @@ describe("spans' parents", () => {
     })
   )
 
+  it.effect("a span a wrapper of the seam makes is the run's child; the call's own span is the turn's", () =>
+    Effect.gen(function* () {
+      const { spans, tracer } = yield* recordingTracer
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.toolCalls({ id: "a", name: "look" }),
+        ScriptedModel.text("ok")
+      ])
+      const session = yield* Session.make({
+        model: "m",
+        effects: (live) => ({
+          model: (request, info) => Effect.withSpan(live.model(request, info), "journal model"),
+          tool: (call, info) => Effect.withSpan(live.tool(call, info), "journal tool"),
+          sleep: live.sleep
+        })
+      }).pipe(Effect.provide(model.layer), Effect.provideService(Toolbox.Toolbox, toolbox))
+      yield* session.run("hi").pipe(Effect.withTracer(tracer))
+      const parentOf = (name: string) =>
+        spans
+          .filter((span) => span.name === name)
+          .map((span) =>
+            Option.getOrUndefined(
+              Option.map(span.parent, (parent) => (parent._tag === "Span" ? parent.name : "external"))
+            )
+          )
+      assert.deepStrictEqual(parentOf("journal model"), ["invoke_agent", "invoke_agent"])
+      assert.deepStrictEqual(parentOf("journal tool"), ["invoke_agent"])
+      assert.deepStrictEqual(parentOf("chat m"), ["agent_kernel.turn", "agent_kernel.turn"])
+      assert.deepStrictEqual(parentOf("execute_tool look"), ["agent_kernel.turn"])
+    })
+  )
+
   it.effect(
     "an interrupted suspended model call ends its span once, interrupted; the next run's spans are its own",
     () =>
