@@ -1,5 +1,5 @@
 /**
- * Streaming through the kernel (issue 12): deltas published as parts arrive, restarts that
+ * Streaming through the kernel: deltas published as parts arrive, restarts that
  * never duplicate text, invalid tool input, unique ids in tool_use_started, final_text.
  */
 import {

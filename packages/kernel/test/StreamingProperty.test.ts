@@ -40,7 +40,7 @@ const reached = (call: Arbitraries.StreamedCall) => {
   }
 }
 
-describe("streaming property (issue 12)", () => {
+describe("streaming property", () => {
   it("the generators reach each case: multi-chunk text, failures after and before a delta, split tool input, thinking", () => {
     const cases = Effect.runSync(Arbitrary.sampleEffect(callArb, { count: 1_000, seed: 12 }))
     const counts = new Map<string, number>()
