@@ -169,7 +169,7 @@ describe("loop properties with the run's bounds generated", () => {
               assert.isAtMost(outcome.wall_ms, settings.max_wall_clock_ms ?? 0)
             }
             if (outcome.status === "cost_exceeded")
-              assert.isAbove(outcome.cost_usd ?? 0, settings.max_cost_usd ?? Infinity)
+              assert.isAtLeast(outcome.cost_usd ?? 0, settings.max_cost_usd ?? Infinity)
             return true
           }).pipe(
             // A failed assertion is a falsified case, shrunk and reported with its input.
