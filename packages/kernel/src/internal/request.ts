@@ -79,9 +79,10 @@ const requestOf = (
  */
 const overhead = (run: Run.Run, request: ModelProvider.ModelRequest): number => {
   const seen = run.overhead
-  if (seen === undefined || !sameDefinitions(seen.definitions, request.tools))
-    run.overhead = { definitions: Array.from(request.tools), tokens: TokenEstimate.requestOverhead(request) }
-  return run.overhead!.tokens
+  if (seen !== undefined && sameDefinitions(seen.definitions, request.tools)) return seen.tokens
+  const made = { definitions: Array.from(request.tools), tokens: TokenEstimate.requestOverhead(request) }
+  run.overhead = made
+  return made.tokens
 }
 
 const sameDefinitions = (seen: ReadonlyArray<unknown>, tools: ReadonlyArray<unknown>): boolean =>
