@@ -409,6 +409,42 @@ describe("wire details", () => {
       expect(response.usage).toEqual({ input_tokens: 5, output_tokens: 2 })
     })
   )
+  it.effect(
+    "anthropic: a delta of a type the kernel does not model is skipped; a known delta without its field is not",
+    () =>
+      Effect.gen(function* () {
+        const ev = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+        const delta = (delta: unknown) => ev("content_block_delta", { type: "content_block_delta", index: 0, delta })
+        const stream = (middle: string) =>
+          [
+            ev("message_start", { type: "message_start", message: { model: "m", usage: { input_tokens: 5 } } }),
+            ev("content_block_start", {
+              type: "content_block_start",
+              index: 0,
+              content_block: { type: "text", text: "" }
+            }),
+            delta({ type: "text_delta", text: "o" }),
+            middle,
+            delta({ type: "text_delta", text: "k" }),
+            ev("content_block_stop", { type: "content_block_stop", index: 0 }),
+            ev("message_delta", {
+              type: "message_delta",
+              delta: { stop_reason: "end_turn" },
+              usage: { output_tokens: 2 }
+            }),
+            ev("message_stop", { type: "message_stop" })
+          ].join("")
+        const raw = (body: string) =>
+          FaultPlan.make([{ kind: "raw", status: 200, headers: { "content-type": "text/event-stream" }, body }])
+        const skipped = yield* setup("anthropic", raw(stream(delta({ type: "citations_delta", citation: { n: 1 } }))))
+        const response = yield* ModelProvider.generate(skipped.provider, request())
+        expect(response.content).toEqual([{ type: "text", text: "ok" }])
+        const malformed = yield* setup("anthropic", raw(stream(delta({ type: "text_delta", content: "x" }))))
+        const error = yield* failure(malformed.provider)
+        expect(error._tag).toBe("Unknown")
+        expect(error.midStream).toBe(true)
+      })
+  )
 })
 
 describe("a failed attempt carries the usage the provider reported before the failure", () => {

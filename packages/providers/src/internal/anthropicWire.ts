@@ -9,7 +9,7 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import type * as Decode from "./decode.js"
+import * as Decode from "./decode.js"
 
 const knownBlocks = ["text", "tool_use", "thinking", "redacted_thinking"]
 
@@ -71,13 +71,22 @@ export const Delta = Schema.Union([
   Schema.Struct({ type: Schema.Literal("text_delta"), text: Schema.String }),
   Schema.Struct({ type: Schema.Literal("input_json_delta"), partial_json: Schema.String }),
   Schema.Struct({ type: Schema.Literal("thinking_delta"), thinking: Schema.String }),
-  Schema.Struct({ type: Schema.Literal("signature_delta"), signature: Schema.String }),
-  Schema.Struct({ type: Schema.String.check(Schema.makeFilter((type) => !knownDeltas.includes(type))) })
+  Schema.Struct({ type: Schema.Literal("signature_delta"), signature: Schema.String })
 ])
+/** Delta types this kernel does not model: skipped. */
+export const OtherDelta = Schema.Struct({
+  type: Schema.String.check(Schema.makeFilter((type) => !knownDeltas.includes(type)))
+})
 export const ContentBlockDelta = Schema.Struct({
   type: Schema.Literal("content_block_delta"),
   index: Schema.Number,
   delta: Delta
+})
+// Its own member, so that every delta a stream is made of is told apart by its literal `type`.
+export const OtherContentBlockDelta = Schema.Struct({
+  type: Schema.Literal("content_block_delta"),
+  index: Schema.Number,
+  delta: OtherDelta
 })
 export const ContentBlockStop = Schema.Struct({ type: Schema.Literal("content_block_stop"), index: Schema.Number })
 export const MessageDelta = Schema.Struct({
@@ -96,6 +105,7 @@ export const StreamEvent = Schema.Union([
   MessageStart,
   ContentBlockStart,
   ContentBlockDelta,
+  OtherContentBlockDelta,
   ContentBlockStop,
   MessageDelta,
   MessageStop,
@@ -120,10 +130,10 @@ export const EventType = Schema.Struct({ type: Schema.String })
 // ---------------------------------------------------------------------------
 // Decoding: pure, over the schemas above.
 
-const decodeErrorBody = Schema.decodeUnknownOption(ErrorBody)
-const decodeMessage = Schema.decodeUnknownResult(Message)
-const decodeEvent = Schema.decodeUnknownResult(StreamEvent)
-const decodeEventType = Schema.decodeUnknownOption(EventType)
+const decodeErrorBody = Schema.decodeUnknownOption(Decode.compiled(ErrorBody))
+const decodeMessage = Schema.decodeUnknownResult(Decode.compiled(Message))
+const decodeEvent = Schema.decodeUnknownResult(Decode.compiled(StreamEvent))
+const decodeEventType = Schema.decodeUnknownOption(Decode.compiled(EventType))
 
 /** The facts of an error object (`{type: "error", error: {type, message}}`). */
 export const errorFacts = (body: unknown): Option.Option<Decode.ErrorFacts> =>
@@ -297,7 +307,7 @@ const started = (index: number, block: Block): readonly [BlockKind, ReadonlyArra
 const deltaPart = (
   index: number,
   kind: BlockKind,
-  delta: typeof Delta.Type
+  delta: typeof Delta.Type | typeof OtherDelta.Type
 ): ReadonlyArray<ResponsePart.ResponsePart> => {
   if ("text" in delta && kind === "text" && delta.text.length > 0)
     return [{ type: "text_delta", index, text: delta.text }]

@@ -21,6 +21,7 @@ import type * as HttpClientError from "effect/http/HttpClientError"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
 import * as Stream from "effect/Stream"
 import type * as Classification from "../Classification.js"
 import * as Http from "./http.js"
@@ -91,6 +92,16 @@ export interface Head {
   readonly headers: Readonly<Record<string, string>>
 }
 
+/**
+ * A wire schema whose decoder Effect compiles once, on its first use, to
+ * plain JavaScript (the interpreter where code generation is not allowed):
+ * a stream decodes every one of its events with it.
+ */
+export const compiled = <S extends Schema.Top>(schema: S): S => {
+  SchemaJITCompiler.enable(schema.ast)
+  return schema
+}
+
 /** An error event that is not the provider's error object: the fields at the top level. */
 const FlatError = Schema.Struct({
   type: Schema.String,
@@ -98,7 +109,7 @@ const FlatError = Schema.Struct({
   code: Schema.optional(Schema.Union([Schema.String, Schema.Number]))
 })
 
-const decodeFlatError = Schema.decodeUnknownOption(FlatError)
+const decodeFlatError = Schema.decodeUnknownOption(compiled(FlatError))
 
 const keptAlive = <S>(state: S): Result.Result<Stepped<S>, Failure> => Result.succeed({ state, parts: [], done: false })
 

@@ -9,7 +9,7 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import type * as Decode from "./decode.js"
+import * as Decode from "./decode.js"
 
 const OptionalString = Schema.optional(Schema.NullOr(Schema.String))
 
@@ -86,9 +86,9 @@ export const ErrorBody = Schema.Struct({
 // ---------------------------------------------------------------------------
 // Decoding: pure, over the schemas above.
 
-const decodeErrorBody = Schema.decodeUnknownOption(ErrorBody)
-const decodeCompletion = Schema.decodeUnknownResult(Completion)
-const decodeChunk = Schema.decodeUnknownResult(Chunk)
+const decodeErrorBody = Schema.decodeUnknownOption(Decode.compiled(ErrorBody))
+const decodeCompletion = Schema.decodeUnknownResult(Decode.compiled(Completion))
+const decodeChunk = Schema.decodeUnknownResult(Decode.compiled(Chunk))
 
 /** The facts of an error object (`{error: {message, type, code, innererror?: {code}}}`). */
 export const errorFacts = (body: unknown): Option.Option<Decode.ErrorFacts> =>
