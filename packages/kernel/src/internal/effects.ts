@@ -189,21 +189,30 @@ const attemptCall = (
   if (observe === undefined) return Effect.suspend(() => ModelProvider.generate(provider, request))
   const generate = provider.generate
   if (generate !== undefined) return Effect.suspend(() => generate(request))
-  // The response so far, for a stream that fails: a content filter's error keeps its text.
+  // The response so far; for a stream that fails, what it reached: a content filter's error keeps its text.
   let reached = ResponsePart.empty
+  // The parts of one read, each added and observed in turn before the next read.
+  const observeEach = (parts: ReadonlyArray<ResponsePart.ResponsePart>): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      let i = 0
+      return Effect.whileLoop({
+        while: () => i < parts.length,
+        body: () => {
+          reached = ResponsePart.add(reached, parts[i]!)
+          return observe(parts[i]!, reached)
+        },
+        step: () => {
+          i++
+        }
+      })
+    })
   return Stream.suspend(() => provider.stream(request)).pipe(
-    Stream.runFoldEffect(
-      () => ResponsePart.empty,
-      (state, part) => {
-        reached = ResponsePart.add(state, part)
-        return Effect.as(held === undefined ? observe(part, reached) : held.holding(observe(part, reached)), reached)
-      }
-    ),
+    Stream.runForEachArray((parts) => (held === undefined ? observeEach(parts) : held.holding(observeEach(parts)))),
     Effect.mapError((error) => ModelProvider.keepPartialText(error, reached)),
-    Effect.flatMap((state) =>
-      ResponsePart.isFinished(state)
-        ? Effect.succeed(ResponsePart.toResponse(state, request.model))
-        : Effect.fail(ModelProvider.unfinished(provider.name, request.model, ResponsePart.usage(state)))
+    Effect.flatMap(() =>
+      ResponsePart.isFinished(reached)
+        ? Effect.succeed(ResponsePart.toResponse(reached, request.model))
+        : Effect.fail(ModelProvider.unfinished(provider.name, request.model, ResponsePart.usage(reached)))
     )
   )
 }
