@@ -3,11 +3,13 @@
  * effect/workflow, whose body is the kernel's own turn loop with its effects
  * seam journaled (see `Session.Options.effects`).
  *
- * - Each model attempt and each tool call is an activity: its result is
- *   journaled, and a replay answers it from the journal.
+ * - Each model attempt and each tool call is a journaled step: its result is
+ *   journaled (by the light engine, and by the cluster engine with
+ *   `Engine.clusterSteps`, in the store's own table; as an `Activity` on the
+ *   memory engine), and a replay answers it from the journal.
  * - A retry's wait is a durable clock: its deadline is journaled as a
  *   wall-clock time, so a restart finishes the same wait.
- * - The session's state at the start of the run is read inside an activity,
+ * - The session's state at the start of the run is read in a journaled step,
  *   so a replay starts from the same budget, history and figures.
  *
  * The execution id is derived from the session id, the session's life (a
@@ -50,6 +52,7 @@ import * as Workflow from "effect/workflow/Workflow"
 import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import * as EventLog from "./internal/eventLog.js"
 import * as Journal from "./internal/journal.js"
+import * as LiveSessions from "./internal/liveSessions.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Steps from "./internal/steps.js"
 import * as Store from "./internal/store.js"
@@ -494,10 +497,13 @@ export const body = (
     // store agree. Events of a run over for the store already are not logged.
     const recordStop = Effect.gen(function* () {
       const state = session === undefined ? null : yield* session.state
+      const left = session === undefined ? null : (yield* session.retryBudget).remaining
       yield* Effect.catch(
         storeSql.withTransaction(
           Effect.flatMap(Clock.currentTimeMillis, (at) =>
-            Effect.flatMap(Store.interrupted(payload, state, at), (recorded) => (recorded ? log.flush : Effect.void))
+            Effect.flatMap(Store.interrupted(payload, state, at, left), (recorded) =>
+              recorded ? log.flush : Effect.void
+            )
           )
         ),
         SqlEngineInternal.fail("record the stop", executionId, "stop-not-recorded")
@@ -640,6 +646,14 @@ export const body = (
           effects: own === undefined ? journaled : (live) => journaled(own(live))
         }).pipe(Effect.provideService(EventBus.EventBus, bus), Effect.provideService(Toolbox.Toolbox, ownToolbox))
         session = made
+        // This process's readers see the session's history as the run has it (see `DurableSessions.history`).
+        const live = yield* LiveSessions.LiveSessions
+        live.set(payload.session_id, made.state)
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            if (live.get(payload.session_id) === made.state) live.delete(payload.session_id)
+          })
+        )
         const outcome = yield* made
           .run(payload.input)
           .pipe(
@@ -649,6 +663,7 @@ export const body = (
           )
         if (loopFailure !== undefined) return yield* Effect.die(loopFailure)
         const state = yield* made.state
+        const left = (yield* made.retryBudget).remaining
         // The run's end and the events that tell it (its run_ended) in one transaction: the log and the store agree.
         yield* step(
           "end",
@@ -657,7 +672,7 @@ export const body = (
             .withTransaction(
               Effect.andThen(
                 log.flush,
-                Effect.flatMap(Clock.currentTimeMillis, (at) => Store.finish(payload, state, outcome.status, at))
+                Effect.flatMap(Clock.currentTimeMillis, (at) => Store.finish(payload, state, outcome.status, at, left))
               )
             )
             .pipe(Effect.catch(SqlEngineInternal.fail("end", executionId)), Effect.provideContext(context))

@@ -58,6 +58,8 @@ import * as EventLog from "./EventLog.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Store from "./internal/store.js"
 import { sqlReason } from "./internal/storeFile.js"
+import * as EventLogInternal from "./internal/eventLog.js"
+import * as LiveSessions from "./internal/liveSessions.js"
 import * as Subscriptions from "./internal/subscriptions.js"
 import type * as SqlEngine from "./SqlEngine.js"
 
@@ -73,11 +75,100 @@ export interface Summary {
   readonly status: string
   /** Runs started. */
   readonly runs: number
-  /** The session retry budget used, over all its runs. */
+  /**
+   * The session retry budget used, over all its runs: an unfinished run's retries included as they
+   * happen (a run whose process was killed after a retry counts it).
+   */
   readonly retries_used: number
   /** Messages in the history after the last run that ended. */
   readonly messages: number
   readonly updated_at: number
+  /** Whether the session has an unfinished run (its status is `running`). */
+  readonly unfinished: boolean
+  /**
+   * Whether a live process holds the unfinished run now: it runs it, or will resume it (the store's
+   * owner: this process, for the service's own list). `false` when there is no unfinished run.
+   */
+  readonly live: boolean
+  /** An unfinished run no live process holds (a crash or a kill left it): `resume` finishes it. */
+  readonly resumable: boolean
+  /** How the last run that ended ended; `null` while a run is unfinished, and before any ended. */
+  readonly run_status: string | null
+  /** The session budget's retries left when its last run ended; `null` when the store cannot tell. */
+  readonly retries_left: number | null
+  /** The sequence number of the session's last logged event (see `EventLog`); 0 for none. */
+  readonly last_seq: number
+  /** The time of the session's last logged event or store write, in epoch milliseconds. */
+  readonly last_activity: number
+}
+
+/**
+ * Where a session is, as `page` filters sessions: `running` (an unfinished
+ * run a live process holds), `resumable` (one none holds), `completed`,
+ * `interrupted`, `failed` (its last run ended with another status), `new`
+ * (no run has ended yet, or it was imported).
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export type Activity = Store.Activity
+
+/**
+ * A page of sessions to read: newest update first (then by id).
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export interface PageQuery {
+  /** Keeps the sessions whose id contains this text, ignoring case. */
+  readonly search?: string | undefined
+  /** Keeps the sessions in this state. */
+  readonly activity?: Activity | undefined
+  /** How many matching sessions to skip. Default 0. */
+  readonly offset?: number | undefined
+  /** How many to return at most. Default 50. */
+  readonly limit?: number | undefined
+}
+
+/**
+ * A page of sessions, with how many match in all.
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export interface Page {
+  readonly total: number
+  readonly sessions: ReadonlyArray<Summary>
+}
+
+/**
+ * A session's unfinished run, as its journal and log tell it.
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export interface Unfinished {
+  /** The run's number in the session, from 1. */
+  readonly run: number
+  /** The kernel's run id (`<session>/run-<n>`). */
+  readonly run_id: string
+  /** The text of the run's input. */
+  readonly input: string
+  /** When the run began (epoch milliseconds). */
+  readonly began_at: number
+  /** The turn it is in, as its log says (0 before its first). */
+  readonly turn: number
+  /** Model attempts and tool calls completed and journaled (on the light engine and the cluster engine with `Engine.clusterSteps`). */
+  readonly model_calls: number
+  readonly tool_calls: number
+  /** The session retry budget used, this run's retries included. */
+  readonly retries_used: number
+  /** The deadline of the retry wait the run is in (epoch milliseconds); `null` when it is in none. */
+  readonly waiting_until: number | null
+  /** The run's last logged event; `null` for none. */
+  readonly last_event: EventLog.LoggedEvent | null
+  /** Whether a live process holds the run now (see `Summary.live`). */
+  readonly live: boolean
 }
 
 /**
@@ -231,6 +322,21 @@ export interface Service {
   ) => Stream.Stream<EventLog.LoggedEvent, Store.StoreError>
   /** The session's runs as its log tells them (see `EventLog.runs`). */
   readonly runs: (id: string) => Effect.Effect<ReadonlyArray<EventLog.RunSummary>, Store.StoreError>
+  /** A page of the store's sessions (see `DurableSessions.page`); this process holds their unfinished runs. */
+  readonly page: (query?: PageQuery) => Effect.Effect<Page, Store.StoreError>
+  /** The session's unfinished run (see `DurableSessions.unfinished`). */
+  readonly unfinished: (id: string) => Effect.Effect<Option.Option<Unfinished>, Store.StoreError>
+  /**
+   * Stops the session's unfinished run as its caller's Ctrl-C does (the run ends `interrupted`, its
+   * tool calls in flight answered), and returns once it has ended (5 s at most); a run this process
+   * does not run is asked to stop (`DurableSessions.requestStop`). Whether there was a run to stop.
+   */
+  readonly interrupt: (id: string) => Effect.Effect<boolean, SessionNotFound | Store.StoreError>
+  /**
+   * The session's history: as its run in this process has it now (after the run's last completed
+   * step), else as the store holds it (after its last run that ended). `SessionNotFound` for none.
+   */
+  readonly history: (id: string) => Effect.Effect<Content.History, SessionNotFound | Store.StoreError>
 }
 
 /**
@@ -252,13 +358,35 @@ const journalErrorOf = (cause: Cause.Cause<unknown>) =>
 /** The payload's life: none for a session made before lives existed. */
 const lifeOf = (life: string | null): { readonly life?: string } => (life === null ? {} : { life })
 
-const summaryOf = (row: Store.Row): Summary => ({
-  id: row.id,
-  status: row.status,
-  runs: row.run_index,
-  retries_used: row.retries_used,
-  messages: row.state?.history.length ?? 0,
-  updated_at: row.updated_at
+/** A session's summary from its listed row; `held`: whether a live process holds the store's unfinished runs. */
+const summaryOf =
+  (held: boolean) =>
+  (row: Store.Listed): Summary => {
+    const unfinished = row.pending !== null
+    return {
+      id: row.id,
+      status: row.status,
+      runs: row.run_index,
+      retries_used: row.retries_used,
+      messages: row.state?.history.length ?? 0,
+      updated_at: row.updated_at,
+      unfinished,
+      live: unfinished && held,
+      resumable: unfinished && !held,
+      run_status: unfinished || row.status === "new" || row.status === "imported" ? null : row.status,
+      retries_left: row.retries_left ?? null,
+      last_seq: row.last_seq ?? 0,
+      last_activity: Math.max(row.updated_at, row.last_at ?? 0)
+    }
+  }
+
+/** `query` with its defaults, and whether a live process holds the unfinished runs. */
+const pageOf = (query: PageQuery, held: boolean) => ({
+  search: query.search,
+  activity: query.activity,
+  offset: query.offset ?? 0,
+  limit: query.limit ?? 50,
+  live: held
 })
 
 /**
@@ -267,10 +395,80 @@ const summaryOf = (row: Store.Row): Summary => ({
  * @since 0.1.0
  * @category accessors
  */
-export const summaries: Effect.Effect<ReadonlyArray<Summary>, Store.StoreError, SqlClient.SqlClient> = Effect.map(
-  Store.list,
-  (rows) => rows.map(summaryOf)
+export const summaries: Effect.Effect<ReadonlyArray<Summary>, Store.StoreError, SqlClient.SqlClient> = Effect.gen(
+  function* () {
+    const held = yield* Store.heldElsewhere
+    return (yield* Store.list).map(summaryOf(held))
+  }
 )
+
+/**
+ * A page of the sessions of the store in context (see `PageQuery`), fast on
+ * a store of many (an index on the last update; the sessions' states are
+ * read for the page's rows only). Needs no engine.
+ *
+ * @since 0.5.0
+ * @category accessors
+ */
+export const page = (query: PageQuery = {}): Effect.Effect<Page, Store.StoreError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const held = yield* Store.heldElsewhere
+    const found = yield* Store.page(pageOf(query, held))
+    return { total: found.total, sessions: found.rows.map(summaryOf(held)) }
+  })
+
+/**
+ * The unfinished run of the session `id` as its journal and log tell it
+ * (which run, its input, the turn it is in, what it completed, a retry wait
+ * it is in); `None` when it has none. Needs no engine.
+ *
+ * @since 0.5.0
+ * @category accessors
+ */
+export const unfinished = (
+  id: string
+): Effect.Effect<Option.Option<Unfinished>, Store.StoreError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const row = yield* Store.get(id)
+    if (Option.isNone(row) || row.value.pending === null) return Option.none()
+    const { run_index: run, pending: input, updated_at: began_at, retries_used, life } = row.value
+    const payload = { session_id: id, ...lifeOf(life), run, input }
+    const progress = yield* Store.progress(id, yield* AgentRun.AgentRun.executionId(payload))
+    const turn = yield* EventLogInternal.latest(id, run, ["turn_started"])
+    const last = yield* EventLogInternal.latest(id, run)
+    return Option.some({
+      run,
+      run_id: `${id}/run-${run}`,
+      input: Content.textOf(input),
+      began_at,
+      turn: Option.match(turn, { onNone: () => 0, onSome: ({ event }) => ("turn" in event ? event.turn : 0) }),
+      model_calls: progress.modelCalls,
+      tool_calls: progress.toolCalls,
+      retries_used,
+      waiting_until: progress.waitingUntil,
+      last_event: Option.getOrNull(last),
+      live: yield* Store.heldElsewhere
+    })
+  })
+
+/**
+ * Asks the process that runs the session `id`'s unfinished run (the store's
+ * owner, another process included) to stop it as its caller's Ctrl-C does:
+ * it sees the request within a second (`DurableSessions.layer` watches for
+ * it), and the run ends `interrupted`, its tool calls in flight answered,
+ * its `run_ended` in the log. Whether there was an unfinished run to stop;
+ * `SessionNotFound` for no session. Needs no engine.
+ *
+ * @since 0.5.0
+ * @category accessors
+ */
+export const requestStop = (
+  id: string
+): Effect.Effect<boolean, SessionNotFound | Store.StoreError, SqlClient.SqlClient> =>
+  Effect.flatMap(
+    Effect.flatMap(Clock.currentTimeMillis, (at) => Store.requestStop(id, at)),
+    Option.match({ onNone: () => Effect.fail(new SessionNotFound({ session_id: id })), onSome: Effect.succeed })
+  )
 
 /**
  * The state of the session `id` in the store in context, after its last
@@ -308,6 +506,44 @@ export const pending = (
     )
   )
 
+/** How often the stops other processes ask for are looked for (`requestStop`), in the system's time. */
+const stopWatchInterval = 500
+
+/**
+ * Stops, for the life of the scope, the runs of this process that another
+ * process asked to stop (`requestStop`): looked for while this process runs
+ * any, every `stopWatchInterval` of the system's time (a process's request
+ * is no decision of a run), its failures left to the next look.
+ */
+const watchStopRequests = (
+  context: Context.Context<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies>
+) =>
+  Effect.forkScoped(
+    Effect.forever(
+      Effect.andThen(
+        Effect.sleep(stopWatchInterval).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue())),
+        Effect.ignore(
+          Effect.gen(function* () {
+            const bodies = yield* AgentRun.Bodies
+            if (bodies.size === 0) return
+            const asked = yield* Store.stopsRequested
+            yield* Effect.forEach(
+              asked,
+              (id) =>
+                Effect.gen(function* () {
+                  const payload = yield* pending(id)
+                  if (Option.isNone(payload)) return
+                  const executionId = yield* AgentRun.AgentRun.executionId(payload.value)
+                  if (bodies.has(executionId)) yield* AgentRun.stop(executionId)
+                }),
+              { concurrency: "unbounded", discard: true }
+            )
+          }).pipe(Effect.provideContext(context))
+        )
+      )
+    )
+  )
+
 /**
  * The service over the engine and store in context. Runs execute in the
  * `AgentRun` workflow registered by `layer`.
@@ -318,10 +554,11 @@ export const pending = (
 export const make: Effect.Effect<
   Service,
   never,
-  WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies | AgentRun.RunConfig
+  WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies | AgentRun.RunConfig | Scope.Scope
 > = Effect.gen(function* () {
   const config = yield* AgentRun.RunConfig
   const subscriptions = yield* Subscriptions.Subscriptions
+  const live = yield* LiveSessions.LiveSessions
   // The engine's services only: the caller's own (its Clock, its tracer) stay the caller's.
   const context = Context.pick(
     WorkflowEngine.WorkflowEngine,
@@ -331,6 +568,9 @@ export const make: Effect.Effect<
     Store.StoreCheck,
     Engine.Journal
   )(yield* Effect.context<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies>())
+  // This process owns the store and runs its unfinished runs: its own lists say so.
+  const ownerContext = Context.add(context, Store.Liveness, Option.some(Effect.succeed(true)))
+  yield* watchStopRequests(context)
   // An interrupted caller (Ctrl-C) ends the run: its body records the interrupted run first. A run whose body
   // suspended on a journal failure (on engines that would journal one as a result, see
   // `AgentRun.journalFailure`; never on the light engine) fails its caller with it, unfinished: that end of
@@ -435,7 +675,7 @@ export const make: Effect.Effect<
         return Effect.andThen(Effect.provideContext(wake, context), Effect.asSome(execute(payload)))
       }),
     state: (id) => Effect.provideContext(read(id), context),
-    list: Effect.provideContext(summaries, context),
+    list: Effect.provideContext(summaries, ownerContext),
     delete: remove,
     exportJson: (id) =>
       Effect.flatMap(found(id), (row) =>
@@ -475,7 +715,30 @@ export const make: Effect.Effect<
     subscribe: (id) => Subscriptions.subscribe(subscriptions, id),
     events: (id, query) => Effect.provideContext(EventLog.events(id, query), context),
     follow: (id, options) => Stream.provideContext(EventLog.follow(id, options), context),
-    runs: (id) => Effect.provideContext(EventLog.runs(id), context)
+    runs: (id) => Effect.provideContext(EventLog.runs(id), context),
+    page: (query) => Effect.provideContext(page(query), ownerContext),
+    unfinished: (id) => Effect.provideContext(unfinished(id), ownerContext),
+    interrupt: (id) =>
+      Effect.gen(function* () {
+        const payload = yield* Effect.provideContext(pending(id), context)
+        if (Option.isNone(payload)) {
+          // No unfinished run: SessionNotFound for no session.
+          yield* found(id)
+          return false
+        }
+        const executionId = yield* AgentRun.AgentRun.executionId(payload.value)
+        const bodies = yield* Effect.provideContext(AgentRun.Bodies, context)
+        if (!bodies.has(executionId)) return yield* Effect.provideContext(requestStop(id), context)
+        yield* Effect.provideContext(AgentRun.stop(executionId), context)
+        return true
+      }),
+    history: (id) =>
+      Effect.gen(function* () {
+        const running = live.get(id)
+        if (running !== undefined) return (yield* running).history
+        const row = yield* found(id)
+        return row.state?.history ?? []
+      })
   } satisfies Service
 })
 
@@ -499,5 +762,6 @@ export const layer = (
     Layer.provideMerge(AgentRun.layer),
     Layer.provide(Layer.succeed(AgentRun.RunConfig, config)),
     Layer.provide(Layer.sync(AgentRun.Bodies, () => new Map())),
-    Layer.provide(Layer.sync(Subscriptions.Subscriptions, () => Subscriptions.make(config.subscriberCapacity)))
+    Layer.provide(Layer.sync(Subscriptions.Subscriptions, () => Subscriptions.make(config.subscriberCapacity))),
+    Layer.provide(Layer.sync(LiveSessions.LiveSessions, () => new Map()))
   )

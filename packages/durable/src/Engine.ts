@@ -196,7 +196,7 @@ const mapError = <ROut, E, RIn, E2>(
 const sqliteClient = (
   filename: string,
   given: string,
-  options: { readonly readOnly?: boolean } = {}
+  options: { readonly wal?: boolean } = {}
 ): Layer.Layer<SqlClient.SqlClient, StoreError> =>
   mapError(Sqlite.layer({ filename, ...options }), StoreFile.failure(given, "open"))
 
@@ -326,6 +326,48 @@ const sqliteStore = (
  */
 export const layerSqliteStore = (filename: string): Layer.Layer<SqlClient.SqlClient, StoreError> =>
   sqliteStore(filename, { create: false })
+
+/**
+ * The embedded store `filename` for reading, beside the process that owns
+ * it, if one does: no lock is taken, no table is made, and nothing is
+ * written but a stop asked for (`DurableSessions.requestStop`); SQLite's
+ * write-ahead log lets a reader in beside the owner, whose commits it sees. A file that is not there is `StoreError` `missing`
+ * (nothing is created); a database that is not a session store is
+ * `StoreError` `foreign`; a store deleted or replaced under the reader fails
+ * its next wait (`EventLog.follow`) with `StoreError` `missing`. Whether a
+ * live process holds the store's unfinished runs is read by trying the
+ * owner's locks for an instant (`DurableSessions.Summary.live`): an owner
+ * starting meanwhile waits for it.
+ *
+ * @since 0.5.0
+ * @category layers
+ */
+export const layerSqliteReader = (filename: string): Layer.Layer<SqlClient.SqlClient, StoreError> =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const found = yield* StoreFile.locate(filename)
+      if (Option.isNone(found))
+        return yield* Store.makeStoreError("missing", `there is no session store at ${filename}`)
+      const located = found.value
+      const checked = Layer.effect(
+        SqlClient.SqlClient,
+        Effect.tap(SqlClient.SqlClient, () =>
+          Ownership.claim(filename, { mark: false, existing: true }).pipe(
+            Effect.catchTags({
+              SqlError: StoreFile.failure(filename, "read"),
+              SchemaError: (error) =>
+                Store.makeStoreError("unavailable", `cannot read the session store ${filename}: ${error.message}`)
+            })
+          )
+        )
+      )
+      return Layer.mergeAll(
+        checked.pipe(Layer.provide(sqliteClient(located.real, filename, { wal: false }))),
+        Layer.succeed(Store.StoreCheck, StoreFile.stillThere(located)),
+        Layer.succeed(Store.Liveness, Option.some(StoreFile.ownedElsewhere(filename)))
+      )
+    })
+  )
 
 /**
  * The embedded store: the file `filename` (SQLite, WAL), owned by this

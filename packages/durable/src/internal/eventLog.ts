@@ -33,6 +33,7 @@ import { type EventBus, KernelEvent } from "@agent-kernel/kernel"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import { performance } from "node:perf_hooks"
@@ -283,16 +284,26 @@ const make = (sql: SqlClient.SqlClient, of: RunOf, wake: () => void): Writer => 
     if (pending.length === 0) return
     const seq = yield* firstSeq
     const batch = pending.splice(0, pending.length)
-    yield* Effect.forEach(
+    const inserts = Effect.forEach(
       Array.from({ length: Math.ceil(batch.length / rowsPerStatement) }, (_, i) => i * rowsPerStatement),
       (start) => insert(batch.slice(start, start + rowsPerStatement), seq + start),
       { discard: true }
-    ).pipe(Effect.onError(() => Effect.sync(() => pending.unshift(...batch))))
+    )
+    // A retry of the run: the session's row counts it at once (a killed run's retries are not lost to a
+    // reader of the row), with the events that tell it.
+    const retries = retriesUsed(batch)
+    yield* (retries === undefined ? inserts : sql.withTransaction(Effect.andThen(inserts, countRetries(retries)))).pipe(
+      Effect.onError(() => Effect.sync(() => pending.unshift(...batch)))
+    )
     next = seq + batch.length
     lastWrite = performance.now()
     // This process's followers read the rows once they are committed (at once outside a transaction).
     yield* sql.afterCommit(written(of.session_id))
   }).pipe(Effect.uninterruptible, turn.withPermit)
+  const countRetries = (used: number) =>
+    sql`UPDATE agent_sessions SET retries_used = ${used}
+      WHERE id = ${of.session_id} AND run_index = ${of.run} AND retries_used < ${used}
+      AND ${of.life === undefined ? sql`life IS NULL` : sql`life = ${of.life}`}`
   const flush = Effect.suspend(() => (pending.length === 0 ? Effect.void : write))
   // The first delta of an attempt the crash cut off mid-stream: what it had streamed is discarded.
   const restarted = (event: KernelEvent.KernelEvent) => {
@@ -358,6 +369,16 @@ const make = (sql: SqlClient.SqlClient, of: RunOf, wake: () => void): Writer => 
     })
   }
 }
+
+/** The session budget's retries used as the last retry (or fallback) of `batch` says; none without one. */
+const retriesUsed = (batch: ReadonlyArray<Pending>): number | undefined =>
+  batch.reduce<number | undefined>(
+    (used, { event }) =>
+      event.type === "retry_scheduled" || event.type === "fallback"
+        ? Math.max(used ?? 0, event.session_retries_used)
+        : used,
+    undefined
+  )
 
 /** Counts a logged delta (or restart) in what the log holds of each model attempt's stream. */
 const noteStreamed = (streamed: Map<string, Streamed>, event: KernelEvent.KernelEvent) => {
@@ -545,3 +566,27 @@ export const runs = (
       ]
     })
   }).pipe(Effect.mapError(readError(`cannot read the runs of the session "${id}"`)))
+
+/**
+ * The last event of run `run` of the session `id`, of one of `types` if
+ * given; `None` for none.
+ *
+ * @internal
+ */
+export const latest = (
+  id: string,
+  run: number,
+  types?: ReadonlyArray<KernelEvent.EventType>
+): Effect.Effect<
+  Option.Option<{ readonly seq: number; readonly run: number; readonly event: KernelEvent.KernelEvent }>,
+  StoreError,
+  SqlClient.SqlClient
+> =>
+  Effect.gen(function* () {
+    const sql = yield* storeSql
+    const rows = yield* decodeLoggedRows(
+      yield* sql`SELECT seq, run, event FROM agent_events WHERE session_id = ${id} AND run = ${run}
+        ${types === undefined ? sql`` : sql`AND ${sql.in("type", types)}`} ORDER BY seq DESC LIMIT 1`
+    )
+    return Option.fromUndefinedOr(rows[0])
+  }).pipe(Effect.mapError(readError(`cannot read the events of the session "${id}"`)))

@@ -274,3 +274,28 @@ export const ownPostgres: Effect.Effect<SqlClient.SqlClient, StoreError, SqlClie
       SchemaError: (error) => storeError("unavailable", `cannot lock the session store: ${error.message}`)
     })
   )
+
+const Held = Schema.Array(Schema.Struct({ held: Schema.Boolean }))
+
+/**
+ * Whether a process holds the store's advisory lock on Postgres now (the
+ * store's owner), looked up in `pg_locks` without taking it.
+ *
+ * @internal
+ */
+export const heldOnPostgres: Effect.Effect<boolean, StoreError, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // A one-argument advisory lock on a bigint: its high 32 bits are classid, its low ones objid, objsubid 1.
+  const rows = yield* sql.unsafe(`SELECT EXISTS (SELECT 1 FROM pg_locks, (SELECT (${lockKey})::bigint AS k) key
+    WHERE locktype = 'advisory' AND granted AND objsubid = 1
+      AND objid = (key.k & 4294967295)::oid AND classid = ((key.k >> 32) & 4294967295)::oid) AS held`)
+  const [row] = yield* Schema.decodeUnknownEffect(Held)(rows)
+  return row?.held ?? false
+}).pipe(
+  Effect.catchTags({
+    SqlError: (error) =>
+      storeError(sqlReason(error), `cannot tell whether the session store is in use: ${error.message}`),
+    SchemaError: (error) =>
+      storeError("unavailable", `cannot tell whether the session store is in use: ${error.message}`)
+  })
+)

@@ -92,8 +92,13 @@ const misshapen = (
     }
   })
 
-/** Checks (and with `mark`, marks) a SQLite database as a store. */
-const sqlite = (sql: SqlClient.SqlClient, name: string, mark: boolean): Effect.Effect<void, StoreError | ReadError> =>
+/** Checks (and with `mark`, marks) a SQLite database as a store; with `existing`, one that has its tables. */
+const sqlite = (
+  sql: SqlClient.SqlClient,
+  name: string,
+  mark: boolean,
+  existing: boolean
+): Effect.Effect<void, StoreError | ReadError> =>
   Effect.gen(function* () {
     const id = yield* pragma(sql, "application_id")
     if (id === applicationId) {
@@ -113,6 +118,7 @@ const sqlite = (sql: SqlClient.SqlClient, name: string, mark: boolean): Effect.E
     if (others.length > 0)
       return yield* foreign(name, `it holds the table${others.length > 1 ? "s" : ""} ${others.slice(0, 5).join(", ")}`)
     yield* misshapen(sql, name, tables)
+    if (existing && !tables.includes("agent_sessions")) return yield* foreign(name, "it has no sessions table")
     if (mark) yield* sql.unsafe(`PRAGMA application_id = ${applicationId}`)
   })
 
@@ -127,19 +133,19 @@ const postgres = (sql: SqlClient.SqlClient, name: string): Effect.Effect<void, S
   })
 
 /**
- * Checks that the database in context is a session store (or empty), and
- * with `mark` marks it as one; `name` names it in the error. Fails with
+ * Checks that the database in context is a session store (or empty, unless
+ * `existing`), and with `mark` marks it as one; `name` names it in the error. Fails with
  * `StoreError` `foreign` for one that is not, touching nothing.
  *
  * @internal
  */
 export const claim = (
   name: string,
-  options: { readonly mark: boolean }
+  options: { readonly mark: boolean; readonly existing?: boolean }
 ): Effect.Effect<void, StoreError | ReadError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.onDialectOrElse({
-      sqlite: () => sqlite(sql, name, options.mark),
+      sqlite: () => sqlite(sql, name, options.mark, options.existing ?? false),
       pg: () => postgres(sql, name),
       orElse: () => Effect.void
     })

@@ -64,7 +64,10 @@ export interface Options {
    * before it fails (reason `LockTimeoutError`). Default 5 seconds.
    */
   readonly busyTimeout?: Duration.Input | undefined
-  /** WAL with `synchronous = NORMAL` (a commit survives the process's death, not a power loss). Default true. */
+  /**
+   * Set WAL with `synchronous = NORMAL` (a commit survives the process's death, not a power loss).
+   * Default true; false leaves the database's journal mode as it is.
+   */
   readonly wal?: boolean | undefined
 }
 
@@ -328,14 +331,18 @@ export const layer = (options: Options): Layer.Layer<SqlClient.SqlClient, SqlErr
 /**
  * Holds the file `filename` locked against every other connection for the
  * life of the scope (an exclusive transaction that is never ended), so that
- * a second holder fails at once with a `SqlError` of reason
- * `LockTimeoutError`. The OS releases the lock when the process dies,
- * SIGKILL included; the scope's end releases it at once.
+ * a second holder fails, once it has waited `wait` for it (default: not at
+ * all), with a `SqlError` of reason `LockTimeoutError`. The OS releases the
+ * lock when the process dies, SIGKILL included; the scope's end releases it
+ * at once.
  *
  * @internal
  */
-export const lockFile = (filename: string): Effect.Effect<void, SqlError.SqlError, Scope.Scope> =>
-  Effect.flatMap(open({ filename, busyTimeout: 0, wal: false }), (db) =>
+export const lockFile = (
+  filename: string,
+  wait: Duration.Input = 0
+): Effect.Effect<void, SqlError.SqlError, Scope.Scope> =>
+  Effect.flatMap(open({ filename, busyTimeout: wait, wal: false }), (db) =>
     Effect.acquireRelease(
       Effect.try({
         try: () => db.exec("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE"),

@@ -14,6 +14,7 @@
  *
  * @internal
  */
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -128,9 +129,15 @@ export const lockFiles = (located: Located): readonly [string, string] => [
 
 const inUse = (given: string) => storeError("locked", `the session store ${given} is in use by another process`)
 
-/** Takes the lock file `lock` of the store `given` for the life of the scope. */
-const lock = (given: string, lock: string): Effect.Effect<void, StoreError, Scope.Scope> =>
-  Effect.mapError(Sqlite.lockFile(lock), (error) =>
+/**
+ * How long an owner waits for a lock another holds: a reader's probe
+ * (`ownedElsewhere`) holds it for an instant, which must not refuse an owner.
+ */
+const ownerWait = "250 millis"
+
+/** Takes the lock file `lock` of the store `given` for the life of the scope, waiting `wait` for it at most. */
+const lock = (given: string, lock: string, wait: Duration.Input = 0): Effect.Effect<void, StoreError, Scope.Scope> =>
+  Effect.mapError(Sqlite.lockFile(lock, wait), (error) =>
     error.reason._tag === "LockTimeoutError"
       ? inUse(given)
       : directoryWritable(lock)
@@ -163,7 +170,7 @@ export const own = (
     }
     if (Option.isNone(found)) return yield* storeError("missing", `there is no session store at ${given}`)
     const located = found.value
-    for (const file of lockFiles(located)) yield* lock(given, file)
+    for (const file of lockFiles(located)) yield* lock(given, file, ownerWait)
     return located
   })
 

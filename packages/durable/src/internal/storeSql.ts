@@ -51,6 +51,19 @@ export const StoreCheck = Context.Reference<Effect.Effect<void, StoreError>>("@a
 })
 
 /**
+ * Whether a live process other than the reader holds the store's unfinished runs now (it runs them, or
+ * will resume them): the store's owner. The embedded store's reader (`Engine.layerSqliteReader`) tries
+ * the owner's locks, the service of an engine says itself; by default (none here) the store's own
+ * answer is taken: on Postgres, whether its advisory lock is held; elsewhere none (the reader owns it).
+ *
+ * @internal
+ */
+export const Liveness = Context.Reference<Option.Option<Effect.Effect<boolean, StoreError>>>(
+  "@agent-kernel/durable/Liveness",
+  { defaultValue: () => Option.none() }
+)
+
+/**
  * An integer column as the drivers read it: SQLite a number (a bigint under
  * `SqlClient.SafeIntegers`), Postgres a BIGINT as a string.
  *
