@@ -16,9 +16,10 @@
  *   `pollInterval`, so a notification lost with a connection costs latency,
  *   never events.
  *
- * After a runner dies, the runner that takes its shard replays the run from
- * the journal, and publishes its events again from `run_started`: a follower
- * then sees the run's first events twice (with the second runner's address).
+ * After a runner dies or hands its shards over, the runner that takes a
+ * shard resumes its runs from the journal: a replay publishes nothing again,
+ * so a follower sees a resumed run's events go on, with the second runner's
+ * address (see `appender` for how that runner knows the run's session).
  *
  * @since 0.1.0
  */

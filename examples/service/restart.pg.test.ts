@@ -52,7 +52,12 @@ describe("a rolling restart of the service's two runners under load", () => {
         Effect.gen(function* () {
           const url = yield* RunnerProcess.freshDatabase(postgresUrl(), `restart_${Date.now()}`)
           const provider = yield* FakeProvider.make(plan)
-          const start = RunnerProcess.start({ databaseUrl: url, providerUrl: provider.url })
+          // A drain long enough for any call of the plan, however loaded the machine: none is cut off.
+          const start = RunnerProcess.start({
+            databaseUrl: url,
+            providerUrl: provider.url,
+            flags: ["--drain-timeout", "120"]
+          })
           const first = yield* Effect.all([start, start], { concurrency: "unbounded" })
           yield* RunnerProcess.awaitShards(url, 2)
           // The runners a client may send to: a stopped runner leaves the list when it is sent SIGTERM.

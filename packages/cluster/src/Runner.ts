@@ -41,6 +41,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlError from "effect/sql/SqlError"
@@ -188,11 +189,9 @@ export const checkDatabase: Effect.Effect<void, RunnerError, SqlClient.SqlClient
 )
 
 /** What made the runner's start fail, in one line: a typed error's message, or the defect's. */
-const startFailure = (cause: Cause.Cause<{ readonly message: string }>): string => {
+const startFailure = (cause: Cause.Cause<unknown>): string => {
   const squashed = Cause.squash(cause)
-  return squashed instanceof Error || (typeof squashed === "object" && squashed !== null && "message" in squashed)
-    ? String((squashed as { readonly message: unknown }).message)
-    : String(squashed)
+  return Predicate.hasProperty(squashed, "message") ? String(squashed.message) : String(squashed)
 }
 
 /**

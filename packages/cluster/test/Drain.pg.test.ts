@@ -65,7 +65,13 @@ describe("a runner stopped with SIGTERM mid-run", () => {
           // The stopped runner (the second) submits no session: the other waits on every one of them.
           const [survivor, stopped] = yield* Runners.startRunners(
             store,
-            { PROVIDER_URL: server.url, COUNTER_DELAY_MS: "1500", SETTINGS: JSON.stringify({ jitter: "none" }) },
+            {
+              PROVIDER_URL: server.url,
+              COUNTER_DELAY_MS: "1500",
+              SETTINGS: JSON.stringify({ jitter: "none" }),
+              // A drain long enough for any call, however loaded the machine: none is cut off.
+              DRAIN_TIMEOUT_SECONDS: "120"
+            },
             [
               { COUNTER_FILE: files[0]!, SESSIONS: ids.join(",") },
               { COUNTER_FILE: files[1]!, SESSIONS: "" }

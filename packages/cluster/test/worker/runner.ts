@@ -29,6 +29,7 @@
  *   pausing `COUNTER_DELAY_MS`: `count` (a write) and `recount`, declared
  *   idempotent.
  * - `SETTINGS`: the session settings as JSON.
+ * - `DRAIN_TIMEOUT_SECONDS`: the runner's `drainTimeout` (default 20).
  *
  * SIGTERM stops it as an orchestrator would: its layers close, and the
  * runner drains (`Runner.drain`) before it exits.
@@ -173,7 +174,13 @@ const program = Effect.gen(function* () {
     Layer.provide(tools()),
     Layer.provide(retries),
     Layer.provide(quota()),
-    Layer.provideMerge(Runner.layer({ host: "127.0.0.1", port: Number(env("PORT")) })),
+    Layer.provideMerge(
+      Runner.layer({
+        host: "127.0.0.1",
+        port: Number(env("PORT")),
+        drainTimeout: Duration.seconds(Number(optional("DRAIN_TIMEOUT_SECONDS") ?? "20"))
+      })
+    ),
     Layer.provide(model),
     Layer.provide(
       Releases.recording(releases).pipe(Layer.provide(StateStore.layerPostgres({ table: optional("STATE_TABLE") })))
