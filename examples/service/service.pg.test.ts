@@ -9,30 +9,15 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
-import { inject } from "vitest"
+import { postgresUrl } from "../../packages/cluster/test/postgres.js"
 import * as Api from "./Api.js"
+import * as ApiClient from "./ApiClient.js"
 import * as RunnerProcess from "./RunnerProcess.js"
 
-/** The URL of the run's throwaway database; a test without it FAILS, it never skips. */
-const postgresUrl = (): string => {
-  const postgres = inject("postgres")
-  if ("error" in postgres) throw new Error(postgres.error)
-  return postgres.url
-}
-
-const decodeLine = Schema.decodeUnknownEffect(Schema.fromJsonString(Api.Line))
 const decodeError = Schema.decodeUnknownEffect(Schema.fromJsonString(Api.ErrorBody))
 
 /** POSTs a prompt over real HTTP and reads the whole answer. */
-const post = (base: string, id: string, body: string) =>
-  Effect.promise(async () => {
-    const response = await fetch(`${base}/sessions/${id}/prompt`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body
-    })
-    return { status: response.status, type: response.headers.get("content-type"), text: await response.text() }
-  })
+const post = (base: string, id: string, body: string) => Effect.orDie(ApiClient.post(base, id, body))
 
 const answer = "The service answers."
 
@@ -85,7 +70,7 @@ describe("the example service on two runner processes", () => {
             const id = ids[i]
             assert.strictEqual(response.status, 200, response.text)
             assert.strictEqual(response.type, "application/x-ndjson")
-            const lines = yield* Effect.forEach(response.text.trimEnd().split("\n"), (line) => decodeLine(line))
+            const lines = yield* ApiClient.lines(response.text)
             const events = lines.flatMap((line) => ("event" in line ? [line.event] : []))
             assert.strictEqual(events.length, lines.length, `no error line for ${id}`)
             assertInOrder(`${id}`, lines)
@@ -116,7 +101,7 @@ describe("the example service on two runner processes", () => {
           }
           // A session's next prompt is its next run, on the history of the first.
           const second = yield* post(a.http, "session-1", JSON.stringify({ prompt: "and again" }))
-          const secondLines = yield* Effect.forEach(second.text.trimEnd().split("\n"), (line) => decodeLine(line))
+          const secondLines = yield* ApiClient.lines(second.text)
           assertInOrder("session-1", secondLines)
           const runIds = secondLines.flatMap((line) =>
             "event" in line && (line.event.type === "run_started" || line.event.type === "run_ended")
