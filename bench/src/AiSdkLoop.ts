@@ -16,34 +16,41 @@ import { generateText, isStepCount, jsonSchema, tool } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import * as Script from "./Script.js"
 
-type GenerateResult = Awaited<ReturnType<MockLanguageModelV4["doGenerate"]>>
-
-const usage: GenerateResult["usage"] = {
+const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: 1, text: 1, reasoning: undefined }
 }
 
-const response = (call: number, steps: number): GenerateResult =>
-  Script.wantsTool(call, steps)
-    ? {
-        content: [
-          {
-            type: "tool-call",
-            toolCallId: Script.callId(call),
-            toolName: Script.toolName,
-            input: JSON.stringify(Script.input(call))
-          }
-        ],
-        finishReason: { unified: "tool-calls", raw: "tool_use" },
-        usage,
-        warnings: []
-      }
-    : {
-        content: [{ type: "text", text: Script.finalText }],
-        finishReason: { unified: "stop", raw: "end_turn" },
-        usage,
-        warnings: []
-      }
+const toolCall = (call: number) => ({
+  content: [
+    {
+      type: "tool-call" as const,
+      toolCallId: Script.callId(call),
+      toolName: Script.toolName,
+      input: JSON.stringify(Script.input(call))
+    }
+  ],
+  finishReason: { unified: "tool-calls" as const, raw: "tool_use" },
+  usage,
+  warnings: []
+})
+
+const finalAnswer = () => ({
+  content: [{ type: "text" as const, text: Script.finalText }],
+  finishReason: { unified: "stop" as const, raw: "end_turn" },
+  usage,
+  warnings: []
+})
+
+/**
+ * The scripted model's answer to its `call`th call, in the shape that both
+ * the SDK 7 model interface (version 4) and the SDK 6 one (version 3) take.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const response = (call: number, steps: number): ReturnType<typeof toolCall> | ReturnType<typeof finalAnswer> =>
+  Script.wantsTool(call, steps) ? toolCall(call) : finalAnswer()
 
 const inputSchema = jsonSchema<Script.Input>(Script.inputJsonSchema)
 

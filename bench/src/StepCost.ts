@@ -14,6 +14,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as AiSdk6Loop from "./AiSdk6Loop.js"
 import * as AiSdkLoop from "./AiSdkLoop.js"
 import * as Effect3Kernel from "./Effect3Kernel.js"
 import * as EffectFloor from "./EffectFloor.js"
@@ -104,6 +105,11 @@ const aiSdk: Loop = {
   name: `Vercel AI SDK ${Package.version("ai")}`,
   role: "comparison",
   run: (steps) => AiSdkLoop.run(steps)
+}
+const aiSdk6: Loop = {
+  name: `Vercel AI SDK ${Package.version("ai-v6")}`,
+  role: "comparison",
+  run: (steps) => AiSdk6Loop.run(steps)
 }
 const effectAi: Loop = {
   name: `effect/ai ${Package.version("effect")}`,
@@ -257,6 +263,8 @@ const goals = (short: Scenario, long: Scenario, observedEffect3: Loop): Readonly
     issue22(`${label} KB/step ÷ Effect 3 kernel's, ${longName} steps`, "at most", 1, againstEffect3(long, "kilobytes")),
     issue22(`AI SDK 7 CPU ÷ agent-kernel's, ${shortName} steps`, "at least", 5, faster(short, aiSdk)),
     issue22(`AI SDK 7 CPU ÷ agent-kernel's, ${longName} steps`, "at least", 50, faster(long, aiSdk)),
+    issue22(`AI SDK 6 CPU ÷ agent-kernel's, ${shortName} steps`, "at least", 5, faster(short, aiSdk6)),
+    issue22(`AI SDK 6 CPU ÷ agent-kernel's, ${longName} steps`, "at least", 50, faster(long, aiSdk6)),
     issue22(`effect/ai CPU ÷ agent-kernel's, ${shortName} steps`, "more than", 1, faster(short, effectAi)),
     issue22(`effect/ai CPU ÷ agent-kernel's, ${longName} steps`, "more than", 1, faster(long, effectAi)),
     Goal.judge(Goal.make(`${label} µs/step, ${shortName} steps`, "at most", 30, "µs", "issue 9"), kernelShort?.micros),
@@ -285,7 +293,7 @@ const goals = (short: Scenario, long: Scenario, observedEffect3: Loop): Readonly
  */
 export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
   const [quietEffect3, observedEffect3] = effect3Loops(await Effect3Kernel.load())
-  const loops = [plain, quiet, observed, quietEffect3, observedEffect3, aiSdk, effectAi, ...floors]
+  const loops = [plain, quiet, observed, quietEffect3, observedEffect3, aiSdk, aiSdk6, effectAi, ...floors]
   for (let warm = 0; warm < plan.warmupRuns; warm++) for (const loop of loops) await loop.run(shortSteps)
 
   const short = await measureScenario(
@@ -309,9 +317,6 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
       `${plan.longComparisonSamples === 0 ? "; the comparisons are skipped with --quick" : ""})`,
     loops,
     long
-  )
-  console.log(
-    `(The AI SDK measured is ${Package.version("ai")}, the one the workspace holds: AI SDK 6 is no longer in the lockfile.)`
   )
 
   console.log(`\nFlat in history: the ${longSteps.toLocaleString("en-US")}-step figure ÷ the ${shortSteps}-step figure`)
