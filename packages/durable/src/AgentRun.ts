@@ -213,6 +213,49 @@ export interface Body {
 export class Bodies extends Context.Service<Bodies, Map<string, Body>>()("@agent-kernel/durable/Bodies") {}
 
 /**
+ * What every step of a run passes through in this process: `step` is the
+ * whole step (the start, a model attempt, a tool call, a retry's wake-up,
+ * the end), from its journal's read to its journaled result, on every engine
+ * (a step the engine journals itself, as the light engine and the cluster
+ * engine with `Engine.clusterSteps` do, and an `Activity`, as on the memory
+ * engine). A replayed step passes it too. The gate may wait before it lets a
+ * step start, or refuse it for good (never run it): a runner's drain waits for
+ * the steps in flight and starts no more (`Runner.layer` of
+ * `@agent-kernel/cluster` provides its own).
+ *
+ * @example
+ * ```ts
+ * import { AgentRun } from "@agent-kernel/durable"
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ *
+ * // Counts the steps this process starts (provide it where `AgentRun.layer` is built).
+ * let steps = 0
+ * export const counted = Layer.succeed(AgentRun.StepGate, (step) =>
+ *   Effect.andThen(
+ *     Effect.sync(() => steps++),
+ *     step
+ *   )
+ * )
+ * ```
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export type StepGate = <A, E, R>(step: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+
+/**
+ * The `StepGate` of the runs this process executes, read when a run's body
+ * starts. Default: none (every step runs at once).
+ *
+ * @since 0.5.0
+ * @category tags
+ */
+export const StepGate: Context.Reference<StepGate> = Context.Reference<StepGate>("@agent-kernel/durable/StepGate", {
+  defaultValue: () => (step) => step
+})
+
+/**
  * Stops the run `executionId` as its caller's interruption (Ctrl-C) asks,
  * and waits (at most `timeout`) for its body to end, its state recorded:
  * - a body running in this process is interrupted;
@@ -521,6 +564,8 @@ export const body = (
       end: Effect.Effect<never, never, R2>
     ): Effect.Effect<A, E, R | R2> =>
       Effect.suspend((): Effect.Effect<A, E, R | R2> => (running.stopped ? end : execute))
+    // Every step passes the process's gate (a runner's drain), whichever engine journals it.
+    const gate = yield* StepGate
     // On the light engine a step executes in the body's fiber (or one of its children, a tool call among
     // several): the body's fiber is interrupted, as by its caller's stop.
     const stepsOf = Option.map(
@@ -528,15 +573,17 @@ export const body = (
       (steps): Steps.Service => ({
         journalsFailures: steps.journalsFailures,
         run: (executionId, name, codec, execute) =>
-          steps.run(
-            executionId,
-            name,
-            codec,
-            unlessStopped(
-              execute,
-              Effect.andThen(
-                Effect.sync(() => fiber.interruptUnsafe()),
-                Effect.never
+          gate(
+            steps.run(
+              executionId,
+              name,
+              codec,
+              unlessStopped(
+                execute,
+                Effect.andThen(
+                  Effect.sync(() => fiber.interruptUnsafe()),
+                  Effect.never
+                )
               )
             )
           )
@@ -555,10 +602,13 @@ export const body = (
             refused = true
             return Workflow.suspend(suspended)
           })
+          // The gate around the call, not the activity's execution, which the cluster engine runs uninterruptibly.
           return Effect.flatMap(
-            engine.activityExecute(
-              { ...activity, executeEncoded: unlessStopped(suspendOnFailure(activity.executeEncoded), refuse) },
-              attempt
+            gate(
+              engine.activityExecute(
+                { ...activity, executeEncoded: unlessStopped(suspendOnFailure(activity.executeEncoded), refuse) },
+                attempt
+              )
             ),
             (result) => (refused ? Effect.interrupt : Effect.succeed(result))
           )
