@@ -293,3 +293,46 @@ describe("a call that outlives its timeout", () => {
     })
   )
 })
+
+describe("the attempt timeout leaves out the time observers held the call up", () => {
+  // One delta at 50 ms, then nothing; an observer holds the stream up over the delta. Budget 100 ms.
+  for (const { holdMs, timesOut, when } of [
+    { holdMs: 45, timesOut: 145, when: "ended before the bound" },
+    { holdMs: 55, timesOut: 155, when: "in progress at the bound" },
+    { holdMs: 105, timesOut: 205, when: "in progress past the bound's first rest" }
+  ])
+    it.effect(`a hold ${when}: the call times out exactly at 100 ms of its own time (at ${timesOut} ms)`, () =>
+      Effect.gen(function* () {
+        const ended: Array<number> = []
+        const provider = ModelProvider.make("p", () =>
+          Stream.concat(
+            Stream.fromEffect(
+              Effect.as(Effect.sleep(50), { type: "text_delta", index: 0, text: "Hi" } as ResponsePart.ResponsePart)
+            ),
+            Stream.never
+          )
+        )
+        const bus = EventBus.of([
+          {
+            onEvent: (event) =>
+              event.type === "text_delta"
+                ? Effect.sleep(holdMs)
+                : event.type === "run_ended"
+                  ? Effect.sync(() => ended.push(event.at))
+                  : Effect.void
+          }
+        ])
+        const session = yield* Session.make({ model: "m", settings: { ...settingsWith(100), max_retries: 0 } }).pipe(
+          Effect.provideService(ModelProvider.ModelProvider, provider),
+          Effect.provideService(EventBus.EventBus, bus)
+        )
+        const run = yield* Effect.forkChild(session.run("go"))
+        yield* TestClock.adjust(timesOut - 1)
+        expect(ended).toEqual([])
+        yield* TestClock.adjust(1)
+        expect(ended).toEqual([timesOut])
+        const outcome = yield* Fiber.join(run)
+        expect(outcome.error?.category).toBe("timeout")
+      })
+    )
+})

@@ -188,6 +188,14 @@ describe("back-pressure on the session's event stream", () => {
 
 const provider = ModelProvider.make("streaming", () => Stream.fromIterable(parts))
 
+/** The answer's first ten deltas, then a stall (the attempt times out); the whole answer when called again. */
+const stallsOnce = (): ModelProvider.Service => {
+  let calls = 0
+  return ModelProvider.make("stalls-once", () =>
+    calls++ === 0 ? Stream.concat(Stream.fromIterable(parts.slice(0, 10)), Stream.never) : Stream.fromIterable(parts)
+  )
+}
+
 /** Three echo calls in one response, then an answer. */
 const threeCalls = [
   ScriptedModel.toolCalls({ id: "a", name: "echo" }, { id: "b", name: "echo" }, { id: "c", name: "echo" }),
@@ -368,31 +376,35 @@ describe("back-pressure: no event lost, no time misread", () => {
           model: "model-a",
           settings: { ...Settings.defaults, model_attempt_timeout_ms: 1_000 },
           subscriberCapacity: Session.SubscriberCapacity.make(2)
-        }).pipe(Effect.provideService(ModelProvider.ModelProvider, provider))
-        const { outcome, shown } = yield* Effect.scoped(
-          Effect.gen(function* () {
-            const events = yield* session.subscribe
-            let read = 0
-            // Slow for its first 20 events (past the attempt timeout), then fast.
-            const screen = yield* Effect.forkChild(
-              untilEnded(events).pipe(
-                Stream.tap(() => (read++ < 20 ? Effect.sleep("100 millis") : Effect.void)),
-                Stream.runFold(
-                  () => "",
-                  (shown: string, event) =>
-                    event.type === "text_delta"
-                      ? shown + event.text
-                      : event.type === "stream_restarted"
-                        ? shown.slice(0, shown.length - event.discarded_text_chars)
-                        : shown
+        }).pipe(Effect.provideService(ModelProvider.ModelProvider, stallsOnce()))
+        // The screen reads on the run's clock: its sleeps are wake-ups the driver moves time to.
+        const { outcome, shown } = yield* TestClockDriver.run(
+          Effect.scoped(
+            Effect.gen(function* () {
+              const events = yield* session.subscribe
+              let read = 0
+              // Slow for its first 20 events (past the attempt timeout), then fast.
+              const screen = yield* Effect.forkChild(
+                untilEnded(events).pipe(
+                  Stream.tap(() => (read++ < 20 ? Effect.sleep("100 millis") : Effect.void)),
+                  Stream.runFold(
+                    () => "",
+                    (shown: string, event) =>
+                      event.type === "text_delta"
+                        ? shown + event.text
+                        : event.type === "stream_restarted"
+                          ? shown.slice(0, shown.length - event.discarded_text_chars)
+                          : shown
+                  )
                 )
               )
-            )
-            const outcome = yield* TestClockDriver.run(session.run("hello"))
-            return { outcome, shown: yield* TestClockDriver.run(Fiber.join(screen)) }
-          })
+              const outcome = yield* session.run("hello")
+              return { outcome, shown: yield* Fiber.join(screen) }
+            })
+          )
         )
         expect(outcome.final_text).toBe(TEXT)
+        expect(outcome.retries.session_total).toBe(1)
         // A delta interrupted while it waited for room must not be counted in discarded_text_chars: the
         // screen's slice would then go one too far and eat text the subscriber kept.
         expect(shown).toBe(TEXT)

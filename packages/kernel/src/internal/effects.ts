@@ -1,5 +1,6 @@
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -226,6 +227,8 @@ class Held {
   millis = 0
   /** When the hold in progress began, if one is. */
   since: number | undefined = undefined
+  /** Completed when the hold in progress ends; made only when a timeout waits for that. */
+  ended: Deferred.Deferred<void> | undefined = undefined
 
   /** Runs an observation, adding the time it takes. */
   holding(observation: Effect.Effect<void>): Effect.Effect<void> {
@@ -236,27 +239,30 @@ class Held {
         Effect.sync(() => {
           this.millis += clock.currentTimeMillisUnsafe() - (this.since ?? 0)
           this.since = undefined
+          if (this.ended !== undefined) {
+            Deferred.doneUnsafe(this.ended, Effect.void)
+            this.ended = undefined
+          }
         })
       )
     })
   }
 
   /**
-   * How much longer a call given `budget` ms at `started` may run, now, for
-   * its own time to reach the budget; `undefined` once it has (and no hold
-   * is in progress). During a hold its own time stands still: look again
-   * shortly, once the hold may have ended.
+   * An effect that ends when the hold in progress does, or `undefined` when
+   * none is. A hold ends before its call can (it runs on the call's fiber).
    */
-  left(budget: number, started: number, now: number): number | undefined {
-    const holding = this.since === undefined ? 0 : now - this.since
-    const left = budget - (now - started - this.millis - holding)
-    if (left <= 0 && this.since === undefined) return undefined
-    return Math.max(left, heldRecheckMillis)
+  holdEnd(): Effect.Effect<void> | undefined {
+    if (this.since === undefined) return undefined
+    this.ended ??= Deferred.makeUnsafe<void>()
+    return Deferred.await(this.ended)
+  }
+
+  /** How much of `budget` ms a call started at `started` has left at `now`, no hold being in progress. */
+  left(budget: number, started: number, now: number): number {
+    return budget - (now - started - this.millis)
   }
 }
-
-/** How soon a timeout that falls during a hold looks again. */
-const heldRecheckMillis = 10
 
 /**
  * Runs `call` on a fiber of its own and waits for it, at most `timeout` of
@@ -278,25 +284,42 @@ const withinAttemptTimeout = <A, E>(
     const done = fiber.pollUnsafe()
     if (done !== undefined) return Effect.succeed(done)
     // It suspended as it started, in the same instant: its own time starts now.
-    return Effect.clockWith((clock) =>
-      awaitWithin(fiber, Duration.toMillis(timeout), clock.currentTimeMillisUnsafe(), held)
-    ).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+    const budget = Duration.toMillis(timeout)
+    return Effect.clockWith((clock) => awaitWithin(fiber, budget, clock.currentTimeMillisUnsafe(), held, budget)).pipe(
+      Effect.onInterrupt(() => Fiber.interrupt(fiber))
+    )
   })
 
+/**
+ * Waits `wait` ms for the call; then, its holds left out, the call's own
+ * time may still fall short of the budget: it is given what is left.
+ */
 const awaitWithin = <A, E>(
   fiber: Fiber.Fiber<A, E>,
   budget: number,
   started: number,
   held: Held | undefined,
-  wait: number = budget
+  wait: number
 ): Effect.Effect<Exit.Exit<A, E> | undefined> =>
   Effect.timeoutOrElse(Fiber.await(fiber), {
     duration: Duration.millis(wait),
-    orElse: () =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const left = held?.left(budget, started, now)
-        return left === undefined ? expire(fiber) : awaitWithin(fiber, budget, started, held, left)
-      })
+    orElse: () => (held === undefined ? expire(fiber) : awaitRest(fiber, budget, started, held))
+  })
+
+/** During a hold the call's own time stands still: its rest is reckoned once the hold ends. */
+const awaitRest = <A, E>(
+  fiber: Fiber.Fiber<A, E>,
+  budget: number,
+  started: number,
+  held: Held
+): Effect.Effect<Exit.Exit<A, E> | undefined> =>
+  Effect.suspend(() => {
+    const holdEnd = held.holdEnd()
+    if (holdEnd !== undefined) return Effect.andThen(holdEnd, awaitRest(fiber, budget, started, held))
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const left = held.left(budget, started, now)
+      return left <= 0 ? expire(fiber) : awaitWithin(fiber, budget, started, held, left)
+    })
   })
 
 const expire = <A, E>(fiber: Fiber.Fiber<A, E>): Effect.Effect<Exit.Exit<A, E> | undefined> =>
