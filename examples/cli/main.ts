@@ -21,10 +21,11 @@ import { LastRunStatus, outcomeOf } from "./exitCodes.js"
 import { fakeServer } from "./fakeServer.js"
 import { sessions } from "./sessions.js"
 import { simulate } from "./simulate.js"
+import { ui } from "./ui.js"
 import { UsageError } from "./usage.js"
 
 /** Every subcommand of `agent`. */
-export const subcommands = [simulate, sessions, fakeServer] as const
+export const subcommands = [simulate, sessions, fakeServer, ui] as const
 
 /** The root command. */
 export const root = command.pipe(Command.withSubcommands(subcommands))

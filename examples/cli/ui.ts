@@ -1,0 +1,46 @@
+/**
+ * `agent ui --session PATH`: the run inspector in the browser, over a durable
+ * store that a running `agent --session PATH` may be writing: its sessions,
+ * each run's timeline of recovery decisions, live events, and interrupt (the
+ * token it prints guards the actions). It listens on 127.0.0.1 unless told
+ * otherwise, opens nothing by itself, and runs until SIGINT or SIGTERM.
+ *
+ *     agent ui --session agent.db
+ *
+ * The inspector is loaded only when this command runs (inspector.ts).
+ */
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+
+const options = {
+  session: Flag.String("session").pipe(
+    Flag.withMetavar("PATH"),
+    Flag.withDescription("The session store to inspect (agent --session PATH); read beside a process that runs it")
+  ),
+  port: Flag.Int("port").pipe(
+    Flag.withMetavar("N"),
+    Flag.withDescription("The port to listen on (default 4319; 0 picks a free one)"),
+    Flag.optional
+  ),
+  host: Flag.String("host").pipe(
+    Flag.withMetavar("HOST"),
+    Flag.withDescription("The address to listen on (default 127.0.0.1: only this machine)"),
+    Flag.withDefault("127.0.0.1")
+  )
+}
+
+/** What the options parse to. */
+export type Input = Command.Command.Config.Infer<typeof options>
+
+/** The `ui` subcommand; the inspector itself is loaded when it runs. */
+export const ui = Command.make("ui", options, (input) =>
+  Effect.flatMap(
+    Effect.promise(() => import("./inspector.js")),
+    ({ serve }) => serve(input)
+  )
+).pipe(
+  Command.withDescription(
+    "Serve the run inspector for a session store: sessions, runs, each run's timeline, live events, interrupt; prints its address and action token, runs until SIGINT or SIGTERM"
+  )
+)
