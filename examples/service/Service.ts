@@ -1,7 +1,8 @@
 /**
  * One runner of the example service: durable sessions on a runner of the
  * `@agent-kernel/cluster` cluster over Postgres, the event log, and the HTTP
- * API, as one Layer. Start as many as you like on the same database; each
+ * API, with the run inspector mounted at `/inspector` when given its token,
+ * as one Layer. Start as many as you like on the same database; each
  * serves the whole API, and a prompt runs on whichever runner holds its
  * session's shard.
  *
@@ -14,6 +15,8 @@
 import { Runner } from "@agent-kernel/cluster"
 import { DurableSessions, Engine } from "@agent-kernel/durable"
 import type { ModelProvider, Settings } from "@agent-kernel/kernel"
+import { Inspector } from "@agent-kernel/inspector"
+import { DurableStore } from "@agent-kernel/inspector/durable"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Data from "effect/Data"
@@ -79,6 +82,33 @@ export interface Options {
    * open; before it, the runs wait for the shard locks to expire.
    */
   readonly drainTimeout?: Duration.Input | undefined
+  /**
+   * The run inspector at `/inspector` (`@agent-kernel/inspector`) over this
+   * runner's sessions: the sessions of the whole store, each run's timeline,
+   * live events, resume and interrupt, which need `token`. `secrets` are kept
+   * out of its pages (the database URL always is). None: no inspector.
+   */
+  readonly inspector?:
+    | {
+        readonly token: Redacted.Redacted<string>
+        readonly secrets?: ReadonlyArray<Redacted.Redacted<string>> | undefined
+      }
+    | undefined
+}
+
+/** The path the inspector is mounted under. */
+export const inspectorPrefix = "/inspector"
+
+/** The service's routes: its API, and the inspector over its durable sessions when `options.inspector` is given. */
+const routes = (options: Options) => {
+  const api = HttpRouter.addAll(Api.make)
+  if (options.inspector === undefined) return api
+  const inspector = Inspector.layer({
+    token: options.inspector.token,
+    prefix: inspectorPrefix,
+    secrets: [...(options.inspector.secrets ?? []), options.databaseUrl]
+  }).pipe(Layer.provide(DurableStore.layerSessions()))
+  return Layer.mergeAll(api, inspector)
 }
 
 /** What can fail a runner's start or the database's set-up, besides the event log. */
@@ -212,7 +242,7 @@ export const layer = (
     gracefulShutdownTimeout: Duration.seconds(5)
   })
   // The operator reads `main.ts`'s own line when the runner listens: no request log, no listen log.
-  const served = HttpRouter.serve(HttpRouter.addAll(Api.make), { disableLogger: true, disableListenLog: true }).pipe(
+  const served = HttpRouter.serve(routes(options), { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provideMerge(sessions),
     Layer.provideMerge(Api.layerAnswers),
     Layer.provide(server)

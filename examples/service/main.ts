@@ -11,7 +11,12 @@
  * server at `--provider-url` (such as `npx -y pnpm@12.4.2 fake-provider`);
  * else a fake provider this process starts on a free port of 127.0.0.1,
  * answering every call after `--model-latency-ms`.
+ *
+ * The run inspector is at `/inspector` of the HTTP API; its actions (resume,
+ * interrupt) need the token in `INSPECTOR_TOKEN`, else a new one printed at
+ * start.
  */
+import { ActionToken, Secrets } from "@agent-kernel/inspector"
 import { Settings } from "@agent-kernel/kernel"
 import type { ModelProvider } from "@agent-kernel/kernel"
 import { Anthropic, type Transport } from "@agent-kernel/providers"
@@ -97,21 +102,34 @@ const provider = Effect.fnUntraced(function* (options: {
   return [layer, Option.getOrElse(options.model, () => "fake-model")] as const
 })
 
+/** The inspector's action token: `INSPECTOR_TOKEN`, else a new one, and what to print of it. */
+const inspectorToken = Effect.gen(function* () {
+  const given = yield* Config.option(Config.Redacted("INSPECTOR_TOKEN"))
+  if (Option.isSome(given)) return { token: given.value, shown: "from INSPECTOR_TOKEN" }
+  const token = yield* ActionToken.make
+  return { token, shown: Redacted.value(token) }
+})
+
 const start = Command.make("start", runnerOptions, (options) =>
   Effect.gen(function* () {
     const [model, name] = yield* provider(options)
     const settings = yield* Settings.decode({})
+    const inspector = yield* inspectorToken
     yield* Layer.build(
       Service.layer({
         ...options,
         model: name,
         settings,
         shardLockExpiration: Duration.seconds(options.shardLockExpirationSeconds),
-        drainTimeout: Duration.seconds(options.drainTimeoutSeconds)
+        drainTimeout: Duration.seconds(options.drainTimeoutSeconds),
+        inspector: { token: inspector.token, secrets: Secrets.fromEnvironment(process.env) }
       }).pipe(Layer.provide(model), Layer.provide(NodeTransport.layer()))
     )
     yield* Console.log(
       `listening on http://${options.host}:${options.port} (runner ${options.runnerHost}:${options.runnerPort}, model ${name})`
+    )
+    yield* Console.log(
+      `run inspector: http://${options.host}:${options.port}${Service.inspectorPrefix}/ (action token: ${inspector.shown})`
     )
     return yield* Effect.never
   }).pipe(Effect.scoped)
