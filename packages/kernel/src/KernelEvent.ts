@@ -313,12 +313,13 @@ export type Unstamped = KernelEvent extends infer E ? (E extends KernelEvent ? O
 
 /**
  * An event stamped with its Clock time: the one place an `Unstamped` event
- * becomes a `KernelEvent`.
+ * becomes a `KernelEvent`. Its keys read `type, at, ...`, as those of every
+ * event do (`JSON.stringify` writes them in that order).
  *
  * @since 0.2.0
  * @category constructors
  */
-export const stamp = (event: Unstamped, at: number): KernelEvent => ({ ...event, at })
+export const stamp = (event: Unstamped, at: number): KernelEvent => Object.assign({ type: event.type, at }, event)
 
 /**
  * Summarises a model error for an event.

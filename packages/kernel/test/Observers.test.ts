@@ -13,6 +13,7 @@ import {
   KernelEvent,
   ModelProvider,
   ResponsePart,
+  RetryBudget,
   RetryQuota,
   Session,
   Settings,
@@ -665,4 +666,55 @@ describe("a plugin's events", () => {
       )
     })
   )
+})
+
+describe("an event serialises its type and time first", () => {
+  // The events a retry decision makes are built without their time, then stamped: they read the same.
+  it.effect('JSON.stringify of every event, those of a retry decision included, starts {"type":…,"at":', () =>
+    Effect.gen(function* () {
+      const noJitter = { jitter: "none" } as const
+      const quota = yield* RetryQuota.make(RetryBudget.fixed(1))
+      const runs = [
+        yield* runScript([ScriptedModel.error("overloaded", { midStream: true }), ScriptedModel.text("whole")], {
+          settings: noJitter
+        }),
+        yield* runScript([ScriptedModel.error("overloaded"), ScriptedModel.text("from b")], {
+          settings: { ...noJitter, max_retries: 0, fallback_models: ["model-b"] }
+        }),
+        yield* runScript([ScriptedModel.rateLimited(), ScriptedModel.rateLimited(), ScriptedModel.text("never")], {
+          settings: noJitter
+        }).pipe(Effect.provideService(RetryQuota.RetryQuota, quota)),
+        yield* runScript([ScriptedModel.error("content_filtered")]),
+        yield* runScript([ScriptedModel.refusal("I can start, but")])
+      ]
+      const events = runs.flatMap((run) => run.events)
+      const types = new Set(events.map((event) => event.type))
+      for (const type of [
+        "retry_scheduled",
+        "stream_restarted",
+        "fallback",
+        "retry_quota_exhausted",
+        "content_filtered"
+      ])
+        expect(types.has(type as KernelEvent.EventType), type).toBe(true)
+      const misordered = events
+        .map((event) => JSON.stringify(event))
+        .filter((json, i) => !json.startsWith(`{"type":"${events[i]!.type}","at":${events[i]!.at},`))
+      expect(misordered).toEqual([])
+    })
+  )
+
+  it("KernelEvent.stamp puts the time second, after the type", () => {
+    const fields = {
+      turn: 1,
+      from: "model-a",
+      to: "model-b",
+      category: "overloaded",
+      session_retries_used: 1,
+      session_retries_left: 19
+    } as const
+    const stamped = KernelEvent.stamp({ type: "fallback", ...fields }, 42)
+    expect(Object.keys(stamped)).toEqual(["type", "at", ...Object.keys(fields)])
+    expect(stamped).toEqual({ type: "fallback", at: 42, ...fields })
+  })
 })

@@ -7,6 +7,7 @@ import type * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
 import * as ContextProvider from "../ContextProvider.js"
 import * as Decision from "../Decision.js"
+import * as KernelEvent from "../KernelEvent.js"
 import type * as ModelError from "../ModelError.js"
 import type * as ModelProvider from "../ModelProvider.js"
 import * as RetryPolicy from "../RetryPolicy.js"
@@ -366,7 +367,7 @@ const published = (run: Run.Run, plan: Decision.Plan): Effect.Effect<void> =>
     const at = Run.now(run)
     return Run.publishAll(
       run,
-      plan.events.map((event) => ({ ...event, at }))
+      plan.events.map((event) => KernelEvent.stamp(event, at))
     )
   })
 
