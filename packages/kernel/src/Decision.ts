@@ -356,8 +356,8 @@ export interface Plan {
 
 /**
  * What the loop does about a failed attempt, given `decide`'s decision for
- * it: a refusal by the quota (`failure.granted` false) ends the run
- * `retry_budget_exhausted` with a `retry_quota_exhausted` event, the budget
+ * it: a refusal by the quota (`failure.granted` false) ends the run as
+ * `afterQuota` says, with a `retry_quota_exhausted` event, the budget
  * unspent; a retry or a fallback after an attempt that showed text, and a
  * retry after a failure mid-stream, are announced by `stream_restarted`
  * first; a content filter's error keeps its partial text.

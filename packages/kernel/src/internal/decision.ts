@@ -148,23 +148,8 @@ export const plan = (decision: Decision.Decision, failure: Decision.Failure): De
     modelIndex: attempt.modelIndex,
     reductions: attempt.reductions
   }
-  if (!failure.granted)
-    return {
-      decision: End({ status: "retry_budget_exhausted", error }),
-      budget: budgetState,
-      counters,
-      events: [
-        {
-          type: "retry_quota_exhausted",
-          turn: attempt.turn,
-          model: attempt.model,
-          category: error.category,
-          message: error.message
-        }
-      ],
-      kept: undefined,
-      refund: undefined
-    }
+  const refused = afterQuota(failure.granted, error)
+  if (Option.isSome(refused)) return quotaRefused(refused.value, failure, counters)
   switch (decision._tag) {
     case "End":
       return ended(decision, failure, counters)
@@ -181,6 +166,31 @@ export const plan = (decision: Decision.Decision, failure: Decision.Failure): De
       return fellBack(decision, failure, counters)
     case "Retry":
       return retried(decision, failure, counters)
+  }
+}
+
+/** A retry the provider-wide quota refused: the run ends with the budget unspent, and says why. */
+const quotaRefused = (
+  decision: Decision.End,
+  failure: Decision.Failure,
+  counters: Decision.Counters
+): Decision.Plan => {
+  const { error, attempt } = failure
+  return {
+    decision,
+    budget: failure.budgetState,
+    counters,
+    events: [
+      {
+        type: "retry_quota_exhausted",
+        turn: attempt.turn,
+        model: attempt.model,
+        category: error.category,
+        message: error.message
+      }
+    ],
+    kept: undefined,
+    refund: undefined
   }
 }
 
