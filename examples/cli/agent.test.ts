@@ -609,6 +609,19 @@ describe("agent CLI: help and usage errors", () => {
       assert.lengthOf(yield* server.requests, 0)
     })
   )
+
+  it("an --mcp plugin that never answers initialize: exit 2 once plugin_startup_timeout_ms has passed, naming it", async () => {
+    // The guard is far below the default bound (30 s): only the setting ends the wait in time.
+    const result = await cli(
+      ["--provider", "fake", "--set", "plugin_startup_timeout_ms=1000", "--mcp", "sleep 600", "--prompt", "hi"],
+      { killAfterMillis: 20_000 }
+    )
+    assert.strictEqual(result.code, 2, result.stderr)
+    assert.match(
+      result.stderr,
+      /^agent: --mcp "sleep 600" could not be started: Plugin "sleep" did not answer initialize within 1000 ms of starting/
+    )
+  })
 })
 
 describe("agent fake-server", () => {

@@ -177,7 +177,9 @@ export const run = (parsed: Parsed) =>
           whereResumed,
           timeline === undefined ? Render.jsonLines(out) : timeline.observer
         ])
-        const providers = yield* Effect.forEach(plugins, ({ config }) => McpStdio.make(config))
+        const providers = yield* Effect.forEach(plugins, ({ config }) =>
+          McpStdio.make({ ...config, startupTimeoutMillis: settings.plugin_startup_timeout_ms })
+        )
         // A plugin the user named is started now: one that cannot start ends the command before
         // any model request, instead of a run without its tools.
         yield* Effect.forEach(

@@ -9,11 +9,11 @@
  *
  * @since 0.1.0
  */
-import { Agent, type ModelProvider, type Toolbox } from "@agent-kernel/kernel"
+import type { ModelProvider, Toolbox } from "@agent-kernel/kernel"
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as ModelArguments from "./internal/modelArguments.js"
 import * as PluginError from "./PluginError.js"
@@ -207,9 +207,4 @@ export const make = <R = never>(
 export const layer = <R = never>(
   tools: ReadonlyArray<Tool<R>>,
   options?: { readonly name?: string | undefined }
-): Layer.Layer<Toolbox.Toolbox, never, R> =>
-  Layer.unwrap(
-    Effect.map(Effect.service(Agent.CurrentSettings), (settings) =>
-      PluginToolbox.layer({ providers: [make(options?.name ?? "tools", tools)], settings })
-    )
-  )
+): Layer.Layer<Toolbox.Toolbox, never, R> => PluginToolbox.layer({ providers: [make(options?.name ?? "tools", tools)] })

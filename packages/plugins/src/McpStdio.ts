@@ -23,7 +23,7 @@
  *
  * @since 0.1.0
  */
-import { EventBus } from "@agent-kernel/kernel"
+import { Agent, EventBus } from "@agent-kernel/kernel"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -65,8 +65,11 @@ export interface Config {
   /**
    * How long a starting server may take to answer `initialize`, and then the
    * first `tools/list` of its process, each (Effect's Clock). Past it the
-   * server is killed and the request fails with `StartupTimeout`. Default
-   * `defaultStartupTimeoutMillis` (30 s).
+   * server is killed and the request fails with `StartupTimeout`. Default:
+   * the agent's `plugin_startup_timeout_ms` (`Agent.CurrentSettings`, read
+   * when `make` runs: inside `Agent.layer`, a toolbox Layer's providers see
+   * the agent's settings), `defaultStartupTimeoutMillis` (30 s) outside an
+   * agent.
    */
   readonly startupTimeoutMillis?: number | undefined
   /**
@@ -151,7 +154,8 @@ export const environment = (
 }
 
 /**
- * The default start-up bound of a server (`Config.startupTimeoutMillis`): 30 s.
+ * The default start-up bound of a server (`Config.startupTimeoutMillis`)
+ * outside an agent: 30 s, `Settings.defaults.plugin_startup_timeout_ms`.
  *
  * @since 0.1.0
  * @category constants
@@ -171,6 +175,7 @@ interface Counters {
 /** What each connection of a server is opened with: the config's command and bounds, and the hooks that count. */
 const connectionOptions = (
   config: Config,
+  startupTimeoutMillis: number,
   counters: Ref.Ref<Counters>,
   toolsChanged: MutableRef.MutableRef<boolean>
 ): McpConnection.Options => ({
@@ -185,7 +190,7 @@ const connectionOptions = (
   maxMessageBytes: config.maxMessageBytes ?? 64 * 1024 * 1024,
   stderrTailBytes: config.stderrTailBytes ?? 4096,
   shutdownGraceMillis: config.shutdownGraceMillis ?? 1000,
-  startupTimeoutMillis: config.startupTimeoutMillis ?? defaultStartupTimeoutMillis,
+  startupTimeoutMillis,
   watchGroup: config.watchGroup ?? true,
   groupPollMillis: config.groupPollMillis ?? 10,
   descendantPollMillis: (config.trackDescendants ?? true) ? (config.descendantPollMillis ?? 100) : 0,
@@ -213,7 +218,8 @@ const connectionOptions = (
  * `child_process` with `NodeProcessSpawner` (`@agent-kernel/plugins/node`),
  * which sees a crash sooner. /proc is read through the `FileSystem` in
  * context (`NodeServices.layer`, or `NodeProcessSpawner.layer`, provides
- * both). The spawner is the one in context when `make` runs.
+ * both). The spawner is the one in context when `make` runs, and so are
+ * the settings a start-up bound not given comes from (`Agent.CurrentSettings`).
  *
  * @example
  * ```ts
@@ -242,7 +248,8 @@ export const make = (
     // Set from the SDK's notification callback, outside any fiber.
     const toolsChanged = MutableRef.make(false)
     const provider = config.name
-    const options = connectionOptions(config, counters, toolsChanged)
+    const startupTimeoutMillis = config.startupTimeoutMillis ?? (yield* Agent.CurrentSettings).plugin_startup_timeout_ms
+    const options = connectionOptions(config, startupTimeoutMillis, counters, toolsChanged)
 
     // A crashed, stopped or broken connection's processes are killed at once (see internal/pluginProcess).
     const connection: Effect.Effect<McpConnection.Connection, PluginError.PluginError> = lock.withPermits(1)(

@@ -16,7 +16,15 @@
  *
  * @since 0.1.0
  */
-import { CircuitBreaker, Content, EventBus, type ModelProvider, Settings, Toolbox } from "@agent-kernel/kernel"
+import {
+  Agent,
+  CircuitBreaker,
+  Content,
+  EventBus,
+  type ModelProvider,
+  type Settings,
+  Toolbox
+} from "@agent-kernel/kernel"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -50,7 +58,11 @@ export type ToolSettings = Pick<
 export interface Options<R> {
   /** Providers in priority order: when two offer the same tool name, the first wins. */
   readonly providers: ReadonlyArray<Effect.Effect<ToolProvider.ToolProvider, never, R>>
-  /** Defaults from `Settings.defaults`. */
+  /**
+   * The fields given win; the rest are the agent's (`Agent.CurrentSettings`,
+   * which `Agent.layer` provides to its toolbox Layer), `Settings.defaults`
+   * outside an agent.
+   */
   readonly settings?: Partial<ToolSettings> | undefined
 }
 
@@ -287,14 +299,17 @@ const invokeWith = (box: Box) =>
 /**
  * Builds the toolbox in the current scope; the providers' resources
  * (subprocesses) live until it closes. Uses the `Gate` in context, which
- * allows every call unless one is provided.
+ * allows every call unless one is provided. Its settings are the agent's
+ * (`Agent.CurrentSettings`) but for those `options.settings` gives; the
+ * providers are acquired here, so an `McpStdio` made without a start-up
+ * bound takes the agent's `plugin_startup_timeout_ms` too.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = <R>(options: Options<R>): Effect.Effect<PluginToolbox, never, R | Scope.Scope> =>
   Effect.gen(function* () {
-    const settings: ToolSettings = { ...Settings.defaults, ...options.settings }
+    const settings: ToolSettings = { ...(yield* Agent.CurrentSettings), ...options.settings }
     const gate = yield* Gate.Gate
     const entries: Array<Entry> = []
     for (const acquire of options.providers) entries.push(yield* makeEntry(settings, acquire))

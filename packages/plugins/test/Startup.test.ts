@@ -1,9 +1,12 @@
+import { Agent } from "@agent-kernel/kernel"
+import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as TestClock from "effect/testing/TestClock"
-import { McpStdio, PluginError } from "../src/index.js"
+import { McpStdio, PluginError, PluginToolbox } from "../src/index.js"
 import { eventually, fixture, liveGroup, processesWith, spawners } from "./helpers.js"
 
 const bound = 5_000
@@ -26,10 +29,10 @@ let runs = 0
 const tagged = () => `--tag=startup-${process.pid}-${++runs}`
 
 /** Moves the TestClock on by the bound until the fiber ends: a timer set after a move still fires at the next. */
-const advanceUntilDone = <A, E>(fiber: Fiber.Fiber<A, E>) =>
+const advanceUntilDone = <A, E>(fiber: Fiber.Fiber<A, E>, step = bound) =>
   Effect.gen(function* () {
     while (fiber.pollUnsafe() === undefined) {
-      yield* TestClock.adjust(bound)
+      yield* TestClock.adjust(step)
       yield* wallPause(10)
     }
     return yield* Fiber.await(fiber)
@@ -76,6 +79,37 @@ describe.each(spawners)("a plugin's start is bounded, $name", ({ context }) => {
       yield* eventually(() => liveGroup(pid).length === 0, `group ${pid} to be gone`)
       expect((yield* provider.stats).pid).toBeUndefined()
     }).pipe(Effect.scoped, Effect.provide(context))
+  )
+})
+
+describe.each(spawners)("in an agent, $name", ({ context }) => {
+  it.effect("a toolbox's server made without a bound takes the agent's plugin_startup_timeout_ms", () =>
+    Effect.gen(function* () {
+      const tag = tagged()
+      const model = yield* ScriptedModel.make([ScriptedModel.text("no tools today")])
+      const tools = PluginToolbox.layer({ providers: [McpStdio.make(fixture("mute", "--hang-at-startup", tag))] })
+      const agent = Agent.layer({
+        model: "m",
+        provider: model.layer,
+        tools: Layer.provide(tools, context),
+        settings: { plugin_startup_timeout_ms: 1_000 }
+      })
+      const warnings: Array<string> = []
+      const run = yield* Effect.forkChild(
+        Agent.run("hi", {
+          onEvent: (event) => (event.type === "warning" ? Effect.sync(() => warnings.push(event.message)) : Effect.void)
+        }).pipe(Effect.provide(agent))
+      )
+      const pid = yield* until(
+        Effect.sync(() => processesWith(tag)[0]),
+        "the server to run"
+      )
+      const exit = yield* advanceUntilDone(run, 1_000)
+      expect(Exit.isSuccess(exit) ? exit.value.status : exit).toBe("completed")
+      expect(warnings).toHaveLength(1)
+      expect(warnings[0]).toContain('Plugin "mute" did not answer initialize within 1000 ms of starting')
+      yield* eventually(() => liveGroup(pid).length === 0, `group ${pid} to be gone`)
+    })
   )
 })
 
