@@ -3,7 +3,9 @@
  * workflow engine of `@agent-kernel/durable` on a `NodeClusterSocket` runner
  * over a shared SQL store (Postgres through `@effect/sql-pg`), instead of its
  * single runner. The workflow, the loop and `DurableSessions` are unchanged:
- * only this Layer differs.
+ * only this Layer differs. As on the single runner, `AgentRun`'s steps are
+ * journaled in the store's SQL (`Engine.clusterSteps`), and a deleted
+ * session's journal is purged from the cluster's tables (`Engine.Journal`).
  *
  * Runners coordinate through the store (heartbeats in `cluster_runners`,
  * shard locks as advisory locks) and talk to each other over TCP at their
@@ -29,6 +31,7 @@
  *
  * @since 0.1.0
  */
+import { AgentRun, Engine } from "@agent-kernel/durable"
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as Cause from "effect/Cause"
 import * as ClusterWorkflowEngine from "effect/cluster/ClusterWorkflowEngine"
@@ -196,7 +199,11 @@ const startFailure = (cause: Cause.Cause<unknown>): string => {
 
 /**
  * The workflow engine on a runner of the cluster whose store is the
- * `SqlClient` in context, and the runner (`Runner`, its drain). A database
+ * `SqlClient` in context, and the runner (`Runner`, its drain). With them,
+ * for `AgentRun.layer` built over it: `AgentRun`'s steps journaled in the
+ * store's SQL (`Engine.clusterSteps`), each passing the drain's gate
+ * (`AgentRun.StepGate`; so does every activity the engine runs), and the
+ * cluster engine's journal (`Engine.Journal`, for a session's delete). A database
  * that cannot be reached, or a start that fails in any other way (its port
  * taken, the store failing under it), is a `RunnerError`.
  *
@@ -219,9 +226,17 @@ export const layer = (
           return Context.make(
             WorkflowEngine.WorkflowEngine,
             Drain.gated(Context.get(cluster, WorkflowEngine.WorkflowEngine), gate)
-          ).pipe(Context.add(Runner, { drain, draining: Effect.sync(gate.isClosed) }))
+          ).pipe(
+            Context.add(Runner, { drain, draining: Effect.sync(gate.isClosed) }),
+            Context.add(AgentRun.StepGate, gate.pass)
+          )
         })
-      ).pipe(Layer.provide(Layer.effectDiscard(checkDatabase)))
+      ).pipe(
+        // AgentRun's steps journaled in the store's SQL, each through the drain's gate (`AgentRun.StepGate`).
+        Layer.provideMerge(Engine.clusterSteps),
+        Layer.provideMerge(Layer.succeed(Engine.Journal, Engine.clusterJournal)),
+        Layer.provide(Layer.effectDiscard(checkDatabase))
+      )
     )
   )
 
