@@ -528,6 +528,8 @@ export const body = (
     )
     // The session once made: a stop before that (in the start step) leaves the state before the run.
     let session: Session.Service | undefined
+    // Publishes the run's end held back from its observers until the store records it (see `EventLog.logging`).
+    let publishEnd: Effect.Effect<void> = Effect.void
     // The run was stopped (Ctrl-C, see `Bodies`): it ends `interrupted`, and the history as it left it
     // (every tool_use answered) goes to the store, in one write that is the stop's record. A record that
     // fails is no stop: the body fails with a JournalError, and the run stays unfinished, for `resume`.
@@ -538,19 +540,21 @@ export const body = (
     const beforeStep = Effect.catch(log.beforeStep, SqlEngineInternal.fail("log the events", executionId))
     // The stop's record and the events that tell it (its run_ended) in one transaction: the log and the
     // store agree. Events of a run over for the store already are not logged.
+    // Its observers get that run_ended once the transaction has recorded the stop.
     const recordStop = Effect.gen(function* () {
       const state = session === undefined ? null : yield* session.state
       const left = session === undefined ? null : (yield* session.retryBudget).remaining
-      yield* Effect.catch(
+      const recorded = yield* Effect.catch(
         storeSql.withTransaction(
           Effect.flatMap(Clock.currentTimeMillis, (at) =>
             Effect.flatMap(Store.interrupted(payload, state, at, left), (recorded) =>
-              recorded ? log.flush : Effect.void
+              recorded ? Effect.as(log.flush, true) : Effect.succeed(false)
             )
           )
         ),
         SqlEngineInternal.fail("record the stop", executionId, "stop-not-recorded")
       )
+      if (recorded) yield* publishEnd
     })
     // A stopped run (see `Bodies`) executes no step: a step of its journal replays, but one that would execute
     // ends the body instead, as its stop at a wait does. Such a body is one started again after the stop (the
@@ -643,7 +647,9 @@ export const body = (
         // The run has not ended while it suspends on a durable wait or after its journal failed: what it
         // publishes then (the interrupted or failed end the loop makes of it) is neither shown nor logged.
         const withheld = () => instance.suspended || loopFailure !== undefined
-        const bus = EventLog.logging(
+        // An interrupted end is published only once its stop is recorded: a body interrupted otherwise (its
+        // engine stopping, its shard moving) has not ended the run, which goes on where it is resumed.
+        const logging = EventLog.logging(
           Journal.replayAware(
             Subscriptions.offering(yield* EventBus.EventBus, yield* Subscriptions.Subscriptions, payload.session_id),
             clock,
@@ -652,6 +658,8 @@ export const body = (
           log,
           withheld
         )
+        const bus = logging.bus
+        publishEnd = logging.recorded
         const idempotent = new Set(config.idempotentTools ?? [])
         // The engine interrupts a run that suspends on a durable wait, or whose shard moves: neither ends the
         // run, and the toolbox's plugins may be shared by every session of the process. Only a run its caller

@@ -41,6 +41,7 @@ const processOn = (
     readonly toolbox?: Toolbox.Service
     readonly engine?: EngineOf
     readonly observed?: Array<KernelEvent.KernelEvent>
+    readonly observers?: ReadonlyArray<EventBus.Observer>
   } = {}
 ) =>
   DurableSessions.layer({ model: "m", settings }).pipe(
@@ -48,11 +49,12 @@ const processOn = (
     Layer.provide(model.layer),
     Layer.provide(Toolbox.layer(options.toolbox ?? echo)),
     Layer.provide(
-      EventBus.layer(
-        options.observed === undefined
+      EventBus.layer([
+        ...(options.observed === undefined
           ? []
-          : [{ onEvent: (event) => Effect.sync(() => void options.observed!.push(event)) }]
-      )
+          : [{ onEvent: (event: KernelEvent.KernelEvent) => Effect.sync(() => void options.observed!.push(event)) }]),
+        ...(options.observers ?? [])
+      ])
     )
   )
 
@@ -462,6 +464,62 @@ describe("the event log on every engine, through a durable wait's replay", () =>
         }).pipe(Effect.provide(processOn(store(), model, { engine })), Effect.scoped)
         expect(logged.map((entry) => shape(entry.event))).toEqual(joinDeltas(plainEvents).map(shape))
         expect(seqs(logged)).toEqual(oneToN(logged.length))
+      })
+    )
+  }
+})
+
+/** The statuses of the run_ended events among `events`. */
+const endsOf = (events: ReadonlyArray<KernelEvent.KernelEvent>) =>
+  events.flatMap((event) => (event.type === "run_ended" ? [event.status] : []))
+
+describe("run_ended on the bus: only the end the store records", () => {
+  const engines: ReadonlyArray<readonly [string, EngineOf, boolean]> = [
+    ["the light engine", Engine.layerSqlite, true],
+    ["the memory engine", () => Engine.layerMemory, false],
+    ["the cluster engine (SQLite)", (file) => Engine.layerClusterSqlite(file), true]
+  ]
+  for (const [name, engine, resumable] of engines) {
+    it.live(
+      `${name}: a run whose engine stops mid-step publishes no end; resumed by another engine, its real end once`,
+      () =>
+        Effect.gen(function* () {
+          const file = store()
+          const cut: Array<KernelEvent.KernelEvent> = []
+          const first = yield* ScriptedModel.make([hang])
+          const { crash } = yield* crashable(processOn(file, first, { engine, observed: cut }), "s", "go")
+          yield* until(first.calls, (calls) => calls.length >= 1)
+          yield* crash
+          // The engine interrupted the body (as a moved shard's does): no caller stopped the run, it did not end.
+          expect(cut.map((event) => event.type)).toContain("model_request")
+          expect(endsOf(cut)).toEqual([])
+          if (!resumable) return
+          const resumedEvents: Array<KernelEvent.KernelEvent> = []
+          const next = yield* ScriptedModel.make([ScriptedModel.text("done")])
+          const outcome = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+            sessions.resume("s")
+          ).pipe(Effect.provide(processOn(file, next, { engine, observed: resumedEvents })), Effect.scoped)
+          expect(Option.map(outcome, (run) => run.status)).toEqual(Option.some("completed"))
+          expect(endsOf(resumedEvents)).toEqual(["completed"])
+          expect(endsOf(cut)).toEqual([])
+        })
+    )
+
+    it.live(`${name}: a run its caller stops publishes run_ended interrupted once`, () =>
+      Effect.gen(function* () {
+        const observed: Array<KernelEvent.KernelEvent> = []
+        const model = yield* ScriptedModel.make([hang])
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const caller = yield* Effect.forkChild(sessions.run("s", "go"))
+          yield* until(model.calls, (calls) => calls.length >= 1)
+          yield* Fiber.interrupt(caller)
+          yield* until(
+            Effect.sync(() => endsOf(observed)),
+            (ends) => ends.length > 0
+          )
+        }).pipe(Effect.provide(processOn(store(), model, { engine, observed })), Effect.scoped)
+        expect(endsOf(observed)).toEqual(["interrupted"])
       })
     )
   }

@@ -391,31 +391,63 @@ const noteStreamed = (streamed: Map<string, Streamed>, event: KernelEvent.Kernel
 }
 
 /**
- * The bus a durable run publishes on: every event goes to the log's writer
- * (unless `withheld`: the run suspended, or its journal failed, so it has not
- * ended), then on to `bus`. The log always listens, so the kernel always
- * builds its events.
+ * The bus a durable run publishes on (`bus`): every event goes to the log's
+ * writer (unless `withheld`: the run suspended, or its journal failed, so it
+ * has not ended), then on to `bus`, but for an end the store must record
+ * first (`heldUntilRecorded`): that `run_ended` reaches `bus` only through
+ * `recorded`, which the run calls once the store holds the end (as the log
+ * writes it in the transaction that records it). A body interrupted without
+ * its caller's stop (its engine stopping, its shard moving) records no end,
+ * and its run goes on elsewhere: its observers are not told that it ended.
+ * The log always listens, so the kernel always builds its events.
  *
  * @internal
  */
-export const logging = (bus: EventBus.Service, writer: Writer, withheld: () => boolean): EventBus.Service => {
+export interface Logging {
+  readonly bus: EventBus.Service
+  /** Publishes on `bus` the `run_ended` held back, once the store records the end it tells. */
+  readonly recorded: Effect.Effect<void>
+}
+
+/**
+ * Whether an event waits for the store's record of what it tells before it
+ * is published: the `run_ended` of an interrupted run, which only a recorded
+ * stop makes an end.
+ *
+ * @internal
+ */
+export const heldUntilRecorded = (event: KernelEvent.KernelEvent): boolean =>
+  event.type === "run_ended" && event.status === "interrupted"
+
+/** @internal */
+export const logging = (bus: EventBus.Service, writer: Writer, withheld: () => boolean): Logging => {
   // Nobody else listens (no observer, no subscriber): the events go to the log alone.
   const deliver = (events: ReadonlyArray<KernelEvent.KernelEvent>) => (bus.observed ? bus.deliver(events) : Effect.void)
+  let held: KernelEvent.KernelEvent | undefined
+  const logged = (events: ReadonlyArray<KernelEvent.KernelEvent>) => {
+    if (withheld()) return deliver(events)
+    for (const event of events) writer.log(event)
+    return deliver(
+      events.filter((event) => {
+        if (!heldUntilRecorded(event)) return true
+        held = event
+        return false
+      })
+    )
+  }
   return {
-    observed: true,
-    responseObserved: bus.responseObserved,
-    publish: (event) =>
-      Effect.flatMap(Clock.currentTimeMillis, (at) => {
-        const stamped = KernelEvent.stamp(event, at)
-        if (!withheld()) writer.log(stamped)
-        return deliver([stamped])
-      }),
-    deliver: (events) =>
-      Effect.suspend(() => {
-        if (!withheld()) for (const event of events) writer.log(event)
-        return deliver(events)
-      }),
-    modelResponded: bus.modelResponded
+    bus: {
+      observed: true,
+      responseObserved: bus.responseObserved,
+      publish: (event) => Effect.flatMap(Clock.currentTimeMillis, (at) => logged([KernelEvent.stamp(event, at)])),
+      deliver: (events) => Effect.suspend(() => logged(events)),
+      modelResponded: bus.modelResponded
+    },
+    recorded: Effect.suspend(() => {
+      const event = held
+      held = undefined
+      return event === undefined ? Effect.void : deliver([event])
+    })
   }
 }
 
