@@ -457,6 +457,16 @@ const End = Steps.codec(Schema.Void)
  * clock and a `Random` seeded with the execution id, so a replay decides as
  * the first execution did.
  *
+ * The run's events reach its observers (the `EventBus` in context) and
+ * `DurableSessions.subscribe` as a plain session's do, but for its
+ * `run_ended`, which they get once the store records the end it tells: after
+ * the `end` step has written the outcome (the session's row says the status),
+ * or after the caller's stop is recorded (`interrupted`). An end whose record
+ * fails is not published (the run is unfinished; its resume publishes the
+ * end it records), and a body interrupted without its caller's stop (its
+ * engine shutting down, its shard moving in a rebalance or a drain) publishes
+ * no `run_ended`: the run resumes elsewhere, and that body publishes its end.
+ *
  * @since 0.1.0
  * @category workflows
  */
@@ -647,8 +657,9 @@ export const body = (
         // The run has not ended while it suspends on a durable wait or after its journal failed: what it
         // publishes then (the interrupted or failed end the loop makes of it) is neither shown nor logged.
         const withheld = () => instance.suspended || loopFailure !== undefined
-        // An interrupted end is published only once its stop is recorded: a body interrupted otherwise (its
-        // engine stopping, its shard moving) has not ended the run, which goes on where it is resumed.
+        // The run's end is published once the store records it (its end step, or its caller's stop): a body
+        // interrupted otherwise (its engine stopping, its shard moving) has not ended the run, which goes on
+        // where it is resumed.
         const logging = EventLog.logging(
           Journal.replayAware(
             Subscriptions.offering(yield* EventBus.EventBus, yield* Subscriptions.Subscriptions, payload.session_id),
@@ -722,7 +733,8 @@ export const body = (
         if (loopFailure !== undefined) return yield* Effect.die(loopFailure)
         const state = yield* made.state
         const left = (yield* made.retryBudget).remaining
-        // The run's end and the events that tell it (its run_ended) in one transaction: the log and the store agree.
+        // The run's end and the events that tell it (its run_ended) in one transaction: the log and the store
+        // agree. Its observers get the run_ended once that is recorded.
         yield* step(
           "end",
           End,
@@ -735,6 +747,7 @@ export const body = (
             )
             .pipe(Effect.catch(SqlEngineInternal.fail("end", executionId)), Effect.provideContext(context))
         )
+        yield* publishEnd
         return outcome
       }).pipe(
         // A journal failure the loop met (a step of it failed) suspends the run too, on such an engine.

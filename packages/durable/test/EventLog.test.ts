@@ -18,6 +18,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -520,6 +521,40 @@ describe("run_ended on the bus: only the end the store records", () => {
           )
         }).pipe(Effect.provide(processOn(store(), model, { engine, observed })), Effect.scoped)
         expect(endsOf(observed)).toEqual(["interrupted"])
+      })
+    )
+
+    it.live(`${name}: when an observer gets run_ended, the store already records the run's end`, () =>
+      Effect.gen(function* () {
+        // What the store says of the session at each run_ended, read by the observer as it gets the event.
+        const seen: Array<string> = []
+        const client: { sql?: SqlClient.SqlClient } = {}
+        const reading: EventBus.Observer = {
+          onEvent: (event) =>
+            event.type !== "run_ended" || client.sql === undefined
+              ? Effect.void
+              : DurableSessions.summaries.pipe(
+                  Effect.provideService(SqlClient.SqlClient, client.sql),
+                  Effect.flatMap((listed) =>
+                    Effect.sync(() => void seen.push(`${event.status}: ${listed.map((s) => s.status).join()}`))
+                  ),
+                  Effect.orDie
+                )
+        }
+        const model = yield* ScriptedModel.make([ScriptedModel.text("done"), hang])
+        yield* Effect.gen(function* () {
+          client.sql = yield* SqlClient.SqlClient
+          const sessions = yield* DurableSessions.DurableSessions
+          yield* sessions.run("s", "first")
+          const caller = yield* Effect.forkChild(sessions.run("s", "second"))
+          yield* until(model.calls, (calls) => calls.length >= 2)
+          yield* Fiber.interrupt(caller)
+          yield* until(
+            Effect.sync(() => seen.length),
+            (n) => n >= 2
+          )
+        }).pipe(Effect.provide(processOn(store(), model, { engine, observers: [reading] })), Effect.scoped)
+        expect(seen).toEqual(["completed: completed", "interrupted: interrupted"])
       })
     )
   }

@@ -393,13 +393,15 @@ const noteStreamed = (streamed: Map<string, Streamed>, event: KernelEvent.Kernel
 /**
  * The bus a durable run publishes on (`bus`): every event goes to the log's
  * writer (unless `withheld`: the run suspended, or its journal failed, so it
- * has not ended), then on to `bus`, but for an end the store must record
- * first (`heldUntilRecorded`): that `run_ended` reaches `bus` only through
- * `recorded`, which the run calls once the store holds the end (as the log
- * writes it in the transaction that records it). A body interrupted without
- * its caller's stop (its engine stopping, its shard moving) records no end,
- * and its run goes on elsewhere: its observers are not told that it ended.
- * The log always listens, so the kernel always builds its events.
+ * has not ended), then on to `bus`, but for the run's end: its `run_ended`
+ * (`heldUntilRecorded`) reaches `bus` only through `recorded`, which the run
+ * calls once the store holds that end (its `end` step, or its caller's stop,
+ * recorded), as the log writes it in the transaction that records it. So an
+ * observer told that the run ended finds the store saying so; and a body
+ * interrupted without its caller's stop (its engine stopping, its shard
+ * moving) records no end, and its run goes on elsewhere: its observers are
+ * not told that it ended. The log always listens, so the kernel always builds
+ * its events.
  *
  * @internal
  */
@@ -411,13 +413,11 @@ export interface Logging {
 
 /**
  * Whether an event waits for the store's record of what it tells before it
- * is published: the `run_ended` of an interrupted run, which only a recorded
- * stop makes an end.
+ * is published: a run's `run_ended`.
  *
  * @internal
  */
-export const heldUntilRecorded = (event: KernelEvent.KernelEvent): boolean =>
-  event.type === "run_ended" && event.status === "interrupted"
+export const heldUntilRecorded = (event: KernelEvent.KernelEvent): boolean => event.type === "run_ended"
 
 /** @internal */
 export const logging = (bus: EventBus.Service, writer: Writer, withheld: () => boolean): Logging => {
