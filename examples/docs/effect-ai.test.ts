@@ -1,5 +1,5 @@
 /**
- * The @effect/ai guide's sample, run against the fake provider over real
+ * The effect/ai guide's sample, run against the fake provider over real
  * sockets: a rate limit with a retry hint, a tool call through the
  * Toolkit, and the answer.
  */

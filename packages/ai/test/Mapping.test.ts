@@ -154,7 +154,7 @@ describe.each(apis)("responses from %s", (api) => {
     })
   )
 
-  it.effect("a request @effect/ai cannot express is refused before anything is sent", () =>
+  it.effect("a request effect/ai cannot express is refused before anything is sent", () =>
     Effect.gen(function* () {
       const { server, provider } = yield* setup(api, cachedReply)
       const error = yield* Effect.flip(

@@ -251,9 +251,9 @@ describe("a stop that is half recorded", () => {
         const store = file()
         const gate = yield* Deferred.make<void>()
         // Completed by the model call itself, not polled for with `settle`: before the call, the run
-        // waits on libuv's thread pool (@effect/workflow hashes the execution id with
+        // waits on libuv's thread pool (effect/workflow hashes the execution id with
         // crypto.subtle.digest), which a loaded machine can hold up for more event-loop turns than
-        // `settle` allows ("never settled" at load 9).
+        // `settle` allows.
         const called = yield* Deferred.make<void>()
         const model = yield* ScriptedModel.make([
           () =>

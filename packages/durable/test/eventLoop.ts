@@ -19,10 +19,9 @@ export const turns = (n: number): Effect.Effect<void> =>
 
 /**
  * The least real time `settle` spins before it gives up, whatever its count of turns: what a check
- * waits for may be on another thread (@effect/workflow hashes an execution's id with
+ * waits for may be on another thread (effect/workflow hashes an execution's id with
  * `crypto.subtle.digest`, on libuv's thread pool), which a loaded machine can keep from running for
- * longer than thousands of turns take (about 10 µs each when nothing else is due: "never settled" at
- * load 9). Generous, as for a real process, and within vitest's 60 s test timeout: only a check
+ * longer than thousands of turns take. Generous, as for a real process, and within vitest's 60 s test timeout: only a check
  * that never holds waits it out.
  */
 export const settleFloorMillis = 20_000

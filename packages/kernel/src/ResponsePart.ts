@@ -5,8 +5,8 @@
  * A provider streams `ResponsePart`s as they arrive; the kernel publishes
  * deltas from them and folds them with the accumulator (`empty`, `add`,
  * `toResponse`) into the `ModelResponse` it appends to history. The one-shot
- * call (`ModelProvider.generate`), `ScriptedModel` and the @effect/ai adapter
- * fold the same way, so there is one code path.
+ * call (`ModelProvider.generate`), `ScriptedModel` and the effect/ai adapter
+ * (`@agent-kernel/ai`) fold the same way, so there is one code path.
  *
  * Every part that belongs to a content block carries `index`, the provider's
  * position of that block (Anthropic's `index`; for OpenAI, text at 0 and tool
