@@ -1,5 +1,5 @@
 /**
- * The in-process crash property (issue 13): for arbitrary fault scripts (transient errors, some
+ * The in-process crash property: for arbitrary fault scripts (transient errors, some
  * with retry-after, tool calls of an idempotent and a non-idempotent tool), a crash injected at
  * EVERY journal write of the run, then recovery by a fresh engine over the same database, ends
  * with the crash-free run's outcome: the same status, retry figures and history, apart from the

@@ -67,10 +67,9 @@ describe("Ctrl-C in a durable wait", () => {
 })
 
 describe("a run stopped in a durable wait, then the session's next run", () => {
-  // On 3560a2a the memory and cluster engines' clocks resumed the stopped run 1 when its wait ended, after run 2
-  // had begun: its body no longer matched the row's interrupted record (the row was run 2's), so it ran on,
-  // calling the model and a tool the user had cancelled (4 model calls for 2). bf48d81 ended such a body with
-  // an interrupt, which the cluster engine delivers again at once, for ever. It now ends with a result.
+  // A wait's end must not bring back a run stopped in it once the session's next run has begun (the row's
+  // record is then run 2's): it would call the model and a tool the user cancelled. The body ends with a
+  // result, not an interrupt, which the cluster engine would deliver again at once, for ever.
   it.effect.each(engines)("$name: the wait's end does not bring run 1 back, and ends it once", ({ engine }) =>
     Effect.gen(function* () {
       invoked.length = 0

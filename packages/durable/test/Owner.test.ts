@@ -1,5 +1,5 @@
 /**
- * Which failed statement means the Postgres session holding the store's lock ended (issue 13):
+ * Which failed statement means the Postgres session holding the store's lock ended:
  * then the lock is lost for good; any other error leaves it held. The errors are built as
  * @effect/sql-pg 4.0.5 builds them: a report of the server is a `SqlError` whose reason (classified
  * by its SQLSTATE) has the report's fields on its cause; an error of the client is a `SqlError`

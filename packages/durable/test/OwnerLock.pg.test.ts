@@ -1,5 +1,5 @@
 /**
- * The Postgres owner lock of `Engine.layerSql` lost DURING a run (issue 13): the server ends the
+ * The Postgres owner lock of `Engine.layerSql` lost DURING a run: the server ends the
  * lock's session while a model call is in flight. No statement of the old owner may land after
  * that (a second process may own the store by then): the run fails with `JournalError` at its
  * next write, stays unfinished, and a second engine takes the store and finishes it. Two engines

@@ -420,9 +420,8 @@ describe("routing chain", () => {
       })
   )
 
-  // Issue 10, item 8 reversed the rule this test used to pin ("a fallback continues the same call, so the
-  // per-call cap carries over"): each model now gets its own max_retries, as LiteLLM, Claude Code and the
-  // AI SDK do it; the session budget stays the shared ceiling and is never reset.
+  // A fallback model starts a fresh per-call count (its own max_retries, as LiteLLM, Claude Code and the
+  // AI SDK do it); the session budget stays the shared ceiling and is never reset.
   it.effect(
     "the chain ends: each model gets its own max_retries, every retry and fallback step is charged, then retries_exhausted",
     () =>
