@@ -207,7 +207,7 @@ describe("Bodies of stopped runs", () => {
 })
 
 describe("a store from before lives", () => {
-  it.effect("a session imported over (by the old code, which kept the journal) runs its next run for real", () =>
+  it.effect("a session from before lives, imported over its kept journal, runs its next run for real", () =>
     Effect.gen(function* () {
       const model = yield* ScriptedModel.make([
         ScriptedModel.text("one"),
@@ -218,14 +218,14 @@ describe("a store from before lives", () => {
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const sql = yield* SqlClient.SqlClient
-        // A session the old code made: no life (execution ids `s/run`).
+        // A session from a store made before lives: no life (execution ids `s/run`).
         yield* sql`INSERT INTO agent_sessions (id, life, state, status, run_index, pending, retries_used, updated_at)
           VALUES ('s', NULL, NULL, 'new', 0, NULL, 0, 0)`
         expect((yield* sessions.run("s", "a")).final_text).toBe("one")
         const [afterOne] = yield* sql<{ readonly state: string }>`SELECT state FROM agent_sessions WHERE id = 's'`
         expect((yield* sessions.run("s", "b")).final_text).toBe("two")
         expect((yield* sessions.run("s", "c")).final_text).toBe("three")
-        // 88bb66f's importJson of the export taken after run 1: Store.put alone (no purge of the journal).
+        // An import from before lives of the export taken after run 1: Store.put alone (no purge of the journal).
         yield* sql`DELETE FROM agent_sessions WHERE id = 's'`
         yield* sql`INSERT INTO agent_sessions (id, state, status, run_index, pending, retries_used, updated_at)
           VALUES ('s', ${afterOne!.state}, 'imported', 1, NULL, 0, 0)`
@@ -458,7 +458,7 @@ describe("a store from before lives: delete", () => {
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const sql = yield* SqlClient.SqlClient
-        // Run 1 of a session the old code made: journaled under the execution of the key `s/1`.
+        // Run 1 of a session from a store made before lives: journaled under the execution of the key `s/1`.
         const legacy = yield* AgentRun.AgentRun.executionId({ session_id: "s", run: 1, input: Content.userText("") })
         yield* sql`INSERT INTO agent_sessions (id, life, state, status, run_index, pending, retries_used, updated_at)
           VALUES ('s', NULL, NULL, 'completed', 1, NULL, 0, 0)`

@@ -234,8 +234,8 @@ export const wrap =
           toolTurn = info.turn
         }
         turnTools++
-        // For calls made one after the other this is the count of calls so far, as it was before calls
-        // were numbered by their index, so a journal written then replays.
+        // For calls made one after the other this is the count of calls so far, the count a journal
+        // without call indexes holds, so such a journal still replays.
         const n = earlierTools + info.index + 1
         const invoke = clock.live(
           Effect.flatMap(live.tool(call, info), (result) => Effect.map(now(), (at) => ({ result, at })))

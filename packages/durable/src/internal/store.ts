@@ -174,7 +174,8 @@ export const begin = (
     yield* sql`INSERT INTO agent_sessions (id, life, state, status, run_index, pending, retries_used, updated_at)
       VALUES (${id}, ${life}, NULL, 'new', 0, NULL, 0, ${at}) ON CONFLICT DO NOTHING`
     // A session from before lives gets one with its next run: its runs so far may have journaled ids
-    // `id/run` that a run number after an import (which the old code kept the journal of) would meet.
+    // `id/run` that a run number after an import (an import into a store from before lives kept that
+    // journal) would meet.
     // Only a session with no run in progress moves on: of two callers sending an input at once,
     // one begins the run, the other is told a run is pending.
     const began = yield* sql`UPDATE agent_sessions SET status = 'running', run_index = ${run}, pending = ${pending},
