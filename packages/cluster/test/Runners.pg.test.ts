@@ -55,10 +55,12 @@ describe("durable sessions sharded over runner processes", () => {
           )
           const ids = Array.from({ length: 12 }, (_, i) => `${store.database}-${i}`)
           // The survivor submits every session; the victim only hosts shards.
-          const runners = yield* Runners.startRunners(store, { PROVIDER_URL: server.url }, [
-            { SESSIONS: ids.join(",") },
-            { SESSIONS: "" }
-          ])
+          // The victim's shards move once its heartbeat is 10 s old, not the default 30 s: the test pins the takeover.
+          const runners = yield* Runners.startRunners(
+            store,
+            { PROVIDER_URL: server.url, SHARD_LOCK_EXPIRATION_SECONDS: "10" },
+            [{ SESSIONS: ids.join(",") }, { SESSIONS: "" }]
+          )
           const survivor = runners[0]!
           const victim = runners[1]!
           yield* survivor.go

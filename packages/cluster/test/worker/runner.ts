@@ -30,6 +30,9 @@
  *   idempotent.
  * - `SETTINGS`: the session settings as JSON.
  * - `DRAIN_TIMEOUT_SECONDS`: the runner's `drainTimeout` (default 20).
+ * - `SHARD_LOCK_EXPIRATION_SECONDS`: the runner's `shardLockExpiration`
+ *   (default the `Runner`'s, 30 s): how long a killed runner's shards wait
+ *   before the others take them.
  *
  * SIGTERM stops it as an orchestrator would: its layers close, and the
  * runner drains (`Runner.drain`) before it exits.
@@ -65,6 +68,9 @@ const env = (name: string): string => {
   return value
 }
 const optional = (name: string): string | undefined => process.env[name]
+/** A number of seconds from the environment, if set. */
+const seconds = (value: string | undefined): Duration.Duration | undefined =>
+  value === undefined ? undefined : Duration.seconds(Number(value))
 
 const sessions = env("SESSIONS")
   .split(",")
@@ -178,7 +184,8 @@ const program = Effect.gen(function* () {
       Runner.layer({
         host: "127.0.0.1",
         port: Number(env("PORT")),
-        drainTimeout: Duration.seconds(Number(optional("DRAIN_TIMEOUT_SECONDS") ?? "20"))
+        drainTimeout: Duration.seconds(Number(optional("DRAIN_TIMEOUT_SECONDS") ?? "20")),
+        shardLockExpiration: seconds(optional("SHARD_LOCK_EXPIRATION_SECONDS"))
       })
     ),
     Layer.provide(model),
