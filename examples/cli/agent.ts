@@ -15,7 +15,11 @@ import { settingsOptions } from "./settingsOptions.js"
 const toggle = (name: string, description: string) =>
   Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withDefault(false))
 
-const options = {
+/**
+ * The options that choose the model a run calls, its tools and its settings: `agent` takes them, and
+ * `agent ui` takes them to resume a run from its page (run.ts `prepare` reads them for both).
+ */
+export const modelOptions = {
   provider: Flag.Literals("provider", ["fake", "anthropic", "openai"]).pipe(
     Flag.withMetavar("NAME"),
     Flag.withDescription(
@@ -26,11 +30,6 @@ const options = {
   model: Flag.String("model").pipe(
     Flag.withMetavar("NAME"),
     Flag.withDescription("The model to call (default: fake-model, claude-sonnet-4-5 or gpt-4o-mini)"),
-    Flag.optional
-  ),
-  prompt: Flag.String("prompt").pipe(
-    Flag.withMetavar("TEXT"),
-    Flag.withDescription("One run with this input. Without it: interactive on a TTY, else one run reading stdin"),
     Flag.optional
   ),
   system: Flag.String("system").pipe(
@@ -52,7 +51,20 @@ const options = {
       `For the fake provider: a scenario (${Scenarios.names.join(", ")}), a chaos plan (${Scenarios.chaosPlans.join(", ")}: with your prompt), or a fault-plan file`
     ),
     Flag.optional
+  )
+}
+
+const { provider, model, ...toolsAndSettings } = modelOptions
+
+const options = {
+  provider,
+  model,
+  prompt: Flag.String("prompt").pipe(
+    Flag.withMetavar("TEXT"),
+    Flag.withDescription("One run with this input. Without it: interactive on a TTY, else one run reading stdin"),
+    Flag.optional
   ),
+  ...toolsAndSettings,
   json: toggle(
     "json",
     "JSON Lines on stdout: one kernel event a line, the last one run_ended; the answer's text_delta events too, as they arrive"
@@ -78,6 +90,9 @@ const options = {
   ),
   resume: toggle("resume", "With --session: finish the interrupted run in the store, without a new prompt")
 }
+
+/** What the model options parse to. */
+export type ModelInput = Command.Command.Config.Infer<typeof modelOptions>
 
 /** What the options parse to. */
 export type Parsed = Command.Command.Config.Infer<typeof options>

@@ -3,7 +3,15 @@
  * for it: against the fake provider, Anthropic or OpenAI, with MCP plugins,
  * on a session kept in memory or in a durable store.
  */
-import { Content, EventBus, ModelProvider, type RunOutcome, Session, Toolbox } from "@agent-kernel/kernel"
+import {
+  Content,
+  EventBus,
+  ModelProvider,
+  type RunOutcome,
+  Session,
+  type Settings,
+  Toolbox
+} from "@agent-kernel/kernel"
 import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
 import { Anthropic, OpenAi } from "@agent-kernel/providers"
 import { NodeTransport } from "@agent-kernel/providers/node"
@@ -15,7 +23,7 @@ import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Result from "effect/Result"
 import * as path from "node:path"
-import type { Parsed } from "./agent.js"
+import type { ModelInput, Parsed } from "./agent.js"
 import { readStdin } from "./boundedRead.js"
 import * as CliOutput from "./cliOutput.js"
 import * as Interactive from "./interactive.js"
@@ -85,8 +93,29 @@ const resolveScenario = (name: string) => {
   )
 }
 
-/** The run `parsed` asks for; the status of its last run (none when an interactive session ran nothing). */
-export const run = (parsed: Parsed) =>
+/** A plugin to start: `spec` is the --mcp text of one the user named, which must start (see `makeToolbox`). */
+interface Plugin {
+  readonly config: McpStdio.Config
+  readonly spec?: string
+}
+
+/** What the model options ask for, checked: the provider, the fake provider's plan, the settings, the plugins, the model. */
+export interface Prepared {
+  readonly providerName: "fake" | "anthropic" | "openai"
+  readonly scenario: Scenarios.Scenario | undefined
+  readonly plan: FaultPlan.FaultPlan
+  readonly settings: Settings.Settings
+  readonly plugins: ReadonlyArray<Plugin>
+  readonly model: string
+  readonly system: Option.Option<string>
+}
+
+/**
+ * The model options read and checked as `agent` and `agent ui` take them (agent.ts `modelOptions`):
+ * bad usage (a provider without its key, a scenario with another provider, bad settings, a bad
+ * --mcp) fails here, before anything starts.
+ */
+export const prepare = (parsed: ModelInput) =>
   Effect.gen(function* () {
     const env = process.env
     // A scenario is played by the fake provider, whatever keys the environment holds.
@@ -128,6 +157,62 @@ export const run = (parsed: Parsed) =>
       })
     }
     const model = Option.getOrElse(parsed.model, () => defaultModels[providerName])
+    return {
+      providerName,
+      scenario: chosen.scenario,
+      plan: chosen.plan,
+      settings,
+      plugins,
+      model,
+      system: parsed.system
+    }
+  })
+
+/** The model provider `prepared` names, for the life of the scope (the fake provider's server with it). */
+export const makeProvider = (prepared: Prepared) =>
+  prepared.providerName === "fake"
+    ? Effect.flatMap(FakeProvider.make(prepared.plan), (fake) =>
+        Anthropic.make({ apiKey: Redacted.make("fake-key"), baseUrl: fake.url })
+      )
+    : prepared.providerName === "anthropic"
+      ? Anthropic.make()
+      : OpenAi.make()
+
+/**
+ * The tools of `prepared`'s plugins, for the life of the scope. A plugin the user named is started
+ * now: one that cannot start fails with bad usage before any model request, instead of a run
+ * without its tools.
+ */
+export const makeToolbox = (prepared: Prepared) =>
+  Effect.gen(function* () {
+    const { plugins, settings } = prepared
+    const providers = yield* Effect.forEach(plugins, ({ config }) =>
+      McpStdio.make({ ...config, startupTimeoutMillis: settings.plugin_startup_timeout_ms })
+    )
+    yield* Effect.forEach(
+      plugins.flatMap(({ spec }, i) => (spec === undefined ? [] : [{ spec, provider: providers[i]! }])),
+      ({ spec, provider }) =>
+        Effect.mapError(
+          provider.list,
+          (error) => new UsageError({ message: `--mcp "${spec}" could not be started: ${error.message}` })
+        ),
+      { concurrency: "unbounded", discard: true }
+    )
+    return yield* PluginToolbox.make({ providers: providers.map(Effect.succeed), settings })
+  })
+
+/** The session's configuration `prepared` asks for: its model, settings and system prompt. */
+export const sessionConfig = (prepared: Prepared) => ({
+  model: prepared.model,
+  settings: prepared.settings,
+  ...Option.match(prepared.system, { onNone: () => ({}), onSome: (system) => ({ system }) })
+})
+
+/** The run `parsed` asks for; the status of its last run (none when an interactive session ran nothing). */
+export const run = (parsed: Parsed) =>
+  Effect.gen(function* () {
+    const env = process.env
+    const prepared = yield* prepare(parsed)
     const json = parsed.json
     const out = Render.stdout
     const color = !json && CliOutput.colorEnabled(process.stdout, env)
@@ -138,7 +223,7 @@ export const run = (parsed: Parsed) =>
     if (parsed.resume && store === undefined) {
       return yield* new UsageError({ message: "--resume needs --session PATH: the store of the run to finish" })
     }
-    const input = Option.getOrUndefined(parsed.prompt) ?? chosen.scenario?.prompt
+    const input = Option.getOrUndefined(parsed.prompt) ?? prepared.scenario?.prompt
     const stdinInput =
       input === undefined && !parsed.resume && process.stdin.isTTY !== true
         ? yield* Effect.mapError(readStdin(process.stdin), (message) => new UsageError({ message }))
@@ -151,14 +236,7 @@ export const run = (parsed: Parsed) =>
 
     return yield* Effect.scoped(
       Effect.gen(function* () {
-        const provider =
-          providerName === "fake"
-            ? yield* Effect.flatMap(FakeProvider.make(chosen.plan), (fake) =>
-                Anthropic.make({ apiKey: Redacted.make("fake-key"), baseUrl: fake.url })
-              )
-            : providerName === "anthropic"
-              ? yield* Anthropic.make()
-              : yield* OpenAi.make()
+        const provider = yield* makeProvider(prepared)
         const timeline = json
           ? undefined
           : yield* Render.human(out, { color, stream: out.tty || parsed.stream, thinking: parsed.thinking })
@@ -177,21 +255,7 @@ export const run = (parsed: Parsed) =>
           whereResumed,
           timeline === undefined ? Render.jsonLines(out) : timeline.observer
         ])
-        const providers = yield* Effect.forEach(plugins, ({ config }) =>
-          McpStdio.make({ ...config, startupTimeoutMillis: settings.plugin_startup_timeout_ms })
-        )
-        // A plugin the user named is started now: one that cannot start ends the command before
-        // any model request, instead of a run without its tools.
-        yield* Effect.forEach(
-          plugins.flatMap(({ spec }, i) => (spec === undefined ? [] : [{ spec, provider: providers[i]! }])),
-          ({ spec, provider }) =>
-            Effect.mapError(
-              provider.list,
-              (error) => new UsageError({ message: `--mcp "${spec}" could not be started: ${error.message}` })
-            ),
-          { concurrency: "unbounded", discard: true }
-        )
-        const toolbox = yield* PluginToolbox.make({ providers: providers.map(Effect.succeed), settings })
+        const toolbox = yield* makeToolbox(prepared)
         // A run's summary; a run Ctrl-C stopped at the prompt has no outcome: its run_ended tells how it ended.
         const report = (outcome: RunOutcome.RunOutcome | undefined) =>
           timeline === undefined
@@ -204,45 +268,34 @@ export const run = (parsed: Parsed) =>
         const promptOutput = json ? process.stderr : process.stdout
         const text = input ?? stdinInput
         if (store !== undefined) {
-          const { DurableSessions, Engine } = yield* Effect.promise(() => import("./durable.js"))
-          const durable = DurableSessions.layer({
-            model,
-            settings,
-            ...Option.match(parsed.system, { onNone: () => ({}), onSome: (system) => ({ system }) })
-          }).pipe(
-            Layer.provideMerge(Engine.layerSqlite(store)),
-            Layer.provide(Layer.succeed(ModelProvider.ModelProvider, provider)),
-            Layer.provide(Layer.succeed(EventBus.EventBus, bus)),
-            Layer.provide(Layer.succeed(Toolbox.Toolbox, toolbox))
-          )
+          const { DurableSessions, Engine, sessionsLayer } = yield* Effect.promise(() => import("./durable.js"))
+          const durable = sessionsLayer(Engine.layerSqlite(store), sessionConfig(prepared), { provider, bus, toolbox })
           const announce = (pending: Sessions.Listed) =>
             Effect.andThen(
               Effect.sync(() => process.stderr.write(`${Sessions.resumeNotice(pending)}\n`)),
               Ref.set(resuming, pending.runs)
             )
-          return yield* durableRun(
-            DurableSessions.DurableSessions,
-            store,
-            parsed.resume,
-            text,
-            report,
-            promptOutput,
-            announce
-          ).pipe(
-            Effect.provide(durable),
-            // Another process holds the store: a usage error (exit 2), not a crash.
-            Effect.catchTag("StoreError", (error) =>
-              Effect.fail(error.locked ? new UsageError({ message: error.message }) : error)
-            )
+          // A run to finish is in a store that is there: --resume never creates one (nor its lock file).
+          const resumable = parsed.resume
+            ? Effect.provide(DurableSessions.summaries, Engine.layerSqliteReader(store))
+            : Effect.void
+          return yield* resumable.pipe(
+            Effect.andThen(
+              durableRun(
+                DurableSessions.DurableSessions,
+                store,
+                parsed.resume,
+                text,
+                report,
+                promptOutput,
+                announce
+              ).pipe(Effect.provide(durable))
+            ),
+            Effect.catchTag("StoreError", Sessions.storeFailure(store))
           )
         }
         // One session per process, so its id is fixed: a run reads "session-1/run-N".
-        const session = yield* Session.make({
-          id: "session-1",
-          model,
-          settings,
-          ...Option.match(parsed.system, { onNone: () => ({}), onSome: (system) => ({ system }) })
-        }).pipe(
+        const session = yield* Session.make({ id: "session-1", ...sessionConfig(prepared) }).pipe(
           Effect.provideService(ModelProvider.ModelProvider, provider),
           Effect.provideService(EventBus.EventBus, bus),
           Effect.provideService(Toolbox.Toolbox, toolbox)
@@ -273,9 +326,8 @@ const durableRun = (
 ) =>
   Effect.gen(function* () {
     const sessions = yield* tag
-    const pending = (yield* sessions.list).find(
-      (session) => session.id === durableSessionId && Sessions.shown(session).resumable
-    )
+    // This process owns the store now: an unfinished run in it is one a stopped process left.
+    const pending = (yield* sessions.list).find((session) => session.id === durableSessionId && session.unfinished)
     if (pending !== undefined) yield* announce(pending)
     const resumed = yield* sessions.resume(durableSessionId)
     if (Option.isSome(resumed)) yield* report(resumed.value)
