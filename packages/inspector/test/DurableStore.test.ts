@@ -6,11 +6,12 @@
  * runs, history and events, a live run followed as it is logged, a stop asked
  * of the owner, and the store's failures as typed errors.
  */
-import { Engine } from "@agent-kernel/durable"
+import { DurableSessions, Engine } from "@agent-kernel/durable"
 import { Content } from "@agent-kernel/kernel"
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
@@ -25,8 +26,8 @@ import { answer, happyProvider, heldProvider, owner, until } from "./support/dur
 const storeFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "inspector-durable-")), "agent.db")
 
 /** The adapter's store over the file, read beside its owner, for the life of the scope. */
-const reader = (file: string) =>
-  Effect.map(Layer.build(DurableStore.layerSqlite(file, { pollInterval: "50 millis" })), (context) =>
+const reader = (file: string, options: DurableStore.Options = {}) =>
+  Effect.map(Layer.build(DurableStore.layerSqlite(file, { pollInterval: "50 millis", ...options })), (context) =>
     Context.get(context, InspectorStore.InspectorStore)
   )
 
@@ -154,6 +155,57 @@ describe("the durable adapter on the embedded store", () => {
         expect(yield* statusOf(store, "followed")).toBe("completed")
       })
     )
+  )
+
+  it.live(
+    "a reader told how to resume finishes a run no live process holds; a resume failing at once is refused, saying why",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const file = storeFile()
+          const held = yield* heldProvider
+          const crashed = yield* owner(Engine.layerSqlite(file), held.url)
+          yield* crashed.start("crashed", "go")
+          yield* held.awaitRequests(1)
+          const plain = yield* reader(file)
+          yield* until(plain.events("crashed", { after: 0, limit: 10 }), (events) => events.length > 0)
+          yield* crashed.close
+
+          const failing = yield* reader(file, {
+            resume: () => Effect.fail(new Error("the session store is in use by another process"))
+          })
+          expect(yield* Effect.flip(failing.resume("crashed"))).toEqual(
+            new InspectorStore.ActionRefused({
+              session_id: "crashed",
+              action: "resume",
+              reason: "the session store is in use by another process"
+            })
+          )
+          expect(yield* statusOf(failing, "crashed")).toBe("resumable")
+
+          // As agent ui does: the store's ownership taken for the run, let go when it ends.
+          const happy = yield* happyProvider
+          const resuming = yield* reader(file, {
+            resume: (id) =>
+              Effect.flatMap(owner(Engine.layerSqlite(file), happy.url), (taken) =>
+                Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.resume(id)).pipe(
+                  Effect.provide(taken.context),
+                  Effect.ensuring(taken.close)
+                )
+              )
+          })
+          yield* resuming.resume("crashed")
+          yield* until(statusOf(resuming, "crashed"), (status) => status === "completed")
+          const events = yield* resuming.events("crashed", { after: 0, limit: 100 })
+          expect(seqs(events)).toEqual(range(1, events.length))
+          expect(events.filter((logged) => logged.event.type === "run_ended").map((logged) => logged.event)).toEqual([
+            expect.objectContaining({ type: "run_ended", status: "completed", final_text: answer })
+          ])
+          // Let go once the run has ended: the store can be owned again.
+          const again = Effect.exit(Effect.flatMap(owner(Engine.layerSqlite(file), happy.url), (next) => next.close))
+          yield* until(again, Exit.isSuccess)
+        })
+      )
   )
 
   it.live("a run its owner left unfinished is resumable; the reader refuses to resume it, saying how", () =>

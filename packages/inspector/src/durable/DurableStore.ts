@@ -15,9 +15,10 @@
  *   `DurableSessions` service, so a running session's history is the one its
  *   run has now, and `resume` finishes a run here.
  *
- * A reader without the sessions' service cannot run a model: its `resume` is
- * refused, saying how to finish the run (`agent --session FILE --resume`, or
- * the process that owns the store).
+ * A reader without the sessions' service runs no model unless given how
+ * (`Options.resume`: `agent ui` with a provider takes the store's ownership
+ * for the run); without it, its `resume` is refused, saying how to finish
+ * the run (`Options.cannotResume`).
  *
  * @example
  * ```ts
@@ -39,9 +40,11 @@ import { DurableSessions, Engine, EventLog } from "@agent-kernel/durable"
 import { type Content, KernelEvent } from "@agent-kernel/kernel"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as SqlClient from "effect/sql/SqlClient"
@@ -71,7 +74,27 @@ export interface Options {
    * returns anyway (the run goes on). Default 5 seconds.
    */
   readonly resumeWait?: Duration.Input | undefined
+  /**
+   * How a reader (`make`, `layer`, `layerSqlite`) finishes a session's
+   * unfinished run itself, when a live process holds none: it takes the
+   * store's ownership for that run (the owner's lock and engine), runs it,
+   * and lets go when it ends (`agent ui` with a provider). A failure before
+   * the run logs anything (another process took the store meanwhile, say)
+   * refuses the resume with its message. Default: none, and `resume` is
+   * refused, saying `cannotResume`.
+   */
+  readonly resume?: ((id: string) => Effect.Effect<unknown, unknown>) | undefined
+  /**
+   * Why a reader without `resume` refuses to resume a run, and how to finish
+   * it instead. Default: finish it with `agent --session FILE --resume`, or
+   * in the process that owns the store.
+   */
+  readonly cannotResume?: string | undefined
 }
+
+/** Why a reader that cannot run a model refuses a resume, unless told otherwise. */
+const readerCannotResume =
+  "this inspector only reads the store: finish the run with `agent --session FILE --resume`, or in the process that owns the store"
 
 /** What the adapter needs of the durable store: the engine-less reads, or the sessions' service. */
 interface Durable {
@@ -93,7 +116,13 @@ interface Durable {
   readonly stop: (id: string) => Effect.Effect<boolean, DurableSessions.SessionNotFound | Engine.StoreError>
   /** Finishes the unfinished run in this process; `None` where this process cannot run one. */
   readonly resume: Option.Option<(id: string) => Effect.Effect<unknown, unknown>>
+  /** Whether the sessions' runs are this process's own: a reader leaves a run another process holds to it. */
+  readonly runsHere: boolean
 }
+
+/** A failure's one line. */
+const messageOf = (error: unknown): string =>
+  Predicate.hasProperty(error, "message") ? String(error.message) : String(error)
 
 const unavailable = (error: Engine.StoreError) => new InspectorStore.StoreUnavailable({ message: error.message })
 
@@ -209,6 +238,7 @@ const service = (durable: Durable, options: Options, scope: Scope.Scope): Inspec
   const interval = Duration.fromInputUnsafe(options.pollInterval ?? "200 millis")
   const stopTimeout = Duration.fromInputUnsafe(options.stopTimeout ?? "10 seconds")
   const resumeWait = Duration.fromInputUnsafe(options.resumeWait ?? "5 seconds")
+  const cannotResume = options.cannotResume ?? readerCannotResume
   const summary = (id: string) =>
     Effect.flatMap(
       Effect.mapError(findSummary(durable, id), unavailable),
@@ -265,21 +295,19 @@ const service = (durable: Durable, options: Options, scope: Scope.Scope): Inspec
         const found = yield* summary(id)
         const { status } = statusOf(found)
         if (!found.unfinished) return yield* refused(id, "resume", `it has no unfinished run (it is ${status})`)
-        if (Option.isNone(durable.resume)) {
-          return yield* refused(
-            id,
-            "resume",
-            found.live
-              ? "the process that owns the store is running it"
-              : "this inspector only reads the store: finish the run with `agent --session FILE --resume`, or in the process that owns the store"
-          )
+        if (found.live && !durable.runsHere) {
+          return yield* refused(id, "resume", "the process that owns the store is running it")
         }
-        const run = yield* Effect.forkIn(Effect.ignore(durable.resume.value(id)), scope)
+        if (Option.isNone(durable.resume)) return yield* refused(id, "resume", cannotResume)
+        const run = yield* Effect.forkIn(Effect.exit(durable.resume.value(id)), scope)
         // Back once the run moves (or ends at once, or the wait is over): its events follow in the log.
         const moved = durable.follow(id, { after: found.last_seq, pollInterval: interval }).pipe(Stream.runHead)
-        yield* Effect.raceFirst(Effect.ignore(moved), Effect.asVoid(Fiber.await(run))).pipe(
-          Effect.timeoutOrElse({ duration: resumeWait, orElse: () => Effect.void })
-        )
+        const ended = yield* Effect.raceFirst(
+          Effect.as(Effect.ignore(moved), Option.none<Exit.Exit<unknown, unknown>>()),
+          Effect.map(Fiber.join(run), Option.some)
+        ).pipe(Effect.timeoutOrElse({ duration: resumeWait, orElse: () => Effect.succeedNone }))
+        const failure = Option.flatMap(ended, Exit.findErrorOption)
+        if (Option.isSome(failure)) return yield* refused(id, "resume", messageOf(failure.value))
       }),
     interrupt: (id) =>
       Effect.gen(function* () {
@@ -310,8 +338,9 @@ const service = (durable: Durable, options: Options, scope: Scope.Scope): Inspec
  * as a reader: no engine, no owner's lock. Reads the sessions, their runs and
  * events (following them live), their stored history; `interrupt` asks the
  * process that runs the session to stop it (`DurableSessions.requestStop`)
- * and waits for its `run_ended`; `resume` is refused (a reader runs no
- * model).
+ * and waits for its `run_ended`; `resume` finishes a run no live process
+ * holds through `options.resume`, and is refused without it (a reader runs
+ * no model of its own).
  *
  * @since 0.1.0
  * @category constructors
@@ -336,7 +365,8 @@ export const make = (
           context
         ),
       stop: (id) => Effect.provideContext(DurableSessions.requestStop(id), context),
-      resume: Option.none()
+      resume: Option.fromNullishOr(options.resume),
+      runsHere: false
     }
     return service(durable, options, scope)
   })
@@ -364,7 +394,8 @@ export const fromSessions = (
       follow: sessions.follow,
       history: (id) => Effect.map(sessions.history(id), Option.some),
       stop: sessions.interrupt,
-      resume: Option.some(sessions.resume)
+      resume: Option.some(sessions.resume),
+      runsHere: true
     }
     return service(durable, options, scope)
   })
