@@ -1,15 +1,20 @@
 /**
  * `agent sessions PATH`: the sessions of a durable store (see `agent --session`), one a line:
- * id, the last run's status (`interrupted (resumable)` for a run whose process stopped before
- * it ended, which `--resume` finishes), runs, the session retry budget used, and messages in
- * its history. With `--resume`, `agent` says which run it resumes (`resumeNotice`) and, once it
- * goes on, from where (`resumedAt`).
+ * id, the last run's status (`running` while a live process runs it, `interrupted (resumable)`
+ * for a run whose process stopped before it ended, which `--resume` finishes), runs, the session
+ * retry budget used (an unfinished run's retries included), and messages in its history. The
+ * store is read beside the process that may own it, never locked and never created. With
+ * `--resume`, `agent` says which run it resumes (`resumeNotice`) and, once it goes on, from where
+ * (`resumedAt`). Every command that opens a store reports its failures through `storeFailure`.
  */
+import type { Engine } from "@agent-kernel/durable"
+import type { KernelEvent } from "@agent-kernel/kernel"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
-import type { KernelEvent } from "@agent-kernel/kernel"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Option from "effect/Option"
 import * as Render from "./render.js"
 import { UsageError } from "./usage.js"
 
@@ -21,17 +26,64 @@ export interface Listed {
   readonly retries_used: number
   readonly messages: number
   readonly updated_at: number
+  /** A run begun and not ended (the store's status is then `running`). */
+  readonly unfinished: boolean
+  /** That run, with no live process holding it: its process stopped (a kill, a crash). */
+  readonly resumable: boolean
 }
 
 /**
- * A session's status as shown, and whether `--resume` has a run to finish. The store says
- * `running` for a run begun and not ended; the listing holds the store, so no process is
- * running it: its process stopped (a kill, a crash) and it is interrupted, resumable.
+ * A session's status as shown, and whether `--resume` has a run to finish: an unfinished run no
+ * process holds is interrupted, resumable; one a live process holds is `running`.
  */
 export const shown = (session: Listed): { readonly status: string; readonly resumable: boolean } =>
-  session.status === "running"
-    ? { status: "interrupted", resumable: true }
-    : { status: session.status, resumable: false }
+  session.resumable ? { status: "interrupted", resumable: true } : { status: session.status, resumable: false }
+
+/**
+ * The reasons a store fails for its path: the path is wrong (nothing there, not a session store,
+ * a directory SQLite cannot write its log in) or taken (another process owns the store). They are
+ * bad usage (exit 2); a store that is there and ours but fails (corrupt, read-only, disk full, an
+ * I/O error, a row that does not decode) ends the command with its one-line reason (exit 1).
+ */
+export const pathReasons: ReadonlySet<Engine.StoreError["reason"]> = new Set([
+  "locked",
+  "missing",
+  "foreign",
+  "not-writable"
+])
+
+/** The first bytes of every SQLite database. */
+const sqliteHeader = new TextEncoder().encode("SQLite format 3\0")
+
+/** Whether the file `store` does not begin as a SQLite database does: a text file, an image, not a store. */
+const notSqlite = (store: string) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const file = yield* fs.open(store, { flag: "r" })
+      const head = Option.getOrElse(yield* file.readAlloc(sqliteHeader.length), () => new Uint8Array())
+      return head.length > 0 && sqliteHeader.some((byte, i) => head[i] !== byte)
+    })
+  ).pipe(Effect.orElseSucceed(() => false))
+
+/**
+ * How a command that opens the store `store` (`agent --session`, `--resume`, `agent sessions`)
+ * reports its failure: a failure of the path is bad usage, anything else the store's own one-line
+ * error. SQLite calls a file that is no database at all damaged; it is not a store, so its path
+ * is wrong.
+ */
+export const storeFailure =
+  (store: string) =>
+  (error: Engine.StoreError): Effect.Effect<never, UsageError | Engine.StoreError, FileSystem.FileSystem> =>
+    Effect.gen(function* () {
+      if (pathReasons.has(error.reason)) return yield* new UsageError({ message: error.message })
+      if (error.reason === "corrupt" && (yield* notSqlite(store))) {
+        return yield* new UsageError({
+          message: `${store} is not an agent-kernel session store (it is no SQLite database): it is left as it is`
+        })
+      }
+      return yield* error
+    })
 
 /** The line `--resume` (or a new prompt, which finishes it first) prints before it resumes a run. */
 export const resumeNotice = (session: Listed): string =>
@@ -65,7 +117,8 @@ const options = {
 export const sessions = Command.make("sessions", { ...args, ...options }, ({ store, json }) =>
   Effect.gen(function* () {
     const { DurableSessions, Engine } = yield* Effect.promise(() => import("./durable.js"))
-    const listed = yield* DurableSessions.summaries.pipe(Effect.provide(Engine.layerSqliteStore(store)))
+    // Read beside the owner, if a process owns the store: a run it is running lists as running.
+    const listed = yield* DurableSessions.summaries.pipe(Effect.provide(Engine.layerSqliteReader(store)))
     const out = Render.stdout
     if (json) {
       for (const session of listed) out.write(`${JSON.stringify({ ...session, ...shown(session) })}\n`)
@@ -82,9 +135,5 @@ export const sessions = Command.make("sessions", { ...args, ...options }, ({ sto
         `${s.id}\t${resumable ? `${status} (resumable)` : status}\t${s.runs}\t${s.retries_used}\t${s.messages}\t${new Date(s.updated_at).toISOString()}\n`
       )
     }
-  }).pipe(
-    Effect.catchTag("StoreError", (error) =>
-      Effect.fail(error.locked ? new UsageError({ message: error.message }) : error)
-    )
-  )
+  }).pipe(Effect.catchTag("StoreError", storeFailure(store)))
 ).pipe(Command.withDescription("List the sessions of a durable store: status, runs, retry budget used"))
