@@ -95,7 +95,13 @@ describe("a runner killed with SIGKILL mid-run", () => {
           // The victim (the last) submits no session: the two others wait on every one of them.
           const runners = yield* Runners.startRunners(
             store,
-            { PROVIDER_URL: server.url, COUNTER_DELAY_MS: "1500", SETTINGS: JSON.stringify({ jitter: "none" }) },
+            // The victim's shards move once its heartbeat is 10 s old, not the default 30 s.
+            {
+              PROVIDER_URL: server.url,
+              COUNTER_DELAY_MS: "1500",
+              SETTINGS: JSON.stringify({ jitter: "none" }),
+              SHARD_LOCK_EXPIRATION_SECONDS: "10"
+            },
             [
               { COUNTER_FILE: files[0]!, SESSIONS: ids.filter((_, i) => i % 2 === 0).join(",") },
               { COUNTER_FILE: files[1]!, SESSIONS: ids.filter((_, i) => i % 2 === 1).join(",") },
