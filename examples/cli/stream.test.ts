@@ -9,7 +9,7 @@ import { assert, beforeAll, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { cli, ensureBundle, ofType, scriptCommand, start } from "./testBundle.js"
+import { cli, ensureBundle, ofType, start } from "./testBundle.js"
 
 beforeAll(ensureBundle)
 
@@ -124,41 +124,38 @@ describe("agent CLI streaming: off a terminal", () => {
   })
 })
 
-describe.skipIf(scriptCommand === undefined)(
-  "agent CLI streaming: on a terminal (a pseudo-terminal from `script`)",
-  () => {
-    it("streams the answer after a spinner, rewrites the failed attempt struck through, and prints the answer once", async () => {
-      const result = await agentOnTty(["--scenario", restartPlan()])
-      assert.strictEqual(result.code, 0, result.stderr)
-      const out = result.stdout
-      // The spinner, erased before the text.
-      assert.include(out, "waiting for fake-model 0.0 s")
-      assert.include(out, "\r\x1b[KPartial words")
-      // The partial text is rewritten in place, struck through and dim, then marked.
-      assert.include(out, `${partial}\r\x1b[J\x1b[2;9m${partial}\x1b[0m\n`)
-      assert.include(out, `[stream restarted (overloaded): ${partial.length} characters discarded, attempt 2]`)
-      // The retry countdown while the kernel waits.
-      assert.match(out, /retry 1 in \d\.\d s/)
-      // The answer streamed once and not repeated by the summary.
-      assert.strictEqual(occurrences(out, answer), 1)
-      assert.include(out, `\r\x1b[K${answer}\n`)
-      assert.notInclude(out.slice(out.indexOf("status")), answer)
-    })
+describe("agent CLI streaming: on a terminal (a pseudo-terminal from `script`)", () => {
+  it("streams the answer after a spinner, rewrites the failed attempt struck through, and prints the answer once", async () => {
+    const result = await agentOnTty(["--scenario", restartPlan()])
+    assert.strictEqual(result.code, 0, result.stderr)
+    const out = result.stdout
+    // The spinner, erased before the text.
+    assert.include(out, "waiting for fake-model 0.0 s")
+    assert.include(out, "\r\x1b[KPartial words")
+    // The partial text is rewritten in place, struck through and dim, then marked.
+    assert.include(out, `${partial}\r\x1b[J\x1b[2;9m${partial}\x1b[0m\n`)
+    assert.include(out, `[stream restarted (overloaded): ${partial.length} characters discarded, attempt 2]`)
+    // The retry countdown while the kernel waits.
+    assert.match(out, /retry 1 in \d\.\d s/)
+    // The answer streamed once and not repeated by the summary.
+    assert.strictEqual(occurrences(out, answer), 1)
+    assert.include(out, `\r\x1b[K${answer}\n`)
+    assert.notInclude(out.slice(out.indexOf("status")), answer)
+  })
 
-    it("a tool's run shows the spinner with its name", async () => {
-      const plan = planFile([
-        { kind: "reply", text: "Calling.", tool_calls: [{ name: "no_such_tool", input: {} }] },
-        { kind: "reply", text: answer }
-      ])
-      const result = await agentOnTty(["--scenario", plan])
-      assert.strictEqual(result.code, 0, result.stderr)
-      assert.include(result.stdout, "running no_such_tool 0.0 s")
-      assert.strictEqual(occurrences(result.stdout, answer), 1)
-    })
-  }
-)
+  it("a tool's run shows the spinner with its name", async () => {
+    const plan = planFile([
+      { kind: "reply", text: "Calling.", tool_calls: [{ name: "no_such_tool", input: {} }] },
+      { kind: "reply", text: answer }
+    ])
+    const result = await agentOnTty(["--scenario", plan])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.include(result.stdout, "running no_such_tool 0.0 s")
+    assert.strictEqual(occurrences(result.stdout, answer), 1)
+  })
+})
 
-describe.skipIf(scriptCommand === undefined)("agent CLI: terminal safety, against agent fake-server", () => {
+describe("agent CLI: terminal safety, against agent fake-server", () => {
   // What a hostile server sends: a window title (OSC 0), a clear screen, a cursor move, a bell, a bidi override.
   const hostile = "Safe start \x1b]0;pwned\x07 \x1b[2J\x1b[H\x07 \u202Eevil\u202C end."
   const sequences = ["\x1b]", "\x07", "\x1b[2J", "\x1b[H", "\u202E", "\u202C"]

@@ -47,7 +47,7 @@ export interface CliOptions {
   /** A real wall-clock guard: a run still going after this is killed (and shows as code null). */
   readonly killAfterMillis?: number
   /**
-   * Run on a new pseudo-terminal of this size (util-linux `script`, see `scriptCommand`), colour on
+   * Run on a new pseudo-terminal of this size (util-linux `script`, see `requireScript`), colour on
    * (`NO_COLOR` removed): stdout is a TTY. The terminal turns each "\n" into "\r\n", turned back in
    * `stdout`; its stderr is merged into `stdout`.
    */
@@ -58,7 +58,7 @@ export interface CliOptions {
  * util-linux `script`, which runs a command on a new pseudo-terminal; absent on some systems. Found on the
  * PATH without running a process, so the test worker's event loop is never blocked.
  */
-export const scriptCommand: string | undefined = (process.env["PATH"] ?? "")
+const scriptCommand: string | undefined = (process.env["PATH"] ?? "")
   .split(path.delimiter)
   .map((dir) => path.join(dir, "script"))
   .find((file) => {
@@ -69,6 +69,19 @@ export const scriptCommand: string | undefined = (process.env["PATH"] ?? "")
       return false
     }
   })
+
+/**
+ * `script`, or a failure of the test that needs a terminal, naming the install: a terminal test never
+ * passes by being skipped.
+ */
+const requireScript = (): string => {
+  if (scriptCommand === undefined) {
+    throw new Error(
+      "no `script` (util-linux) on the PATH for the terminal tests: install it with `apt-get install bsdutils`"
+    )
+  }
+  return scriptCommand
+}
 
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
 
@@ -98,7 +111,7 @@ export const cli = (args: ReadonlyArray<string>, options: CliOptions = {}): Prom
     const child =
       terminal !== undefined
         ? spawn(
-            scriptCommand ?? "script",
+            requireScript(),
             [
               "-qec",
               `stty cols ${terminal.columns} rows ${terminal.rows}; exec ${argv.map(quote).join(" ")}`,
@@ -182,11 +195,10 @@ export const start = (
   const env = environment(options.env)
   const argv = [process.execPath, entry, ...args]
   const child = options.terminal
-    ? spawn(
-        scriptCommand ?? "script",
-        ["-qfec", `stty cols 100 rows 40; exec ${argv.map(quote).join(" ")}`, "/dev/null"],
-        { cwd: root, env }
-      )
+    ? spawn(requireScript(), ["-qfec", `stty cols 100 rows 40; exec ${argv.map(quote).join(" ")}`, "/dev/null"], {
+        cwd: root,
+        env
+      })
     : spawn(process.execPath, argv.slice(1), { cwd: root, env })
   let stdout = ""
   let stderr = ""
