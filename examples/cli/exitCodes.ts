@@ -49,7 +49,8 @@ const firstLine = (text: string): string => text.split("\n", 1)[0] ?? ""
  * - the code of the last run's status (above), nothing to say when it completed;
  * - 128 + the signal's number when interrupted (130 for Ctrl-C, 143 for SIGTERM);
  * - 2 for bad usage: effect/cli's parse errors (it has printed them) and `UsageError`;
- * - 1 for anything else, a defect included.
+ * - 1 for anything else: a session store that fails (its one-line reason; sessions.ts `storeFailure`
+ *   makes a store path that is wrong or taken bad usage), a defect.
  */
 export const outcomeOf = (
   exit: Exit.Exit<unknown, unknown>,
