@@ -110,7 +110,12 @@ describe("a run resumed on another runner", () => {
         Effect.gen(function* () {
           const url = yield* RunnerProcess.freshDatabase(postgresUrl(), `events_resumed_${Date.now()}`)
           const provider = yield* FakeProvider.make(multiCall)
-          const start = RunnerProcess.start({ databaseUrl: url, providerUrl: provider.url })
+          // The victim's shards move once its heartbeat is 10 s old, not the default 30 s: the test pins the resume.
+          const start = RunnerProcess.start({
+            databaseUrl: url,
+            providerUrl: provider.url,
+            flags: ["--shard-lock-expiration", "10"]
+          })
           const [survivor, victim] = yield* Effect.all([start, start], { concurrency: "unbounded" })
           yield* RunnerProcess.awaitShards(url, 2)
           const ids = Array.from({ length: 12 }, (_, i) => `s${i}`)
