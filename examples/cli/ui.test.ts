@@ -4,24 +4,48 @@
  * with SIGINT; bad input is bad usage (exit 2). The command runs as users
  * run it: node on the bundle (see testBundle.ts).
  */
+import { FakeProvider, type FaultPlan } from "@agent-kernel/providers/testing"
 import { assert, beforeAll, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { cli, ensureBundle, start } from "./testBundle.js"
+import { cli, ensureBundle, start, waitFor } from "./testBundle.js"
+import { bannerOf, eventsOver, until } from "./uiTesting.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
 beforeAll(ensureBundle)
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "ak-ui-"))
 
-/** The address and the action token in the banner `agent ui` prints. */
-const bannerOf = (stdout: string) => {
-  const found = /^agent-kernel inspector: (http:\/\/\S+\/)\naction token \(resume, interrupt\): (\S+)\n/.exec(stdout)
-  if (found === null) throw new Error(`no banner in:\n${stdout}`)
-  return { url: found[1]!, token: found[2]! }
+/** How often the counter plugin was invoked for each key (its `start KEY PID` lines). */
+const invocations = (file: string): Map<string, number> => {
+  const counts = new Map<string, number>()
+  if (!fs.existsSync(file)) return counts
+  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+    const [kind, key] = line.split(" ")
+    if (kind === "start" && key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1)
+  }
+  return counts
+}
+
+/** A tool call to the counter, then a 429 with a 2 s retry-after, then the answer. */
+const countThenWait: FaultPlan.FaultPlan = {
+  steps: [
+    { kind: "reply", tool_calls: [{ name: "count", input: { key: "once" }, id: "toolu_once" }], stop: "tool_use" },
+    {
+      kind: "error",
+      status: 429,
+      error_type: "rate_limit_error",
+      message: "Number of requests has exceeded your per-minute rate limit",
+      headers: { "retry-after": "2" }
+    },
+    { kind: "reply", text: "counted once" }
+  ]
 }
 
 describe("agent ui", () => {
@@ -69,7 +93,7 @@ describe("agent ui", () => {
     }
   })
 
-  it("a missing store, a file that is no store, a bad port and a port in use are bad usage (exit 2)", async () => {
+  it("no store, two stores, a missing store, a file that is no store, a bad port and a port in use are bad usage (exit 2)", async () => {
     const dir = tempDir()
     const missing = await cli(["ui", "--session", path.join(dir, "missing.db")])
     assert.strictEqual(missing.code, 2)
@@ -82,6 +106,15 @@ describe("agent ui", () => {
     const foreign = await cli(["ui", "--session", notes])
     assert.strictEqual(foreign.code, 2)
     assert.match(foreign.stderr, new RegExp(`^agent: --session ${notes}: cannot read the session store .*\\n$`))
+    const neither = await cli(["ui"])
+    assert.strictEqual(neither.code, 2)
+    assert.strictEqual(
+      neither.stderr,
+      "agent: agent ui needs the store to inspect: --session PATH or --database-url URL\n"
+    )
+    const both = await cli(["ui", "--session", notes, "--database-url", "postgres://127.0.0.1:1/agents"])
+    assert.strictEqual(both.code, 2)
+    assert.strictEqual(both.stderr, "agent: give --session PATH or --database-url URL, not both\n")
     const badPort = await cli(["ui", "--session", notes, "--port", "70000"])
     assert.strictEqual(badPort.code, 2)
     assert.strictEqual(badPort.stderr, "agent: --port must be 0 to 65535, not 70000\n")
@@ -98,6 +131,104 @@ describe("agent ui", () => {
       assert.match(inUse.stderr, new RegExp(`^agent: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE.*\\n$`))
     } finally {
       taken.close()
+    }
+  })
+
+  it("resumes from the page a run whose process was killed (with --provider), taking the store for the run only", async () => {
+    const dir = tempDir()
+    const store = path.join(dir, "agent.db")
+    const counter = path.join(dir, "counts.txt")
+    const scope = Effect.runSync(Scope.make())
+    const provider = await Effect.runPromise(Scope.provide(FakeProvider.make(countThenWait), scope))
+    const env = { ANTHROPIC_API_KEY: "fake-key", ANTHROPIC_BASE_URL: provider.url }
+    const model = [
+      "--provider",
+      "anthropic",
+      "--mcp",
+      `node ${path.join(root, "examples/plugins/counter.mjs")} ${counter} 0`
+    ]
+    const running: Array<ReturnType<typeof start>> = []
+    try {
+      // Killed in its retry wait: the tool call and the 429 are journaled, the run is unfinished.
+      const run = start([...model, "--json", "--session", store, "--prompt", "count once"], { env })
+      running.push(run)
+      await run.seen('"type":"retry_scheduled"')
+      run.child.kill("SIGKILL")
+      assert.strictEqual(await run.exited, null)
+      assert.strictEqual(invocations(counter).get("once"), 1)
+
+      // Without a provider the page cannot resume it, and says which flags let it.
+      const reader = start(["ui", "--session", store, "--port", "0"], { env })
+      running.push(reader)
+      await reader.seen(/action token \(resume, interrupt\): \S+\n/)
+      const readerBanner = bannerOf(reader.stdout())
+      const listed = (await (await fetch(`${readerBanner.url}api/sessions`)).json()) as {
+        sessions: ReadonlyArray<{ id: string; status: string }>
+      }
+      assert.deepInclude(listed.sessions[0], { id: "session-1", status: "resumable" })
+      const refused = await fetch(`${readerBanner.url}api/sessions/session-1/resume`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${readerBanner.token}` }
+      })
+      assert.strictEqual(refused.status, 409)
+      const reason = await refused.text()
+      assert.include(reason, "--provider NAME")
+      assert.include(reason, `agent --session ${store} --resume`)
+      reader.child.kill("SIGINT")
+      assert.strictEqual(await reader.exited, 130)
+
+      const ui = start(["ui", "--session", store, "--port", "0", ...model], { env })
+      running.push(ui)
+      await ui.seen(/action token \(resume, interrupt\): \S+\n/)
+      const { url, token } = bannerOf(ui.stdout())
+      const anonymous = await fetch(`${url}api/sessions/session-1/resume`, { method: "POST" })
+      assert.strictEqual(anonymous.status, 401)
+      const resumed = await fetch(`${url}api/sessions/session-1/resume`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}` }
+      })
+      assert.strictEqual(resumed.status, 200, await resumed.clone().text())
+      const events = await until(
+        () => eventsOver(url, "session-1"),
+        (logged) => logged.some((entry) => entry.event.type === "run_ended"),
+        () => ui.stderr()
+      )
+      // One run, begun by the killed process and ended by the resume: no step of it logged twice.
+      assert.deepStrictEqual(
+        events.map((logged) => logged.seq),
+        Array.from({ length: events.length }, (_, i) => i + 1)
+      )
+      assert.deepStrictEqual(
+        events
+          .filter((logged) => ["run_started", "run_ended"].includes(logged.event.type))
+          .map((logged) => logged.event),
+        [
+          { ...events[0]!.event, type: "run_started", input: "count once" },
+          { ...events.at(-1)!.event, type: "run_ended", status: "completed" }
+        ]
+      )
+      assert.strictEqual(events.filter((logged) => logged.event.type === "tool_call_started").length, 1)
+      assert.strictEqual(invocations(counter).get("once"), 1)
+      await waitFor(
+        () => ui.stderr().includes("agent ui: the resumed run of session-1 ended completed\n"),
+        "agent ui to tell the resumed run's end",
+        ui.stderr
+      )
+      // The store is let go when the run ends: another process takes it while agent ui goes on.
+      const after = await cli(["sessions", store])
+      assert.strictEqual(after.code, 0, after.stderr)
+      assert.match(after.stdout, /^session-1\tcompleted\t1\t/m)
+      const again = await fetch(`${url}api/sessions/session-1/resume`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}` }
+      })
+      assert.strictEqual(again.status, 409)
+      assert.include(await again.text(), "it has no unfinished run (it is completed)")
+      ui.child.kill("SIGINT")
+      assert.strictEqual(await ui.exited, 130)
+    } finally {
+      for (const child of running) child.child.kill("SIGKILL")
+      await Effect.runPromise(Scope.close(scope, Exit.void))
     }
   })
 
