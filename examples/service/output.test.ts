@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { assertEquals } from "@effect/vitest/utils"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -38,7 +39,7 @@ describe("the wait for a runner's line", () => {
         const exit = yield* Effect.exit(
           Output.awaitOutput(process, "listening on", (code, output) => `${code}: ${output.trim()}`)
         )
-        assert.deepStrictEqual(exit, Exit.fail("3: no database"))
+        assertEquals(exit, Exit.fail("3: no database"))
       })
     )
   )

@@ -246,7 +246,7 @@ describe("Decision.decide", () => {
     caseArb(errorArb(fatal)),
     ([error, step, context]) => {
       const decision = Decision.decide(error, step, context)
-      assert.deepInclude(decision, { _tag: "End", error })
+      expect(decision).toMatchObject({ _tag: "End", error })
       assert.strictEqual<string>(decision._tag === "End" ? decision.status : decision._tag, error.category)
       return true
     }
@@ -272,7 +272,7 @@ describe("Decision.decide", () => {
       const reductions = context.reductions + 1
       if (reductions > context.bounds.max_context_reductions)
         assert.deepInclude(decision, { _tag: "End", status: "context_exhausted", reductions })
-      else assert.deepInclude(decision, { _tag: "Reduce", error, reductions })
+      else expect(decision).toMatchObject({ _tag: "Reduce", error, reductions })
       return true
     }
   )
@@ -378,7 +378,7 @@ describe("Decision.decide", () => {
     ([error, step, context]) => {
       const decision = Decision.decide(error, step, context)
       if (context.fallback === undefined) {
-        assert.deepInclude(decision, { _tag: "End", status: "retries_exhausted", error })
+        expect(decision).toMatchObject({ _tag: "End", status: "retries_exhausted", error })
         return true
       }
       const broken = Decision.beforeCall(context)
