@@ -104,8 +104,9 @@ describe("a request read but never delivered", () => {
     () =>
       Effect.scoped(
         Effect.gen(function* () {
-          // The model call (an activity request, as is the run's own) stays unprocessed for 10 s, five
-          // times rereadAfter: both are read again meanwhile, and skipped as being processed.
+          // The run's request stays unprocessed while its model call takes 10 s, five times rereadAfter:
+          // it is read again meanwhile, and skipped as being processed (the call is a step of the run's
+          // body, journaled by clusterSteps, not a request of its own).
           const model = yield* ScriptedModel.make([
             () => Effect.as(Effect.sleep("10 seconds"), ScriptedModel.text("slow"))
           ])
@@ -114,10 +115,12 @@ describe("a request read but never delivered", () => {
           const sql = Context.get(context, SqlClient.SqlClient)
           const run = yield* Effect.forkChild(sessions.run("s", "go"))
           yield* Runners.pollUntil(model.calls, (calls) => calls.length > 0, "20 millis")
-          // The model call's request, and when the runner read it.
-          const [inFlight] = yield* sql<{ readonly id: string; readonly read: string | null }>`
+          // The run's request, the only one in flight, and when the runner read it.
+          const requests = yield* sql<{ readonly id: string; readonly read: string | null }>`
             SELECT id::text AS id, last_read::text AS read FROM cluster_messages
-            WHERE tag = 'activity' AND processed = false AND kind = 0`
+            WHERE processed = false AND kind = 0`
+          assert.strictEqual(requests.length, 1, JSON.stringify(requests))
+          const inFlight = requests[0]
           assert.isDefined(inFlight)
           assert.isNotNull(inFlight?.read)
           // Read again while the call is made: its mark is cleared, then set anew by the next read.
