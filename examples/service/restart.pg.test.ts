@@ -110,18 +110,22 @@ describe("a rolling restart of the service's two runners under load", () => {
           const ids = Array.from({ length: 10 }, (_, i) => `s${i}`)
           const load = yield* Effect.forkChild(Effect.forEach(ids, client, { concurrency: "unbounded" }))
 
-          /** Stops `runner` with SIGTERM (it leaves the clients' list), waits for its exit, starts its replacement. */
+          /**
+           * Stops `runner` with SIGTERM (it leaves the clients' list) and starts its replacement while it drains, as
+           * an orchestrator does; the replacement joins the clients' list once it listens, and the cluster once the
+           * shards have settled over it and the other runner.
+           */
           const restart = (runner: RunnerProcess.RunnerProcess) =>
             Effect.gen(function* () {
               yield* Ref.update(live, (runners) => runners.filter((r) => r !== runner))
               yield* runner.kill("SIGTERM")
-              const code = yield* runner.exited.pipe(
+              const exit = runner.exited.pipe(
                 Effect.timeoutOrElse({
                   duration: "180 seconds",
                   orElse: () => Effect.die(new Error(`${runner.runner} never exited after SIGTERM`))
                 })
               )
-              const replacement = yield* start
+              const [code, replacement] = yield* Effect.all([exit, start], { concurrency: "unbounded" })
               yield* Ref.update(live, (runners) => [...runners, replacement])
               yield* RunnerProcess.awaitShards(url, 2)
               return { code, output: yield* runner.output }
