@@ -57,7 +57,3 @@ export const sessionsOver = async (
     total: number
     sessions: ReadonlyArray<{ id: string; status: string }>
   }
-
-/** POSTs an action (resume, interrupt) on a session with the token. */
-export const act = (url: string, token: string, id: string, action: "resume" | "interrupt") =>
-  fetch(`${url}api/sessions/${id}/${action}`, { method: "POST", headers: { authorization: `Bearer ${token}` } })
