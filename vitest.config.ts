@@ -28,7 +28,12 @@ export default defineConfig({
         test: {
           name: "postgres",
           include: postgresTests,
-          globalSetup: ["packages/cluster/test/postgres.setup.ts"]
+          globalSetup: ["packages/cluster/test/postgres.setup.ts"],
+          // Two files at once: they spend most of their time waiting on runner processes, timers and the
+          // database, and each works in databases of its own on free ports. A maxWorkers of its own needs a
+          // sequence group of its own.
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 }
         }
       }
     ]
