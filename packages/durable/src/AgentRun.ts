@@ -555,10 +555,10 @@ export const body = (
       const state = session === undefined ? null : yield* session.state
       const left = session === undefined ? null : (yield* session.retryBudget).remaining
       const recorded = yield* Effect.catch(
-        storeSql.withTransaction(
+        log.transaction((flush) =>
           Effect.flatMap(Clock.currentTimeMillis, (at) =>
             Effect.flatMap(Store.interrupted(payload, state, at, left), (recorded) =>
-              recorded ? Effect.as(log.flush, true) : Effect.succeed(false)
+              recorded ? Effect.as(flush, true) : Effect.succeed(false)
             )
           )
         ),
@@ -738,10 +738,10 @@ export const body = (
         yield* step(
           "end",
           End,
-          storeSql
-            .withTransaction(
+          log
+            .transaction((flush) =>
               Effect.andThen(
-                log.flush,
+                flush,
                 Effect.flatMap(Clock.currentTimeMillis, (at) => Store.finish(payload, state, outcome.status, at, left))
               )
             )

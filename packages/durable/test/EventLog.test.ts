@@ -8,6 +8,7 @@ import { DurableSessions, Engine, EventLog } from "@agent-kernel/durable"
 import { Content, EventBus, type KernelEvent, ModelProvider, Session, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
 import { describe, expect, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -23,6 +24,7 @@ import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { endBesideAFlush } from "./logTransaction.js"
 
 const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
 
@@ -558,4 +560,14 @@ describe("run_ended on the bus: only the end the store records", () => {
       })
     )
   }
+})
+
+describe("the event log's transaction on SQLite's one connection", () => {
+  it.live("a run's end written with its events while another write of the log waits for the connection completes", () =>
+    Effect.gen(function* () {
+      const context = yield* Layer.build(Engine.layerSqlite(store()))
+      const rows = yield* endBesideAFlush(Context.get(context, SqlClient.SqlClient))
+      expect(rows).toEqual([{ seq: 1, event: { text: "hello world" } }])
+    })
+  )
 })

@@ -146,11 +146,23 @@ export interface Writer {
   /** Takes a published event (a keyed one already logged is dropped). */
   readonly log: (event: KernelEvent.KernelEvent) => void
   /**
-   * Writes the events taken so far, in one statement (in the caller's
-   * transaction, if any). Writes are serialised, so sequence numbers are
-   * committed in order.
+   * Writes the events taken so far, in one statement. Writes are
+   * serialised, so sequence numbers are committed in order. Not inside a
+   * transaction of the store's client: `transaction` gives the flush for one.
    */
   readonly flush: Effect.Effect<void, SqlError.SqlError>
+  /**
+   * `body` in one transaction of the store's client, given the writer's
+   * `flush` for that transaction (the events it writes commit with what
+   * `body` records, as a run's end and its `run_ended`). Writes are
+   * serialised before the transaction begins: on a client of one connection
+   * (the owner's on Postgres, SQLite's) a `flush` waiting for the connection
+   * while holding the writer would otherwise wait for ever on the
+   * transaction, which waits on the writer.
+   */
+  readonly transaction: <A, E, R>(
+    body: (flush: Effect.Effect<void, SqlError.SqlError>) => Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | SqlError.SqlError, R>
   /**
    * Before a step that executes for real: the events taken so far are
    * written at once when the log's last write was `windowMillis` ago or more
@@ -299,12 +311,14 @@ const make = (sql: SqlClient.SqlClient, of: RunOf, wake: () => void): Writer => 
     lastWrite = performance.now()
     // This process's followers read the rows once they are committed (at once outside a transaction).
     yield* sql.afterCommit(written(of.session_id))
-  }).pipe(Effect.uninterruptible, turn.withPermit)
+  }).pipe(Effect.uninterruptible)
   const countRetries = (used: number) =>
     sql`UPDATE agent_sessions SET retries_used = ${used}
       WHERE id = ${of.session_id} AND run_index = ${of.run} AND retries_used < ${used}
       AND ${of.life === undefined ? sql`life IS NULL` : sql`life = ${of.life}`}`
-  const flush = Effect.suspend(() => (pending.length === 0 ? Effect.void : write))
+  // Under the writer's turn, taken by `flush` or for a whole `transaction`.
+  const flushTaken = Effect.suspend(() => (pending.length === 0 ? Effect.void : write))
+  const flush = Effect.suspend(() => (pending.length === 0 ? Effect.void : turn.withPermit(flushTaken)))
   // The first delta of an attempt the crash cut off mid-stream: what it had streamed is discarded.
   const restarted = (event: KernelEvent.KernelEvent) => {
     if (event.type !== "text_delta" && event.type !== "thinking_delta") return
@@ -344,6 +358,7 @@ const make = (sql: SqlClient.SqlClient, of: RunOf, wake: () => void): Writer => 
       if (!logged.has(key)) pending.push({ event, key })
     },
     flush,
+    transaction: (body) => turn.withPermit(sql.withTransaction(body(flushTaken))),
     beforeStep: Effect.suspend(() => {
       if (pending.length === 0) return Effect.void
       if (performance.now() - lastWrite >= windowMillis) return flush
