@@ -136,6 +136,28 @@ const callerEnd = (run: Fiber.Fiber<unknown, RunError>): Effect.Effect<void, Run
     Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? Effect.never : Effect.asVoid(exit)
   )
 
+/**
+ * The position just before the `run_started` of the next run the log holds
+ * after `after`: the events before it are the tail of a run that was pending
+ * (resumed on some runner), which the prompt's answer must not hold.
+ */
+const nextRunStart = (
+  log: SessionEvents.Service,
+  id: string,
+  after: number
+): Effect.Effect<number, SessionEvents.EventLogError> =>
+  log.follow(id, after).pipe(
+    Stream.takeUntil((logged) => logged.event.type === "run_started"),
+    Stream.runLast,
+    Effect.flatMap((last) =>
+      Option.isNone(last)
+        ? nextRunStart(log, id, after)
+        : last.value.event.type === "run_started"
+          ? Effect.succeed(last.value.seq - 1)
+          : nextRunStart(log, id, last.value.seq)
+    )
+  )
+
 /** How a run left unfinished by a failing store is asked again: every 0.5 s at first, then every 5 s. */
 const resumeSchedule = Schedule.min([Schedule.exponential("500 millis"), Schedule.spaced("5 seconds")])
 
@@ -205,7 +227,8 @@ export const make: Effect.Effect<
     Effect.gen(function* () {
       const after = yield* log.head(id)
       const run = yield* FiberSet.run(runs, runToEnd(id, prompt))
-      const events = log.follow(id, after)
+      // Only this prompt's run: it starts at the next run_started, once a pending run (if any) has ended.
+      const events = Stream.unwrap(Effect.map(nextRunStart(log, id, after), (start) => log.follow(id, start)))
       // Before the response starts: a run that cannot start (one is pending) is a 409, not a stream.
       const early = yield* Effect.raceFirst(
         Effect.map(Fiber.await(run), failureOf),

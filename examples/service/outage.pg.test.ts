@@ -232,7 +232,12 @@ describe("a store failure that suspends a run", () => {
           const provider = yield* FakeProvider.make(
             FaultPlan.make([{ kind: "reply", text: "done" }], { after: "repeat_last" })
           )
-          const start = RunnerProcess.start({ databaseUrl: url, providerUrl: provider.url })
+          // The runs of the runner that dies move once its shard locks expire: 10 s, not the default 30 s.
+          const start = RunnerProcess.start({
+            databaseUrl: url,
+            providerUrl: provider.url,
+            flags: ["--shard-lock-expiration", "10"]
+          })
           const [gone, other] = yield* Effect.all([start, start], { concurrency: "unbounded" })
           yield* RunnerProcess.awaitShards(url, 2)
           const database = yield* Layer.build(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))

@@ -67,7 +67,7 @@ describe("a rolling restart of the service's two runners under load", () => {
 
           /**
            * One prompt, sent until a runner takes it: a refused connection, a 503 (the runner is stopping) or a
-           * run_pending (409, or the error line that ends a stream) is sent again; anything else is what it got.
+           * 409 (a run pending) is sent again; anything else is what it got.
            */
           const prompt = (id: string, k: number, turn: number): Effect.Effect<void> =>
             Effect.gen(function* () {
@@ -91,12 +91,18 @@ describe("a rolling restart of the service's two runners under load", () => {
               if (status === 503 || status === 409)
                 return yield* Effect.andThen(Effect.sleep("200 millis"), prompt(id, k, turn + 1))
               const lines = yield* Effect.orDie(ApiClient.lines(text))
+              const first = lines[0]
               const last = lines[lines.length - 1]
-              // The stream started with a pending run's events, then said the prompt was not taken: send it again.
-              if (last !== undefined && "error" in last && last.error.error === "run_pending")
-                return yield* Effect.andThen(Effect.sleep("200 millis"), prompt(id, k, turn + 1))
+              // An answer is one run's events, from its run_started to its run_ended: none of a run before it.
               const entry: Seen =
-                status === 200 && last !== undefined && "event" in last && last.event.type === "run_ended"
+                status === 200 &&
+                first !== undefined &&
+                "event" in first &&
+                first.event.type === "run_started" &&
+                last !== undefined &&
+                "event" in last &&
+                last.event.type === "run_ended" &&
+                last.event.run_id === first.event.run_id
                   ? { kind: "answered", id, status: last.event.status, runId: last.event.run_id }
                   : { kind: "bad", id, detail: `${status} ${text.slice(-300)}` }
               yield* Ref.update(seen, (all) => [...all, entry])
