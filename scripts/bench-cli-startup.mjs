@@ -7,7 +7,7 @@
  *   - `agent --version` (start, parse, exit) against `node -e 0`: at most 2x;
  *   - the README's form, `pnpm --silent agent --version` (the `agent` script:
  *     `build-cli.mjs --if-stale`, then the bundle), against the bundle alone
- *     once it is built: at most 1.5x (`npx -y pnpm@12.4.2` adds its own start);
+ *     once it is built: at most 1.5x; and the same through `npx -y pnpm@12.4.2`, which adds npx's start;
  *   - `agent --scenario happy --json`: the fake provider, one plugin process,
  *     two model calls.
  *
@@ -26,11 +26,29 @@ const rounds = Number(process.argv[2] ?? 10)
 execFileSync(process.execPath, [path.join(root, "scripts/build-cli.mjs"), "--if-stale"], { stdio: "inherit" })
 
 const bundle = "examples/dist/agent.mjs"
+// The pnpm running this script (`pnpm run bench:cli`), as the README's form runs it; else the one on PATH.
+const execpath = process.env["npm_execpath"]
+const pnpm =
+  execpath === undefined || !path.basename(execpath).startsWith("pnpm")
+    ? { command: "pnpm", args: /** @type {Array<string>} */ ([]) }
+    : /\.[cm]?js$/.test(execpath)
+      ? { command: process.execPath, args: [execpath] }
+      : { command: execpath, args: [] }
+
 /** @type {ReadonlyArray<{ readonly name: string; readonly command: string; readonly args: ReadonlyArray<string> }>} */
 const commands = [
   { name: "node -e 0", command: process.execPath, args: ["-e", "0"] },
   { name: "agent --version", command: process.execPath, args: [bundle, "--version"] },
-  { name: "pnpm --silent agent --version", command: "pnpm", args: ["--silent", "agent", "--version"] },
+  {
+    name: "pnpm --silent agent --version",
+    command: pnpm.command,
+    args: [...pnpm.args, "--silent", "agent", "--version"]
+  },
+  {
+    name: "npx -y pnpm@12.4.2 --silent agent",
+    command: "npx",
+    args: ["-y", "pnpm@12.4.2", "--silent", "agent", "--version"]
+  },
   { name: "agent --scenario happy", command: process.execPath, args: [bundle, "--scenario", "happy", "--json"] }
 ]
 
@@ -70,7 +88,7 @@ for (const metric of /** @type {const} */ (["wall", "cpu"])) {
     const values = samples.get(name)?.[metric] ?? []
     const range = `${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}`
     console.log(
-      `${metric.padEnd(4)} ${name.padEnd(30)} median ${median(values).toFixed(0).padStart(6)} ms (range ${range})`
+      `${metric.padEnd(4)} ${name.padEnd(34)} median ${median(values).toFixed(0).padStart(6)} ms (range ${range})`
     )
   }
 }
@@ -81,4 +99,7 @@ console.log(
 )
 console.log(
   `pnpm --silent agent --version / agent --version: ${(wall("pnpm --silent agent --version") / wall("agent --version")).toFixed(2)}x (goal: at most 1.5x)`
+)
+console.log(
+  `npx -y pnpm@12.4.2 --silent agent --version / agent --version: ${(wall("npx -y pnpm@12.4.2 --silent agent") / wall("agent --version")).toFixed(2)}x (npx's and pnpm's own starts included)`
 )
