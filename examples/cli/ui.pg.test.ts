@@ -3,7 +3,8 @@
  * store (the run's throwaway server, a database of the test's own) that an
  * owner process wrote with the light engine (`Engine.layerSql`): its
  * sessions listed over real HTTP (a run the owner left unfinished as
- * resumable), the URL's password kept out of its pages; an unreachable
+ * resumable), the URL's password kept out of its pages, that run resumed
+ * from the page (`--provider`) to its end; an unreachable
  * database, and one with no store, are bad usage in one line (exit 2). The command runs
  * as users run it: node on the bundle (see testBundle.ts).
  */
@@ -17,13 +18,14 @@ import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import { ownDatabase } from "../../packages/cluster/test/postgres.js"
 import {
+  answer,
   happyProvider,
   heldProvider,
   owner,
   until as untilEffect
 } from "../../packages/inspector/test/support/durable.js"
 import { cli, ensureBundle, start } from "./testBundle.js"
-import { served, sessionsOver, until } from "./uiTesting.js"
+import { eventsOver, served, sessionsOver, until } from "./uiTesting.js"
 
 beforeAll(ensureBundle)
 
@@ -32,7 +34,7 @@ const engineAt = (url: string) =>
   Engine.layerSql().pipe(Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 3 })))
 
 describe("agent ui --database-url", () => {
-  it("lists the sessions of a Postgres store: one completed, one its owner left unfinished (resumable)", async () => {
+  it("lists the sessions of a Postgres store (one completed, one its owner left unfinished: resumable) and resumes the unfinished one", async () => {
     const scope = Effect.runSync(Scope.make())
     const running: Array<ReturnType<typeof start>> = []
     try {
@@ -65,7 +67,7 @@ describe("agent ui --database-url", () => {
         { env: { ANTHROPIC_API_KEY: "fake-key", ANTHROPIC_BASE_URL: happy.url } }
       )
       running.push(ui)
-      const { url: page } = await served(ui)
+      const { url: page, token } = await served(ui)
       const listed = await until(
         () => sessionsOver(page),
         (listed) => listed.total === 2,
@@ -80,10 +82,25 @@ describe("agent ui --database-url", () => {
       const password = new URL(url).password
       if (password !== "") assert.notInclude(html, password)
 
-      // Resume over Postgres is not pinned here yet: in about 1 run of 7 the resumed run logged nothing
-      // after taking the store (see docs/inspector.md, What is left). The action's guard is.
       const anonymous = await fetch(`${page}api/sessions/crashed/resume`, { method: "POST" })
       assert.strictEqual(anonymous.status, 401)
+      const resumed = await fetch(`${page}api/sessions/crashed/resume`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}` }
+      })
+      assert.strictEqual(resumed.status, 200, await resumed.clone().text())
+      const events = await until(
+        () => eventsOver(page, "crashed"),
+        (logged) => logged.some((entry) => entry.event.type === "run_ended"),
+        ui.stderr
+      )
+      assert.deepStrictEqual(
+        events.map((logged) => logged.seq),
+        Array.from({ length: events.length }, (_, i) => i + 1)
+      )
+      const ended = events.filter((logged) => logged.event.type === "run_ended").map((logged) => logged.event)
+      assert.strictEqual(ended.length, 1)
+      assert.deepInclude(ended[0], { status: "completed", final_text: answer })
       ui.child.kill("SIGINT")
       assert.strictEqual(await ui.exited, 130)
     } finally {
