@@ -212,6 +212,8 @@ describe("crash at every journal write", () => {
       retryAfterWaits: 0,
       scriptsWithTools: 0,
       inFlightUnknown: 0,
+      writeCalls: 0,
+      scriptsWithWriteCalls: 0,
       endedBeforeCrash: 0
     }
     const property = (script: ReadonlyArray<Turn>) =>
@@ -224,6 +226,14 @@ describe("crash at every journal write", () => {
         coverage.scripts++
         if (script.some((turn) => turn.tools.length > 0)) coverage.scriptsWithTools++
         coverage.retryAfterWaits += clean.writes.filter((write) => write.kind === "clock").length
+        const writeCalls = clean.writes.filter(
+          (write) =>
+            write.kind === "activity" &&
+            write.name.startsWith("tool/") &&
+            toolOf(script, write.name.split("/").at(-2)!) === "write"
+        ).length
+        coverage.writeCalls += writeCalls
+        if (writeCalls > 0) coverage.scriptsWithWriteCalls++
         for (let n = 1; n <= clean.writes.length; n++) {
           const kind = clean.writes[n - 1]!.kind
           const name = clean.writes[n - 1]!.name.split("/")[0]!
@@ -276,11 +286,16 @@ describe("crash at every journal write", () => {
       `crash property: ${coverage.scripts} scripts (${coverage.scriptsWithTools} with tool calls, ` +
         `${coverage.retryAfterWaits} retry-after waits), ${coverage.crashes} crashes by write: ` +
         `${[...coverage.byKind].map(([kind, n]) => `${kind} ${n}`).join(", ")}; in-flight tool calls answered ` +
-        `unknown ${coverage.inFlightUnknown}; ${coverage.endedBeforeCrash} crashes came after the run had recorded its end`
+        `unknown ${coverage.inFlightUnknown} (${coverage.writeCalls} calls of the write tool, in ` +
+        `${coverage.scriptsWithWriteCalls} scripts); ${coverage.endedBeforeCrash} crashes came after the run had recorded its end`
     )
     // The generator reached the interesting cases: waits, tool calls, and crashes inside each kind of step.
     expect(coverage.retryAfterWaits).toBeGreaterThanOrEqual(3)
-    expect(coverage.inFlightUnknown).toBeGreaterThanOrEqual(1)
+    // A crash comes at every write, so every call of the write tool is cut off in flight at least once, and
+    // at least 30 % of the scripts have such a call.
+    expect(coverage.writeCalls).toBeGreaterThan(0)
+    expect(coverage.inFlightUnknown).toBeGreaterThanOrEqual(coverage.writeCalls)
+    expect(coverage.scriptsWithWriteCalls / coverage.scripts).toBeGreaterThanOrEqual(0.3)
     const kinds = [
       "execution",
       "activity model",
