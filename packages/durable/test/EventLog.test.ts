@@ -24,7 +24,7 @@ import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { endBesideAFlush } from "./logTransaction.js"
+import { endBesideAFlush, flushThenRollBack } from "./logTransaction.js"
 
 const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
 
@@ -570,4 +570,23 @@ describe("the event log's transaction on SQLite's one connection", () => {
       expect(rows).toEqual([{ seq: 1, event: { text: "hello world" } }])
     })
   )
+
+  const endings: ReadonlyArray<readonly [string, Effect.Effect<never, string>]> = [
+    ["fails (a store write after the flush failing)", Effect.fail("the end's record failed")],
+    ["is interrupted", Effect.interrupt]
+  ]
+  for (const [name, ending] of endings) {
+    it.live(`a transaction that writes events and then ${name}: the next write logs them, numbered without a gap`, () =>
+      Effect.gen(function* () {
+        const context = yield* Layer.build(Engine.layerSqlite(store()))
+        const { rows, exit } = yield* flushThenRollBack(Context.get(context, SqlClient.SqlClient), ending)
+        expect(Exit.isFailure(exit)).toBe(true)
+        expect(rows).toEqual([
+          { seq: 1, event: { text: "first" } },
+          { seq: 2, event: { text: "rolled back" } },
+          { seq: 3, event: { text: "after" } }
+        ])
+      })
+    )
+  }
 })

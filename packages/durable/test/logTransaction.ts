@@ -69,3 +69,36 @@ export const endBesideAFlush = (sql: SqlClient.SqlClient) =>
       yield* sql`SELECT CAST(seq AS INTEGER) AS seq, event FROM agent_events WHERE session_id = 's' ORDER BY seq`
     )
   }) satisfies Effect.Effect<unknown, unknown, Scope.Scope>
+
+/** A delta of its own model attempt `attempt` (so that the log keeps it as one row). */
+const deltaOf = (attempt: number, text: string): KernelEvent.KernelEvent => ({
+  type: "text_delta",
+  at: 1,
+  turn: 1,
+  model: "m",
+  attempt,
+  text
+})
+
+/**
+ * On the store's client `sql`: a delta is written; a transaction writes a second one and then ends with
+ * `ending` (a failure, or an interruption), which rolls it back; a third delta is taken and the log
+ * flushed. Returns the log's rows (seq, text) and how the transaction ended.
+ */
+export const flushThenRollBack = (sql: SqlClient.SqlClient, ending: Effect.Effect<never, string>) =>
+  Effect.gen(function* () {
+    const store = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
+      Effect.provideService(effect, SqlClient.SqlClient, sql)
+    const { life } = yield* store(Store.begin("s", 1, Content.userText("go"), 0))
+    const writer: EventLog.Writer = yield* EventLog.writer(sql, { session_id: "s", run: 1, life: life ?? undefined })
+    writer.log(deltaOf(1, "first"))
+    yield* writer.flush
+    writer.log(deltaOf(2, "rolled back"))
+    const exit = yield* Effect.exit(writer.transaction((flush) => Effect.andThen(flush, ending)))
+    writer.log(deltaOf(3, "after"))
+    yield* within(writer.flush)
+    const rows = yield* Schema.decodeUnknownEffect(Logged)(
+      yield* sql`SELECT CAST(seq AS INTEGER) AS seq, event FROM agent_events WHERE session_id = 's' ORDER BY seq`
+    )
+    return { rows, exit }
+  }) satisfies Effect.Effect<unknown, unknown, Scope.Scope>

@@ -272,6 +272,8 @@ const make = (sql: SqlClient.SqlClient, of: RunOf, wake: () => void): Writer => 
   const streamed = new Map<string, Streamed>()
   let next: number | undefined
   let lastWrite = performance.now()
+  // The batches a `transaction` wrote so far, given back to `pending` (and `next` with them) if it does not commit.
+  let uncommitted: Array<Pending> | undefined
   const turn = Semaphore.makeUnsafe(1)
   const firstSeq = Effect.suspend(() =>
     next !== undefined
@@ -308,6 +310,7 @@ const make = (sql: SqlClient.SqlClient, of: RunOf, wake: () => void): Writer => 
       Effect.onError(() => Effect.sync(() => pending.unshift(...batch)))
     )
     next = seq + batch.length
+    uncommitted?.push(...batch)
     lastWrite = performance.now()
     // This process's followers read the rows once they are committed (at once outside a transaction).
     yield* sql.afterCommit(written(of.session_id))
@@ -358,7 +361,24 @@ const make = (sql: SqlClient.SqlClient, of: RunOf, wake: () => void): Writer => 
       if (!logged.has(key)) pending.push({ event, key })
     },
     flush,
-    transaction: (body) => turn.withPermit(sql.withTransaction(body(flushTaken))),
+    transaction: (body) =>
+      turn.withPermit(
+        Effect.suspend(() => {
+          const before = next
+          const wrote: Array<Pending> = []
+          uncommitted = wrote
+          // Rolled back (failed or interrupted): its rows are not in the log, so they are written again, numbered from `before`.
+          return sql.withTransaction(body(flushTaken)).pipe(
+            Effect.onError(() =>
+              Effect.sync(() => {
+                pending.unshift(...wrote)
+                next = before
+              })
+            ),
+            Effect.ensuring(Effect.sync(() => (uncommitted = undefined)))
+          )
+        })
+      ),
     beforeStep: Effect.suspend(() => {
       if (pending.length === 0) return Effect.void
       if (performance.now() - lastWrite >= windowMillis) return flush
