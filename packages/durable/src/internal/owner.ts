@@ -278,8 +278,11 @@ export const ownPostgres: Effect.Effect<SqlClient.SqlClient, StoreError, SqlClie
 const Held = Schema.Array(Schema.Struct({ held: Schema.Boolean }))
 
 /**
- * Whether a process holds the store's advisory lock on Postgres now (the
- * store's owner), looked up in `pg_locks` without taking it.
+ * Whether a live process holds the store's runs on Postgres now: a process
+ * holds the store's advisory lock in this database (the store's owner),
+ * looked up in `pg_locks` without taking it; or the store is a cluster's
+ * (effect/cluster's `cluster_runners` beside it), whose runners take no
+ * such lock and resume a dead runner's runs themselves.
  *
  * @internal
  */
@@ -288,7 +291,9 @@ export const heldOnPostgres: Effect.Effect<boolean, StoreError, SqlClient.SqlCli
   // A one-argument advisory lock on a bigint: its high 32 bits are classid, its low ones objid, objsubid 1.
   const rows = yield* sql.unsafe(`SELECT EXISTS (SELECT 1 FROM pg_locks, (SELECT (${lockKey})::bigint AS k) key
     WHERE locktype = 'advisory' AND granted AND objsubid = 1
-      AND objid = (key.k & 4294967295)::oid AND classid = ((key.k >> 32) & 4294967295)::oid) AS held`)
+      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+      AND objid = (key.k & 4294967295)::oid AND classid = ((key.k >> 32) & 4294967295)::oid)
+    OR to_regclass('cluster_runners') IS NOT NULL AS held`)
   const [row] = yield* Schema.decodeUnknownEffect(Held)(rows)
   return row?.held ?? false
 }).pipe(

@@ -18,7 +18,9 @@
  * A reader without the sessions' service runs no model unless given how
  * (`Options.resume`: `agent ui` with a provider takes the store's ownership
  * for the run); without it, its `resume` is refused, saying how to finish
- * the run (`Options.cannotResume`).
+ * the run (`Options.cannotResume`). On a cluster's store (effect/cluster's
+ * `cluster_runners` beside the sessions') the runners hold every unfinished
+ * run and resume a dead runner's themselves: a reader refuses every resume.
  *
  * @example
  * ```ts
@@ -38,6 +40,7 @@
  */
 import { DurableSessions, Engine, EventLog } from "@agent-kernel/durable"
 import { type Content, KernelEvent } from "@agent-kernel/kernel"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -46,8 +49,9 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import type * as SqlClient from "effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
 import * as InspectorStore from "../InspectorStore.js"
 
@@ -118,6 +122,8 @@ interface Durable {
   readonly resume: Option.Option<(id: string) => Effect.Effect<unknown, unknown>>
   /** Whether the sessions' runs are this process's own: a reader leaves a run another process holds to it. */
   readonly runsHere: boolean
+  /** Whether the store is a cluster's, whose runners resume its runs (a dead runner's on a live one). */
+  readonly clusterStore: Effect.Effect<boolean, InspectorStore.StoreUnavailable>
 }
 
 /** A failure's one line. */
@@ -125,6 +131,38 @@ const messageOf = (error: unknown): string =>
   Predicate.hasProperty(error, "message") ? String(error.message) : String(error)
 
 const unavailable = (error: Engine.StoreError) => new InspectorStore.StoreUnavailable({ message: error.message })
+
+/** Why a reader does not resume a run of a cluster's store. */
+const clusterResumes = "runs of a cluster store are resumed by its runners: none runs here"
+
+/** Whether the store of `sql` is a cluster's: effect/cluster's runners' table beside the sessions'. */
+const isClusterStore = (sql: SqlClient.SqlClient) =>
+  sql
+    .onDialectOrElse({
+      pg: () => sql`SELECT 1 AS found WHERE to_regclass('cluster_runners') IS NOT NULL`,
+      orElse: () => sql`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'cluster_runners'`
+    })
+    .pipe(
+      Effect.map((rows) => rows.length > 0),
+      Effect.mapError(
+        (error) =>
+          new InspectorStore.StoreUnavailable({
+            message: `cannot tell whether the store is a cluster's: ${error.message}`
+          })
+      )
+    )
+
+/** `detect`'s first success, kept: a failure is tried again on the next call. */
+const once = <A, E>(detect: Effect.Effect<A, E>) =>
+  Effect.map(Ref.make(Option.none<A>()), (known) =>
+    Effect.flatMap(
+      Ref.get(known),
+      Option.match({
+        onSome: Effect.succeed,
+        onNone: () => Effect.tap(detect, (found) => Ref.set(known, Option.some(found)))
+      })
+    )
+  )
 
 const notFound = (id: string) => new InspectorStore.SessionNotFound({ session_id: id })
 
@@ -295,6 +333,7 @@ const service = (durable: Durable, options: Options, scope: Scope.Scope): Inspec
         const found = yield* summary(id)
         const { status } = statusOf(found)
         if (!found.unfinished) return yield* refused(id, "resume", `it has no unfinished run (it is ${status})`)
+        if (yield* durable.clusterStore) return yield* refused(id, "resume", clusterResumes)
         if (found.live && !durable.runsHere) {
           return yield* refused(id, "resume", "the process that owns the store is running it")
         }
@@ -340,7 +379,7 @@ const service = (durable: Durable, options: Options, scope: Scope.Scope): Inspec
  * process that runs the session to stop it (`DurableSessions.requestStop`)
  * and waits for its `run_ended`; `resume` finishes a run no live process
  * holds through `options.resume`, and is refused without it (a reader runs
- * no model of its own).
+ * no model of its own) and on a cluster's store (its runners resume its runs).
  *
  * @since 0.1.0
  * @category constructors
@@ -351,6 +390,7 @@ export const make = (
   Effect.gen(function* () {
     const context = yield* Effect.context<SqlClient.SqlClient>()
     const scope = yield* Effect.scope
+    const clusterStore = yield* once(isClusterStore(Context.get(context, SqlClient.SqlClient)))
     const durable: Durable = {
       page: (query) => Effect.provideContext(DurableSessions.page(query), context),
       runs: (id) => Effect.provideContext(EventLog.runs(id), context),
@@ -366,7 +406,8 @@ export const make = (
         ),
       stop: (id) => Effect.provideContext(DurableSessions.requestStop(id), context),
       resume: Option.fromNullishOr(options.resume),
-      runsHere: false
+      runsHere: false,
+      clusterStore
     }
     return service(durable, options, scope)
   })
@@ -395,7 +436,9 @@ export const fromSessions = (
       history: (id) => Effect.map(sessions.history(id), Option.some),
       stop: sessions.interrupt,
       resume: Option.some(sessions.resume),
-      runsHere: true
+      runsHere: true,
+      // The process that runs the sessions resumes its own runs, on a runner too.
+      clusterStore: Effect.succeed(false)
     }
     return service(durable, options, scope)
   })
