@@ -25,6 +25,7 @@
 import {
   Content,
   EventBus,
+  type KernelEvent,
   ModelProvider,
   type RetryPolicy,
   RunOutcome,
@@ -540,6 +541,8 @@ export const body = (
     let session: Session.Service | undefined
     // Publishes the run's end held back from its observers until the store records it (see `EventLog.logging`).
     let publishEnd: Effect.Effect<void> = Effect.void
+    // Makes the held end (and the one the log has yet to write) say the end the store recorded.
+    let endedAs: (status: KernelEvent.RunStatus) => void = () => {}
     // The run was stopped (Ctrl-C, see `Bodies`): it ends `interrupted`, and the history as it left it
     // (every tool_use answered) goes to the store, in one write that is the stop's record. A record that
     // fails is no stop: the body fails with a JournalError, and the run stays unfinished, for `resume`.
@@ -550,7 +553,8 @@ export const body = (
     const beforeStep = Effect.catch(log.beforeStep, SqlEngineInternal.fail("log the events", executionId))
     // The stop's record and the events that tell it (its run_ended) in one transaction: the log and the
     // store agree. Events of a run over for the store already are not logged.
-    // Its observers get that run_ended once the transaction has recorded the stop.
+    // Its observers get that run_ended once the transaction has recorded the stop; it says `interrupted`
+    // whatever end the loop made (a stop after the loop ended, or in the end's transaction, which rolled back).
     const recordStop = Effect.gen(function* () {
       const state = session === undefined ? null : yield* session.state
       const left = session === undefined ? null : (yield* session.retryBudget).remaining
@@ -558,7 +562,15 @@ export const body = (
         log.transaction((flush) =>
           Effect.flatMap(Clock.currentTimeMillis, (at) =>
             Effect.flatMap(Store.interrupted(payload, state, at, left), (recorded) =>
-              recorded ? Effect.as(flush, true) : Effect.succeed(false)
+              recorded
+                ? Effect.as(
+                    Effect.andThen(
+                      Effect.sync(() => endedAs("interrupted")),
+                      flush
+                    ),
+                    true
+                  )
+                : Effect.succeed(false)
             )
           )
         ),
@@ -671,6 +683,7 @@ export const body = (
         )
         const bus = logging.bus
         publishEnd = logging.recorded
+        endedAs = logging.endedAs
         const idempotent = new Set(config.idempotentTools ?? [])
         // The engine interrupts a run that suspends on a durable wait, or whose shard moves: neither ends the
         // run, and the toolbox's plugins may be shared by every session of the process. Only a run its caller

@@ -4,7 +4,7 @@
  * under a run, as a dying process's), agreeing with the store, read by sequence number and followed
  * live. Real SQLite files; a crash's test runs in real time with short waits and generous bounds.
  */
-import { DurableSessions, Engine, EventLog } from "@agent-kernel/durable"
+import { AgentRun, DurableSessions, Engine, EventLog } from "@agent-kernel/durable"
 import { Content, EventBus, type KernelEvent, ModelProvider, Session, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
 import { describe, expect, it } from "@effect/vitest"
@@ -45,10 +45,12 @@ const processOn = (
     readonly engine?: EngineOf
     readonly observed?: Array<KernelEvent.KernelEvent>
     readonly observers?: ReadonlyArray<EventBus.Observer>
+    readonly gate?: AgentRun.StepGate
   } = {}
 ) =>
   DurableSessions.layer({ model: "m", settings }).pipe(
     Layer.provideMerge((options.engine ?? Engine.layerSqlite)(file)),
+    Layer.provide(options.gate === undefined ? Layer.empty : Layer.succeed(AgentRun.StepGate, options.gate)),
     Layer.provide(model.layer),
     Layer.provide(Toolbox.layer(options.toolbox ?? echo)),
     Layer.provide(
@@ -560,6 +562,56 @@ describe("run_ended on the bus: only the end the store records", () => {
       })
     )
   }
+})
+
+describe("a stop at the run's end: observers and the log get the end the store records, once", () => {
+  /** Runs "go" to a model's "done" on the light engine, stopped (its caller interrupted) once `reached` is done. */
+  const stoppedAtEnd = (
+    reached: Deferred.Deferred<void>,
+    options: { readonly engine?: EngineOf; readonly gate?: AgentRun.StepGate }
+  ) =>
+    Effect.gen(function* () {
+      const file = store()
+      const observed: Array<KernelEvent.KernelEvent> = []
+      const model = yield* ScriptedModel.make([ScriptedModel.text("done")])
+      const status = yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const caller = yield* Effect.forkChild(sessions.run("s", "go"))
+        yield* Deferred.await(reached)
+        // The caller's interruption stops the body and waits for it to end, its stop recorded (or not).
+        yield* Fiber.interrupt(caller)
+        const [listed] = yield* sessions.list
+        return listed?.status
+      }).pipe(Effect.provide(processOn(file, model, { ...options, observed })), Effect.scoped)
+      const logged = yield* logOf(file)
+      return {
+        status,
+        observed: endsOf(observed),
+        logged: endsOf(logged.map((entry) => entry.event)),
+        seqs: seqs(logged)
+      }
+    })
+
+  it.live(
+    "a stop after the loop ended, before the end step: the store, the log and observers all say interrupted",
+    () =>
+      Effect.gen(function* () {
+        const atEnd = yield* Deferred.make<void>()
+        let passes = 0
+        // The third step is the end (after the start and the model's answer): held there until the stop.
+        const gate: AgentRun.StepGate = (step) =>
+          Effect.suspend(() =>
+            ++passes === 3 ? Effect.andThen(Deferred.succeed(atEnd, undefined), Effect.never) : step
+          )
+        const ended = yield* stoppedAtEnd(atEnd, { gate })
+        expect(ended).toEqual({
+          status: "interrupted",
+          observed: ["interrupted"],
+          logged: ["interrupted"],
+          seqs: oneToN(ended.seqs.length)
+        })
+      })
+  )
 })
 
 describe("the event log's transaction on SQLite's one connection", () => {

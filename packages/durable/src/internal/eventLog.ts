@@ -164,6 +164,12 @@ export interface Writer {
     body: (flush: Effect.Effect<void, SqlError.SqlError>) => Effect.Effect<A, E, R>
   ) => Effect.Effect<A, E | SqlError.SqlError, R>
   /**
+   * Gives the run's `run_ended` taken and not yet written the status
+   * `status`: the store recorded another end than the one the loop made
+   * (its caller's stop, recorded after the loop had ended).
+   */
+  readonly endAs: (status: KernelEvent.RunStatus) => void
+  /**
    * Before a step that executes for real: the events taken so far are
    * written at once when the log's last write was `windowMillis` ago or more
    * (the step follows a long one, such as a model call), otherwise within
@@ -361,6 +367,9 @@ const make = (sql: SqlClient.SqlClient, of: RunOf, wake: () => void): Writer => 
       if (!logged.has(key)) pending.push({ event, key })
     },
     flush,
+    endAs: (status) => {
+      for (const entry of pending) if (entry.event.type === "run_ended") entry.event = { ...entry.event, status }
+    },
     transaction: (body) =>
       turn.withPermit(
         Effect.suspend(() => {
@@ -444,6 +453,11 @@ export interface Logging {
   readonly bus: EventBus.Service
   /** Publishes on `bus` the `run_ended` held back, once the store records the end it tells. */
   readonly recorded: Effect.Effect<void>
+  /**
+   * The store recorded the run's end as `status`, whatever end the loop
+   * made: the held `run_ended`, and the one the log has yet to write, say so.
+   */
+  readonly endedAs: (status: KernelEvent.RunStatus) => void
 }
 
 /**
@@ -482,7 +496,11 @@ export const logging = (bus: EventBus.Service, writer: Writer, withheld: () => b
       const event = held
       held = undefined
       return event === undefined ? Effect.void : deliver([event])
-    })
+    }),
+    endedAs: (status) => {
+      writer.endAs(status)
+      if (held?.type === "run_ended") held = { ...held, status }
+    }
   }
 }
 
