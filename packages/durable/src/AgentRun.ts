@@ -25,7 +25,7 @@
 import {
   Content,
   EventBus,
-  type KernelEvent,
+  KernelEvent,
   ModelProvider,
   type RetryPolicy,
   RunOutcome,
@@ -446,6 +446,18 @@ export const journalFailure = (
   return check
 }
 
+const isRunStatus = Schema.is(KernelEvent.RunStatus)
+
+/** The status the session row `row` records run `payload` ended with; `None` while it runs, or once the session moved on. */
+const recordedEnd = (row: Option.Option<Store.Row>, payload: Payload): Option.Option<KernelEvent.RunStatus> =>
+  Option.flatMap(
+    Option.filter(
+      row,
+      (row) => row.run_index === payload.run && row.life === (payload.life ?? null) && row.pending === null
+    ),
+    (row) => (isRunStatus(row.status) ? Option.some(row.status) : Option.none())
+  )
+
 /** The journaled start of a run: the session's state before it, and the instant it started. */
 const Start = Steps.codec(Schema.Struct({ state: Schema.NullOr(Session.State), at: Schema.Number }))
 
@@ -555,6 +567,7 @@ export const body = (
     // store agree. Events of a run over for the store already are not logged.
     // Its observers get that run_ended once the transaction has recorded the stop; it says `interrupted`
     // whatever end the loop made (a stop after the loop ended, or in the end's transaction, which rolled back).
+    // A stop that records nothing came after the end step recorded the run's end: that end is published.
     const recordStop = Effect.gen(function* () {
       const state = session === undefined ? null : yield* session.state
       const left = session === undefined ? null : (yield* session.retryBudget).remaining
@@ -576,7 +589,13 @@ export const body = (
         ),
         SqlEngineInternal.fail("record the stop", executionId, "stop-not-recorded")
       )
-      if (recorded) yield* publishEnd
+      if (recorded) return yield* publishEnd
+      // A store that cannot be read now publishes nothing: the run is over either way.
+      const row = yield* Effect.orElseSucceed(Store.get(payload.session_id), () => Option.none<Store.Row>())
+      const ended = recordedEnd(row, payload)
+      if (Option.isNone(ended)) return
+      endedAs(ended.value)
+      yield* publishEnd
     })
     // A stopped run (see `Bodies`) executes no step: a step of its journal replays, but one that would execute
     // ends the body instead, as its stop at a wait does. Such a body is one started again after the stop (the

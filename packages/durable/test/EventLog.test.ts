@@ -592,6 +592,26 @@ describe("a stop at the run's end: observers and the log get the end the store r
       }
     })
 
+  it.live("a stop in the end step's journal write, after the end was recorded: run_ended completed is published", () =>
+    Effect.gen(function* () {
+      const inEndWrite = yield* Deferred.make<void>()
+      const engine: EngineOf = (file) =>
+        Engine.layerSqlite(file, {
+          beforeWrite: (write) =>
+            write.kind === "activity" && write.name.startsWith("end")
+              ? Effect.andThen(Deferred.succeed(inEndWrite, undefined), Effect.never)
+              : Effect.void
+        })
+      const ended = yield* stoppedAtEnd(inEndWrite, { engine })
+      expect(ended).toEqual({
+        status: "completed",
+        observed: ["completed"],
+        logged: ["completed"],
+        seqs: oneToN(ended.seqs.length)
+      })
+    })
+  )
+
   it.live(
     "a stop after the loop ended, before the end step: the store, the log and observers all say interrupted",
     () =>
