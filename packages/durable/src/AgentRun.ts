@@ -56,6 +56,7 @@ import * as Journal from "./internal/journal.js"
 import * as LiveSessions from "./internal/liveSessions.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Steps from "./internal/steps.js"
+import { sqlReason } from "./internal/storeFile.js"
 import * as Store from "./internal/store.js"
 import * as Subscriptions from "./internal/subscriptions.js"
 
@@ -364,7 +365,9 @@ export const outcomeIfOver = (
  * the memory and cluster engines keep as the run's result): the stop is
  * recorded now (`Store.interrupted`; the state the body held is gone, so the
  * session keeps the state last written), and the outcome is `stoppedOutcome`.
- * The session takes input again. A store still failing fails with its
+ * Its `run_ended` (`interrupted`) is logged with the record, and the run's
+ * observers and subscribers (`EventBus`, `Subscriptions` in context) get it
+ * once the record is committed. The session takes input again. A store still failing fails with its
  * `StoreError`, the run still unfinished.
  *
  * @since 0.3.0
@@ -375,11 +378,54 @@ export const recordStopAgain = (
 ): Effect.Effect<RunOutcome.RunOutcome, Store.StoreError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const at = yield* Clock.currentTimeMillis
-    // Records nothing when the run is over for the store already (another caller recorded it meanwhile).
-    yield* Store.interrupted(payload, null, at)
+    // The stop's record and its run_ended in one transaction, as the body's stop records them.
+    const log = yield* EventLog.writer(yield* Store.storeSql, payload)
+    const ended = yield* Effect.andThen(
+      log.resume,
+      log.transaction((flush) =>
+        Effect.gen(function* () {
+          // Records nothing when the run is over for the store already (another caller recorded it meanwhile).
+          if (!(yield* Store.interrupted(payload, null, at))) return Option.none<KernelEvent.KernelEvent>()
+          const row = yield* Store.get(payload.session_id)
+          const event = runEndedOf(stoppedOutcome(payload, Store.lifeState(row, payload), at), at)
+          log.log(event)
+          yield* flush
+          return Option.some(event)
+        })
+      )
+    ).pipe(
+      Effect.mapError((error) =>
+        error._tag === "StoreError"
+          ? error
+          : Store.makeStoreError(
+              sqlReason(error),
+              `cannot record the interruption of a run of the session "${payload.session_id}": ${error.message}`
+            )
+      )
+    )
+    // Its observers and subscribers, told of no end by the body whose record failed, are told of this one.
+    if (Option.isSome(ended)) {
+      const bus = yield* EventBus.EventBus
+      yield* Subscriptions.offering(bus, yield* Subscriptions.Subscriptions, payload.session_id).deliver([ended.value])
+    }
     const row = yield* Store.get(payload.session_id)
     return Option.getOrElse(overOutcome(row, payload), () => stoppedOutcome(payload, Store.lifeState(row, payload), at))
-  })
+  }).pipe(Effect.scoped)
+
+/** The `run_ended` that tells of the run's end `outcome`, at `at`. */
+const runEndedOf = (outcome: RunOutcome.RunOutcome, at: number): KernelEvent.KernelEvent => ({
+  type: "run_ended",
+  at,
+  run_id: outcome.run_id,
+  status: outcome.status,
+  turns: outcome.turns,
+  retries: outcome.retries,
+  usage: outcome.usage,
+  cost_usd: outcome.cost_usd,
+  wall_ms: outcome.wall_ms,
+  error: null,
+  final_text: outcome.final_text
+})
 
 /**
  * The `JournalError` a result says the run is suspended on, if it does. On an

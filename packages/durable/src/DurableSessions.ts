@@ -33,6 +33,7 @@
  */
 import {
   Content,
+  EventBus,
   type KernelEvent,
   type ModelProvider,
   RetryBudget,
@@ -570,6 +571,11 @@ export const make: Effect.Effect<
   )(yield* Effect.context<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies>())
   // This process owns the store and runs its unfinished runs: its own lists say so.
   const ownerContext = Context.add(context, Store.Liveness, Option.some(Effect.succeed(true)))
+  // A stop recorded again tells the run's observers and subscribers of its end.
+  const stopContext = context.pipe(
+    Context.add(EventBus.EventBus, yield* EventBus.EventBus),
+    Context.add(Subscriptions.Subscriptions, subscriptions)
+  )
   yield* watchStopRequests(context)
   // An interrupted caller (Ctrl-C) ends the run: its body records the interrupted run first. A run whose body
   // suspended on a journal failure (on engines that would journal one as a result, see
@@ -603,7 +609,7 @@ export const make: Effect.Effect<
       // failure as the run's result, answered to every later caller, and the session (its run unfinished)
       // would take no input again. The user did ask to stop: the stop is recorded now, and the run ends so.
       Effect.catchIf(SqlEngineInternal.isStopNotRecorded, () =>
-        Effect.provideContext(AgentRun.recordStopAgain(payload), context)
+        Effect.provideContext(AgentRun.recordStopAgain(payload), stopContext)
       )
     )
   // The executions of a life's runs 1..runs (the id derives from the session, its life and the run alone).

@@ -3,8 +3,8 @@
  * run is then stopped (Ctrl-C) or resumed, on the memory and cluster engines. A SQLite trigger fails the claim
  * of call "b" only, so call "a" is claimed, invoked and journaled first. Real SQLite files; TestClock.
  */
-import { DurableSessions, Engine } from "@agent-kernel/durable"
-import { Content, type RunOutcome } from "@agent-kernel/kernel"
+import { DurableSessions, Engine, EventLog } from "@agent-kernel/durable"
+import { Content, EventBus, type KernelEvent, type RunOutcome } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import * as SqlClient from "effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
@@ -12,6 +12,7 @@ import * as Deferred from "effect/Deferred"
 import type * as Result from "effect/Result"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/testing/TestClock"
 import * as Harness from "./engines.js"
@@ -174,6 +175,46 @@ describe("a Ctrl-C whose record fails, then the store works again", () => {
         })
       }).pipe(Effect.provide(sessionsWith(new Map(), engine(), model, registration)), Effect.scoped)
     })
+  )
+
+  it.effect.each(suspendingEngines)(
+    "$name: the stop recorded then is logged as run_ended interrupted and its observers are told, once",
+    ({ engine }) =>
+      Effect.gen(function* () {
+        const gate = yield* Deferred.make<void>()
+        const model = yield* ScriptedModel.make([() => Effect.as(Deferred.await(gate), ScriptedModel.text("never"))])
+        const observed: Array<KernelEvent.KernelEvent> = []
+        const observer: EventBus.Observer = { onEvent: (event) => Effect.sync(() => void observed.push(event)) }
+        const { registration } = Harness.countedBodies(20)
+        yield* Effect.gen(function* () {
+          const sessions = yield* DurableSessions.DurableSessions
+          const sql = yield* SqlClient.SqlClient
+          yield* breakStopRecord(sql)
+          const caller = yield* Effect.forkChild(sessions.run("s", "go"))
+          yield* callsReach(model, 1)
+          yield* joinPolling(yield* Effect.forkChild(Fiber.interrupt(caller)), 10)
+          yield* turns(100)
+          yield* sql`DROP TRIGGER no_stop`
+          const resumed = yield* joinPolling(yield* Effect.forkChild(Effect.result(sessions.resume("s"))), 10)
+          const logged = yield* EventLog.events("s")
+          expect({
+            resumed: statusOf(resumed),
+            logged: logged.flatMap(({ event }) => (event.type === "run_ended" ? [event.status] : [])),
+            seqs: logged.map((entry) => entry.seq),
+            observed: observed.flatMap((event) => (event.type === "run_ended" ? [event.status] : []))
+          }).toEqual({
+            resumed: "interrupted",
+            logged: ["interrupted"],
+            seqs: Array.from({ length: logged.length }, (_, i) => i + 1),
+            observed: ["interrupted"]
+          })
+        }).pipe(
+          Effect.provide(
+            sessionsWith(new Map(), engine(), model, registration).pipe(Layer.provide(EventBus.layer([observer])))
+          ),
+          Effect.scoped
+        )
+      })
   )
 
   it.effect("cluster engine: the run ends stopped after a restart (a fresh engine over the same file)", () =>
