@@ -6,7 +6,9 @@
  * every secret of the environment kept out of its pages, and its banner on
  * stdout. Given `--provider`, a resume asked from the page takes the store's
  * ownership for that run (the engine and lock `agent --session PATH
- * --resume` takes), runs it here and lets go when it ends. A store that is
+ * --resume` takes), runs it here and lets go when it ends, one run at a time
+ * (the reader refuses a second meanwhile, see `DurableStore.Options.resume`).
+ * A store that is
  * missing, is no session store or cannot be reached, and a port that cannot
  * be listened on, are bad usage (exit 2).
  */

@@ -232,6 +232,66 @@ describe("agent ui", () => {
     }
   })
 
+  it("resumes one run at a time: a second resume while one runs is refused, naming the run agent ui is resuming", async () => {
+    const dir = tempDir()
+    const store = path.join(dir, "agent.db")
+    const counter = path.join(dir, "counts.txt")
+    const scope = Effect.runSync(Scope.make())
+    // The resumed run's answer is held after its first event, so that its resume is still running.
+    const held: FaultPlan.FaultPlan = {
+      steps: [...countThenWait.steps.slice(0, 2), { kind: "reply", text: "counted once", hold_after_events: 1 }]
+    }
+    const provider = await Effect.runPromise(Scope.provide(FakeProvider.make(held), scope))
+    const env = { ANTHROPIC_API_KEY: "fake-key", ANTHROPIC_BASE_URL: provider.url }
+    const model = [
+      "--provider",
+      "anthropic",
+      "--mcp",
+      `node ${path.join(root, "examples/plugins/counter.mjs")} ${counter} 0`
+    ]
+    const running: Array<ReturnType<typeof start>> = []
+    try {
+      const run = start([...model, "--json", "--session", store, "--prompt", "count once"], { env })
+      running.push(run)
+      await run.seen('"type":"retry_scheduled"')
+      run.child.kill("SIGKILL")
+      assert.strictEqual(await run.exited, null)
+
+      const ui = start(["ui", "--session", store, "--port", "0", ...model], { env })
+      running.push(ui)
+      await ui.seen(/action token \(resume, interrupt\): \S+\n/)
+      const { url, token } = bannerOf(ui.stdout())
+      const resume = () =>
+        fetch(`${url}api/sessions/session-1/resume`, { method: "POST", headers: { authorization: `Bearer ${token}` } })
+      const first = await resume()
+      assert.strictEqual(first.status, 200, await first.clone().text())
+      await Effect.runPromise(provider.awaitRequests(3))
+      const second = await resume()
+      assert.strictEqual(second.status, 409)
+      const reason = await second.text()
+      assert.include(reason, "this inspector is resuming the run of session-1: it resumes one run at a time", reason)
+      assert.notInclude(reason, "another process")
+
+      await Effect.runPromise(provider.release)
+      const events = await until(
+        () => eventsOver(url, "session-1"),
+        (logged) => logged.some((entry) => entry.event.type === "run_ended"),
+        () => ui.stderr()
+      )
+      assert.deepStrictEqual(
+        events.filter((logged) => logged.event.type === "run_ended").map((logged) => logged.event.status),
+        ["completed"]
+      )
+      assert.strictEqual((await Effect.runPromise(provider.requests)).length, 3)
+      assert.strictEqual(invocations(counter).get("once"), 1)
+      ui.child.kill("SIGINT")
+      assert.strictEqual(await ui.exited, 130)
+    } finally {
+      for (const child of running) child.child.kill("SIGKILL")
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  })
+
   it("--help lists ui; the inspector is loaded only by agent ui (no static import of the command line reaches it)", async () => {
     const help = await cli(["--help"])
     assert.strictEqual(help.code, 0)

@@ -208,6 +208,58 @@ describe("the durable adapter on the embedded store", () => {
       )
   )
 
+  it.live("a reader resumes one run at a time: another resume meanwhile is refused, naming the run it resumes", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const file = storeFile()
+        const held = yield* heldProvider
+        const crashed = yield* owner(Engine.layerSqlite(file), held.url)
+        yield* crashed.start("first", "go")
+        yield* crashed.start("second", "go")
+        yield* held.awaitRequests(2)
+        const plain = yield* reader(file)
+        for (const id of ["first", "second"]) {
+          yield* until(plain.events(id, { after: 0, limit: 10 }), (events) => events.length > 0)
+        }
+        yield* crashed.close
+
+        // As agent ui does: the store's ownership taken for the run (its answer held), let go when it ends.
+        const resuming = yield* reader(file, {
+          resume: (id) =>
+            Effect.flatMap(owner(Engine.layerSqlite(file), held.url), (taken) =>
+              Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.resume(id)).pipe(
+                Effect.provide(taken.context),
+                Effect.ensuring(taken.close)
+              )
+            )
+        })
+        yield* resuming.resume("first")
+        yield* held.awaitRequests(3)
+        const busy = (id: string) =>
+          new InspectorStore.ActionRefused({
+            session_id: id,
+            action: "resume",
+            reason:
+              "this inspector is resuming the run of first: it resumes one run at a time; try again when that one ends"
+          })
+        expect(yield* Effect.flip(resuming.resume("second"))).toEqual(busy("second"))
+        expect(yield* Effect.flip(resuming.resume("first"))).toEqual(busy("first"))
+
+        yield* held.release
+        yield* until(statusOf(resuming, "first"), (status) => status === "completed")
+        yield* until(Effect.exit(resuming.resume("second")), Exit.isSuccess)
+        yield* until(statusOf(resuming, "second"), (status) => status === "completed")
+        for (const id of ["first", "second"]) {
+          const events = yield* resuming.events(id, { after: 0, limit: 100 })
+          expect(seqs(events)).toEqual(range(1, events.length))
+          expect(events.filter((logged) => logged.event.type === "run_ended").map((logged) => logged.event)).toEqual([
+            expect.objectContaining({ type: "run_ended", status: "completed", final_text: answer })
+          ])
+        }
+      })
+    )
+  )
+
   it.live("a run its owner left unfinished is resumable; the reader refuses to resume it, saying how", () =>
     Effect.scoped(
       Effect.gen(function* () {

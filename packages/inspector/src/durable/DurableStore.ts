@@ -41,6 +41,7 @@
 import { DurableSessions, Engine, EventLog } from "@agent-kernel/durable"
 import { type Content, KernelEvent } from "@agent-kernel/kernel"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -51,6 +52,7 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
 import * as InspectorStore from "../InspectorStore.js"
@@ -84,8 +86,9 @@ export interface Options {
    * store's ownership for that run (the owner's lock and engine), runs it,
    * and lets go when it ends (`agent ui` with a provider). A failure before
    * the run logs anything (another process took the store meanwhile, say)
-   * refuses the resume with its message. Default: none, and `resume` is
-   * refused, saying `cannotResume`.
+   * refuses the resume with its message. One run at a time: while one
+   * runs, a resume is refused, naming it (it holds the store). Default: none,
+   * and `resume` is refused, saying `cannotResume`.
    */
   readonly resume?: ((id: string) => Effect.Effect<unknown, unknown>) | undefined
   /**
@@ -122,6 +125,8 @@ interface Durable {
   readonly resume: Option.Option<(id: string) => Effect.Effect<unknown, unknown>>
   /** Whether the sessions' runs are this process's own: a reader leaves a run another process holds to it. */
   readonly runsHere: boolean
+  /** The run this process is resuming now, if any: it resumes one at a time. */
+  readonly resuming: Effect.Effect<Option.Option<string>>
   /** Whether the store is a cluster's, whose runners resume its runs (a dead runner's on a live one). */
   readonly clusterStore: Effect.Effect<boolean, InspectorStore.StoreUnavailable>
 }
@@ -151,6 +156,41 @@ const isClusterStore = (sql: SqlClient.SqlClient) =>
           })
       )
     )
+
+/** A resume asked while this reader resumes another run (or the same one). */
+class ResumeInProgress extends Data.TaggedError("ResumeInProgress")<{ readonly message: string }> {}
+
+const resumeInProgress = (other: string) =>
+  new ResumeInProgress({
+    message: `this inspector is resuming the run of ${other}: it resumes one run at a time; try again when that one ends`
+  })
+
+/**
+ * A reader's resumes, one at a time: each takes the store's ownership for its run, which a second
+ * would find taken by this very process. `run` runs a resume if none is running, else fails with
+ * `ResumeInProgress`; `resuming` is the run being resumed.
+ */
+const oneAtATime = Effect.gen(function* () {
+  const permit = yield* Semaphore.make(1)
+  const current = yield* Ref.make(Option.none<string>())
+  const run = <A, E>(id: string, resume: Effect.Effect<A, E>): Effect.Effect<A, E | ResumeInProgress> =>
+    permit
+      .withPermitsIfAvailable(1)(
+        Effect.ensuring(Effect.andThen(Ref.set(current, Option.some(id)), resume), Ref.set(current, Option.none()))
+      )
+      .pipe(
+        Effect.flatMap(
+          Option.match({
+            onSome: Effect.succeed,
+            onNone: () =>
+              Effect.flatMap(Ref.get(current), (other) =>
+                Effect.fail(resumeInProgress(Option.getOrElse(other, () => id)))
+              )
+          })
+        )
+      )
+  return { run, resuming: Ref.get(current) }
+})
 
 /** `detect`'s first success, kept: a failure is tried again on the next call. */
 const once = <A, E>(detect: Effect.Effect<A, E>) =>
@@ -334,6 +374,9 @@ const service = (durable: Durable, options: Options, scope: Scope.Scope): Inspec
         const { status } = statusOf(found)
         if (!found.unfinished) return yield* refused(id, "resume", `it has no unfinished run (it is ${status})`)
         if (yield* durable.clusterStore) return yield* refused(id, "resume", clusterResumes)
+        // This process's own resume holds the store: it, not another process, is the one in the way.
+        const resuming = yield* durable.resuming
+        if (Option.isSome(resuming)) return yield* refused(id, "resume", resumeInProgress(resuming.value).message)
         if (found.live && !durable.runsHere) {
           return yield* refused(id, "resume", "the process that owns the store is running it")
         }
@@ -391,6 +434,7 @@ export const make = (
     const context = yield* Effect.context<SqlClient.SqlClient>()
     const scope = yield* Effect.scope
     const clusterStore = yield* once(isClusterStore(Context.get(context, SqlClient.SqlClient)))
+    const resumes = yield* oneAtATime
     const durable: Durable = {
       page: (query) => Effect.provideContext(DurableSessions.page(query), context),
       runs: (id) => Effect.provideContext(EventLog.runs(id), context),
@@ -405,7 +449,8 @@ export const make = (
           context
         ),
       stop: (id) => Effect.provideContext(DurableSessions.requestStop(id), context),
-      resume: Option.fromNullishOr(options.resume),
+      resume: Option.map(Option.fromNullishOr(options.resume), (resume) => (id: string) => resumes.run(id, resume(id))),
+      resuming: resumes.resuming,
       runsHere: false,
       clusterStore
     }
@@ -436,6 +481,8 @@ export const fromSessions = (
       history: (id) => Effect.map(sessions.history(id), Option.some),
       stop: sessions.interrupt,
       resume: Option.some(sessions.resume),
+      // The service runs each session's runs itself, several at once.
+      resuming: Effect.succeedNone,
       runsHere: true,
       // The process that runs the sessions resumes its own runs, on a runner too.
       clusterStore: Effect.succeed(false)
