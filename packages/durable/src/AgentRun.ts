@@ -520,7 +520,9 @@ const End = Steps.codec(Schema.Void)
  * `DurableSessions.subscribe` as a plain session's do, but for its
  * `run_ended`, which they get once the store records the end it tells: after
  * the `end` step has written the outcome (the session's row says the status),
- * or after the caller's stop is recorded (`interrupted`). An end whose record
+ * or after the caller's stop is recorded (`interrupted`, whatever end the loop
+ * made). A stop that lands once the `end` step has recorded the run's end
+ * records nothing, and that end is published. An end whose record
  * fails is not published (the run is unfinished; its resume publishes the
  * end it records), and a body interrupted without its caller's stop (its
  * engine shutting down, its shard moving in a rebalance or a drain) publishes
