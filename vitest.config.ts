@@ -18,7 +18,11 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts", "bench/test/**/*.test.ts"],
-          exclude: ["**/node_modules/**", ...postgresTests]
+          exclude: ["**/node_modules/**", ...postgresTests],
+          // Two files at once (vitest's default on 2 cores is one): most files wait on child processes,
+          // sockets and timers, and none shares a port, a directory or a database with another.
+          maxWorkers: 2,
+          globalSetup: ["examples/cli/bundle.setup.ts"]
         }
       },
       {
@@ -28,7 +32,12 @@ export default defineConfig({
         test: {
           name: "postgres",
           include: postgresTests,
-          globalSetup: ["packages/cluster/test/postgres.setup.ts"]
+          globalSetup: ["packages/cluster/test/postgres.setup.ts"],
+          // Two files at once: they spend most of their time waiting on runner processes, timers and the
+          // database, and each works in databases of its own on free ports. A maxWorkers of its own needs a
+          // sequence group of its own.
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 }
         }
       }
     ]

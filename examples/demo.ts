@@ -5,9 +5,9 @@
  *
  * Run: npx -y pnpm@12.4.2 demo
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
-import { runScenario } from "./cli/agent.js"
+import { runScenario } from "./cli/run.js"
 import { exitCodes } from "./cli/exitCodes.js"
 import { scenarios } from "./cli/scenarios.js"
 
@@ -27,7 +27,7 @@ const tour = Effect.gen(function* () {
   return results.every((result) => result.ok) ? 0 : 1
 })
 
-Effect.runPromise(tour.pipe(Effect.provide(NodeContext.layer))).then(
+Effect.runPromise(tour.pipe(Effect.provide(NodeServices.layer))).then(
   (code) => {
     process.exitCode = code
   },

@@ -1,13 +1,19 @@
 // @ts-check
 /**
- * The agent command's start, bundle against tsx: wall time of whole commands,
- * interleaved (one run of each per round, in turn), medians and the ratio to
- * the tsx baseline measured in the same run. Also the CPU time (user + system,
- * the command's children included, from /usr/bin/time), which a loaded
- * machine stretches far less than the wall time.
+ * The agent command's start: wall time of whole commands, interleaved (one
+ * run of each per round, in turn), medians and the ratios the start is held
+ * to, all measured in the same run:
  *
- *   - `--version`: start, parse, exit; nothing else.
- *   - `--scenario happy`: the fake provider, one plugin process, two model calls.
+ *   - `agent --version` (start, parse, exit) against `node -e 0`: at most 2x;
+ *   - the README's form, `pnpm --silent agent --version` (the `agent` script:
+ *     `build-cli.mjs --if-stale`, then the bundle), against the bundle alone
+ *     once it is built: at most 1.5x; and the same through `npx -y pnpm@12.4.2`, which adds npx's start;
+ *   - `agent --scenario happy --json`: the fake provider, one plugin process,
+ *     two model calls.
+ *
+ * Also the CPU time (user + system, the command's children included, from
+ * /usr/bin/time), which a loaded machine stretches far less than the wall
+ * time.
  *
  * Usage: node scripts/bench-cli-startup.mjs [ROUNDS]   (default 10; builds the bundle if stale)
  */
@@ -19,40 +25,49 @@ const root = path.resolve(import.meta.dirname, "..")
 const rounds = Number(process.argv[2] ?? 10)
 execFileSync(process.execPath, [path.join(root, "scripts/build-cli.mjs"), "--if-stale"], { stdio: "inherit" })
 
-const bundle = ["examples/dist/agent.mjs"]
-const tsx = ["--import", "tsx", "examples/cli/main.ts"]
-const cases = [
-  { name: "--version", args: ["--version"] },
-  { name: "--scenario happy", args: ["--scenario", "happy", "--json"] }
-]
-const variants = [
-  { name: "tsx (baseline)", argv: tsx },
-  { name: "bundle", argv: bundle }
+const bundle = "examples/dist/agent.mjs"
+// The pnpm running this script (`pnpm run bench:cli`), as the README's form runs it; else the one on PATH.
+const execpath = process.env["npm_execpath"]
+const pnpm =
+  execpath === undefined || !path.basename(execpath).startsWith("pnpm")
+    ? { command: "pnpm", args: /** @type {Array<string>} */ ([]) }
+    : /\.[cm]?js$/.test(execpath)
+      ? { command: process.execPath, args: [execpath] }
+      : { command: execpath, args: [] }
+
+/** @type {ReadonlyArray<{ readonly name: string; readonly command: string; readonly args: ReadonlyArray<string> }>} */
+const commands = [
+  { name: "node -e 0", command: process.execPath, args: ["-e", "0"] },
+  { name: "agent --version", command: process.execPath, args: [bundle, "--version"] },
+  {
+    name: "pnpm --silent agent --version",
+    command: pnpm.command,
+    args: [...pnpm.args, "--silent", "agent", "--version"]
+  },
+  {
+    name: "npx -y pnpm@12.4.2 --silent agent",
+    command: "npx",
+    args: ["-y", "pnpm@12.4.2", "--silent", "agent", "--version"]
+  },
+  { name: "agent --scenario happy", command: process.execPath, args: [bundle, "--scenario", "happy", "--json"] }
 ]
 
 const env = { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "", NO_COLOR: "1" }
-/** @type {Map<string, Array<number>>} */
-const samples = new Map()
+/** @type {Map<string, { wall: Array<number>; cpu: Array<number> }>} */
+const samples = new Map(commands.map(({ name }) => [name, { wall: [], cpu: [] }]))
 for (let round = 0; round < rounds; round++) {
-  for (const { name, args } of cases) {
-    for (const variant of variants) {
-      const started = process.hrtime.bigint()
-      const result = spawnSync("/usr/bin/time", ["-f", "cpu %U %S", process.execPath, ...variant.argv, ...args], {
-        cwd: root,
-        env,
-        encoding: "utf8"
-      })
-      const ms = Number(process.hrtime.bigint() - started) / 1e6
-      if (result.status !== 0) throw new Error(`${variant.name} ${name} exited ${result.status}: ${result.stderr}`)
-      const [user, system] = (/cpu (\S+) (\S+)\s*$/.exec(result.stderr) ?? []).slice(1).map(Number)
-      for (const [metric, value] of [
-        ["wall", ms],
-        ["cpu", ((user ?? Number.NaN) + (system ?? Number.NaN)) * 1000]
-      ]) {
-        const key = `${name}|${variant.name}|${metric}`
-        samples.set(key, [...(samples.get(key) ?? []), Number(value)])
-      }
-    }
+  for (const { name, command, args } of commands) {
+    const started = process.hrtime.bigint()
+    const result = spawnSync("/usr/bin/time", ["-f", "cpu %U %S", command, ...args], {
+      cwd: root,
+      env,
+      encoding: "utf8"
+    })
+    const ms = Number(process.hrtime.bigint() - started) / 1e6
+    if (result.status !== 0) throw new Error(`${name} exited ${result.status}: ${result.stderr}`)
+    const [user, system] = (/cpu (\S+) (\S+)\s*$/.exec(result.stderr) ?? []).slice(1).map(Number)
+    samples.get(name)?.wall.push(ms)
+    samples.get(name)?.cpu.push(((user ?? Number.NaN) + (system ?? Number.NaN)) * 1000)
   }
 }
 
@@ -68,16 +83,23 @@ const load = os
   .map((l) => l.toFixed(1))
   .join(" ")
 console.log(`node ${process.version}, ${rounds} interleaved rounds, load average ${load} on ${os.cpus().length} cores`)
-for (const metric of ["wall", "cpu"]) {
-  for (const { name } of cases) {
-    const baseline = median(samples.get(`${name}|${variants[0]?.name}|${metric}`) ?? [])
-    for (const variant of variants) {
-      const values = samples.get(`${name}|${variant.name}|${metric}`) ?? []
-      const m = median(values)
-      const range = `${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}`
-      console.log(
-        `${metric.padEnd(4)} ${name.padEnd(18)} ${variant.name.padEnd(15)} median ${m.toFixed(0).padStart(6)} ms (range ${range}), ${(m / baseline).toFixed(2)}x the baseline`
-      )
-    }
+for (const metric of /** @type {const} */ (["wall", "cpu"])) {
+  for (const { name } of commands) {
+    const values = samples.get(name)?.[metric] ?? []
+    const range = `${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}`
+    console.log(
+      `${metric.padEnd(4)} ${name.padEnd(34)} median ${median(values).toFixed(0).padStart(6)} ms (range ${range})`
+    )
   }
 }
+/** @param {string} name */
+const wall = (name) => median(samples.get(name)?.wall ?? [])
+console.log(
+  `agent --version / node -e 0: ${(wall("agent --version") / wall("node -e 0")).toFixed(2)}x (goal: at most 2x)`
+)
+console.log(
+  `pnpm --silent agent --version / agent --version: ${(wall("pnpm --silent agent --version") / wall("agent --version")).toFixed(2)}x (goal: at most 1.5x)`
+)
+console.log(
+  `npx -y pnpm@12.4.2 --silent agent --version / agent --version: ${(wall("npx -y pnpm@12.4.2 --silent agent") / wall("agent --version")).toFixed(2)}x (npx's and pnpm's own starts included)`
+)

@@ -18,7 +18,11 @@
  *      noPropertyAccessFromIndexSignature, erasableSyntaxOnly, skipLibCheck
  *      false: scripts/consumer/tsconfig.json),
  *    - the app, compiled and run with plain `node`, prints `completed` for a
- *      run with an MCP plugin over the Node transport and one over fetch.
+ *      run with an MCP plugin over the Node transport, one over fetch, one
+ *      through the adapter of an effect/ai LanguageModel, and one effect/ai
+ *      `LanguageModel.generateText` through the kernel's provider as a Layer.
+ * 3. An app on Effect 3 gets npm's peer-dependency error at install (ERESOLVE
+ *    naming our `effect` peer range), never a crash at run time.
  *
  * Every check is one pass or fail, written to .consumer-check-results.json
  * for .ci/run. Exit code 1 if any failed.
@@ -39,7 +43,8 @@ const resultsFile = path.join(root, ".consumer-check-results.json")
 const expectedLines = [
   "node transport + MCP plugin: completed",
   "fetch transport: completed",
-  "@effect/ai adapter: completed"
+  "effect/ai adapter: completed",
+  "effect/ai LanguageModel: completed"
 ]
 /** Paths that must never be packed. */
 const forbidden = /(^|\/)(test|tests|__tests__|bench|fixtures?)\/|\.(test|spec)\.[cm]?[jt]s$|\.tsbuildinfo$/
@@ -357,6 +362,37 @@ const checkSet = async (set, packed, work, rootRanges) => {
   return log
 }
 
+// ---- 4. an app on Effect 3 ---------------------------------------------------------------------------------------
+
+/**
+ * An app that already depends on effect 3 installs the tarballs: npm must refuse with its peer-dependency
+ * error, naming our `effect` range, and install nothing.
+ * @param {ReadonlyArray<Packed>} packed @param {string} work @param {string} effectRange
+ */
+const checkEffect3 = async (packed, work, effectRange) => {
+  const log = makeLog()
+  const app = path.join(work, "app-effect3")
+  fs.mkdirSync(app)
+  const manifest = {
+    name: "agent-kernel-consumer-effect3",
+    private: true,
+    type: "module",
+    dependencies: { effect: "3.22.4" }
+  }
+  fs.writeFileSync(path.join(app, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`)
+  const install = ["install", ...packed.map(({ tarball }) => tarball), "--no-audit", "--no-fund", "--prefer-offline"]
+  log.line(`\n== an app on effect 3.22.4\n$ npm ${install.join(" ")}`)
+  const installed = await run("npm", install, { cwd: app })
+  const refused =
+    !installed.ok && installed.output.includes("ERESOLVE") && installed.output.includes(`effect@"${effectRange}"`)
+  log.record(
+    `effect 3 app: npm install refuses with the peer error naming effect@"${effectRange}"`,
+    refused && !fs.existsSync(path.join(app, "node_modules", "@agent-kernel")),
+    refused ? undefined : installed.output.trim().split("\n").slice(0, 20).join("\n")
+  )
+  return log
+}
+
 // ---- main --------------------------------------------------------------------------------------------------------
 
 const main = async () => {
@@ -381,7 +417,10 @@ const main = async () => {
         }
       }
       log.flush()
-      const logs = await Promise.all(sets.map((set) => checkSet(set, packed, work, rootRanges)))
+      const logs = await Promise.all([
+        ...sets.map((set) => checkSet(set, packed, work, rootRanges)),
+        checkEffect3(packed, work, rootRanges.get("effect") ?? "")
+      ])
       for (const setLog of logs) setLog.flush()
     }
   } finally {

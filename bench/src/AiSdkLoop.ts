@@ -1,7 +1,7 @@
 /**
- * The Vercel AI SDK 6 running the scenario: `generateText` with one tool and
- * `stopWhen: stepCountIs(steps + 1)`, against `MockLanguageModelV3` from
- * `ai/test`. (AI SDK 7 needs Node 22; this machine has Node 20.)
+ * The Vercel AI SDK 7 running the scenario: `generateText` with one tool and
+ * `stopWhen: isStepCount(steps + 1)`, against `MockLanguageModelV4` from
+ * `ai/test` (the SDK's own language-model interface, version 4).
  *
  * Fairness: the mock and the tool are made fresh for each run, and the mock's
  * call log (`doGenerateCalls`, which keeps every request's options) is cleared
@@ -12,38 +12,45 @@
  *
  * @since 0.1.0
  */
-import { generateText, jsonSchema, stepCountIs, tool } from "ai"
-import { MockLanguageModelV3 } from "ai/test"
+import { generateText, isStepCount, jsonSchema, tool } from "ai"
+import { MockLanguageModelV4 } from "ai/test"
 import * as Script from "./Script.js"
 
-type GenerateResult = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>
-
-const usage: GenerateResult["usage"] = {
+const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: 1, text: 1, reasoning: undefined }
 }
 
-const response = (call: number, steps: number): GenerateResult =>
-  Script.wantsTool(call, steps)
-    ? {
-        content: [
-          {
-            type: "tool-call",
-            toolCallId: Script.callId(call),
-            toolName: Script.toolName,
-            input: JSON.stringify(Script.input(call))
-          }
-        ],
-        finishReason: { unified: "tool-calls", raw: "tool_use" },
-        usage,
-        warnings: []
-      }
-    : {
-        content: [{ type: "text", text: Script.finalText }],
-        finishReason: { unified: "stop", raw: "end_turn" },
-        usage,
-        warnings: []
-      }
+const toolCall = (call: number) => ({
+  content: [
+    {
+      type: "tool-call" as const,
+      toolCallId: Script.callId(call),
+      toolName: Script.toolName,
+      input: JSON.stringify(Script.input(call))
+    }
+  ],
+  finishReason: { unified: "tool-calls" as const, raw: "tool_use" },
+  usage,
+  warnings: []
+})
+
+const finalAnswer = () => ({
+  content: [{ type: "text" as const, text: Script.finalText }],
+  finishReason: { unified: "stop" as const, raw: "end_turn" },
+  usage,
+  warnings: []
+})
+
+/**
+ * The scripted model's answer to its `call`th call, in the shape that both
+ * the SDK 7 model interface (version 4) and the SDK 6 one (version 3) take.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const response = (call: number, steps: number): ReturnType<typeof toolCall> | ReturnType<typeof finalAnswer> =>
+  Script.wantsTool(call, steps) ? toolCall(call) : finalAnswer()
 
 const inputSchema = jsonSchema<Script.Input>(Script.inputJsonSchema)
 
@@ -54,8 +61,8 @@ const inputSchema = jsonSchema<Script.Input>(Script.inputJsonSchema)
  * @since 0.1.0
  * @category constructors
  */
-export const mockModel = (steps: number, counted: Script.Counted): MockLanguageModelV3 => {
-  const model: MockLanguageModelV3 = new MockLanguageModelV3({
+export const mockModel = (steps: number, counted: Script.Counted): MockLanguageModelV4 => {
+  const model: MockLanguageModelV4 = new MockLanguageModelV4({
     doGenerate: async () => {
       model.doGenerateCalls.length = 0
       return response(counted.model++, steps)
@@ -85,7 +92,7 @@ export const run = async (steps: number): Promise<void> => {
         }
       })
     },
-    stopWhen: stepCountIs(steps + 1)
+    stopWhen: isStepCount(steps + 1)
   })
   if (result.text !== Script.finalText) throw new Error(`AI SDK: the run ended with "${result.text}"`)
   Script.check("AI SDK", steps, counted)

@@ -1,5 +1,5 @@
 /**
- * Scale-out (issue 15): sessions per second and turn latency of the example
+ * Scale-out: sessions per second and turn latency of the example
  * service (`examples/service`) at 1, 2 and 3 runner processes, in one run.
  *
  * Setup, once: a throwaway PostgreSQL (`TempPostgres`), one database per
@@ -89,7 +89,7 @@ export const quantile = (values: ReadonlyArray<number>, q: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN
 }
 
-const decodeLine = Schema.decodeUnknownSync(Schema.parseJson(Api.Line))
+const decodeLine = Schema.decodeUnknownSync(Schema.fromJsonString(Api.Line))
 
 /** One turn as the client saw it. */
 interface Turn {
@@ -229,7 +229,8 @@ export const run = (plan: Plan): Promise<void> =>
               "turn p99 ms",
               "vs 1",
               "run wall p50 ms",
-              "ran elsewhere"
+              "ran elsewhere",
+              "not completed"
             ],
             rows.map((row) => [
               `${row.count}`,

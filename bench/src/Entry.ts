@@ -94,16 +94,15 @@ export const select = (
   return sections.filter((section) => only.some((words) => matches(section, words)))
 }
 
-const header = (command: Command, quick: boolean): string => {
-  const load = os
+const load = (): string =>
+  os
     .loadavg()
     .map((value) => value.toFixed(2))
     .join(" ")
-  return (
-    `agent-kernel ${command.name}${quick ? " (--quick)" : ""}: node ${process.version}, ` +
-    `${os.availableParallelism()} cores, load average ${load} at start`
-  )
-}
+
+const header = (command: Command, quick: boolean): string =>
+  `agent-kernel ${command.name}${quick ? " (--quick)" : ""}, ${new Date().toISOString().slice(0, 10)}: ` +
+  `node ${process.version}, ${os.availableParallelism()} cores, load average ${load()} at start`
 
 const main = async (command: Command, args: ReadonlyArray<string>): Promise<number> => {
   const parsed = parse(args)
@@ -111,7 +110,7 @@ const main = async (command: Command, args: ReadonlyArray<string>): Promise<numb
   if (typeof parsed === "string" || typeof sections === "string") {
     console.error(
       `${typeof parsed === "string" ? parsed : sections}\n` +
-        `usage: npx -y pnpm@12.4.2 ${command.command} [--quick] [--only <word of a section's title>]...`
+        `usage: pnpm run ${command.command} [--quick] [--only <word of a section's title>]...`
     )
     return 2
   }
@@ -123,7 +122,7 @@ const main = async (command: Command, args: ReadonlyArray<string>): Promise<numb
     verdicts.push(...(await section.run(parsed.quick)))
   }
   command.report?.(verdicts)
-  console.log(`Took ${((performance.now() - started) / 1_000).toFixed(0)} s.`)
+  console.log(`Took ${((performance.now() - started) / 1_000).toFixed(0)} s; load average ${load()} at the end.`)
   return 0
 }
 

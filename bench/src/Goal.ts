@@ -1,5 +1,5 @@
 /**
- * The goals of issue 9, judged from the figures of the run that printed them.
+ * The benchmark's goals, judged from the figures of the run that printed them.
  * A verdict is computed here and nowhere else, so no mark can be written by
  * hand; a figure that was not measured (a skipped run, a failed one) is
  * "not measured", never "met".
@@ -27,6 +27,8 @@ export interface Goal {
   readonly limit: number
   /** Printed after the figure and the limit: "µs", "KB", "x". */
   readonly unit: string
+  /** Where the goal was set, e.g. "issue 22". */
+  readonly source: string
 }
 
 /**
@@ -52,11 +54,12 @@ export interface Verdict {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (name: string, comparison: Comparison, limit: number, unit: string): Goal => ({
+export const make = (name: string, comparison: Comparison, limit: number, unit: string, source: string): Goal => ({
   name,
   comparison,
   limit,
-  unit
+  unit,
+  source
 })
 
 const holds = (comparison: Comparison, figure: number, limit: number): boolean => {

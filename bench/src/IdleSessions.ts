@@ -92,10 +92,10 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
     )
   )
   return [
-    Goal.judge(Goal.make("idle session, 1,000 sessions", "less than", 8, "KB"), perSession(idle1k)),
-    Goal.judge(Goal.make("idle session, 10,000 sessions", "less than", 8, "KB"), perSession(idle10k)),
+    Goal.judge(Goal.make("idle session, 1,000 sessions", "less than", 8, "KB", "issue 9"), perSession(idle1k)),
+    Goal.judge(Goal.make("idle session, 10,000 sessions", "less than", 8, "KB", "issue 9"), perSession(idle10k)),
     Goal.judge(
-      Goal.make("idle session flat: 10,000 ÷ 1,000", "at most", 1.2, "x"),
+      Goal.make("idle session flat: 10,000 ÷ 1,000", "at most", 1.2, "x", "issue 9"),
       Goal.ratio(perSession(idle10k), perSession(idle1k))
     )
   ]

@@ -65,7 +65,7 @@ const makeSession = (steps: number, options: Options, counted: Counted) =>
     const answer = Effect.sync(() => response(counted.model++, steps))
     const provider = ModelProvider.fromGenerate(
       "bench",
-      Duration.isZero(latency) ? () => answer : () => Effect.zipRight(Effect.sleep(latency), answer)
+      Duration.isZero(latency) ? () => answer : () => Effect.andThen(Effect.sleep(latency), answer)
     )
     const toolbox = Toolbox.Toolbox.of({
       definitions,
@@ -106,9 +106,10 @@ export const runEffect = (steps: number, options: Options): Effect.Effect<Sessio
     const counted: Counted = { model: 0, tool: 0, events: 0 }
     const session = yield* makeSession(steps, options, counted)
     const outcome = yield* session.run(Script.prompt)
-    if (outcome.status !== "completed") return yield* Effect.dieMessage(`agent-kernel: the run ended ${outcome.status}`)
+    if (outcome.status !== "completed")
+      return yield* Effect.die(new Error(`agent-kernel: the run ended ${outcome.status}`))
     if (options.observed && counted.events === 0)
-      return yield* Effect.dieMessage("agent-kernel: the observer saw nothing")
+      return yield* Effect.die(new Error("agent-kernel: the observer saw nothing"))
     yield* Effect.sync(() => Script.check("agent-kernel", steps, counted))
     return session
   })

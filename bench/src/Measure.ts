@@ -6,8 +6,8 @@
  * Allocation is the heap's growth across the sample plus the bytes every GC
  * during it freed. A plain heap delta reads nothing useful once the young
  * generation fills up mid-sample (the collector frees what the sample
- * allocated), which is why the old benchmark printed "n/a" at 2,000 steps;
- * counting what each GC freed keeps the figure right at any length.
+ * allocated); counting what each GC freed keeps the figure right at any
+ * length.
  *
  * Each sample starts with a young-generation collection, so the garbage of
  * the sample before it is neither freed nor counted inside it. Not a full

@@ -13,7 +13,7 @@ const require = createRequire(import.meta.url)
 
 /**
  * The version of an installed package; the package must export its
- * `package.json` (`ai` and `@effect/ai` do).
+ * `package.json` (`ai` and `effect` do).
  *
  * @since 0.1.0
  * @category reading

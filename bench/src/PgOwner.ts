@@ -1,9 +1,9 @@
 /**
- * The cost of the Postgres owner's fencing (issue 13): `Engine.layerSql` runs
+ * The cost of the Postgres owner's fencing: `Engine.layerSql` runs
  * every statement of the light engine and the session store on the one
  * connection that holds the store's advisory lock, so that none can land
  * once the lock is lost. Against the same engine over the pool with no
- * fencing (the old `layerSql`: statements on any pooled connection), and over
+ * fencing (statements on any pooled connection), and over
  * the pool with an ownership check before each journal write (a `pg_locks`
  * query for the holder's lock: the other design considered; a lower bound of
  * it, since a check that fences must share a transaction with the write,
@@ -21,11 +21,11 @@
 import { TempPostgres } from "@agent-kernel/cluster/testing"
 import { DurableSessions, Engine, SqlEngine } from "@agent-kernel/durable"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Goal from "./Goal.js"
 import * as Journaling from "./Journaling.js"
 import * as Measure from "./Measure.js"
@@ -71,16 +71,15 @@ const unfenced = (options: SqlEngine.Options = {}) =>
   SqlEngine.layer(options).pipe(Layer.provideMerge(Layer.effectDiscard(Engine.migrate)))
 
 /** `unfenced`, each journal write after a query of `pg_locks` for the lock a reserved connection holds. */
-const checked = Layer.unwrapScoped(
+const checked = Layer.unwrap(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const holder = yield* sql.reserve
     yield* holder.execute("SELECT pg_advisory_lock(1)", [], undefined)
     const check = sql`SELECT 1 FROM pg_locks
       WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = 1`.pipe(
-      Effect.filterOrDieMessage((rows) => rows.length === 1, "the lock is not held"),
       Effect.orDie,
-      Effect.asVoid
+      Effect.flatMap((rows) => (rows.length === 1 ? Effect.void : Effect.die(new Error("the lock is not held"))))
     )
     return unfenced({ beforeWrite: () => check })
   })
@@ -102,7 +101,7 @@ export const run = (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> =>
         const postgres = yield* TempPostgres.start()
         const engines: ReadonlyArray<readonly [string, EngineLayer]> = [
           [
-            "pool, no fencing (the old layerSql)",
+            "pool, no fencing",
             unfenced().pipe(Layer.provideMerge(pool(yield* database(postgres.url, "owner_unfenced"))), Layer.orDie)
           ],
           [

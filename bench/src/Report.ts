@@ -60,11 +60,12 @@ const mark = (status: Goal.Status): string =>
  */
 export const verdicts = (all: ReadonlyArray<Goal.Verdict>): string =>
   table(
-    ["goal", "figure", "target", "verdict"],
+    ["goal", "figure", "target", "verdict", "set in"],
     all.map(({ goal, figure: value, status }) => [
       goal.name,
       value === undefined || !Number.isFinite(value) ? "—" : withUnit(value, goal.unit),
       `${goal.comparison} ${withUnit(goal.limit, goal.unit)}`,
-      mark(status)
+      mark(status),
+      goal.source
     ])
   )

@@ -1,5 +1,5 @@
 /**
- * Streaming latency (issue 12): how soon the first `text_delta` reaches the
+ * Streaming latency: how soon the first `text_delta` reaches the
  * event bus after the fake provider server starts writing a stream, and what
  * each delta costs on its way through the kernel, against a bare SSE reader
  * over the same server.
@@ -26,7 +26,13 @@
  *   `NodeTransport` uses, to tell the client's share from the kernel's;
  * - agent-kernel: a `Session` run with one observer on the bus, the
  *   Anthropic provider over `NodeTransport`, and the same over the
- *   `fetch`-based `HttpClient` (`Transport.layerHttpClient`).
+ *   `fetch`-based `HttpClient` (`Transport.layerHttpClient`);
+ * - the Vercel AI SDK's `streamText`, reading `textStream`, over a minimal
+ *   provider of its own language-model interface: `fetch`, the SDK's
+ *   `parseJsonEventStream` (its SSE parser, `JSON.parse` and a zod check of
+ *   each event, as its providers read a stream) and one `text-delta` part per
+ *   Anthropic text delta. The workspace has no `@ai-sdk/anthropic`; a
+ *   provider's own per-event work beyond this is not counted.
  *
  * Every sample checks that it saw every delta and the whole text; a wrong
  * count fails the benchmark.
@@ -37,15 +43,19 @@ import { EventBus, Session } from "@agent-kernel/kernel"
 import { Anthropic, Transport } from "@agent-kernel/providers"
 import { NodeTransport } from "@agent-kernel/providers/node"
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { parseJsonEventStream, streamText } from "ai"
+import { MockLanguageModelV4 } from "ai/test"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Http from "node:http"
 import { performance } from "node:perf_hooks"
-import type * as Goal from "./Goal.js"
+import { z } from "zod"
+import * as Goal from "./Goal.js"
 import * as Measure from "./Measure.js"
+import * as Package from "./Package.js"
 import * as Report from "./Report.js"
 
 /**
@@ -69,7 +79,9 @@ export const plans: { readonly full: Plan; readonly quick: Plan } = {
 
 /**
  * One sample: milliseconds from the server's first byte to the first and to
- * the last delta.
+ * the last delta, and the process's CPU time from the first byte to the end
+ * of the read (the in-process server's writes included, alike for every
+ * reader).
  *
  * @since 0.3.0
  * @category models
@@ -77,6 +89,7 @@ export const plans: { readonly full: Plan; readonly quick: Plan } = {
 export interface Timing {
   readonly firstMs: number
   readonly lastMs: number
+  readonly cpuMicros: number
 }
 
 const textOf = (deltas: number) => Array.from({ length: deltas }, (_, i) => String.fromCharCode(97 + (i % 26))).join("")
@@ -86,12 +99,25 @@ const planOf = (text: string) =>
     { kind: "reply", text, delta_chars: 1, hold_after_events: 0, usage: { input_tokens: 1, output_tokens: 1 } }
   ])
 
-/** What a reader saw, checked against what the server sent. */
-class Seen {
+/**
+ * What a reader saw, checked against what the server sent.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export class Seen {
+  startedAt = Number.NaN
+  cpuAtStart: NodeJS.CpuUsage | undefined
   first = Number.NaN
   last = Number.NaN
   count = 0
   text = ""
+  /** Notes the server's first byte: the time and the CPU time every figure runs from. */
+  start() {
+    this.startedAt = performance.now()
+    this.cpuAtStart = process.cpuUsage()
+  }
+  /** Notes one delta, and the time it arrived. */
   delta(piece: string) {
     const now = performance.now()
     if (this.count === 0) this.first = now
@@ -99,10 +125,16 @@ class Seen {
     this.count++
     this.text += piece
   }
-  timing(start: number, expected: string, who: string): Timing {
+  /** The timing from `start`, at the end of the read; throws unless exactly the deltas of `expected` arrived. */
+  timing(expected: string, who: string): Timing {
+    const cpu = process.cpuUsage(this.cpuAtStart)
     if (this.text !== expected || this.count !== expected.length)
       throw new Error(`${who}: saw ${this.count} deltas (${this.text.length} characters), expected ${expected.length}`)
-    return { firstMs: this.first - start, lastMs: this.last - start }
+    return {
+      firstMs: this.first - this.startedAt,
+      lastMs: this.last - this.startedAt,
+      cpuMicros: cpu.user + cpu.system
+    }
   }
 }
 
@@ -153,10 +185,10 @@ const withServer = (text: string, read: (url: string, seen: Seen) => Promise<voi
         const seen = new Seen()
         const reading = Effect.runPromise(Effect.promise(() => read(server.url, seen)))
         yield* server.awaitRequests(1)
-        const start = performance.now()
+        seen.start()
         yield* server.release
         yield* Effect.promise(() => reading)
-        return seen.timing(start, text, "reader")
+        return seen.timing(text, "reader")
       })
     )
   )
@@ -193,6 +225,66 @@ const bareNodeHttp = (text: string) =>
       })
   )
 
+/** An Anthropic stream event, as loosely as a provider checks one. */
+const AnthropicEvent = z.object({
+  type: z.string(),
+  delta: z.object({ type: z.string().optional(), text: z.string().optional() }).optional()
+})
+
+type StreamPart =
+  Awaited<ReturnType<MockLanguageModelV4["doStream"]>>["stream"] extends ReadableStream<infer Part> ? Part : never
+
+/** The SDK's stream parts of one Anthropic stream: one text part, a delta per text delta, then the finish. */
+const toStreamParts = (body: ReadableStream<Uint8Array>): ReadableStream<StreamPart> =>
+  parseJsonEventStream({ stream: body, schema: AnthropicEvent }).pipeThrough(
+    new TransformStream({
+      start(controller) {
+        controller.enqueue({ type: "text-start", id: "0" })
+      },
+      transform(event, controller) {
+        if (!event.success) controller.enqueue({ type: "error", error: event.error })
+        else if (event.value.delta?.type === "text_delta" && event.value.delta.text !== undefined)
+          controller.enqueue({ type: "text-delta", id: "0", delta: event.value.delta.text })
+      },
+      flush(controller) {
+        controller.enqueue({ type: "text-end", id: "0" })
+        controller.enqueue({
+          type: "finish",
+          finishReason: { unified: "stop", raw: "end_turn" },
+          usage: {
+            inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+            outputTokens: { total: 1, text: 1, reasoning: undefined }
+          }
+        })
+      }
+    })
+  )
+
+const aiSdk = (text: string) =>
+  withServer(text, async (url, seen) => {
+    const model = new MockLanguageModelV4({
+      doStream: async () => {
+        const response = await fetch(`${url}/v1/messages`, {
+          method: "POST",
+          headers: requestHeaders,
+          body: requestBody
+        })
+        if (response.body === null) throw new Error("AI SDK: no body")
+        return { stream: toStreamParts(response.body) }
+      }
+    })
+    let failure: unknown
+    const result = streamText({
+      model,
+      prompt: "hi",
+      onError: ({ error }) => {
+        failure = error
+      }
+    })
+    for await (const piece of result.textStream) seen.delta(piece)
+    if (failure !== undefined) throw failure
+  })
+
 const kernel = (text: string, transport: Layer.Layer<Transport.Transport>) =>
   Effect.runPromise(
     Effect.scoped(
@@ -208,13 +300,14 @@ const kernel = (text: string, transport: Layer.Layer<Transport.Transport>) =>
           Layer.provide(transport)
         )
         const session = yield* Session.make({ model: "fake-model" }).pipe(Effect.provide(Layer.merge(provider, bus)))
-        const running = yield* Effect.fork(session.run("hi"))
+        const running = yield* Effect.forkChild(session.run("hi"))
         yield* server.awaitRequests(1)
-        const start = performance.now()
+        seen.start()
         yield* server.release
         const outcome = yield* Fiber.join(running)
+        const timing = seen.timing(text, "kernel")
         if (outcome.status !== "completed") throw new Error(`kernel: the run ended ${outcome.status}`)
-        return seen.timing(start, text, "kernel")
+        return timing
       })
     )
   )
@@ -241,13 +334,14 @@ export const contenders = (deltas: number, samples: number): ReadonlyArray<Measu
       name: "agent-kernel, fetch HttpClient",
       samples,
       measure: () => kernel(text, Transport.layerHttpClient.pipe(Layer.provide(FetchHttpClient.layer)))
-    }
+    },
+    { name: `Vercel AI SDK ${Package.version("ai")} streamText`, samples, measure: () => aiSdk(text) }
   ]
 }
 
 /**
- * Measures and prints the table. No goal is judged: the issue asks for the
- * figures.
+ * Measures, prints the table and returns the verdicts on the per-delta goal
+ * (each transport of the kernel judged on its own).
  *
  * @since 0.3.0
  * @category running
@@ -263,23 +357,39 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
   }))
   const first = (row: Row) => Measure.median(row.timings.map((timing) => timing.firstMs))
   const perDelta = (row: Row) => Measure.median(row.timings.map((timing) => (timing.lastMs * 1_000) / plan.deltas))
-  const baseline = rows[0]!
+  const cpuPerDelta = (row: Row) => Measure.median(row.timings.map((timing) => timing.cpuMicros / plan.deltas))
+  const baseline = rows[0]
   console.log(
     `\nOne stream of ${plan.deltas.toLocaleString("en-US")} one-character text deltas from the fake provider ` +
       `(Anthropic SSE over HTTP on 127.0.0.1), from the server's first byte; medians of ${plan.rounds} interleaved rounds`
   )
   console.log(
     Report.table(
-      ["reader", "first delta ms", "x baseline", "µs per delta", "x baseline", "overhead µs/delta"],
+      [
+        "reader",
+        "first delta ms",
+        "x baseline",
+        "µs per delta",
+        "x baseline",
+        "overhead µs/delta",
+        "CPU µs per delta",
+        "x baseline"
+      ],
       rows.map((row) => [
         row.name,
         Report.figure(first(row)),
-        Report.times(first(row) / first(baseline)),
+        Report.times(Goal.ratio(first(row), baseline && first(baseline))),
         Report.figure(perDelta(row)),
-        Report.times(perDelta(row) / perDelta(baseline)),
-        row === baseline ? "—" : Report.figure(perDelta(row) - perDelta(baseline))
+        Report.times(Goal.ratio(perDelta(row), baseline && perDelta(baseline))),
+        row === baseline || baseline === undefined ? "—" : Report.figure(perDelta(row) - perDelta(baseline)),
+        Report.figure(cpuPerDelta(row)),
+        Report.times(Goal.ratio(cpuPerDelta(row), baseline && cpuPerDelta(baseline)))
       ])
     )
   )
-  return []
+  return rows
+    .filter((row) => row.name.startsWith("agent-kernel"))
+    .map((row) =>
+      Goal.judge(Goal.make(`stream: µs per delta, ${row.name}`, "at most", 10, "µs", "issue 22"), perDelta(row))
+    )
 }

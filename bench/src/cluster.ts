@@ -1,5 +1,5 @@
 /**
- * The scale-out benchmark (issue 15): `npx -y pnpm@12.4.2 bench:cluster`
+ * The scale-out benchmark: `pnpm run bench:cluster`
  * (`--quick` for fewer rounds, `--only <word>` for the sections whose title
  * has it). It starts its own throwaway PostgreSQL and runner
  * processes, so it is kept apart from the loop benchmark (`bench`):
@@ -26,18 +26,18 @@ Entry.start({
   name: "scale-out benchmark",
   sections: [
     {
-      title: "Runner processes (issue 15)",
+      title: "Runner processes",
       run: async (quick) => {
         await ClusterScale.run(quick ? ClusterScale.plans.quick : ClusterScale.plans.full)
         return []
       }
     },
     {
-      title: "Postgres owner lock: the cost of fencing (issue 13)",
+      title: "Postgres owner lock: the cost of fencing",
       run: (quick) => PgOwner.run(quick ? PgOwner.plans.quick : PgOwner.plans.full)
     },
     {
-      title: "Retry amplification (issue 15)",
+      title: "Retry amplification",
       run: (quick) => RetryAmplification.run(quick ? RetryAmplification.plans.quick : RetryAmplification.plans.full)
     }
   ]

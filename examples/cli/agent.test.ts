@@ -6,7 +6,7 @@
  * The command runs as users run it: node on the bundle of these sources (see
  * testBundle.ts).
  */
-import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
+import { ChaosPlans, FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -15,8 +15,10 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
+import { stripVTControlCharacters } from "node:util"
 import { outcomeOf } from "./exitCodes.js"
-import { cli, ensureBundle, entry, ofType, type Result } from "./testBundle.js"
+import * as Scenarios from "./scenarios.js"
+import { cli, ensureBundle, entry, ofType, type Result, start, waitFor } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
 beforeAll(ensureBundle)
@@ -96,6 +98,28 @@ describe("agent CLI: chaos scenarios (fake provider over HTTP, real MCP plugins)
     assert.lengthOf(ofType(result, "model_request"), 1)
     assert.lengthOf(ofType(result, "fallback"), 0)
     assert.deepInclude(last(result), { type: "run_ended", status: "auth_error" })
+  })
+
+  it("the providers' chaos plans work by name (--scenario flaky-network), with the prompt given, and --help lists them", async () => {
+    const flaky = await cli(["--scenario", "flaky-network", "--prompt", "hi", "--json"])
+    assert.strictEqual(flaky.code, 0, flaky.stderr)
+    // A connection reset, then a 502 page: two retries, then the answer.
+    assert.deepStrictEqual(
+      ofType(flaky, "retry_scheduled").map((event) => event["category"]),
+      ["connection_error", "server_error"]
+    )
+    assert.deepInclude(last(flaky), { type: "run_ended", status: "completed" })
+    assert.deepInclude(flaky.events[0], { type: "run_started", input: "hi" })
+    const midStream = await cli(["--scenario", "mid-stream-error", "--prompt", "hi", "--json"])
+    assert.strictEqual(midStream.code, 0, midStream.stderr)
+    assert.lengthOf(ofType(midStream, "stream_restarted"), 1)
+    const help = await cli(["--help"])
+    for (const name of ChaosPlans.names) assert.include(help.stdout, name)
+  })
+
+  it("the chaos plans --help lists are the providers' own", () => {
+    assert.deepStrictEqual(Scenarios.chaosPlanNames, ChaosPlans.names)
+    assert.deepStrictEqual(Scenarios.chaosPlans, ["mid-stream-error", "flaky-network"])
   })
 
   it("a fault-plan file works as a scenario", async () => {
@@ -274,6 +298,123 @@ describe("agent CLI: interactive", () => {
   })
 })
 
+describe("agent CLI: Ctrl-C at the interactive prompt (a real pseudo-terminal)", () => {
+  const planFile = (steps: ReadonlyArray<unknown>) => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-ctrl-c-")), "plan.json")
+    fs.writeFileSync(file, JSON.stringify({ steps }))
+    return file
+  }
+  const occurrences = (text: string, part: RegExp) => text.split(part).length - 1
+  const interrupted = /status\s+interrupted/
+  // A slow stream, then a rate limit whose retry waits 50 s, then the happy answers.
+  const slowThenRateLimited = () =>
+    planFile([
+      {
+        kind: "reply",
+        text: "This answer streams slowly, two characters at a time.",
+        delta_chars: 2,
+        event_delay_ms: 200
+      },
+      { kind: "error", status: 429, error_type: "rate_limit_error", headers: { "retry-after": "50" } }
+    ])
+
+  for (const durable of [false, true]) {
+    it(`Ctrl-C mid-stream and in a retry countdown stops the run, the prompt comes back, the next line is answered; Ctrl-D leaves${durable ? " (--session: the durable session goes on)" : ""}`, async () => {
+      const store = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-ctrl-c-store-")), "agent.db")
+      const run = start(["--scenario", slowThenRateLimited(), ...(durable ? ["--session", store] : [])], {
+        terminal: true,
+        env: { NO_COLOR: "1" }
+      })
+      try {
+        await run.seen("Ctrl-C stops a run; Ctrl-D or exit leaves.")
+        await run.seen("you> ")
+        run.write("first question\r")
+        await run.seen("This ans")
+        run.write("\x03")
+        await run.seen(interrupted)
+        await waitFor(() => occurrences(run.stdout(), /you> /g) >= 2, "the prompt after the stopped stream", run.stdout)
+        run.write("second question\r")
+        await run.seen("retry 1 in")
+        run.write("\x03")
+        await waitFor(() => occurrences(run.stdout(), /status\s+interrupted/g) >= 2, "the stopped retry", run.stdout)
+        await waitFor(() => occurrences(run.stdout(), /you> /g) >= 3, "the prompt after the stopped retry", run.stdout)
+        run.write("next\r")
+        await run.seen("You said: next")
+        await run.seen(/status\s+completed/)
+        run.write("\x04")
+        assert.strictEqual(await run.exited, 0, run.stdout())
+        assert.include(run.stdout(), "run session-1/run-3")
+        assert.notInclude(run.stdout(), "internal error")
+      } finally {
+        run.child.kill("SIGKILL")
+      }
+      if (durable) {
+        const listed = await cli(["sessions", store])
+        assert.strictEqual(listed.code, 0, listed.stderr)
+        assert.match(listed.stdout, /session-1\tcompleted\t3\t/)
+      }
+    }, 600_000)
+  }
+
+  it("Ctrl-C while a plugin's tool runs: its process is stopped, the run ends interrupted, the session goes on", async () => {
+    const plan = planFile([
+      { kind: "reply", tool_calls: [{ name: "wait_for_approval", input: { change: "deploy" } }], stop: "tool_use" },
+      { kind: "reply", text: "Approval never came.", stop: "end_turn" }
+    ])
+    const plugin = path.join(root, "examples/plugins/chaos.mjs")
+    const run = start(["--scenario", plan, "--mcp", `node ${plugin}`, "--set", "tool_timeout_ms=600000"], {
+      terminal: true,
+      env: { NO_COLOR: "1" }
+    })
+    try {
+      await run.seen("you> ")
+      run.write("deploy\r")
+      await run.seen("running wait_for_approval")
+      // The plugin's own process (`node chaos.mjs`), not the command whose --mcp names it.
+      const plugins = () => processesRunning(plugin).filter((pid) => argvOf(pid)[1] === plugin)
+      const running = plugins()
+      assert.lengthOf(running, 1)
+      run.write("\x03")
+      await run.seen(interrupted)
+      await waitFor(() => !plugins().includes(running[0]!), "the plugin's process to be stopped", run.stdout)
+      run.write("and now?\r")
+      await run.seen("Approval never came.")
+      await run.seen(/status\s+completed/)
+      run.write("exit\r")
+      assert.strictEqual(await run.exited, 0, run.stdout())
+    } finally {
+      run.child.kill("SIGKILL")
+    }
+  }, 600_000)
+
+  it("at the prompt Ctrl-C clears what was typed; on an empty line it says how to leave, and a second one leaves", async () => {
+    const run = start(["--scenario", planFile([])], { terminal: true, env: { NO_COLOR: "1" } })
+    try {
+      await run.seen("you> ")
+      run.write("half typed")
+      await run.seen("half typed")
+      run.write("\x03")
+      run.write("\x03")
+      await run.seen("(Ctrl-C again, Ctrl-D or exit to leave)")
+      run.write("\x03")
+      assert.strictEqual(await run.exited, 0, run.stdout())
+      // What was typed was cleared, never run.
+      assert.notInclude(run.stdout(), "▶ run")
+    } finally {
+      run.child.kill("SIGKILL")
+    }
+  }, 600_000)
+})
+
+/** A process's argv, from /proc; empty once it is gone. */
+const argvOf = (pid: number): ReadonlyArray<string> => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")
+  } catch {
+    return []
+  }
+}
+
 /** Pids of live processes whose command line mentions `needle`, from /proc. */
 const processesRunning = (needle: string): ReadonlyArray<number> =>
   fs.readdirSync("/proc").flatMap((entry) => {
@@ -311,6 +452,59 @@ describe("agent CLI: Ctrl-C", () => {
   })
 })
 
+describe("agent CLI: a second signal", () => {
+  it("a second SIGINT during cleanup (an OTLP export that gets no answer) cuts it short at once: exit 130, one line", async () => {
+    // A collector that never answers; the second SIGINT goes as the export at shutdown arrives, so cleanup has
+    // begun and is waiting on it (@effect/opentelemetry waits up to 3 s).
+    let run: ReturnType<typeof start> | undefined
+    let interrupted = false
+    let second = false
+    const collector = http.createServer((request) => {
+      if (interrupted && request.url === "/v1/metrics" && !second) {
+        second = true
+        run?.child.kill("SIGINT")
+      }
+    })
+    await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve))
+    const { port } = collector.address() as { readonly port: number }
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-second-"))
+    const plan = path.join(dir, "plan.json")
+    fs.writeFileSync(
+      plan,
+      JSON.stringify({
+        steps: [{ kind: "error", status: 429, error_type: "rate_limit_error", headers: { "retry-after": "600" } }]
+      })
+    )
+    run = start(["--otel", "--scenario", plan, "--set", "max_retry_wait_ms=700000", "--prompt", "hi", "--json"], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_TIMEOUT: "600000" }
+    })
+    try {
+      await run.seen('"retry_scheduled"')
+      interrupted = true
+      run.child.kill("SIGINT")
+      assert.strictEqual(await run.exited, 130)
+      assert.isTrue(second, "the export at shutdown never came")
+      assert.strictEqual(run.stderr(), "agent: interrupted by SIGINT; SIGINT again, so cleanup was cut short\n")
+      assert.deepInclude(
+        run
+          .stdout()
+          .trim()
+          .split("\n")
+          .map((line): unknown => JSON.parse(line))
+          .at(-1),
+        {
+          type: "run_ended",
+          status: "interrupted"
+        }
+      )
+    } finally {
+      run.child.kill("SIGKILL")
+      collector.closeAllConnections()
+      collector.close()
+    }
+  })
+})
+
 /** Runs `command` on a pseudo-terminal (util-linux `script`), so that stdout is a TTY; resolves its output. */
 const onTerminal = (args: ReadonlyArray<string>, env: Record<string, string | undefined>) =>
   new Promise<string>((resolve, reject) => {
@@ -340,14 +534,32 @@ describe("agent CLI: help and usage errors", () => {
     assert.strictEqual(result.code, 0, result.stderr)
     assert.notInclude(result.stdout, "A user-defined piece of text")
     assert.notInclude(result.stdout, "A true or false value")
-    const blocks = result.stdout.split(/\n(?=--)/)
+    // effect/cli lists an option on one line: its name and value, then (past a run of spaces) its description.
+    const lines = result.stdout.split("\n").map((line) => line.trim())
     for (const option of options) {
-      const block = blocks.find((text) => text.startsWith(`${option} `) || text.startsWith(`${option}\n`))
-      assert.isDefined(block, `${option} is in --help`)
-      // The line after the option's heading is its own description.
-      const description = block!.split("\n").filter((line) => line.trim() !== "")[1] ?? ""
+      const line = lines.find((text) => text.startsWith(`${option} `))
+      assert.isDefined(line, `${option} is in --help`)
+      const description = line!.split(/\s{2,}/)[1] ?? ""
       assert.isAbove(description.trim().length, 10, `${option}: "${description}"`)
       assert.notMatch(description, /^\s*This (setting|option)/, `${option} has a description of its own`)
+    }
+  })
+
+  it("--help without noise: no generic line after each option, no --wizard or --completions", async () => {
+    const result = await cli(["--help"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.notInclude(result.stdout, "This setting is optional")
+    assert.notInclude(result.stdout, "This option may be repeated")
+    assert.notInclude(result.stdout, "--wizard")
+    assert.notInclude(result.stdout, "--completions")
+  })
+
+  it("a subcommand's usage names the command it belongs to: agent simulate, not $ simulate", async () => {
+    for (const subcommand of ["simulate", "sessions"]) {
+      const result = await cli([subcommand, "--help"])
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.include(result.stdout, `agent ${subcommand} [flags]`)
+      assert.notInclude(result.stdout, `$ ${subcommand}`)
     }
   })
 
@@ -360,7 +572,8 @@ describe("agent CLI: help and usage errors", () => {
   it("--help on a terminal is coloured, and not with NO_COLOR set", async () => {
     const env = { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" }
     const coloured = await onTerminal(["--help"], { ...env, NO_COLOR: undefined })
-    assert.include(coloured, "--prompt TEXT")
+    // effect/cli colours an option's name and its value apart: read the text as shown.
+    assert.include(stripVTControlCharacters(coloured), "--prompt TEXT")
     assert.include(coloured, "\x1b[")
     const plain = await onTerminal(["--help"], { ...env, NO_COLOR: "1" })
     assert.include(plain, "--prompt TEXT")
@@ -382,7 +595,7 @@ describe("agent CLI: help and usage errors", () => {
     assert.strictEqual(result.stderr, 'agent: --provider must be one of fake, anthropic, openai, not "nope"\n')
   })
 
-  it.scoped("an --mcp plugin that cannot start ends the command with exit 2, before any model request", () =>
+  it.effect("an --mcp plugin that cannot start ends the command with exit 2, before any model request", () =>
     Effect.gen(function* () {
       const server = yield* FakeProvider.make(FaultPlan.happy)
       const result = yield* Effect.promise(() =>
@@ -396,6 +609,150 @@ describe("agent CLI: help and usage errors", () => {
       assert.lengthOf(yield* server.requests, 0)
     })
   )
+
+  it("an --mcp plugin that never answers initialize: exit 2 once plugin_startup_timeout_ms has passed, naming it", async () => {
+    // The guard is far below the default bound (30 s): only the setting ends the wait in time.
+    const result = await cli(
+      ["--provider", "fake", "--set", "plugin_startup_timeout_ms=1000", "--mcp", "sleep 600", "--prompt", "hi"],
+      { killAfterMillis: 20_000 }
+    )
+    assert.strictEqual(result.code, 2, result.stderr)
+    assert.match(
+      result.stderr,
+      /^agent: --mcp "sleep 600" could not be started: Plugin "sleep" did not answer initialize within 1000 ms of starting/
+    )
+  })
+})
+
+describe("agent fake-server", () => {
+  /** The server's first stdout line, its URL. */
+  const urlOf = (run: ReturnType<typeof start>) => run.stdout().split("\n", 1)[0]!
+  const refused = (url: string) =>
+    new Promise<boolean>((resolve) =>
+      http
+        .get(url, (response) => {
+          response.resume()
+          resolve(false)
+        })
+        .on("error", () => resolve(true))
+    )
+
+  it("serves a chaos plan by name until SIGTERM: agent against it recovers as the plan asks, and the port closes", async () => {
+    const server = start(["fake-server", "--plan", "flaky-network"])
+    try {
+      await server.seen(/^http:\/\/127\.0\.0\.1:\d+\n/)
+      const url = urlOf(server)
+      await waitFor(() => server.stderr().includes("Ctrl-C to stop"), "the announcement", server.stderr)
+      assert.include(server.stderr(), `fake provider: plan flaky-network (2 steps, then happy); Anthropic base ${url}`)
+      const anthropic = await cli(["--provider", "anthropic", "--prompt", "hi", "--json"], {
+        env: { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "any" }
+      })
+      assert.strictEqual(anthropic.code, 0, anthropic.stderr)
+      assert.deepStrictEqual(
+        ofType(anthropic, "retry_scheduled").map((event) => event["category"]),
+        ["connection_error", "server_error"]
+      )
+      // The plan is spent: the OpenAI wire format gets the happy answer.
+      const openai = await cli(["--provider", "openai", "--prompt", "hi", "--json"], {
+        env: { OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: "any" }
+      })
+      assert.strictEqual(openai.code, 0, openai.stderr)
+      assert.deepInclude(last(openai), { type: "run_ended", status: "completed" })
+      server.child.kill("SIGTERM")
+      assert.strictEqual(await server.exited, 143)
+      assert.isTrue(await refused(url))
+    } finally {
+      server.child.kill("SIGKILL")
+    }
+  })
+
+  it("a fault-plan file, on --port; an unknown plan or a port out of range is bad usage (exit 2)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-fake-server-"))
+    const plan = path.join(dir, "plan.json")
+    fs.writeFileSync(
+      plan,
+      JSON.stringify({ name: "one-429", steps: [{ kind: "error", status: 401, error_type: "authentication_error" }] })
+    )
+    const server = start(["fake-server", "--plan", plan, "--port", "0", "--host", "127.0.0.1"])
+    try {
+      await server.seen(/^http:\/\/127\.0\.0\.1:\d+\n/)
+      const denied = await cli(["--provider", "anthropic", "--prompt", "hi", "--json"], {
+        env: { ANTHROPIC_BASE_URL: urlOf(server), ANTHROPIC_API_KEY: "any" }
+      })
+      assert.strictEqual(denied.code, 5, denied.stderr)
+      server.child.kill("SIGINT")
+      assert.strictEqual(await server.exited, 130)
+    } finally {
+      server.child.kill("SIGKILL")
+    }
+    const unknown = await cli(["fake-server", "--plan", "no-such-plan"])
+    assert.strictEqual(unknown.code, 2)
+    assert.match(
+      unknown.stderr,
+      /^agent: --plan "no-such-plan" is neither a chaos plan \(rate-limits, .*\) nor a fault-plan file\n$/
+    )
+    const port = await cli(["fake-server", "--port", "70000"])
+    assert.strictEqual(port.code, 2)
+    assert.strictEqual(port.stderr, "agent: --port must be 0 to 65535, not 70000\n")
+  })
+})
+
+describe("agent CLI: option values", () => {
+  it("a value that starts with a dash is its option's value (--prompt -x, --prompt --x)", async () => {
+    for (const input of ["-x", "--not-an-option", "-5 degrees?"]) {
+      const result = await cli(["--prompt", input, "--json"])
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.deepInclude(result.events[0], { type: "run_started", input })
+    }
+  })
+
+  it("an option given twice says so, naming it (--prompt a --prompt b)", async () => {
+    const twice = await cli(["--prompt", "a", "--prompt", "b"])
+    assert.strictEqual(twice.code, 2)
+    assert.strictEqual(twice.stderr, "agent: --prompt is given twice; it takes one value (see agent --help)\n")
+    const thrice = await cli(["--json", "--json", "--json", "--prompt", "a"])
+    assert.strictEqual(thrice.code, 2)
+    assert.strictEqual(thrice.stderr, "agent: --json is given 3 times; it takes one value (see agent --help)\n")
+  })
+
+  it("--set __proto__=... is rejected as the settings file rejects it: exit 2, the key named", async () => {
+    const result = await cli(["--set", '__proto__={"max_retries":1}', "--prompt", "hi", "--json"])
+    assert.strictEqual(result.code, 2)
+    assert.strictEqual(result.stderr, "agent: invalid settings in --set:\n  - __proto__: unknown key\n")
+    assert.lengthOf(result.events, 0)
+  })
+
+  it("--log-level debug shows the kernel's debug logs (an unusable retry-after ignored); by default they are hidden", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-log-"))
+    const plan = path.join(dir, "plan.json")
+    fs.writeFileSync(
+      plan,
+      JSON.stringify({
+        steps: [
+          { kind: "error", status: 429, error_type: "rate_limit_error", headers: { "retry-after": "soon" } },
+          { kind: "reply", text: "ok" }
+        ]
+      })
+    )
+    const args = ["--scenario", plan, "--set", "base_delay_ms=1", "--prompt", "hi", "--json"]
+    const debug = await cli(["--log-level", "debug", ...args])
+    assert.strictEqual(debug.code, 0, debug.stderr)
+    assert.include(debug.stderr, "ignored an unusable retry hint")
+    // Logs go to stderr: stdout stays one JSON event a line.
+    assert.isTrue(
+      debug.stdout
+        .trim()
+        .split("\n")
+        .every((line) => line.startsWith("{")),
+      debug.stdout
+    )
+    const quiet = await cli(args)
+    assert.strictEqual(quiet.code, 0, quiet.stderr)
+    assert.notInclude(quiet.stdout + quiet.stderr, "ignored an unusable retry hint")
+    const bad = await cli(["--log-level", "loud", ...args])
+    assert.strictEqual(bad.code, 2)
+    assert.match(bad.stderr, /^agent: --log-level must be one of .*debug.*, not "loud"\n$/)
+  })
 })
 
 describe("agent CLI: bounded input", () => {
@@ -572,10 +929,11 @@ describe("agent CLI: --otel", () => {
   })
 
   it("without the optional packages, --otel is a usage error that names them (exit 2); without --otel the command runs", async () => {
-    // The bundle alone, where no node_modules can be found: exactly an install without the optional packages.
+    // The bundle alone (its entry and its chunks), where no node_modules can be found: exactly an install
+    // without the optional packages.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ak-cli-otel-"))
     const lone = path.join(dir, "agent.mjs")
-    fs.copyFileSync(entry, lone)
+    fs.cpSync(path.dirname(entry), dir, { recursive: true })
     const run = (args: ReadonlyArray<string>) =>
       new Promise<{ readonly code: number | null; readonly stderr: string }>((resolve) =>
         execFile(process.execPath, [lone, ...args], { cwd: dir }, (error, _stdout, stderr) =>

@@ -1,5 +1,5 @@
 /**
- * The option check that runs before @effect/cli, on the agent command's real
+ * The option check that runs before effect/cli, on the agent command's real
  * options: pure, so every case is one call.
  */
 import { assert, describe, it } from "@effect/vitest"

@@ -1,20 +1,15 @@
 /**
- * A check of the command line's option names and choices before @effect/cli
- * parses it. With subcommands, @effect/cli reports a misspelt option of the
- * root command as "Invalid subcommand", and an invalid choice without naming
- * its option; this check says which option, and suggests the nearest name.
+ * A check of the command line's option names and choices before effect/cli
+ * parses it: it names the option at fault and suggests the nearest name, in
+ * one line, where effect/cli would print the whole help.
  *
- * What each option takes is read from the commands' own `Usage`, so the check
- * never drifts from the options it guards.
+ * What each option takes is read from the commands themselves (effect/cli's
+ * `Completions.fromCommand`, the description its completion scripts are made
+ * from), so the check never drifts from the options it guards.
  */
-import * as AutoCorrect from "@effect/cli/AutoCorrect"
-import * as BuiltInOptions from "@effect/cli/BuiltInOptions"
-import * as CliConfig from "@effect/cli/CliConfig"
-import * as Command from "@effect/cli/Command"
-import * as HelpDoc from "@effect/cli/HelpDoc"
-import * as Options from "@effect/cli/Options"
-import * as Usage from "@effect/cli/Usage"
-import * as Option from "effect/Option"
+import * as Command from "effect/cli/Command"
+import * as Completions from "effect/cli/Completions"
+import { builtIns } from "./cliOutput.js"
 
 /** One option as the check sees it. */
 export interface OptionSpec {
@@ -25,33 +20,17 @@ export interface OptionSpec {
   readonly choices: ReadonlyArray<string> | undefined
 }
 
-/** @effect/cli renders a choice's accepted values as `a | b | c`, and a free value as one word. */
-const choicesOf = (accepted: string): ReadonlyArray<string> | undefined =>
-  accepted.includes(" | ") ? accepted.split(" | ") : undefined
+const dashed = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`)
 
-/** The options a usage tree names. */
-export const specsOf = (usage: Usage.Usage): ReadonlyArray<OptionSpec> => {
-  switch (usage._tag) {
-    case "Named":
-      return [
-        {
-          names: usage.names,
-          takesValue: Option.isSome(usage.acceptedValues),
-          choices: Option.flatMap(usage.acceptedValues, (accepted) => Option.fromNullable(choicesOf(accepted))).pipe(
-            Option.getOrUndefined
-          )
-        }
-      ]
-    case "Optional":
-    case "Repeated":
-      return specsOf(usage.usage)
-    case "Alternation":
-    case "Concat":
-      return [...specsOf(usage.left), ...specsOf(usage.right)]
-    case "Empty":
-    case "Mixed":
-      return []
+/** The options of a flag: itself, and `--no-NAME` for a boolean that has it. */
+const specsOf = (flag: Completions.FlagDescriptor): ReadonlyArray<OptionSpec> => {
+  const own: OptionSpec = {
+    names: [dashed(flag.name), ...flag.aliases.map(dashed)],
+    takesValue: flag.type._tag !== "Boolean",
+    choices: flag.type._tag === "Choice" ? flag.type.values : undefined
   }
+  if (flag.type._tag !== "Boolean" || flag.negation === false) return [own]
+  return [own, { names: [`--${flag.negation ?? `no-${flag.name}`}`], takesValue: false, choices: undefined }]
 }
 
 /** A command as the check sees it: its options and its subcommands. */
@@ -61,47 +40,70 @@ export interface CommandSpec {
   readonly subcommands: ReadonlyArray<CommandSpec>
 }
 
-/** A command's options, with @effect/cli's built-in ones (`--help`, `--version`, ...). */
-export const specOfCommand = <Name extends string, R, E, A>(
-  command: Command.Command<Name, R, E, A>,
+/** The built-in flags (`--help`, `--version`) as effect/cli describes any flag. */
+const builtInFlags = Completions.fromCommand(
+  Command.make("built-ins", Object.fromEntries(builtIns.map((builtIn, i) => [`${i}`, builtIn.flag])))
+).flags
+
+/** A command's options, with the built-in ones. */
+export const specOfCommand = (
+  command: Command.Command.Any,
   subcommands: ReadonlyArray<CommandSpec> = []
 ): CommandSpec => ({
-  name: [...Command.getNames(command)][0] ?? "",
-  options: [
-    ...specsOf(Command.getUsage(command)),
-    ...specsOf(Options.getUsage(BuiltInOptions.builtInOptions(command.descriptor, Usage.empty, HelpDoc.empty)))
-  ],
+  name: command.name,
+  options: [...Completions.fromCommand(command).flags, ...builtInFlags].flatMap(specsOf),
   subcommands
 })
 
+/** How many single-character edits turn `a` into `b`. */
+export const editDistance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    previous = current
+  }
+  return previous[b.length]!
+}
+
+/** The most edits a suggestion may be away from what was typed. */
+const suggestionLimit = 2
+
 const nearest = (name: string, specs: ReadonlyArray<OptionSpec>): string | undefined => {
-  const limit = CliConfig.defaultConfig.autoCorrectLimit
   const scored = specs
     .flatMap((spec) => spec.names.filter((known) => known.startsWith("--")))
-    .map((known) => ({ known, distance: AutoCorrect.levensteinDistance(name, known, CliConfig.defaultConfig) }))
-    .filter((candidate) => candidate.distance <= limit)
+    .map((known) => ({ known, distance: editDistance(name, known) }))
+    .filter((candidate) => candidate.distance <= suggestionLimit)
     .sort((a, b) => a.distance - b.distance)
   return scored[0]?.known
 }
 
+/** What the check finds: the first problem, or the command line to hand effect/cli. */
+export type Reading = { readonly problem: string } | { readonly args: ReadonlyArray<string> }
+
 /**
  * The first problem with `args` (the command line after the command's name),
- * or `undefined` when every option is known to the command it follows, has
- * its value, and every choice is one of its values. Options after a
- * subcommand's name are the subcommand's.
+ * or, when every option is known to the command it follows, has its value,
+ * and every choice is one of its values, the command line with each value
+ * joined to its option (`--prompt=-x`): effect/cli reads a word that starts
+ * with "-" as an option, so a value such as `--prompt "-5 is negative?"`
+ * reaches it attached. Options after a subcommand's name are the subcommand's.
  */
-export const check = (
-  args: ReadonlyArray<string>,
-  command: CommandSpec,
-  path: string = command.name
-): string | undefined => {
+export const read = (args: ReadonlyArray<string>, command: CommandSpec, path: string = command.name): Reading => {
   const specs = command.options
+  const joined: Array<string> = []
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
-    if (arg === "--") return undefined
+    if (arg === "--") return { args: [...joined, ...args.slice(i)] }
     if (!arg.startsWith("-") || arg === "-") {
       const subcommand = command.subcommands.find((candidate) => candidate.name === arg)
-      if (subcommand !== undefined) return check(args.slice(i + 1), subcommand, `${path} ${arg}`)
+      if (subcommand !== undefined) {
+        const rest = read(args.slice(i + 1), subcommand, `${path} ${arg}`)
+        return "problem" in rest ? rest : { args: [...joined, arg, ...rest.args] }
+      }
+      joined.push(arg)
       continue
     }
     const eq = arg.indexOf("=")
@@ -109,16 +111,29 @@ export const check = (
     const spec = specs.find((candidate) => candidate.names.includes(name))
     if (spec === undefined) {
       const suggestion = nearest(name, specs)
-      return suggestion !== undefined
-        ? `unknown option ${name}; did you mean ${suggestion}?`
-        : `unknown option ${name} (see ${path} --help)`
+      return {
+        problem:
+          suggestion !== undefined
+            ? `unknown option ${name}; did you mean ${suggestion}?`
+            : `unknown option ${name} (see ${path} --help)`
+      }
     }
-    if (!spec.takesValue) continue
+    if (!spec.takesValue) {
+      joined.push(arg)
+      continue
+    }
     const value = name !== arg ? arg.slice(eq + 1) : args[++i]
-    if (value === undefined || (name !== arg && value === "")) return `${name} needs a value`
+    if (value === undefined || (name !== arg && value === "")) return { problem: `${name} needs a value` }
     if (spec.choices !== undefined && !spec.choices.includes(value)) {
-      return `${name} must be one of ${spec.choices.join(", ")}, not "${value}"`
+      return { problem: `${name} must be one of ${spec.choices.join(", ")}, not "${value}"` }
     }
+    joined.push(`${name}=${value}`)
   }
-  return undefined
+  return { args: joined }
+}
+
+/** The first problem `read` finds in `args`, or `undefined`. */
+export const check = (args: ReadonlyArray<string>, command: CommandSpec): string | undefined => {
+  const reading = read(args, command)
+  return "problem" in reading ? reading.problem : undefined
 }

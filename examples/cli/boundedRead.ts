@@ -8,11 +8,11 @@
  * open would hold a libuv worker thread until a writer came, and the process
  * could not exit while it waits.
  */
-import * as PlatformError from "@effect/platform/Error"
-import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import type * as FileSystem from "effect/FileSystem"
+import * as PlatformError from "effect/PlatformError"
+import * as Result from "effect/Result"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import type { Readable } from "node:stream"
@@ -31,28 +31,28 @@ type Stop = { readonly _tag: "TooLarge" } | { readonly _tag: "Failed"; readonly 
 
 /** Reads a stream to its end, stopping (and releasing it) once it passes `maxBytes`. */
 const readAll = (open: () => Readable, maxBytes: number, release: (stream: Readable) => void) =>
-  Effect.async<Buffer, Stop>((resume) => {
+  Effect.callback<Buffer, Stop>((resume) => {
     let stream: Readable
     try {
       stream = open()
     } catch (error) {
-      resume(Either.left({ _tag: "Failed", error: error instanceof Error ? error : new Error(String(error)) }))
+      resume(Effect.fail({ _tag: "Failed", error: error instanceof Error ? error : new Error(String(error)) }))
       return
     }
     const chunks: Array<Buffer> = []
     let total = 0
-    const stop = (result: Either.Either<Buffer, Stop>) => {
+    const stop = (result: Result.Result<Buffer, Stop>) => {
       stream.off("data", onData).off("end", onEnd).off("error", onError)
       release(stream)
-      resume(result)
+      resume(Effect.fromResult(result))
     }
     const onData = (chunk: Buffer) => {
       total += chunk.length
-      if (total > maxBytes) stop(Either.left({ _tag: "TooLarge" }))
+      if (total > maxBytes) stop(Result.fail({ _tag: "TooLarge" }))
       else chunks.push(chunk)
     }
-    const onEnd = () => stop(Either.right(Buffer.concat(chunks)))
-    const onError = (error: Error) => stop(Either.left({ _tag: "Failed", error }))
+    const onEnd = () => stop(Result.succeed(Buffer.concat(chunks)))
+    const onError = (error: Error) => stop(Result.fail({ _tag: "Failed", error }))
     stream.on("data", onData).on("end", onEnd).on("error", onError)
     return Effect.sync(() => {
       stream.off("data", onData).off("end", onEnd).off("error", onError)
@@ -60,7 +60,7 @@ const readAll = (open: () => Readable, maxBytes: number, release: (stream: Reada
     })
   })
 
-const reasonOf = (error: Error): PlatformError.SystemErrorReason => {
+const reasonOf = (error: Error): PlatformError.SystemErrorTag => {
   const code = "code" in error ? error.code : undefined
   return code === "ENOENT"
     ? "NotFound"
@@ -75,10 +75,10 @@ const reasonOf = (error: Error): PlatformError.SystemErrorReason => {
  * Reads a text file of at most `maxFileBytes` within `fileTimeout`. Works on
  * pipes too (`--settings <(echo '{}')`), which are read to their end.
  */
-export const readTextFile = (path: string): Effect.Effect<string, PlatformError.SystemError> => {
-  const fail = (reason: PlatformError.SystemErrorReason, description: string) =>
-    new PlatformError.SystemError({
-      reason,
+export const readTextFile = (path: string): Effect.Effect<string, PlatformError.PlatformError> => {
+  const fail = (reason: PlatformError.SystemErrorTag, description: string) =>
+    PlatformError.systemError({
+      _tag: reason,
       module: "FileSystem",
       method: "readFileString",
       pathOrDescriptor: path,
@@ -99,9 +99,10 @@ export const readTextFile = (path: string): Effect.Effect<string, PlatformError.
         ? fail("InvalidData", `larger than ${mebibytes(maxFileBytes)}, the limit for this file`)
         : fail(reasonOf(stop.error), stop.error.message)
     ),
-    Effect.timeoutFail({
+    Effect.timeoutOrElse({
       duration: fileTimeout,
-      onTimeout: () => fail("TimedOut", `no end of file after ${Duration.format(fileTimeout)} (a FIFO with no writer?)`)
+      orElse: () =>
+        Effect.fail(fail("TimedOut", `no end of file after ${Duration.format(fileTimeout)} (a FIFO with no writer?)`))
     })
   )
 }

@@ -19,7 +19,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import Database from "libsql"
+import { DatabaseSync } from "node:sqlite"
 import { ensureBundle, entry } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
@@ -132,7 +132,7 @@ const ExecutionRow = Schema.UndefinedOr(Schema.Struct({ status: Schema.String })
 const suspendedIn = async (file: string): Promise<void> => {
   for (;;) {
     if (fs.existsSync(file)) {
-      const db = new Database(file, { readonly: true })
+      const db = new DatabaseSync(file, { readOnly: true })
       try {
         const row = Schema.decodeUnknownSync(ExecutionRow)(db.prepare("SELECT status FROM workflow_executions").get())
         if (row?.status === "suspended") return
@@ -174,7 +174,7 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
     const counter = path.join(dir, "counts.txt")
     const scope = Effect.runSync(Scope.make())
     const rounds = 20
-    const provider = await Effect.runPromise(Scope.extend(FakeProvider.make(planFor(rounds + 10)), scope))
+    const provider = await Effect.runPromise(Scope.provide(FakeProvider.make(planFor(rounds + 10)), scope))
     const env = { ANTHROPIC_BASE_URL: provider.url }
     const common = ["--provider", "anthropic", "--json", "--session", store]
     const mcp = ["--mcp", `node ${path.join(root, "examples/plugins/counter.mjs")} ${counter} 600`]
@@ -243,7 +243,7 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
     const store = path.join(dir, "agent.db")
     const scope = Effect.runSync(Scope.make())
     const provider = await Effect.runPromise(
-      Scope.extend(
+      Scope.provide(
         FakeProvider.make({
           steps: [countCall("slow")]
         }),
@@ -295,7 +295,7 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
     const store = path.join(dir, "agent.db")
     const scope = Effect.runSync(Scope.make())
     const provider = await Effect.runPromise(
-      Scope.extend(FakeProvider.make({ steps: [rateLimited(60), { kind: "reply", text: "next" }] }), scope)
+      Scope.provide(FakeProvider.make({ steps: [rateLimited(60), { kind: "reply", text: "next" }] }), scope)
     )
     const env = { ANTHROPIC_BASE_URL: provider.url }
     const args = ["--provider", "anthropic", "--json", "--session", store]
@@ -325,13 +325,69 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
     }
   })
 
+  it("a run whose process was killed lists as interrupted (resumable); --resume says which run it resumes and from where", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "durable-listed-"))
+    const store = path.join(dir, "agent.db")
+    const counter = path.join(dir, "counts.txt")
+    const scope = Effect.runSync(Scope.make())
+    const provider = await Effect.runPromise(
+      Scope.provide(
+        FakeProvider.make({ steps: [countCall("once"), rateLimited(2), { kind: "reply", text: "done" }] }),
+        scope
+      )
+    )
+    const env = { ANTHROPIC_BASE_URL: provider.url }
+    const args = [
+      "--provider",
+      "anthropic",
+      "--json",
+      "--session",
+      store,
+      "--mcp",
+      `node ${path.join(root, "examples/plugins/counter.mjs")} ${counter} 0`
+    ]
+    try {
+      // Killed in the retry wait of turn 2, after the tool call of turn 1.
+      let child: ChildProcess | undefined
+      const run = start([...args, "--prompt", "count once"], env, (type) => {
+        if (type === "retry_scheduled" && child !== undefined) {
+          const target = child
+          child = undefined
+          target.kill("SIGKILL")
+        }
+      })
+      child = run.child
+      const killed = await within(run.finished, 60_000, "the run to be killed in its retry wait", run.output)
+      assert.strictEqual(killed.signal, "SIGKILL", killed.stderr)
+
+      const listed = await within(start(["sessions", store], {}).finished, 60_000, "agent sessions", run.output)
+      assert.strictEqual(listed.code, 0, listed.stderr)
+      assert.match(listed.stdout, /^session-1\tinterrupted \(resumable\)\t1\t/m)
+      const asJson = await within(start(["sessions", store, "--json"], {}).finished, 60_000, "--json", run.output)
+      assert.deepInclude(JSON.parse(asJson.stdout), { id: "session-1", status: "interrupted", resumable: true })
+
+      const resumed = start([...args, "--resume"], env)
+      const finished = await within(resumed.finished, 60_000, "--resume", resumed.output)
+      assert.strictEqual(finished.code, 0, finished.stderr)
+      assert.match(
+        finished.stderr,
+        /^agent: resuming run 1 of session-1, begun \d{4}-\d\d-\d\dT[\d:.]+Z; what its journal holds is not run again\n/
+      )
+      assert.include(finished.stderr, "agent: run 1 resumed at turn 2, attempt 2 of its model call\n")
+      const after = await within(start(["sessions", store], {}).finished, 60_000, "agent sessions", run.output)
+      assert.match(after.stdout, /^session-1\tcompleted\t1\t/m)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  })
+
   it("--resume does not show the replayed steps again: only what runs after the kill, and the run's end", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "durable-replay-"))
     const store = path.join(dir, "agent.db")
     const counter = path.join(dir, "counts.txt")
     const scope = Effect.runSync(Scope.make())
     const provider = await Effect.runPromise(
-      Scope.extend(
+      Scope.provide(
         FakeProvider.make({
           steps: [countCall("once"), rateLimited(2), { kind: "reply", text: "done" }]
         }),

@@ -1,10 +1,11 @@
-import { KernelEvent, type RunOutcome } from "@agent-kernel/kernel"
-import * as ValidationError from "@effect/cli/ValidationError"
+import type { RunOutcome } from "@agent-kernel/kernel"
+import * as CliError from "effect/cli/CliError"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
-import * as Schema from "effect/Schema"
+import type * as Ref from "effect/Ref"
 import * as os from "node:os"
 import { usageExitCode } from "./usage.js"
 
@@ -25,7 +26,20 @@ export const exitCodes: Readonly<Record<RunOutcome.RunStatus, number>> = {
   interrupted: 130
 }
 
-const isStatus = Schema.is(KernelEvent.RunStatus)
+/**
+ * Where the `agent` command leaves the status of its last run (none when an
+ * interactive session ran nothing): the command's exit code is made from it.
+ */
+export class LastRunStatus extends Context.Service<LastRunStatus, Ref.Ref<RunOutcome.RunStatus | undefined>>()(
+  "agent/LastRunStatus"
+) {}
+
+/** A run's status: one of the keys above (checked without loading the kernel, which the command line parses without). */
+const isStatus = (value: unknown): value is RunOutcome.RunStatus =>
+  typeof value === "string" && Object.hasOwn(exitCodes, value)
+
+/** effect/cli ends a command that only shows its help (a command with no handler of its own) with an empty ShowHelp. */
+const isHelpOnly = (error: CliError.CliError): boolean => error._tag === "ShowHelp" && error.errors.length === 0
 
 /** The first line of a text, for a one-line report. */
 const firstLine = (text: string): string => text.split("\n", 1)[0] ?? ""
@@ -34,8 +48,9 @@ const firstLine = (text: string): string => text.split("\n", 1)[0] ?? ""
  * Why the command ended, in one line for stderr, and its exit code:
  * - the code of the last run's status (above), nothing to say when it completed;
  * - 128 + the signal's number when interrupted (130 for Ctrl-C, 143 for SIGTERM);
- * - 2 for bad usage: @effect/cli's validation errors (it has printed them) and `UsageError`;
- * - 1 for anything else, a defect included.
+ * - 2 for bad usage: effect/cli's parse errors (it has printed them) and `UsageError`;
+ * - 1 for anything else: a session store that fails (its one-line reason; sessions.ts `storeFailure`
+ *   makes a store path that is wrong or taken bad usage), a defect.
  */
 export const outcomeOf = (
   exit: Exit.Exit<unknown, unknown>,
@@ -47,10 +62,10 @@ export const outcomeOf = (
     if (status === undefined || status === "completed") return { code: 0, message: undefined }
     return status === "interrupted" ? interrupted : { code: exitCodes[status], message: `the run ended ${status}` }
   }
-  if (Cause.isInterruptedOnly(exit.cause)) return interrupted
-  const failure = Cause.failureOption(exit.cause)
-  if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) {
-    return { code: usageExitCode, message: undefined }
+  if (Cause.hasInterruptsOnly(exit.cause)) return interrupted
+  const failure = Cause.findErrorOption(exit.cause)
+  if (Option.isSome(failure) && CliError.isCliError(failure.value)) {
+    return { code: isHelpOnly(failure.value) ? 0 : usageExitCode, message: undefined }
   }
   if (Option.isSome(failure)) {
     const error = failure.value

@@ -5,28 +5,33 @@
  * This is the entry point: `npx -y pnpm@12.4.2 build:cli` bundles it into
  * examples/dist/agent.mjs, the `agent` bin, which runs on plain node.
  */
-import * as Command from "@effect/cli/Command"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import type { RunOutcome } from "@agent-kernel/kernel"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import type * as Runtime from "@effect/platform/Runtime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
+import * as Logger from "effect/Logger"
+import * as Ref from "effect/Ref"
+import type * as Runtime from "effect/Runtime"
 import { command } from "./agent.js"
 import * as Argv from "./argv.js"
-import * as CliConsole from "./cliConsole.js"
-import { outcomeOf } from "./exitCodes.js"
+import * as CliOutput from "./cliOutput.js"
+import { LastRunStatus, outcomeOf } from "./exitCodes.js"
+import { fakeServer } from "./fakeServer.js"
 import { sessions } from "./sessions.js"
 import { simulate } from "./simulate.js"
+import { ui } from "./ui.js"
 import { UsageError } from "./usage.js"
 
 /** Every subcommand of `agent`. */
-export const subcommands = [simulate, sessions] as const
+export const subcommands = [simulate, sessions, fakeServer, ui] as const
 
 /** The root command. */
 export const root = command.pipe(Command.withSubcommands(subcommands))
 
-const cli = Command.run(root, { name: "agent", version: "0.1.0" })
+/** The version `agent --version` prints. */
+export const version = "0.1.0"
 
 /**
  * How long cleanup may take after SIGINT or SIGTERM (plugin processes stopped, telemetry flushed)
@@ -34,25 +39,45 @@ const cli = Command.run(root, { name: "agent", version: "0.1.0" })
  */
 const signalGraceMillis = 10_000
 
+/** The command line run to its end: the status of the last run, if one ran, for the exit code. */
+const program = (args: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    // Option names and choices are checked first, so that a typo gets a suggestion (see argv.ts).
+    const spec = Argv.specOfCommand(
+      command,
+      subcommands.map((subcommand) => Argv.specOfCommand(subcommand))
+    )
+    const reading = Argv.read(args, spec)
+    if ("problem" in reading) return yield* new UsageError({ message: reading.problem })
+    const last = yield* Ref.make<RunOutcome.RunStatus | undefined>(undefined)
+    yield* Command.runWith(root, { version })(reading.args).pipe(Effect.provideService(LastRunStatus, last))
+    return yield* Ref.get(last)
+  })
+
 const main = () => {
-  // Which signal interrupted the run, for its exit code; NodeRuntime handles both alike.
-  let signal: NodeJS.Signals = "SIGINT"
-  // A signal must end the command even if some cleanup never does; unref'd, so it holds nothing open.
+  // The signal that interrupted the run, for its exit code; NodeRuntime handles both alike.
+  let signal: NodeJS.Signals | undefined
+  // A signal must end the command even if some cleanup never does: at the end of the grace period
+  // (unref'd, so it holds nothing open), or at once on a second signal.
   const onSignal = (received: NodeJS.Signals) => {
-    signal = received
+    if (signal !== undefined) {
+      process.stderr.write(`agent: interrupted by ${signal}; ${received} again, so cleanup was cut short\n`)
+      process.exit(outcomeOf(Exit.interrupt(), signal).code)
+    }
+    const first = received
+    signal = first
     setTimeout(() => {
-      const { code } = outcomeOf(Exit.interrupt(FiberId.none), signal)
       process.stderr.write(
-        `agent: interrupted by ${signal}; cleanup did not finish within ${signalGraceMillis} ms, so it was cut short\n`
+        `agent: interrupted by ${first}; cleanup did not finish within ${signalGraceMillis} ms, so it was cut short\n`
       )
-      process.exit(code)
+      process.exit(outcomeOf(Exit.interrupt(), first).code)
     }, signalGraceMillis).unref()
   }
-  process.once("SIGINT", onSignal)
-  process.once("SIGTERM", onSignal)
+  process.on("SIGINT", onSignal)
+  process.on("SIGTERM", onSignal)
 
   const teardown: Runtime.Teardown = (exit, onExit) => {
-    const { code, message } = outcomeOf(exit, signal)
+    const { code, message } = outcomeOf(exit, signal ?? "SIGINT")
     if (message !== undefined) process.stderr.write(`agent: ${message}\n`)
     onExit(code)
     // The run is over and every scope closed: a handle left open by a library (a stray timer) must
@@ -60,17 +85,11 @@ const main = () => {
     process.exit(code)
   }
 
-  // Option names and choices are checked first, so that a typo gets a suggestion (see argv.ts).
-  const spec = Argv.specOfCommand(command, [Argv.specOfCommand(simulate), Argv.specOfCommand(sessions)])
-  const problem = Argv.check(process.argv.slice(2), spec)
-
-  const color = {
-    stdout: CliConsole.colorEnabled(process.stdout, process.env),
-    stderr: CliConsole.colorEnabled(process.stderr, process.env)
-  }
-  const program = problem === undefined ? cli(process.argv) : Effect.fail(new UsageError({ message: problem }))
-  Effect.flatMap(Effect.console, (base) => Effect.withConsole(program, CliConsole.make(base, color))).pipe(
-    Effect.provide(NodeContext.layer),
+  program(process.argv.slice(2)).pipe(
+    // Logs (--log-level) go to stderr: stdout is the run's output, JSON Lines under --json.
+    Effect.provideService(Logger.LogToStderr, true),
+    Effect.provide(CliOutput.layer),
+    Effect.provide(NodeServices.layer),
     NodeRuntime.runMain({ disableErrorReporting: true, teardown })
   )
 }

@@ -12,7 +12,8 @@
  * them gets a clear usage error instead of a crash.
  */
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import { UsageError } from "./usage.js"
 
 /** The packages --otel loads, as their names appear in an install command. */
@@ -41,8 +42,8 @@ export const loadError = (cause: unknown): UsageError =>
 
 /** Imports the exporters and builds the NodeSdk layer: spans through a batch processor, metrics on shutdown and every interval. */
 export const layer = (env: NodeJS.ProcessEnv): Effect.Effect<Layer.Layer<never>, UsageError> =>
-  Effect.map(
-    Effect.tryPromise({
+  Effect.gen(function* () {
+    const [NodeSdk, TraceBase, SdkMetrics, TraceExporter, MetricExporter] = yield* Effect.tryPromise({
       try: () =>
         Promise.all([
           import("@effect/opentelemetry/NodeSdk"),
@@ -52,14 +53,16 @@ export const layer = (env: NodeJS.ProcessEnv): Effect.Effect<Layer.Layer<never>,
           import("@opentelemetry/exporter-metrics-otlp-http")
         ]),
       catch: loadError
-    }),
-    ([NodeSdk, TraceBase, SdkMetrics, TraceExporter, MetricExporter]) =>
-      NodeSdk.layer(() => ({
-        // OTEL_SERVICE_NAME, when set, names the service (the SDK reads it); this is the fallback.
-        ...(env["OTEL_SERVICE_NAME"] ? {} : { resource: { serviceName: "agent-kernel-cli" } }),
-        spanProcessor: new TraceBase.BatchSpanProcessor(new TraceExporter.OTLPTraceExporter()),
-        metricReader: new SdkMetrics.PeriodicExportingMetricReader({
-          exporter: new MetricExporter.OTLPMetricExporter()
-        })
-      }))
-  )
+    })
+    // Outside the bundle, @effect/opentelemetry loads effect from node_modules: a copy whose own default
+    // registry is empty. It is handed the registry the kernel's metrics are kept in.
+    const registry = yield* Metric.MetricRegistry
+    return NodeSdk.layer(() => ({
+      // OTEL_SERVICE_NAME, when set, names the service (the SDK reads it); this is the fallback.
+      ...(env["OTEL_SERVICE_NAME"] ? {} : { resource: { serviceName: "agent-kernel-cli" } }),
+      spanProcessor: new TraceBase.BatchSpanProcessor(new TraceExporter.OTLPTraceExporter()),
+      metricReader: new SdkMetrics.PeriodicExportingMetricReader({
+        exporter: new MetricExporter.OTLPMetricExporter()
+      })
+    })).pipe(Layer.provide(Layer.succeed(Metric.MetricRegistry, registry)))
+  })

@@ -1,8 +1,11 @@
 /**
  * The bundled chaos scenarios: a fault plan for the fake provider, the real
  * MCP plugins to start, and the settings that make the recovery path show.
+ * A plan is built from the providers' chaos plans when its scenario runs, so
+ * the command line (which lists the scenarios' names) starts without them.
  */
-import { ChaosPlans, type FaultPlan } from "@agent-kernel/providers/testing"
+import type { ChaosPlans, FaultPlan } from "@agent-kernel/providers/testing"
+import * as fs from "node:fs"
 import * as path from "node:path"
 
 /** A bundled example plugin. */
@@ -11,7 +14,8 @@ export type BundledPlugin = "workspace" | "chaos"
 export interface Scenario {
   readonly name: string
   readonly description: string
-  readonly plan: FaultPlan.FaultPlan
+  /** The fault plan, from the providers' chaos plans (`ChaosPlans` of @agent-kernel/providers/testing). */
+  readonly plan: (chaos: typeof ChaosPlans) => FaultPlan.FaultPlan
   readonly plugins: ReadonlyArray<BundledPlugin>
   readonly settings: Readonly<Record<string, unknown>>
   readonly prompt: string
@@ -19,8 +23,17 @@ export interface Scenario {
   readonly expected: string
 }
 
-// examples/cli/ for the sources, examples/dist/ for the bundle (scripts/build-cli.mjs): one level below either way.
-const examples = path.resolve(import.meta.dirname, "..")
+/** This module's directory and every one above it. */
+const ancestors = (dir: string): ReadonlyArray<string> => {
+  const parent = path.dirname(dir)
+  return parent === dir ? [dir] : [dir, ...ancestors(parent)]
+}
+
+// The nearest directory above this module that holds the example plugins: examples/ from the sources
+// (examples/cli/) and from the bundle's chunks (examples/dist/chunks/, scripts/build-cli.mjs).
+const examples =
+  ancestors(import.meta.dirname).find((dir) => fs.existsSync(path.join(dir, "plugins", "workspace.mjs"))) ??
+  path.resolve(import.meta.dirname, "..")
 
 /** How to start a bundled plugin: plain node (the plugins are type-checked JavaScript, so no loader slows a respawn). */
 export const pluginCommand = (plugin: BundledPlugin): ReadonlyArray<string> => [
@@ -41,14 +54,14 @@ export const scenarios: ReadonlyArray<Scenario> = [
   {
     name: "rate-limits",
     description: "429s with retry-after (seconds, then milliseconds): each retry waits at least what the server asked",
-    plan: {
+    plan: (chaos) => ({
       name: "rate-limits",
       steps: [
-        ...ChaosPlans.rateLimits.steps,
+        ...chaos.rateLimits.steps,
         call("list_files", {}),
         reply("The workspace holds the agent-kernel packages, examples and docs.")
       ]
-    },
+    }),
     plugins: ["workspace"],
     settings: {},
     prompt: "What is in this workspace?",
@@ -58,16 +71,16 @@ export const scenarios: ReadonlyArray<Scenario> = [
     name: "overload-storm",
     description:
       "529s and a stream that fails mid-way (restarted whole), until the session's retry budget (3 here) runs out",
-    plan: {
+    plan: (chaos) => ({
       name: "overload-storm",
       steps: [
-        ChaosPlans.overloadStorm.steps[0]!,
-        ChaosPlans.overloadStorm.steps[1]!,
-        ChaosPlans.overloadStorm.steps[3]!,
-        ChaosPlans.overloadStorm.steps[0]!
+        chaos.overloadStorm.steps[0]!,
+        chaos.overloadStorm.steps[1]!,
+        chaos.overloadStorm.steps[3]!,
+        chaos.overloadStorm.steps[0]!
       ],
       after: "repeat_last"
-    },
+    }),
     plugins: [],
     settings: { max_session_retries: 3 },
     prompt: "Summarise the project.",
@@ -76,14 +89,14 @@ export const scenarios: ReadonlyArray<Scenario> = [
   {
     name: "context-overflow",
     description: "a large tool result, then prompt is too long: the context is reduced, never re-sent as it was",
-    plan: {
+    plan: (chaos) => ({
       name: "context-overflow",
       steps: [
         call("read_file", { path: "pnpm-lock.yaml", max_bytes: 60_000 }),
-        ...ChaosPlans.contextOverflow.steps,
-        reply("The direct dependencies are effect, @effect/platform and the MCP SDK.")
+        ...chaos.contextOverflow.steps,
+        reply("The direct dependencies are effect, @effect/platform-node and the MCP SDK.")
       ]
-    },
+    }),
     plugins: ["workspace"],
     settings: {},
     prompt: "Read the lockfile and list the direct dependencies.",
@@ -92,7 +105,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
   {
     name: "refusal",
     description: "the content filter stops a partial answer: its own event, the partial text kept",
-    plan: ChaosPlans.refusal,
+    plan: (chaos) => chaos.refusal,
     plugins: [],
     settings: {},
     prompt: "Tell me something you will refuse halfway.",
@@ -102,7 +115,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
     name: "plugin-crash",
     description:
       "a plugin killed mid-call, three times: error tool_results, then its breaker opens and nothing respawns",
-    plan: {
+    plan: () => ({
       name: "plugin-crash",
       steps: [
         call("fetch_report", { quarter: "Q3" }),
@@ -111,7 +124,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
         call("fetch_report", { quarter: "Q3" }),
         reply("The report plugin keeps crashing, so I cannot fetch the report right now.")
       ]
-    },
+    }),
     plugins: ["chaos"],
     settings: {},
     prompt: "Fetch the Q3 report.",
@@ -120,10 +133,10 @@ export const scenarios: ReadonlyArray<Scenario> = [
   {
     name: "hung-tool",
     description: "a tool that never answers: cancelled at tool_timeout_ms (2 s here) and reported to the model",
-    plan: {
+    plan: () => ({
       name: "hung-tool",
       steps: [call("wait_for_approval", { change: "deploy" }), reply("Approval timed out; I did not deploy.")]
-    },
+    }),
     plugins: ["chaos"],
     settings: { tool_timeout_ms: 2_000 },
     prompt: "Deploy once approved.",
@@ -132,7 +145,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
   {
     name: "auth-error",
     description: "401 on every request: the run ends at once, with no retry and no fallback",
-    plan: ChaosPlans.authError,
+    plan: (chaos) => chaos.authError,
     plugins: [],
     settings: { fallback_models: ["fake-fallback"] },
     prompt: "Hello?",
@@ -141,7 +154,10 @@ export const scenarios: ReadonlyArray<Scenario> = [
   {
     name: "happy",
     description: "no faults: a tool call, then an answer",
-    plan: { name: "happy", steps: [call("list_files", {}), reply("The workspace holds packages, examples and docs.")] },
+    plan: () => ({
+      name: "happy",
+      steps: [call("list_files", {}), reply("The workspace holds packages, examples and docs.")]
+    }),
     plugins: ["workspace"],
     settings: {},
     prompt: "What is in this workspace?",
@@ -150,3 +166,27 @@ export const scenarios: ReadonlyArray<Scenario> = [
 ]
 
 export const byName = (name: string): Scenario | undefined => scenarios.find((scenario) => scenario.name === name)
+
+/** The scenarios' names. */
+export const names: ReadonlyArray<string> = scenarios.map((scenario) => scenario.name)
+
+/**
+ * The names of the providers' chaos plans (`ChaosPlans.names`), written out so that `--help` starts
+ * without the fake provider's modules; a test checks them against `ChaosPlans`.
+ */
+export const chaosPlanNames: ReadonlyArray<string> = [
+  "rate-limits",
+  "overload-storm",
+  "context-overflow",
+  "refusal",
+  "mid-stream-error",
+  "flaky-network",
+  "auth-error",
+  "happy"
+]
+
+/**
+ * The chaos plans `--scenario` reaches by name: those no scenario of the same name wraps (a scenario
+ * is built on the chaos plan of its name, with the tool calls, plugins and settings that show it).
+ */
+export const chaosPlans: ReadonlyArray<string> = chaosPlanNames.filter((name) => byName(name) === undefined)

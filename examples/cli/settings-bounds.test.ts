@@ -1,6 +1,5 @@
 /**
- * End-to-end, issue 10 items 5 and 6 through the command line: the model-call
- * timeouts are settings like any other (`--set`, `--settings`), checked as
+ * End-to-end through the command line: the model-call timeouts are settings like any other (`--set`, `--settings`), checked as
  * any other, and they reach the provider; and Ctrl-C ends a command blocked
  * on a settings FIFO with no writer.
  *
@@ -37,7 +36,7 @@ const jsonFile = (value: unknown) => {
 /** Short backoffs: the retry itself is not what these tests are about. */
 const quickRetry = ["--set", "base_delay_ms=10", "--set", "jitter=none"]
 
-describe("agent CLI: model-call timeouts are settings (issue 10, item 5)", () => {
+describe("agent CLI: model-call timeouts are settings", () => {
   it("--set model_first_byte_timeout_ms: a server holding its first byte past it is cut, and the call retried", async () => {
     // The first answer is held for 30 s; the default bound (10 minutes) would wait it out and never retry.
     const plan = jsonFile({
@@ -143,7 +142,7 @@ const waitingOnFifo = (pid: number, fifo: string): boolean => {
   }
 }
 
-describe("agent CLI: Ctrl-C while the settings file is a FIFO with no writer (issue 10, item 6)", () => {
+describe("agent CLI: Ctrl-C while the settings file is a FIFO with no writer", () => {
   it("SIGINT ends the command with exit 130 and one line, not the read's 5 s time bound (exit 2)", async () => {
     const fifo = path.join(dir, "settings.fifo")
     execFileSync("mkfifo", [fifo])

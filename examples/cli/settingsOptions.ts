@@ -2,26 +2,24 @@
  * `--settings FILE` and `--set key=value`, shared by every command that reads
  * the kernel's settings.
  */
-import { Settings } from "@agent-kernel/kernel"
-import * as Options from "@effect/cli/Options"
-import * as FileSystem from "@effect/platform/FileSystem"
+import type { Settings } from "@agent-kernel/kernel"
+import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import { boundedFileSystem } from "./boundedRead.js"
 import { UsageError } from "./usage.js"
 
 export const settingsOptions = {
-  settings: Options.text("settings").pipe(
-    Options.withPseudoName("FILE"),
-    Options.withDescription("A JSON object with the kernel's snake_case settings keys (at most 1 MiB)"),
-    Options.optional
+  settings: Flag.String("settings").pipe(
+    Flag.withMetavar("FILE"),
+    Flag.withDescription("A JSON object with the kernel's snake_case settings keys (at most 1 MiB)"),
+    Flag.optional
   ),
-  set: Options.text("set").pipe(
-    Options.withPseudoName("KEY=VALUE"),
-    Options.withDescription(
-      "Overrides one setting, e.g. --set base_delay_ms=1000 (values read as JSON when they parse)"
-    ),
-    Options.repeated
+  set: Flag.String("set").pipe(
+    Flag.withMetavar("KEY=VALUE"),
+    Flag.withDescription("Overrides one setting, e.g. --set base_delay_ms=1000 (values read as JSON when they parse)"),
+    Flag.atLeast(0)
   )
 }
 
@@ -50,12 +48,14 @@ export const loadSettings = (
   under: Readonly<Record<string, unknown>> = {}
 ): Effect.Effect<Settings.Settings, UsageError, FileSystem.FileSystem> =>
   Effect.gen(function* () {
+    // The kernel is loaded by the commands that run it, not by the parse of the command line.
+    const { Settings } = yield* Effect.promise(() => import("@agent-kernel/kernel"))
     // Read through a bounded FileSystem: /dev/zero or a FIFO with no writer end the command.
     const fromFile = yield* Option.match(file, {
       onNone: () => Effect.succeed({}),
       onSome: (path) => Effect.updateService(Settings.readFile(path), FileSystem.FileSystem, boundedFileSystem)
     })
-    const overrides = yield* Settings.parseAssignments(assignments)
+    const overrides = yield* Effect.fromResult(Settings.parseAssignments(assignments))
     const source = Option.match(file, { onNone: () => "--set", onSome: (path) => `${path} and --set` })
     const merged = { ...under, ...fromFile, ...overrides }
     // Decoding (and reporting) a value nested thousands deep would overflow the stack.

@@ -7,7 +7,7 @@ import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { asciiHistogram, histogram, percentile } from "./simulate.js"
+import { asciiHistogram, histogram, percentile } from "./simulation.js"
 import { ensureBundle, entry } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")

@@ -9,7 +9,7 @@ import { assert, beforeAll, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { cli, ensureBundle, ofType, scriptCommand } from "./testBundle.js"
+import { cli, ensureBundle, ofType, start } from "./testBundle.js"
 
 beforeAll(ensureBundle)
 
@@ -124,36 +124,81 @@ describe("agent CLI streaming: off a terminal", () => {
   })
 })
 
-describe.skipIf(scriptCommand === undefined)(
-  "agent CLI streaming: on a terminal (a pseudo-terminal from `script`)",
-  () => {
-    it("streams the answer after a spinner, rewrites the failed attempt struck through, and prints the answer once", async () => {
-      const result = await agentOnTty(["--scenario", restartPlan()])
-      assert.strictEqual(result.code, 0, result.stderr)
-      const out = result.stdout
-      // The spinner, erased before the text.
-      assert.include(out, "waiting for fake-model 0.0 s")
-      assert.include(out, "\r\x1b[KPartial words")
-      // The partial text is rewritten in place, struck through and dim, then marked.
-      assert.include(out, `${partial}\r\x1b[J\x1b[2;9m${partial}\x1b[0m\n`)
-      assert.include(out, `[stream restarted (overloaded): ${partial.length} characters discarded, attempt 2]`)
-      // The retry countdown while the kernel waits.
-      assert.match(out, /retry 1 in \d\.\d s/)
-      // The answer streamed once and not repeated by the summary.
-      assert.strictEqual(occurrences(out, answer), 1)
-      assert.include(out, `\r\x1b[K${answer}\n`)
-      assert.notInclude(out.slice(out.indexOf("status")), answer)
-    })
+describe("agent CLI streaming: on a terminal (a pseudo-terminal from `script`)", () => {
+  it("streams the answer after a spinner, rewrites the failed attempt struck through, and prints the answer once", async () => {
+    const result = await agentOnTty(["--scenario", restartPlan()])
+    assert.strictEqual(result.code, 0, result.stderr)
+    const out = result.stdout
+    // The spinner, erased before the text.
+    assert.include(out, "waiting for fake-model 0.0 s")
+    assert.include(out, "\r\x1b[KPartial words")
+    // The partial text is rewritten in place, struck through and dim, then marked.
+    assert.include(out, `${partial}\r\x1b[J\x1b[2;9m${partial}\x1b[0m\n`)
+    assert.include(out, `[stream restarted (overloaded): ${partial.length} characters discarded, attempt 2]`)
+    // The retry countdown while the kernel waits.
+    assert.match(out, /retry 1 in \d\.\d s/)
+    // The answer streamed once and not repeated by the summary.
+    assert.strictEqual(occurrences(out, answer), 1)
+    assert.include(out, `\r\x1b[K${answer}\n`)
+    assert.notInclude(out.slice(out.indexOf("status")), answer)
+  })
 
-    it("a tool's run shows the spinner with its name", async () => {
-      const plan = planFile([
-        { kind: "reply", text: "Calling.", tool_calls: [{ name: "no_such_tool", input: {} }] },
-        { kind: "reply", text: answer }
-      ])
-      const result = await agentOnTty(["--scenario", plan])
-      assert.strictEqual(result.code, 0, result.stderr)
-      assert.include(result.stdout, "running no_such_tool 0.0 s")
-      assert.strictEqual(occurrences(result.stdout, answer), 1)
-    })
+  it("a tool's run shows the spinner with its name", async () => {
+    const plan = planFile([
+      { kind: "reply", text: "Calling.", tool_calls: [{ name: "no_such_tool", input: {} }] },
+      { kind: "reply", text: answer }
+    ])
+    const result = await agentOnTty(["--scenario", plan])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.include(result.stdout, "running no_such_tool 0.0 s")
+    assert.strictEqual(occurrences(result.stdout, answer), 1)
+  })
+})
+
+describe("agent CLI: terminal safety, against agent fake-server", () => {
+  // What a hostile server sends: a window title (OSC 0), a clear screen, a cursor move, a bell, a bidi override.
+  const hostile = "Safe start \x1b]0;pwned\x07 \x1b[2J\x1b[H\x07 \u202Eevil\u202C end."
+  const sequences = ["\x1b]", "\x07", "\x1b[2J", "\x1b[H", "\u202E", "\u202C"]
+  const hostilePlan = () =>
+    planFile([
+      { kind: "error", status: 429, error_type: "rate_limit_error", message: hostile, headers: { "retry-after": "0" } },
+      { kind: "reply", text: hostile, tool_calls: [{ name: "list\x1b]0;t\x07_files\u202E", input: {} }] },
+      { kind: "reply", text: hostile, delta_chars: 5 }
+    ])
+
+  /** The command against its own `agent fake-server` playing the hostile plan. */
+  const againstHostileServer = async (args: ReadonlyArray<string>, terminal: boolean) => {
+    const server = start(["fake-server", "--plan", hostilePlan()])
+    try {
+      await server.seen(/^http:\/\/127\.0\.0\.1:\d+\n/)
+      const env = { ANTHROPIC_BASE_URL: server.stdout().split("\n", 1)[0]!, ANTHROPIC_API_KEY: "any" }
+      return await cli(["--provider", "anthropic", "--prompt", "hi", ...args], {
+        env,
+        ...(terminal ? { terminal: { columns: 80, rows: 24 } } : {})
+      })
+    } finally {
+      server.child.kill("SIGKILL")
+    }
   }
-)
+
+  it("no model, tool or server text reaches the terminal with escape sequences or bidi controls, the summary included; --json keeps the exact text", async () => {
+    for (const [where, args, terminal] of [
+      ["terminal", [], true],
+      ["pipe --stream", ["--stream"], false],
+      ["pipe", [], false]
+    ] as const) {
+      const result = await againstHostileServer(args, terminal)
+      assert.strictEqual(result.code, 0, `${where}: ${result.stdout}${result.stderr}`)
+      for (const sequence of sequences) {
+        assert.notInclude(result.stdout, sequence, `${where}: ${JSON.stringify(sequence)}`)
+      }
+      // The text is shown, cleaned; the summary does not repeat an answer that streamed.
+      assert.include(result.stdout, "Safe start ]0;pwned [2J[H evil end.", where)
+      const summary = result.stdout.slice(result.stdout.lastIndexOf("← end_turn"))
+      assert.strictEqual(summary.includes("evil end."), where === "pipe", where)
+    }
+    const json = await againstHostileServer(["--json"], false)
+    assert.strictEqual(json.code, 0, json.stderr)
+    assert.strictEqual(json.events.at(-1)!["final_text"], hostile)
+  })
+})

@@ -5,7 +5,7 @@
  * thousand modules through its hooks), which starved the test runner on a
  * shared machine.
  */
-import { execFile, spawn } from "node:child_process"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
@@ -47,7 +47,7 @@ export interface CliOptions {
   /** A real wall-clock guard: a run still going after this is killed (and shows as code null). */
   readonly killAfterMillis?: number
   /**
-   * Run on a new pseudo-terminal of this size (util-linux `script`, see `scriptCommand`), colour on
+   * Run on a new pseudo-terminal of this size (util-linux `script`, see `requireScript`), colour on
    * (`NO_COLOR` removed): stdout is a TTY. The terminal turns each "\n" into "\r\n", turned back in
    * `stdout`; its stderr is merged into `stdout`.
    */
@@ -58,7 +58,7 @@ export interface CliOptions {
  * util-linux `script`, which runs a command on a new pseudo-terminal; absent on some systems. Found on the
  * PATH without running a process, so the test worker's event loop is never blocked.
  */
-export const scriptCommand: string | undefined = (process.env["PATH"] ?? "")
+const scriptCommand: string | undefined = (process.env["PATH"] ?? "")
   .split(path.delimiter)
   .map((dir) => path.join(dir, "script"))
   .find((file) => {
@@ -69,6 +69,19 @@ export const scriptCommand: string | undefined = (process.env["PATH"] ?? "")
       return false
     }
   })
+
+/**
+ * `script`, or a failure of the test that needs a terminal, naming the install: a terminal test never
+ * passes by being skipped.
+ */
+const requireScript = (): string => {
+  if (scriptCommand === undefined) {
+    throw new Error(
+      "no `script` (util-linux) on the PATH for the terminal tests: install it with `apt-get install bsdutils`"
+    )
+  }
+  return scriptCommand
+}
 
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
 
@@ -98,7 +111,7 @@ export const cli = (args: ReadonlyArray<string>, options: CliOptions = {}): Prom
     const child =
       terminal !== undefined
         ? spawn(
-            scriptCommand ?? "script",
+            requireScript(),
             [
               "-qec",
               `stty cols ${terminal.columns} rows ${terminal.rows}; exec ${argv.map(quote).join(" ")}`,
@@ -134,3 +147,84 @@ export const cli = (args: ReadonlyArray<string>, options: CliOptions = {}): Prom
 /** The events of one type. */
 export const ofType = (result: Result, type: string): ReadonlyArray<Event> =>
   result.events.filter((event) => event.type === type)
+
+/**
+ * Waits until `condition` holds, polling; fails naming `what` (and showing `context()`) past
+ * `ceilingMillis`, a ceiling for a stuck command, never a measurement.
+ */
+export const waitFor = (
+  condition: () => boolean,
+  what: string,
+  context: () => string = () => "",
+  ceilingMillis = 60_000
+): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const started = Date.now()
+    const check = () => {
+      if (condition()) resolve()
+      else if (Date.now() - started > ceilingMillis)
+        reject(new Error(`waited ${ceilingMillis} ms for ${what}; output so far:\n${context()}`))
+      else setTimeout(check, 20)
+    }
+    check()
+  })
+
+/** A command that is running: what it wrote so far, its input, and its end. */
+export interface Running {
+  readonly child: ChildProcess
+  /** Everything written so far (on a terminal, stdout and stderr as the terminal shows them). */
+  readonly stdout: () => string
+  readonly stderr: () => string
+  /** Types `text` (on a terminal: keys, "\x03" is Ctrl-C, "\x04" Ctrl-D). */
+  readonly write: (text: string) => void
+  /** Waits until the output holds `text`, failing with the output past a ceiling or once the command ended. */
+  readonly seen: (text: string | RegExp, ceilingMillis?: number) => Promise<void>
+  /** Its exit code; null when a signal killed it. */
+  readonly exited: Promise<number | null>
+}
+
+/**
+ * Starts the command and leaves it running, its stdin open. With `terminal`, on a new pseudo-terminal of
+ * 100 columns by 40 rows (util-linux `script`, stdin included: what is written is typed), its output as the
+ * terminal shows it.
+ */
+export const start = (
+  args: ReadonlyArray<string>,
+  options: { readonly env?: Record<string, string>; readonly terminal?: boolean } = {}
+): Running => {
+  const env = environment(options.env)
+  const argv = [process.execPath, entry, ...args]
+  const child = options.terminal
+    ? spawn(requireScript(), ["-qfec", `stty cols 100 rows 40; exec ${argv.map(quote).join(" ")}`, "/dev/null"], {
+        cwd: root,
+        env
+      })
+    : spawn(process.execPath, argv.slice(1), { cwd: root, env })
+  let stdout = ""
+  let stderr = ""
+  child.stdout.on("data", (chunk) => (stdout += chunk))
+  child.stderr.on("data", (chunk) => (stderr += chunk))
+  child.stdin.on("error", () => {})
+  let closed = false
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("close", (code) => {
+      closed = true
+      resolve(code)
+    })
+  )
+  const shown = () => (options.terminal ? stdout.replace(/\r\n/g, "\n") : stdout)
+  const context = () => `${shown()}\n--- stderr:\n${stderr}`
+  return {
+    child,
+    stdout: shown,
+    stderr: () => stderr,
+    write: (text) => void child.stdin.write(text),
+    seen: async (text, ceilingMillis) => {
+      const found = () => (typeof text === "string" ? shown().includes(text) : text.test(shown()))
+      // A command that ended without writing it never will.
+      await waitFor(() => found() || closed, `"${String(text)}"`, context, ceilingMillis)
+      if (!found()) throw new Error(`the command ended without writing "${String(text)}":\n${context()}`)
+    },
+    exited
+  }
+}

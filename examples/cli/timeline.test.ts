@@ -5,7 +5,7 @@
 import { KernelEvent, type RunOutcome } from "@agent-kernel/kernel"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as Render from "./render.js"
 import * as Timeline from "./timeline.js"
 
@@ -174,6 +174,48 @@ describe("timeline: streamed text", () => {
     const { all, state } = play(tty, [[delta("a\x1b[2Jb\x07c\td\ne"), 0]])
     assert.strictEqual(all, "a[2Jbc\td\ne")
     assert.strictEqual(state.partial, "a[2Jbc\td\ne")
+  })
+
+  it("text from a model, a tool or a server is cleaned the same way in every line and the summary, on a terminal or not", () => {
+    const hostile = "x\x1b]0;title\x07\x1b[2J\x1b[H\u202Ey\u2066z\u200F"
+    // What the hostile text holds; the timeline's own codes (erasing the status line) may stay.
+    const unsafe = ["\x1b]", "\x07", "\x1b[2J", "\x1b[H", "\u200f", "\u202e", "\u2066"]
+    const events: ReadonlyArray<readonly [Unstamped, number]> = [
+      [{ type: "run_started", run_id: "r", model: hostile, input: "hi" }, 0],
+      [request(), 1],
+      [delta(hostile), 2],
+      [thinking(hostile), 3],
+      [{ type: "tool_use_started", turn: 1, id: "a", name: hostile }, 4],
+      [toolStarted("a", hostile), 5],
+      [{ type: "tool_result", turn: 1, id: "a", name: hostile, is_error: true, duration_ms: 3, preview: hostile }, 6],
+      [{ type: "warning", message: hostile }, 7],
+      [{ type: "content_filtered", turn: 1, model: "m", message: hostile, partial_text: hostile }, 8],
+      [{ type: "breaker_changed", subject: hostile, from: "closed", to: "open", reason: hostile }, 9],
+      [response, 10]
+    ]
+    for (const view of [
+      { ...tty, thinking: true },
+      { ...pipe, stream: true }
+    ]) {
+      const { all } = play(view, events)
+      for (const sequence of unsafe) assert.notInclude(all, sequence)
+      assert.include(all, "x]0;title[2J[Hyz")
+    }
+    const outcome: Render.Ended = {
+      status: "failed",
+      error: { category: "unknown", message: hostile },
+      turns: 1,
+      retries: { max_per_call: 0, session_total: 0 },
+      usage: { input_tokens: 1, output_tokens: 1 },
+      cost_usd: null,
+      wall_ms: 1,
+      final_text: hostile
+    }
+    const summary = Render.summary(outcome, false)
+    for (const sequence of unsafe) assert.notInclude(summary, sequence)
+    assert.isTrue(summary.startsWith("\nx]0;title[2J[Hyz\n\nstatus"), summary)
+    // An answer that streamed, cleaned, is not printed again.
+    assert.isTrue(Render.summary(outcome, false, Timeline.clean(hostile)).startsWith("\nstatus"))
   })
 
   it("the answer is the text of the last response that had text", () => {

@@ -21,7 +21,7 @@ import type { KernelEvent } from "@agent-kernel/kernel"
 
 /** How the timeline is shown. */
 export interface View {
-  /** stdout is a terminal: the status line is drawn, and model text is written without control characters. */
+  /** stdout is a terminal: the status line is drawn. */
   readonly tty: boolean
   readonly color: boolean
   /** Write the answer's text as it streams. */
@@ -95,9 +95,22 @@ export const styles = paint
 /** A duration as people read it: "340 ms", "1.2 s". */
 export const seconds = (ms: number) => (ms >= 1_000 ? `${(ms / 1_000).toFixed(1)} s` : `${Math.round(ms)} ms`)
 
-/** The text on one line, cut at `max` characters. */
+// C0 and C1 control characters but newline and tab, and Unicode's bidirectional controls (embeddings,
+// overrides, isolates, marks): text from a model, a tool or a server must not move the cursor, restyle or
+// retitle the terminal, or reorder what it shows.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are what it removes.
+const unsafe = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+
+/**
+ * Text from a model, a tool or a server as the timeline and the summary write
+ * it, on a terminal or not: without the characters above. `--json` keeps the
+ * exact text.
+ */
+export const clean = (text: string): string => text.replace(unsafe, "")
+
+/** The text cleaned and on one line, cut at `max` characters. */
 export const oneLine = (text: string, max = 100) => {
-  const flat = text.replace(/\s+/g, " ").trim()
+  const flat = clean(text).replace(/\s+/g, " ").trim()
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
@@ -106,11 +119,11 @@ export const describe = (event: KernelEvent.KernelEvent, color: boolean): string
   const c = paint(color)
   switch (event.type) {
     case "run_started":
-      return c.bold(`▶ run ${event.run_id} on ${event.model}`)
+      return c.bold(`▶ run ${event.run_id} on ${clean(event.model)}`)
     case "turn_started":
       return c.dim(`turn ${event.turn}`)
     case "model_request":
-      return `  → request ${event.model}${event.attempt > 1 ? ` (attempt ${event.attempt})` : ""}: ${
+      return `  → request ${clean(event.model)}${event.attempt > 1 ? ` (attempt ${event.attempt})` : ""}: ${
         event.messages
       } messages, ~${event.estimated_tokens} tokens, ${event.tools} tools`
     case "model_response":
@@ -124,27 +137,31 @@ export const describe = (event: KernelEvent.KernelEvent, color: boolean): string
         }; session retries used ${event.session_retries_used}`
       )
     case "retry_quota_exhausted":
-      return c.red(`  ⛔ the provider-wide retry quota refused a retry after ${event.category} on ${event.model}`)
+      return c.red(
+        `  ⛔ the provider-wide retry quota refused a retry after ${event.category} on ${clean(event.model)}`
+      )
     case "stream_restarted":
       return c.yellow(`  ↺ the stream failed mid-way (${event.category}): the whole request is restarted`)
     case "fallback":
-      return c.yellow(`  ⇢ fallback ${event.from} → ${event.to} after ${event.category}`)
+      return c.yellow(`  ⇢ fallback ${clean(event.from)} → ${clean(event.to)} after ${event.category}`)
     case "context_reduced":
       return c.cyan(`  ✂ context reduced: ~${event.before} → ~${event.after} tokens (target ${event.target})`)
     case "content_filtered":
       return c.red(
-        `  ⚠ content filtered: ${event.message}${event.partial_text ? `; kept "${oneLine(event.partial_text)}"` : ""}`
+        `  ⚠ content filtered: ${oneLine(event.message, 200)}${event.partial_text ? `; kept "${oneLine(event.partial_text)}"` : ""}`
       )
     case "tool_call_started":
-      return `  ⚙ ${event.name} …`
+      return `  ⚙ ${clean(event.name)} …`
     case "tool_result":
       return event.is_error
-        ? c.red(`  ✗ ${event.name} failed after ${seconds(event.duration_ms)}: ${oneLine(event.preview, 160)}`)
-        : c.green(`  ✓ ${event.name} in ${seconds(event.duration_ms)}: ${oneLine(event.preview)}`)
+        ? c.red(`  ✗ ${clean(event.name)} failed after ${seconds(event.duration_ms)}: ${oneLine(event.preview, 160)}`)
+        : c.green(`  ✓ ${clean(event.name)} in ${seconds(event.duration_ms)}: ${oneLine(event.preview)}`)
     case "breaker_changed":
-      return c.red(`  ⛔ breaker for ${event.subject}: ${event.from} → ${event.to} (${event.reason})`)
+      return c.red(
+        `  ⛔ breaker for ${clean(event.subject)}: ${event.from} → ${event.to} (${oneLine(event.reason, 200)})`
+      )
     case "warning":
-      return c.yellow(`  ! ${event.message}`)
+      return c.yellow(`  ! ${oneLine(event.message, 200)}`)
     case "text_delta":
     case "thinking_delta":
     case "tool_use_started":
@@ -201,13 +218,6 @@ export const tick = (view: View, state: State, now: number): Step => {
   const line = statusLine(view, state, now)
   return line === undefined ? { state, write: "" } : { state: { ...state, statusDrawn: true }, write: line }
 }
-
-// C0 and C1 control characters but newline and tab: model text must not move the cursor or restyle the terminal.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are what it removes.
-const controls = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g
-
-/** Model text as written: without control characters on a terminal, as it is elsewhere. */
-export const printable = (view: View, text: string): string => (view.tty ? text.replace(controls, "") : text)
 
 /** Whether every character of `text` takes one column (so its rows on the screen can be counted). */
 const narrow = (text: string): boolean => {
@@ -273,7 +283,7 @@ export const step = (view: View, before: State, event: KernelEvent.KernelEvent, 
     case "text_delta": {
       state = { ...state, waiting: undefined }
       if (!view.stream) break
-      const text = printable(view, event.text)
+      const text = clean(event.text)
       if (state.cursor === "thinking") {
         write += "\n"
         state = { ...state, cursor: "line_start" }
@@ -288,7 +298,7 @@ export const step = (view: View, before: State, event: KernelEvent.KernelEvent, 
     }
     case "thinking_delta": {
       if (view.stream && view.thinking) {
-        const text = printable(view, event.text)
+        const text = clean(event.text)
         if (state.cursor === "text") write += "\n"
         write += c.dim(text)
         // Thinking written after the attempt's text puts that text out of reach of a rewrite.
@@ -304,7 +314,7 @@ export const step = (view: View, before: State, event: KernelEvent.KernelEvent, 
     }
     case "tool_use_started":
       closeLine()
-      state = { ...state, waiting: { activity: `writing a call to ${event.name}`, since: now } }
+      state = { ...state, waiting: { activity: `writing a call to ${clean(event.name)}`, since: now } }
       break
     case "model_request":
       line(describe(event, view.color))
@@ -313,7 +323,7 @@ export const step = (view: View, before: State, event: KernelEvent.KernelEvent, 
         retry: undefined,
         partial: "",
         reachable: true,
-        waiting: { activity: `waiting for ${event.model}`, since: now }
+        waiting: { activity: `waiting for ${clean(event.model)}`, since: now }
       }
       break
     case "model_response":
@@ -345,7 +355,7 @@ export const step = (view: View, before: State, event: KernelEvent.KernelEvent, 
       line(describe(event, view.color))
       state = {
         ...state,
-        tools: [...removeTool(state.tools, event.id), { id: event.id, name: event.name, since: now }]
+        tools: [...removeTool(state.tools, event.id), { id: event.id, name: clean(event.name), since: now }]
       }
       break
     case "tool_result":

@@ -27,7 +27,7 @@ describe("docs/property-test-a-schedule.md", () => {
     ])
   })
 
-  it.effect("prints the counterexample the law gives for fast-check seed 7", () =>
+  it.effect("prints the counterexample the law gives for seed 7", () =>
     Effect.gen(function* () {
       const printed = /```text\n([\s\S]*?)\n```/.exec(guide)?.[1]
       const violation = yield* Effect.flip(

@@ -33,8 +33,8 @@ describe("the simulator on the custom configuration", () => {
     })
   )
 
-  // Issue 10, item 8: each model of the chain gets its own four retries (the backup used to inherit the
-  // spent count and get the call once); the bucket stays the shared ceiling.
+  // Each model of the chain gets its own retries (max_retries per model); the bucket stays the shared
+  // ceiling.
   it.effect("a long outage: four retries on each model, one fallback between them, then the chain is exhausted", () =>
     Effect.gen(function* () {
       const outage = yield* Simulator.parseFaults(Array.from({ length: 12 }, () => "529").join(","))

@@ -40,7 +40,7 @@ describe("guide samples", () => {
     assert.isAtLeast(quoted, 13)
   })
 
-  it.scoped("providers-fake: the README's fault-plan server starts on loopback and answers per plan", () =>
+  it.effect("providers-fake: the README's fault-plan server starts on loopback and answers per plan", () =>
     Effect.gen(function* () {
       const server = yield* ProvidersFake.server
       assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/)
@@ -54,7 +54,7 @@ describe("guide samples", () => {
 
   it.effect("compose-policy: the preview stops at the auth error and honours the 30 s retry-after", () =>
     Effect.gen(function* () {
-      const delays = yield* ComposePolicy.preview.pipe(Effect.withRandom(Random.make("docs")))
+      const delays = yield* ComposePolicy.preview.pipe(Random.withSeed("docs"))
       assert.lengthOf(delays, 2)
       assert.isAtMost(Duration.toMillis(delays[0]!), 1_000)
       assert.strictEqual(Duration.toMillis(delays[1]!), 30_000)

@@ -1,5 +1,5 @@
 /**
- * The @effect/ai guide's sample, run against the fake provider over real
+ * The effect/ai guide's sample, run against the fake provider over real
  * sockets: a rate limit with a retry hint, a tool call through the
  * Toolkit, and the answer.
  */
@@ -13,7 +13,7 @@ import * as EffectAi from "./effect-ai.js"
 const key = Redacted.make("sk-ant-docs-sample")
 
 describe("use-with-effect-ai sample", () => {
-  it.scoped("a 429 is retried after its retry-after, the Toolkit's tool runs, the run completes", () =>
+  it.effect("a 429 is retried after its retry-after, the Toolkit's tool runs, the run completes", () =>
     Effect.gen(function* () {
       const server = yield* FakeProvider.make(
         FaultPlan.make([
@@ -35,7 +35,7 @@ describe("use-with-effect-ai sample", () => {
     })
   )
 
-  it.scoped("an auth error ends the run at once: one request, no fallback to the haiku model", () =>
+  it.effect("an auth error ends the run at once: one request, no fallback to the haiku model", () =>
     Effect.gen(function* () {
       const server = yield* FakeProvider.make(ChaosPlans.authError)
       const outcome = yield* TestClockDriver.run(EffectAi.ask("Hello", server.url, key), { horizon: "1 minute" })

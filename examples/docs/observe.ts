@@ -24,7 +24,7 @@ export const run = Effect.gen(function* () {
   )
   // A Stream subscribed before the run starts, so no event is missed.
   const events = yield* session.subscribe
-  const retries = yield* Effect.fork(
+  const retries = yield* Effect.forkChild(
     events.pipe(
       Stream.takeUntil((event) => event.type === "run_ended"),
       Stream.filter((event) => event.type === "retry_scheduled"),
@@ -32,6 +32,6 @@ export const run = Effect.gen(function* () {
     )
   )
   const outcome = yield* session.run("hello")
-  const overloaded = yield* Metric.value(Metric.tagged(Metrics.retries, "category", "overloaded"))
+  const overloaded = yield* Metric.value(Metric.withAttributes(Metrics.retries, { category: "overloaded" }))
   return { outcome, lines, retriesSeen: yield* Fiber.join(retries), overloadedRetriesTotal: overloaded.count }
 }).pipe(Effect.scoped)

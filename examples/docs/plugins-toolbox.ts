@@ -1,5 +1,5 @@
 import { Gate, InProcessTools, McpStdio, PluginToolbox } from "@agent-kernel/plugins"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -21,6 +21,6 @@ export const ToolsLive = PluginToolbox.layer({
   ],
   settings: { tool_timeout_ms: 30_000 }
 }).pipe(
-  Layer.provide(NodeContext.layer),
+  Layer.provide(NodeServices.layer),
   Layer.provide(Gate.layerRules({ deny: [{ tool: "trigger-*", reason: "Not in this session." }] }))
 )

@@ -1,7 +1,7 @@
 import { Session, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import { Gate, InProcessTools, McpStdio, PluginToolbox } from "@agent-kernel/plugins"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as path from "node:path"
@@ -47,4 +47,4 @@ export const run = Effect.gen(function* () {
     Effect.provideService(Toolbox.Toolbox, toolbox)
   )
   return yield* session.run("Add 2 and 3, then look around")
-}).pipe(Effect.provideService(Gate.Gate, gate), Effect.scoped, Effect.provide(NodeContext.layer))
+}).pipe(Effect.provideService(Gate.Gate, gate), Effect.scoped, Effect.provide(NodeServices.layer))

@@ -19,20 +19,23 @@ export const run = Effect.gen(function* () {
   }).pipe(Effect.provide(model.layer))
   // Subscribe before the run, and read on another fiber.
   const events = yield* session.subscribe
-  const screen = yield* Effect.fork(
+  const screen = yield* Effect.forkChild(
     events.pipe(
       Stream.takeUntil((event) => event.type === "run_ended"),
-      Stream.runFold("", (shown, event) => {
-        switch (event.type) {
-          case "text_delta":
-            return shown + event.text
-          case "stream_restarted":
-            // What the failed attempt showed is not part of the answer: drop it.
-            return shown.slice(0, shown.length - event.discarded_text_chars)
-          default:
-            return shown
+      Stream.runFold(
+        () => "",
+        (shown, event) => {
+          switch (event.type) {
+            case "text_delta":
+              return shown + event.text
+            case "stream_restarted":
+              // What the failed attempt showed is not part of the answer: drop it.
+              return shown.slice(0, shown.length - event.discarded_text_chars)
+            default:
+              return shown
+          }
         }
-      })
+      )
     )
   )
   const outcome = yield* session.run("hello")

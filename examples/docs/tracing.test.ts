@@ -20,7 +20,7 @@ interface OtlpSpan {
 
 /** A receiver that keeps every request body, by path, until the scope closes. */
 const receiver = Effect.acquireRelease(
-  Effect.async<{ readonly server: http.Server; readonly bodies: Map<string, Array<string>> }>((resume) => {
+  Effect.callback<{ readonly server: http.Server; readonly bodies: Map<string, Array<string>> }>((resume) => {
     const bodies = new Map<string, Array<string>>()
     const server = http.createServer((request, response) => {
       let body = ""
@@ -51,7 +51,7 @@ const endpoint = (url: string) =>
   )
 
 describe("tracing-a-run sample", () => {
-  it.scoped("a run with a retry exports its span tree and the GenAI metrics over OTLP/HTTP", () =>
+  it.effect("a run with a retry exports its span tree and the GenAI metrics over OTLP/HTTP", () =>
     Effect.gen(function* () {
       const { server, bodies } = yield* receiver
       yield* endpoint(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)

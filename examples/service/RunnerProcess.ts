@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
+import { Ports } from "@agent-kernel/cluster/testing"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -14,9 +14,10 @@ import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as ChildProcess from "node:child_process"
-import * as Net from "node:net"
 import * as Path from "node:path"
+import * as Output from "./internal/output.js"
 import * as Service from "./Service.js"
 import type * as SessionEvents from "./SessionEvents.js"
 
@@ -40,6 +41,12 @@ export interface RunnerProcess {
   /** Its runner address, as the events it publishes name it: `127.0.0.1:PORT`. */
   readonly runner: string
   readonly pid: number
+  /** Sends it a signal: SIGTERM stops it as an orchestrator would, SIGKILL as a crash. */
+  readonly kill: (signal: NodeJS.Signals) => Effect.Effect<void>
+  /** Its exit code once it has exited (null when a signal ended it). */
+  readonly exited: Effect.Effect<number | null>
+  /** What it has printed so far, stdout and stderr. */
+  readonly output: Effect.Effect<string>
 }
 
 /**
@@ -54,6 +61,8 @@ export interface Options {
   readonly providerUrl?: string | undefined
   /** The own fake provider's wait before each answer. */
   readonly modelLatencyMs?: number | undefined
+  /** Any other flags of `main.ts start` (`--drain-timeout 5`). */
+  readonly flags?: ReadonlyArray<string> | undefined
 }
 
 const root = Path.join(import.meta.dirname, "..", "..")
@@ -87,21 +96,6 @@ export const freshDatabase = (
   )
 
 /**
- * A port that was free a moment ago.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const freePort: Effect.Effect<number> = Effect.async((resume) => {
-  const server = Net.createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
-
-/**
  * Starts `main.ts start` on free ports and waits for its `listening` line; the
  * process is killed (SIGKILL) when the scope closes.
  *
@@ -110,8 +104,9 @@ export const freePort: Effect.Effect<number> = Effect.async((resume) => {
  */
 export const start = (options: Options): Effect.Effect<RunnerProcess, RunnerProcessError, Scope.Scope> =>
   Effect.gen(function* () {
-    const port = yield* freePort
-    const runnerPort = yield* freePort
+    const [port, runnerPort] = yield* Effect.all([Ports.free, Ports.free]).pipe(
+      Effect.mapError((error) => new RunnerProcessError({ message: `no free port: ${error.message}` }))
+    )
     const args = [
       "--import",
       "tsx",
@@ -124,25 +119,36 @@ export const start = (options: Options): Effect.Effect<RunnerProcess, RunnerProc
       "--database-url",
       options.databaseUrl,
       ...(options.providerUrl === undefined ? [] : ["--provider-url", options.providerUrl]),
-      ...(options.modelLatencyMs === undefined ? [] : ["--model-latency-ms", String(options.modelLatencyMs)])
+      ...(options.modelLatencyMs === undefined ? [] : ["--model-latency-ms", String(options.modelLatencyMs)]),
+      ...(options.flags ?? [])
     ]
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => ChildProcess.spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] })),
       (child) => Effect.sync(() => child.kill("SIGKILL"))
     )
     let output = ""
-    yield* Effect.async<void, RunnerProcessError>((resume) => {
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString("utf8")
-        if (output.includes("listening on")) resume(Effect.void)
-      }
-      child.stdout.on("data", onData)
-      child.stderr.on("data", onData)
-      child.once("exit", (code) =>
-        resume(Effect.fail(new RunnerProcessError({ message: `a runner exited ${code}: ${output}` })))
-      )
-    })
-    return { http: `http://127.0.0.1:${port}`, runner: `127.0.0.1:${runnerPort}`, pid: child.pid ?? 0 }
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString("utf8")
+    }
+    child.stdout.on("data", collect)
+    child.stderr.on("data", collect)
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve))
+    yield* Output.awaitOutput(
+      child,
+      "listening on",
+      (code, printed) => new RunnerProcessError({ message: `a runner exited ${code}: ${printed}` })
+    )
+    return {
+      http: `http://127.0.0.1:${port}`,
+      runner: `127.0.0.1:${runnerPort}`,
+      pid: child.pid ?? 0,
+      kill: (signal) =>
+        Effect.sync(() => {
+          child.kill(signal)
+        }),
+      exited: Effect.promise(() => exited),
+      output: Effect.sync(() => output)
+    }
   })
 
 const Holders = Schema.Array(Schema.Struct({ shards: Schema.NumberFromString }))
@@ -159,7 +165,7 @@ const Holders = Schema.Array(Schema.Struct({ shards: Schema.NumberFromString }))
 export const awaitShards = (
   databaseUrl: string,
   runners: number,
-  options: { readonly shards?: number | undefined; readonly timeout?: Duration.DurationInput | undefined } = {}
+  options: { readonly shards?: number | undefined; readonly timeout?: Duration.Input | undefined } = {}
 ): Effect.Effect<void, RunnerProcessError> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -167,7 +173,7 @@ export const awaitShards = (
     const holders = sql`SELECT count(*)::text AS shards FROM pg_locks
       WHERE locktype = 'advisory' AND granted
         AND database = (SELECT oid FROM pg_database WHERE datname = ${database}) GROUP BY pid`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Holders)),
+      Effect.flatMap(Schema.decodeUnknownEffect(Holders)),
       Effect.map((rows) => rows.map((row) => row.shards))
     )
     yield* holders.pipe(
@@ -180,8 +186,8 @@ export const awaitShards = (
     Effect.scoped,
     Effect.provide(PgClient.layer({ url: Redacted.make(databaseUrl), maxConnections: 1 })),
     Effect.mapError((error) => new RunnerProcessError({ message: `cannot read the shard locks: ${error.message}` })),
-    Effect.timeoutFail({
+    Effect.timeoutOrElse({
       duration: options.timeout ?? Duration.minutes(2),
-      onTimeout: () => new RunnerProcessError({ message: `${runners} runners never held every shard` })
+      orElse: () => Effect.fail(new RunnerProcessError({ message: `${runners} runners never held every shard` }))
     })
   )

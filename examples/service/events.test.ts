@@ -14,6 +14,13 @@ describe("the event log's session of a run", () => {
     expect(Events.sessionOfRunId("alpha/run-x")).toEqual(Option.none())
   })
 
+  it("numbers a run from its run id, the last /run-N", () => {
+    expect(Events.runOfRunId("alpha/run-1")).toEqual(Option.some(1))
+    expect(Events.runOfRunId("a/run-2/run-12")).toEqual(Option.some(12))
+    expect(Events.runOfRunId("alpha")).toEqual(Option.none())
+    expect(Events.runOfRunId("alpha/run-x")).toEqual(Option.none())
+  })
+
   it("ends a followed stream at run_ended only", () => {
     expect(Events.endsRun("run_ended")).toBe(true)
     expect(Events.endsRun("turn_ended")).toBe(false)

@@ -7,33 +7,27 @@
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
-import { inject } from "vitest"
+import { postgresUrl } from "../../packages/cluster/test/postgres.js"
 import * as Api from "./Api.js"
+import * as ApiClient from "./ApiClient.js"
 import * as RunnerProcess from "./RunnerProcess.js"
 
-/** The URL of the run's throwaway database; a test without it FAILS, it never skips. */
-const postgresUrl = (): string => {
-  const postgres = inject("postgres")
-  if ("error" in postgres) throw new Error(postgres.error)
-  return postgres.url
-}
-
-const decodeLine = Schema.decodeUnknown(Schema.parseJson(Api.Line))
-const decodeError = Schema.decodeUnknown(Schema.parseJson(Api.ErrorBody))
+const decodeError = Schema.decodeUnknownEffect(Schema.fromJsonString(Api.ErrorBody))
 
 /** POSTs a prompt over real HTTP and reads the whole answer. */
-const post = (base: string, id: string, body: string) =>
-  Effect.promise(async () => {
-    const response = await fetch(`${base}/sessions/${id}/prompt`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body
-    })
-    return { status: response.status, type: response.headers.get("content-type"), text: await response.text() }
-  })
+const post = (base: string, id: string, body: string) => Effect.orDie(ApiClient.post(base, id, body))
 
 const answer = "The service answers."
+
+/** The log's order: each line's position comes after the one before it. */
+const assertInOrder = (id: string, lines: ReadonlyArray<typeof Api.Line.Type>) => {
+  const seqs = lines.flatMap((line) => ("seq" in line ? [line.seq] : []))
+  for (const [k, seq] of seqs.entries()) {
+    if (k > 0) assert.isAbove(seq, seqs[k - 1]!, `${id}: position ${seq} came after ${seqs[k - 1]}`)
+  }
+}
 
 describe("the example service on two runner processes", () => {
   it.live(
@@ -58,7 +52,7 @@ describe("the example service on two runner processes", () => {
           yield* RunnerProcess.awaitShards(url, 2)
 
           const ids = Array.from({ length: 16 }, (_, i) => `session-${i}`)
-          const answers = yield* Effect.fork(
+          const answers = yield* Effect.forkChild(
             Effect.forEach(ids, (id) => post(a.http, id, JSON.stringify({ prompt: `hello ${id}` })), {
               concurrency: "unbounded"
             })
@@ -70,15 +64,16 @@ describe("the example service on two runner processes", () => {
           assert.strictEqual((yield* decodeError(pending.text)).error, "run_pending")
           yield* provider.release
 
-          const responses = yield* Effect.flatMap(answers.await, Effect.orDie)
+          const responses = yield* Fiber.join(answers)
           const ranOn = new Set<string>()
           for (const [i, response] of responses.entries()) {
             const id = ids[i]
             assert.strictEqual(response.status, 200, response.text)
             assert.strictEqual(response.type, "application/x-ndjson")
-            const lines = yield* Effect.forEach(response.text.trimEnd().split("\n"), (line) => decodeLine(line))
+            const lines = yield* ApiClient.lines(response.text)
             const events = lines.flatMap((line) => ("event" in line ? [line.event] : []))
             assert.strictEqual(events.length, lines.length, `no error line for ${id}`)
+            assertInOrder(`${id}`, lines)
             const first = events[0]
             const last = events[events.length - 1]
             assert.deepInclude(first, { type: "run_started", run_id: `${id}/run-1`, input: `hello ${id}` })
@@ -106,7 +101,8 @@ describe("the example service on two runner processes", () => {
           }
           // A session's next prompt is its next run, on the history of the first.
           const second = yield* post(a.http, "session-1", JSON.stringify({ prompt: "and again" }))
-          const secondLines = yield* Effect.forEach(second.text.trimEnd().split("\n"), (line) => decodeLine(line))
+          const secondLines = yield* ApiClient.lines(second.text)
+          assertInOrder("session-1", secondLines)
           const runIds = secondLines.flatMap((line) =>
             "event" in line && (line.event.type === "run_started" || line.event.type === "run_ended")
               ? [line.event.run_id]

@@ -15,9 +15,22 @@ import * as Option from "effect/Option"
  * @internal
  */
 export const sessionOfRunId = (runId: string): Option.Option<string> => {
-  const match = /^(.+)\/run-\d+$/.exec(runId)
-  return match === null ? Option.none() : Option.fromNullable(match[1])
+  const match = runIdPattern.exec(runId)
+  return match === null ? Option.none() : Option.fromUndefinedOr(match[1])
 }
+
+/**
+ * The number of a kernel run id's run (`<session id>/run-<n>`): the
+ * session's run index in the store.
+ *
+ * @internal
+ */
+export const runOfRunId = (runId: string): Option.Option<number> => {
+  const match = runIdPattern.exec(runId)
+  return match === null ? Option.none() : Option.some(Number(match[2]))
+}
+
+const runIdPattern = /^(.+)\/run-(\d+)$/
 
 /**
  * Whether a followed stream of a run's events ends after this event: a run

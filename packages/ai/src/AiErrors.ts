@@ -1,35 +1,55 @@
 /**
- * @effect/ai's `AiError` and the kernel's `ModelError`, both ways.
+ * effect/ai's `AiError` and the kernel's `ModelError`, both ways.
  *
- * `toModelError` classifies with the kernel providers' own tables
- * (`Classification` and `RetryAfter` from `@agent-kernel/providers`): an
- * `HttpResponseError` keeps the status, the response headers and the body,
- * which is all the tables read, so the category, the retry hint,
- * `x-should-retry` and a context overflow's token counts come out exactly as
- * the kernel's own Anthropic and OpenAI providers give them. Where an
- * `AiError` keeps too little (`MalformedOutput`, `UnknownError`, an unreadable
- * body), the error says so in `details.note` and takes a category the kernel
- * never retries.
+ * An `AiError` of effect/ai 4.1 carries a typed `reason`. `toModelError`
+ * reads it in this order:
  *
- * | AiError | ModelError category |
+ * 1. A reason this module made (`toAiError`) carries the kernel's error
+ *    whole (in `metadata["agent-kernel"]`, or in `cause` for a
+ *    `NetworkError`, which has no metadata): that error comes back as it was.
+ * 2. A reason that kept the HTTP response (`http.response`), from a client
+ *    whose wire dialect is known (`AnthropicClient`, `OpenAiClient`,
+ *    `OpenRouterClient`, or the `dialect` option), is classified by the
+ *    kernel providers' own tables (`Classification`, `RetryAfter`) on its
+ *    status, headers and body: the category, the retry hint,
+ *    `x-should-retry` and a context overflow's token counts come out exactly
+ *    as the kernel's own Anthropic and OpenAI providers give them.
+ * 3. Any other reason is classified by its kind:
+ *
+ * | AiError reason | ModelError category |
  * |---|---|
- * | `HttpResponseError` `StatusCode` | the dialect's classification table, on status, headers and body |
- * | `HttpResponseError` `Decode`, `EmptyBody` | `server_error` for a 5xx, else `unknown` |
- * | `HttpRequestError` `Transport` | `connection_error` |
- * | `HttpRequestError` `Encode`, `InvalidUrl` | `invalid_request` |
- * | `MalformedInput` | `invalid_request` |
- * | `MalformedOutput` | `unknown` |
+ * | `RateLimitError` | `rate_limited` (its `retryAfter`, or the response's retry headers) |
+ * | `QuotaExhaustedError` | `quota_exceeded` |
+ * | `AuthenticationError` | `auth_error` |
+ * | `ContentPolicyError` | `content_filtered` |
+ * | `InvalidRequestError` | `context_length_exceeded` when its description says the prompt is over the window (with the counts), else `invalid_request` |
+ * | `InternalProviderError` | `server_error` |
+ * | `InvalidResponseError` | `server_error` for a 5xx, else `unknown` |
+ * | `NetworkError` `TransportError` | `timeout` when its cause timed out, else `connection_error` |
+ * | `NetworkError` `EncodeError`, `InvalidUrlError` | `invalid_request` |
+ * | `InvalidOutputError`, `StructuredOutputError` | `unknown` |
+ * | `UnsupportedSchemaError` | `invalid_request` |
+ * | `ToolNotFoundError`, `ToolParameterValidationError`, `InvalidToolResultError`, `ToolResultEncodingError` | `unknown` |
+ * | `ToolConfigurationError`, `ToolkitRequiredError`, `InvalidUserInputError` | `invalid_request` |
  * | `UnknownError` | `unknown` |
+ *
+ * Every mapped error carries `details.rule` (the row that decided),
+ * `details.source` (the reason's tag), `details.aiError` (the `AiError`
+ * itself, as JSON, so `toAiError` gives it back, less any credential,
+ * cookie or `Redacted` response header; left out when JSON cannot hold it)
+ * and, where the two sides disagree, `details.note` saying why.
+ *
+ * `toAiError` goes the other way; see its table.
  *
  * @since 0.1.0
  */
 import { ModelError } from "@agent-kernel/kernel"
 import { Classification, Redaction, RetryAfter } from "@agent-kernel/providers"
-import * as AiError from "@effect/ai/AiError"
+import * as AiError from "effect/ai/AiError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
+import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Errors from "./internal/errors.js"
@@ -53,10 +73,10 @@ export interface Options {
   readonly provider: string
   readonly model: string
   /**
-   * Which table classifies HTTP failures. Default: the one of the @effect/ai
-   * client that raised the error (`AnthropicClient`, `OpenAiClient`,
-   * `OpenRouterClient`); for any other client, `openai`, and the error's
-   * `details.note` says the dialect was assumed.
+   * Which table classifies a reason that kept its HTTP response. Default: the
+   * one of the client that raised the error (`AnthropicClient`,
+   * `OpenAiClient`, `OpenRouterClient`); for any other client the reason's
+   * own kind decides.
    */
   readonly dialect?: Dialect | undefined
   /** Secrets (API keys) to replace with `<redacted>` wherever a server echoed them into the error. */
@@ -66,8 +86,7 @@ export interface Options {
 }
 
 /**
- * The failure behind an error, as recorded by the single-request guard or
- * read from an `AiError`.
+ * The failure behind an error, as recorded by the single-request guard.
  *
  * @since 0.1.0
  * @category models
@@ -76,20 +95,30 @@ export type Failure =
   | ({ readonly _tag: "Http" } & Errors.HttpFailure)
   | ({ readonly _tag: "Transport" } & Errors.TransportFailure)
 
+/**
+ * The key of the reason metadata that carries the kernel's error.
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const metadataKey = "agent-kernel"
+
+/** What an `AiError` reason kept of the HTTP exchange. */
+type HttpContext = typeof AiError.HttpContext.Type
+
+// The AiError as JSON; one whose tool result JSON cannot hold is not carried.
+const AiErrorJson = Schema.toCodecJson(AiError.AiError)
+const encodeAiError = Schema.encodeOption(AiErrorJson)
+const decodeAiError = Schema.decodeUnknownOption(AiErrorJson)
+
 interface Source {
-  /** The `AiError` tag, or where the failure was seen. */
+  /** The reason's tag, or where the failure was seen. */
   readonly source: string
   readonly module?: string | undefined
   readonly method?: string | undefined
   readonly note?: string | undefined
-}
-
-const resolveDialect = (options: Options, module: string | undefined): { dialect: Dialect; note?: string } => {
-  if (options.dialect !== undefined) return { dialect: options.dialect }
-  const known = module === undefined ? undefined : Errors.dialectOfModule(module)
-  return known !== undefined
-    ? { dialect: known }
-    : { dialect: "openai", note: `no dialect is known for module ${module ?? "(none)"}; classified as openai` }
+  /** The `AiError` mapped, as JSON. */
+  readonly aiError?: unknown
 }
 
 const joinNotes = (...notes: ReadonlyArray<string | undefined>): string | undefined => {
@@ -97,32 +126,11 @@ const joinNotes = (...notes: ReadonlyArray<string | undefined>): string | undefi
   return present.length === 0 ? undefined : present.join("; ")
 }
 
-const classifyHttp = (failure: Errors.HttpFailure, options: Options, source: Source) =>
-  Effect.gen(function* () {
-    const { dialect, note } = resolveDialect(options, source.module)
-    const classified = Errors.classifyHttp(dialect, failure)
-    const retryAfter = yield* RetryAfter.parse(failure.headers)
-    const facts = classified.facts
-    const label = facts.type ?? facts.code ?? `HTTP ${failure.status}`
-    const details: Record<string, unknown> = {
-      rule: classified.rule?.id ?? "fallback.unknown",
-      source: source.source,
-      dialect,
-      ...(source.module !== undefined ? { module: source.module, method: source.method } : {}),
-      headers: failure.headers,
-      ...(failure.body !== undefined ? { body: failure.body } : {}),
-      ...(joinNotes(note, source.note) !== undefined ? { note: joinNotes(note, source.note) } : {})
-    }
-    return build(classified.category, options, {
-      message: `${label}: ${facts.message ?? "no message"}`,
-      status: failure.status,
-      retryAfter: Option.getOrUndefined(retryAfter),
-      retryable: classified.retryable,
-      details,
-      promptTokens: classified.promptTokens,
-      maxTokens: classified.maxTokens
-    })
-  })
+const sourceDetails = (source: Source): Record<string, unknown> => ({
+  source: source.source,
+  ...(source.module !== undefined ? { module: source.module, method: source.method } : {}),
+  ...(source.aiError !== undefined ? { aiError: source.aiError } : {})
+})
 
 interface Fields {
   readonly message: string
@@ -134,10 +142,14 @@ interface Fields {
   readonly maxTokens?: number | undefined
 }
 
+const secretsOf = (options: Options): ReadonlyArray<string> => (options.redact ?? []).map(Redacted.value)
+
 const build = (category: ModelError.Category, options: Options, fields: Fields): ModelError.ModelError => {
-  const secrets = (options.redact ?? []).map(Redacted.value)
+  const secrets = secretsOf(options)
   const details: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(fields.details)) details[key] = Redaction.scrubDeep(secrets, value)
+  for (const [key, value] of Object.entries(fields.details)) {
+    if (value !== undefined) details[key] = Redaction.scrubDeep(secrets, value)
+  }
   const common: ModelError.ModelErrorFields = {
     provider: options.provider,
     model: options.model,
@@ -163,22 +175,45 @@ const build = (category: ModelError.Category, options: Options, fields: Fields):
   })
 }
 
+const classifyHttp = (failure: Errors.HttpFailure, dialect: Dialect, options: Options, source: Source) =>
+  Effect.map(RetryAfter.parse(failure.headers), (retryAfter) => {
+    const classified = Errors.classifyHttp(dialect, failure)
+    const facts = classified.facts
+    const label = facts.type ?? facts.code ?? `HTTP ${failure.status}`
+    return build(classified.category, options, {
+      message: `${label}: ${facts.message ?? "no message"}`,
+      status: failure.status,
+      retryAfter: Option.getOrUndefined(retryAfter),
+      retryable: classified.retryable,
+      details: {
+        rule: classified.rule?.id ?? "fallback.unknown",
+        ...sourceDetails(source),
+        dialect,
+        headers: failure.headers,
+        body: failure.body,
+        note: source.note
+      },
+      promptTokens: classified.promptTokens,
+      maxTokens: classified.maxTokens
+    })
+  })
+
 const fromTransport = (failure: Errors.TransportFailure, options: Options, source: Source): ModelError.ModelError =>
   build(Errors.transportCategory(failure), options, {
     message: `${failure.reason}: ${failure.code ?? failure.description ?? "the request failed before any response"}`,
     details: {
-      rule: `effect_ai.request.${failure.reason}`,
-      source: source.source,
+      rule: `effect_ai.network.${failure.reason}`,
+      ...sourceDetails(source),
       reason: failure.reason,
-      ...(failure.code !== undefined ? { code: failure.code } : {}),
-      ...(source.module !== undefined ? { module: source.module, method: source.method } : {}),
-      ...(source.note !== undefined ? { note: source.note } : {})
+      code: failure.code,
+      note: source.note
     }
   })
 
 /**
- * Classifies a recorded failure: an HTTP response through the dialect's
- * table, a transport failure as the kernel's providers do.
+ * Classifies a failure the single-request guard recorded: an HTTP response
+ * through the dialect's table (OpenAI's when none is known, and
+ * `details.note` says so), a transport failure as the kernel's providers do.
  *
  * @since 0.1.0
  * @category mapping
@@ -187,111 +222,202 @@ export const fromFailure = (
   failure: Failure,
   options: Options,
   source: { readonly source: string; readonly note?: string | undefined }
-): Effect.Effect<ModelError.ModelError> =>
-  failure._tag === "Http"
-    ? classifyHttp(failure, options, source)
-    : Effect.succeed(fromTransport(failure, options, source))
-
-const describe = (error: { readonly description?: string | undefined }, fallback: string): string =>
-  error.description ?? fallback
-
-/** The cause an `AiError` kept (a parse error's issues, a thrown error's message), shortened for `details`. */
-const causeOf = (cause: unknown, options: Options): { readonly cause?: string } => {
-  if (cause === undefined) return {}
-  const text = ParseResult.isParseError(cause)
-    ? ParseResult.TreeFormatter.formatErrorSync(cause)
-    : cause instanceof Error
-      ? cause.message
-      : String(cause)
-  // Scrubbed before the cut: a secret split by the cut would no longer match.
-  return { cause: Redaction.excerpt((options.redact ?? []).map(Redacted.value), text, 2_000) }
+): Effect.Effect<ModelError.ModelError> => {
+  if (failure._tag === "Transport") return Effect.succeed(fromTransport(failure, options, source))
+  const assumed = options.dialect === undefined ? "no dialect is known for the client; classified as openai" : undefined
+  return classifyHttp(failure, options.dialect ?? "openai", options, {
+    ...source,
+    note: joinNotes(assumed, source.note)
+  })
 }
 
-/** The variants that carry no response: their category, and why it is the one. */
-const withoutResponse = {
-  MalformedInput: {
-    category: "invalid_request",
-    rule: "effect_ai.malformed_input",
-    fallback: "the request could not be expressed for this provider",
-    note: "raised before sending: the same input would fail the same way"
-  },
-  MalformedOutput: {
-    category: "unknown",
-    rule: "effect_ai.malformed_output",
-    fallback: "the response did not decode",
-    note: "@effect/ai keeps no HTTP status, headers or body for an undecodable response, so it cannot be classified; not retried"
-  },
-  UnknownError: {
-    category: "unknown",
-    rule: "effect_ai.unknown",
-    fallback: "an error occurred",
-    note: "UnknownError carries no status or body to classify; not retried"
+/** How a reason with no known dialect is classified: its category, the row, and why where the sides differ. */
+interface Row {
+  readonly category: ModelError.Category
+  readonly rule: string
+  readonly note?: string | undefined
+  readonly promptTokens?: number | undefined
+  readonly maxTokens?: number | undefined
+}
+
+const notRetried = (what: string) =>
+  `${what}; effect/ai calls it retryable (another sample may do better), the kernel never retries an unknown error`
+
+const toolRow = (tag: string): Row => ({
+  category: "unknown",
+  rule: `effect_ai.tool.${tag}`,
+  note: "a tool error of effect/ai's own resolution, not the model's; the kernel validates and runs tools in its Toolbox"
+})
+
+/** The row for a reason, by its kind. Pure. */
+const rowOf = (reason: AiError.AiErrorReason, status: number | undefined): Row => {
+  switch (reason._tag) {
+    case "RateLimitError":
+      return { category: "rate_limited", rule: "effect_ai.rate_limit" }
+    case "QuotaExhaustedError":
+      return { category: "quota_exceeded", rule: "effect_ai.quota_exhausted" }
+    case "AuthenticationError":
+      return { category: "auth_error", rule: `effect_ai.authentication.${reason.kind}` }
+    case "ContentPolicyError":
+      return { category: "content_filtered", rule: "effect_ai.content_policy" }
+    case "InvalidRequestError": {
+      const overflow = Errors.contextOverflowOf(reason.description)
+      return overflow === undefined
+        ? { category: "invalid_request", rule: "effect_ai.invalid_request" }
+        : { category: "context_length_exceeded", rule: "effect_ai.invalid_request.context_window", ...overflow }
+    }
+    case "InternalProviderError":
+      return { category: "server_error", rule: "effect_ai.internal_provider" }
+    case "InvalidResponseError":
+      return {
+        category: Errors.unreadableCategory(status),
+        rule: "effect_ai.invalid_response",
+        note: "a response that made no sense: a 5xx is transient, anything else is not retried, as the kernel's providers treat a malformed response"
+      }
+    case "NetworkError": {
+      const timedOut = Errors.timedOutOf(reason.cause)
+      return {
+        category: Errors.transportCategory({ reason: reason.reason, timedOut }),
+        rule: `effect_ai.network.${reason.reason}${timedOut ? ".timeout" : ""}`
+      }
+    }
+    case "InvalidOutputError":
+      return { category: "unknown", rule: "effect_ai.invalid_output", note: notRetried("the output did not decode") }
+    case "StructuredOutputError":
+      return {
+        category: "unknown",
+        rule: "effect_ai.structured_output",
+        note: notRetried("the structured output did not validate")
+      }
+    case "UnsupportedSchemaError":
+      return {
+        category: "invalid_request",
+        rule: "effect_ai.unsupported_schema",
+        note: "raised before sending: the same schema fails the same way"
+      }
+    case "UnknownError":
+      return { category: "unknown", rule: "effect_ai.unknown", note: "nothing to classify; never retried" }
+    case "ToolNotFoundError":
+    case "ToolParameterValidationError":
+    case "InvalidToolResultError":
+    case "ToolResultEncodingError":
+      return toolRow(reason._tag)
+    case "ToolConfigurationError":
+    case "ToolkitRequiredError":
+    case "InvalidUserInputError":
+      return {
+        category: "invalid_request",
+        rule: `effect_ai.${reason._tag}`,
+        note: "the request as given cannot be sent: the same input fails the same way"
+      }
   }
-} as const satisfies Record<string, { readonly category: ModelError.Category } & Record<string, string>>
+}
+
+const httpOf = (reason: AiError.AiErrorReason): HttpContext | undefined => ("http" in reason ? reason.http : undefined)
+
+const byReason = (reason: AiError.AiErrorReason, options: Options, source: Source) => {
+  const failure = Errors.httpFailureOf(httpOf(reason))
+  const row = rowOf(reason, failure?.status)
+  const fromHeaders = failure === undefined ? Effect.succeed(Option.none()) : RetryAfter.parse(failure.headers)
+  return Effect.map(fromHeaders, (hinted) =>
+    build(row.category, options, {
+      message: reason.message,
+      status: failure?.status,
+      retryAfter: (reason._tag === "RateLimitError" ? reason.retryAfter : undefined) ?? Option.getOrUndefined(hinted),
+      retryable: failure === undefined ? undefined : Errors.retryableOf(failure.headers),
+      details: {
+        rule: row.rule,
+        ...sourceDetails(source),
+        ...(failure !== undefined ? { headers: failure.headers, body: failure.body } : {}),
+        ...(reason._tag === "NetworkError" ? { reason: reason.reason, code: Errors.codeOf(reason.cause) } : {}),
+        note: row.note
+      },
+      promptTokens: row.promptTokens,
+      maxTokens: row.maxTokens
+    })
+  )
+}
+
+/** The kernel's error a reason carries, when `toAiError` made it. */
+const carriedModelError = (reason: AiError.AiErrorReason): Option.Option<ModelError.ModelError> =>
+  Errors.decodeModelError(
+    reason._tag === "NetworkError" ? reason.cause : "metadata" in reason ? reason.metadata[metadataKey] : undefined
+  )
+
+/** A carried error as the kernel gave it, redacted, and mid-stream if this side saw parts before it. */
+const restored = (error: ModelError.ModelError, options: Options): ModelError.ModelError => {
+  const secrets = secretsOf(options)
+  const midStream = options.midStream === true && error.midStream !== true
+  if (secrets.length === 0 && !midStream) return error
+  return Errors.editModelError(error, (json) => {
+    const encoded = Redaction.scrubDeep(secrets, json)
+    return midStream && Predicate.isObject(encoded) ? { ...encoded, midStream: true } : encoded
+  })
+}
 
 /**
- * The `ModelError` for an `AiError`. See the module's table.
+ * An encoded `AiError` with its response headers cut to those a kernel error
+ * keeps (`Errors.plainHeaders`: no credential, cookie or `Redacted` value,
+ * which JSON would hold in the clear); none when they cannot be cut.
+ */
+const withKeptHeaders = (json: unknown, http: HttpContext | undefined): unknown => {
+  const headers = http?.response?.headers
+  if (headers === undefined) return json
+  const kept = Errors.plainHeaders(headers)
+  const entries = Object.entries(headers).filter(([name, value]) => kept[name.toLowerCase()] === value)
+  if (entries.length === Object.keys(headers).length) return json
+  if (
+    !Predicate.hasProperty(json, "reason") ||
+    !Predicate.hasProperty(json.reason, "http") ||
+    !Predicate.hasProperty(json.reason.http, "response") ||
+    !Predicate.isObject(json.reason.http.response)
+  ) {
+    return undefined
+  }
+  const response = { ...json.reason.http.response, headers: Object.fromEntries(entries) }
+  return { ...json, reason: { ...json.reason, http: { ...json.reason.http, response } } }
+}
+
+/** The `AiError` as JSON for `details.aiError`, so that `toAiError` gives it back; none when JSON cannot hold it. */
+const storedAiError = (error: AiError.AiError): unknown =>
+  Option.getOrUndefined(Option.map(encodeAiError(error), (json) => withKeptHeaders(json, httpOf(error.reason))))
+
+/**
+ * The `ModelError` for an `AiError`. See the module's tables.
  *
  * @example
  * ```ts
  * import { AiErrors } from "@agent-kernel/ai"
- * import { AiError } from "@effect/ai"
- * import { Effect, Option } from "effect"
+ * import { AiError } from "effect/ai"
+ * import { Duration, Effect } from "effect"
  *
- * const error = new AiError.HttpResponseError({
- *   module: "AnthropicClient",
- *   method: "createMessage",
- *   reason: "StatusCode",
- *   request: { method: "POST", url: "https://api.anthropic.com/v1/messages", urlParams: [], hash: Option.none(), headers: {} },
- *   response: { status: 429, headers: { "retry-after": "3" } }
+ * const error = AiError.make({
+ *   module: "SomeClient",
+ *   method: "generate",
+ *   reason: new AiError.RateLimitError({ retryAfter: Duration.seconds(3) })
  * })
  * // RateLimited, retryAfter 3 seconds
- * const mapped = AiErrors.toModelError(error, { provider: "anthropic", model: "claude-sonnet-4-5" })
+ * const mapped = Effect.runSync(AiErrors.toModelError(error, { provider: "some", model: "m" }))
  * ```
  *
  * @since 0.1.0
  * @category mapping
  */
 export const toModelError = (error: AiError.AiError, options: Options): Effect.Effect<ModelError.ModelError> => {
-  const source = { source: error._tag, module: error.module, method: error.method }
-  switch (error._tag) {
-    case "HttpResponseError": {
-      const failure = Errors.httpFailureOf(error)
-      if (error.reason === "StatusCode") return classifyHttp(failure, options, source)
-      return Effect.succeed(
-        build(Errors.unreadableCategory(failure.status), options, {
-          message: `${error.reason}: ${describe(error, "the response body could not be read")}`,
-          status: failure.status,
-          retryable: Errors.retryableOf(failure.headers),
-          details: {
-            rule: `effect_ai.response.${error.reason}`,
-            ...source,
-            headers: failure.headers,
-            note: "@effect/ai keeps no cause for an unreadable body (a reset mid-body and a garbled body look the same); not retried unless the status is 5xx"
-          }
-        })
-      )
-    }
-    case "HttpRequestError":
-      return Effect.succeed(
-        fromTransport(
-          { reason: error.reason, description: error.description, code: Errors.codeOf(error.cause) },
-          options,
-          source
-        )
-      )
-    case "MalformedInput":
-    case "MalformedOutput":
-    case "UnknownError": {
-      const { category, rule, fallback, note } = withoutResponse[error._tag]
-      return Effect.succeed(
-        build(category, options, {
-          message: `${error._tag}: ${describe(error, fallback)}`,
-          details: { rule, ...source, ...causeOf(error.cause, options), note }
-        })
-      )
-    }
+  const reason = error.reason
+  const carried = carriedModelError(reason)
+  if (Option.isSome(carried)) return Effect.succeed(restored(carried.value, options))
+  const source: Source = {
+    source: reason._tag,
+    module: error.module,
+    method: error.method,
+    aiError: storedAiError(error)
   }
+  const failure = Errors.httpFailureOf(httpOf(reason))
+  const dialect = options.dialect ?? Errors.dialectOfModule(error.module)
+  return failure !== undefined && dialect !== undefined
+    ? classifyHttp(failure, dialect, options, source)
+    : byReason(reason, options, source)
 }
 
 const StreamError = Schema.Struct({
@@ -305,14 +431,15 @@ const decodeStreamError = Schema.decodeUnknownOption(StreamError)
  * The `ModelError` for an error part inside a `streamText` stream (an
  * Anthropic `event: error`, an OpenAI Responses `error` event): classified
  * by the dialect's table on its type, code and message, as the kernel's own
- * providers classify an error event inside a 200 stream.
+ * providers classify an error event inside a 200 stream (OpenAI's table
+ * when no dialect is given, and `details.note` says so).
  *
  * @since 0.2.0
  * @category mapping
  */
 export const fromStreamError = (error: unknown, options: Options): Effect.Effect<ModelError.ModelError> =>
   Effect.sync(() => {
-    const { dialect, note } = resolveDialect(options, undefined)
+    const dialect = options.dialect ?? "openai"
     const read = Option.getOrElse(decodeStreamError(error), () => ({}) as typeof StreamError.Type)
     // An OpenAI Responses error event says `type: "error"` and puts the error's kind in `code`.
     const type = read.type === undefined || read.type === "error" ? (read.code ?? undefined) : read.type
@@ -325,21 +452,14 @@ export const fromStreamError = (error: unknown, options: Options): Effect.Effect
         source: "stream",
         dialect,
         body: error,
-        ...(note !== undefined ? { note } : {})
+        note: options.dialect === undefined ? "no dialect is known for the client; classified as openai" : undefined
       },
       promptTokens: classified.promptTokens,
       maxTokens: classified.maxTokens
     })
   })
 
-const unknownRequest = {
-  method: "POST",
-  url: "",
-  urlParams: [],
-  hash: Option.none(),
-  headers: {}
-} as const
-
+/** The response headers an `AiError` keeps for a kernel error: the retry hint and `x-should-retry: false` included. */
 const responseHeaders = (error: ModelError.ModelError): Record<string, string> => {
   const headers = Redaction.keptHeaders(error.details?.["headers"])
   if (
@@ -353,43 +473,119 @@ const responseHeaders = (error: ModelError.ModelError): Record<string, string> =
   return headers
 }
 
+const bodyText = (body: unknown): string | undefined =>
+  body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body)
+
+const httpContext = (error: ModelError.ModelError): HttpContext | undefined => {
+  if (error.status === undefined) return undefined
+  const body = bodyText(error.details?.["body"])
+  return {
+    response: { status: error.status, headers: responseHeaders(error) },
+    ...(body !== undefined ? { body } : {})
+  }
+}
+
+const authKind = (status: number | undefined): AiError.AuthenticationError["kind"] =>
+  status === 401 ? "InvalidKey" : status === 403 ? "InsufficientPermissions" : "Unknown"
+
+/**
+ * The reason for a kernel error, carrying the error whole (see `toAiError`).
+ *
+ * @since 0.4.0
+ * @category mapping
+ */
+export const toReason = (error: ModelError.ModelError): AiError.AiErrorReason => {
+  const http = httpContext(error)
+  const carried = Errors.encodeModelError(error)
+  const common = {
+    metadata: Option.match(carried, { onNone: () => ({}), onSome: (json) => ({ [metadataKey]: json }) }),
+    ...(http !== undefined ? { http } : {})
+  }
+  const description = error.message
+  switch (error.category) {
+    case "rate_limited":
+      return new AiError.RateLimitError({
+        ...common,
+        ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {})
+      })
+    case "quota_exceeded":
+      return new AiError.QuotaExhaustedError(common)
+    case "auth_error":
+      return new AiError.AuthenticationError({ ...common, kind: authKind(error.status), description })
+    case "content_filtered":
+      return new AiError.ContentPolicyError({ ...common, description })
+    case "invalid_request":
+      return new AiError.InvalidRequestError({ ...common, description })
+    case "context_length_exceeded":
+      return new AiError.InvalidRequestError({
+        ...common,
+        parameter: "prompt",
+        constraint: "must fit the model's context window",
+        description
+      })
+    case "overloaded":
+    case "server_error":
+      return new AiError.InternalProviderError({ ...common, description })
+    case "timeout":
+    case "connection_error":
+      return new AiError.NetworkError({
+        reason: "TransportError",
+        method: "POST",
+        url: "",
+        description,
+        ...(Option.isSome(carried) ? { cause: carried.value } : {})
+      })
+    case "process_crashed":
+    case "unknown":
+      return new AiError.UnknownError({ ...common, description })
+  }
+}
+
 /**
  * The `AiError` for a kernel `ModelError`, for code written against
- * @effect/ai. An error with an HTTP status becomes an `HttpResponseError`
- * holding the status, the kept response headers (with the retry hint as
- * `retry-after-ms` and `x-should-retry: false` when the server forbade a
- * retry) and the body, so `toModelError` classifies it back to the same
- * category. A timeout or connection failure becomes an `HttpRequestError`
- * (`Transport`); an invalid request with no status, `MalformedInput`;
- * anything else, an `UnknownError` whose description names the category.
- * The request URL is not known to the kernel and is left empty.
+ * effect/ai.
+ *
+ * | ModelError category | AiError reason |
+ * |---|---|
+ * | `rate_limited` | `RateLimitError` (`retryAfter`) |
+ * | `quota_exceeded` | `QuotaExhaustedError` |
+ * | `auth_error` | `AuthenticationError` (`InvalidKey` for a 401, `InsufficientPermissions` for a 403, else `Unknown`) |
+ * | `content_filtered` | `ContentPolicyError` |
+ * | `invalid_request` | `InvalidRequestError` |
+ * | `context_length_exceeded` | `InvalidRequestError`, `parameter: "prompt"` |
+ * | `overloaded`, `server_error` | `InternalProviderError` |
+ * | `timeout`, `connection_error` | `NetworkError` `TransportError` |
+ * | `process_crashed`, `unknown` | `UnknownError` |
+ *
+ * An error with an HTTP status keeps it in `http.response` with the kept
+ * headers (the retry hint as `retry-after-ms` when the server sent none of
+ * its own, and `x-should-retry: false` when the server forbade a retry) and
+ * the body. The kernel's error rides along as JSON, in
+ * `metadata["agent-kernel"]` (in `cause` for a `NetworkError`), so
+ * `toModelError` gives it back unchanged (an error whose details JSON
+ * cannot hold, such as an `Error` or a `Date`, is mapped by its category
+ * instead). An error `toModelError` made from an `AiError` gives that
+ * `AiError` back (from `details.aiError`).
+ *
+ * What effect/ai cannot say: its `isRetryable` is fixed per reason, so a
+ * transient error the server forbade retrying (`retryable: false`) still
+ * says `true` (the header is kept); `retryAfter` is a field of
+ * `RateLimitError` only (an overload's hint is in the headers); and
+ * `overloaded`/`server_error`, `timeout`/`connection_error`,
+ * `context_length_exceeded`/`invalid_request` share a reason each.
  *
  * @since 0.1.0
  * @category mapping
  */
-export const toAiError = (error: ModelError.ModelError): AiError.AiError => {
-  const module = `agent-kernel/${error.provider}`
-  const method = "generate"
-  const description = `${error.category}: ${error.message}`
-  if (error.status !== undefined) {
-    const body = error.details?.["body"]
-    return new AiError.HttpResponseError({
-      module,
-      method,
-      reason: "StatusCode",
-      request: unknownRequest,
-      response: { status: error.status, headers: responseHeaders(error) },
-      description,
-      ...(body !== undefined ? { body: JSON.stringify(body, null, 2) } : {})
-    })
-  }
-  switch (error.category) {
-    case "timeout":
-    case "connection_error":
-      return new AiError.HttpRequestError({ module, method, reason: "Transport", request: unknownRequest, description })
-    case "invalid_request":
-      return new AiError.MalformedInput({ module, method, description })
-    default:
-      return new AiError.UnknownError({ module, method, description })
-  }
+export const toAiError = (
+  error: ModelError.ModelError,
+  options: { readonly module?: string | undefined; readonly method?: string | undefined } = {}
+): AiError.AiError => {
+  const original = decodeAiError(error.details?.["aiError"])
+  if (Option.isSome(original)) return original.value
+  return AiError.make({
+    module: options.module ?? `agent-kernel/${error.provider}`,
+    method: options.method ?? "generate",
+    reason: toReason(error)
+  })
 }

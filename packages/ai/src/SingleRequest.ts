@@ -1,31 +1,35 @@
 /**
  * One HTTP request per kernel attempt: the guard that keeps the kernel the
- * only retry layer.
+ * only retry layer when an effect/ai `LanguageModel` runs under it.
  *
- * @effect/ai 0.37's clients do not retry by themselves, but every place a
- * retry is usually added sits above the `HttpClient` they are built on: a
- * `transformClient: HttpClient.retryTransient(...)` on `AnthropicClient` or
- * `OpenAiClient`, a per-request `AnthropicConfig.withClientTransform` /
- * `OpenAiConfig.withClientTransform`, an `ExecutionPlan` around the call.
- * Each would multiply the kernel's retries and ignore its budget, its
- * retry-after floor and its rule that auth and quota errors are never
- * retried. Build the client on `SingleRequest.layer` (the `HttpClient`
- * in context, wrapped) and, inside a call of the adapter, a second request
- * is never sent: it dies with `ResendBlocked`, which no retry combinator
- * catches, and the adapter answers with the classified failure of the first
- * request, which the guard recorded. Outside the adapter the client is
- * unchanged.
+ * An effect/ai 4.1 provider client sends one request per call (the 4.0
+ * Anthropic and OpenAI clients add no retry of their own), but retries are
+ * added around it, and each would multiply the kernel's retries and ignore
+ * its budget, its retry-after floor and its rule that auth and quota errors
+ * are never retried:
+ * - an `HttpClient.retryTransient` (or any `HttpClient.retry`) as the
+ *   client's transform, which re-sends 408, 429, 5xx and transport failures;
+ * - an `ExecutionPlan` with `attempts` around the call
+ *   (`Effect.withExecutionPlan`, `Stream.withExecutionPlan`);
+ * - `LanguageModel` itself, which re-sends a request with the full prompt
+ *   when a provider rejects an incremental one (with a `ResponseIdTracker`
+ *   in context).
+ *
+ * Build the client on `SingleRequest.layer` (the `HttpClient` in context,
+ * wrapped) and, inside a call of the adapter, a second request is never
+ * sent: it dies with `ResendBlocked`, which no retry combinator catches, and
+ * the adapter answers with the classified failure of the first request,
+ * which the guard recorded. Outside the adapter the client is unchanged.
  *
  * @since 0.1.0
  */
-import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Redaction } from "@agent-kernel/providers"
-import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as HttpClient from "effect/http/HttpClient"
+import type * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -55,10 +59,10 @@ export interface Attempt {
  * @since 0.1.0
  * @category references
  */
-export class CurrentAttempt extends Context.Reference<CurrentAttempt>()(
+export const CurrentAttempt: Context.Reference<Attempt | undefined> = Context.Reference<Attempt | undefined>(
   "@agent-kernel/ai/SingleRequest/CurrentAttempt",
-  { defaultValue: (): Attempt | undefined => undefined }
-) {}
+  { defaultValue: () => undefined }
+)
 
 /**
  * A second request within one attempt, stopped before it was sent. A
@@ -106,28 +110,29 @@ export const makeAttempt: Effect.Effect<Attempt> = Effect.map(
  */
 const maxErrorBodyBytes = 1024 * 1024
 
-/** Up to `limit` bytes of a body, and whether there was more. */
+const concatBytes = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
+  const bytes = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.length, 0))
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.length
+  }
+  return bytes
+}
+
+/** Up to `limit` bytes of a body; none when it could not be read. */
 const readCapped = (response: HttpClientResponse.HttpClientResponse, limit: number) =>
   response.stream.pipe(
-    Stream.runFoldWhile(
-      { chunks: Chunk.empty<Uint8Array>(), size: 0, cut: false },
-      (read) => !read.cut,
-      (read, chunk: Uint8Array) => {
-        const room = limit - read.size
-        return chunk.length > room
-          ? { chunks: Chunk.append(read.chunks, chunk.subarray(0, room)), size: limit, cut: true }
-          : { chunks: Chunk.append(read.chunks, chunk), size: read.size + chunk.length, cut: false }
+    Stream.mapAccum(
+      () => 0,
+      (size, chunk: Uint8Array) => {
+        const kept = chunk.subarray(0, Math.max(0, limit - size))
+        return [size + kept.length, [{ kept, full: size + kept.length >= limit }]] as const
       }
     ),
-    Effect.map((read) => {
-      const bytes = new Uint8Array(read.size)
-      let offset = 0
-      for (const chunk of read.chunks) {
-        bytes.set(chunk, offset)
-        offset += chunk.length
-      }
-      return bytes
-    }),
+    Stream.takeUntil((read) => read.full),
+    Stream.runCollect,
+    Effect.map((reads) => concatBytes(reads.map((read) => read.kept))),
     Effect.option
   )
 
@@ -151,7 +156,11 @@ const recordResponse = (attempt: Attempt, response: HttpClientResponse.HttpClien
     )
     const replayed = Option.flatMap(bytes, (read) =>
       Option.liftThrowable(
-        () => new Response(read.length === 0 ? null : read, { status: response.status, headers: response.headers })
+        () =>
+          new Response(read.length === 0 ? null : new Uint8Array(read), {
+            status: response.status,
+            headers: response.headers
+          })
       )()
     )
     return Option.match(replayed, {
@@ -160,18 +169,42 @@ const recordResponse = (attempt: Attempt, response: HttpClientResponse.HttpClien
     })
   })
 
-const recordError = (attempt: Attempt, error: HttpClientError.HttpClientError) =>
-  error._tag === "RequestError"
-    ? Ref.set(
+const recordError = (attempt: Attempt, error: HttpClientError.HttpClientError) => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "TransportError":
+    case "EncodeError":
+    case "InvalidUrlError":
+      return Ref.set(
         attempt.firstFailure,
         Option.some<AiErrors.Failure>({
           _tag: "Transport",
-          reason: error.reason,
-          description: error.description,
-          code: Errors.codeOf(error.cause)
+          reason: reason._tag,
+          description: reason.description,
+          code: Errors.codeOf(reason.cause),
+          timedOut: Errors.timedOutOf(reason.cause)
         })
       )
-    : Effect.void
+    default:
+      return Effect.void
+  }
+}
+
+const sendFirst = (
+  attempt: Attempt,
+  effect: Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>,
+  headers: Readonly<Record<string, string>>
+) =>
+  Ref.set(
+    attempt.credentials,
+    Errors.credentialsOf(headers).map((value) => Redacted.make(value))
+  ).pipe(
+    Effect.andThen(effect),
+    Effect.tapError((error) => recordError(attempt, error)),
+    Effect.flatMap((response) =>
+      response.status >= 200 && response.status < 300 ? Effect.succeed(response) : recordResponse(attempt, response)
+    )
+  )
 
 /**
  * Wraps a client: within an attempt, the first request goes out (its
@@ -191,21 +224,13 @@ export const guard = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
         (sent) =>
           sent > 0
             ? Effect.die(new ResendBlocked({ method: request.method, url: request.url }))
-            : Ref.set(attempt.credentials, Errors.credentialsOf(request.headers).map(Redacted.make)).pipe(
-                Effect.zipRight(effect),
-                Effect.tapError((error) => recordError(attempt, error)),
-                Effect.flatMap((response) =>
-                  response.status >= 200 && response.status < 300
-                    ? Effect.succeed(response)
-                    : recordResponse(attempt, response)
-                )
-              )
+            : sendFirst(attempt, effect, request.headers)
       )
     })
   )
 
 /**
- * What the adapter is told about the @effect/ai client it wraps.
+ * What the adapter is told about the effect/ai client it wraps.
  *
  * @since 0.3.0
  * @category models
@@ -227,26 +252,24 @@ export interface Service {
  * silent second retry layer.
  *
  * @since 0.3.0
- * @category tags
+ * @category services
  */
-export class Guarded extends Context.Tag("@agent-kernel/ai/SingleRequest/Guarded")<Guarded, Service>() {}
+export class Guarded extends Context.Service<Guarded, Service>()("@agent-kernel/ai/SingleRequest/Guarded") {}
 
 /**
  * The `HttpClient` in context, guarded, and the `Guarded` proof the
- * adapter requires. Provide it under the @effect/ai client's layer, over the
+ * adapter requires. Provide it under the client's layer, over the
  * platform's client, and to the adapter's layer (`Layer.provideMerge` keeps
  * both outputs).
  *
  * @example
  * ```ts
  * import { SingleRequest } from "@agent-kernel/ai"
- * import { AnthropicClient } from "@effect/ai-anthropic"
- * import { NodeHttpClient } from "@effect/platform-node"
  * import { Layer } from "effect"
+ * import { FetchHttpClient } from "effect/http"
  *
- * const guarded = SingleRequest.layer.pipe(Layer.provide(NodeHttpClient.layerUndici))
- * // The client sends through the guard; the adapter's layer gets the proof too.
- * const client = AnthropicClient.layerConfig({}).pipe(Layer.provideMerge(guarded))
+ * // The HttpClient an effect/ai client is built on, guarded, with the proof the adapter requires.
+ * const guarded = SingleRequest.layer.pipe(Layer.provide(FetchHttpClient.layer))
  * ```
  *
  * @since 0.1.0

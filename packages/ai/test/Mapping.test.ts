@@ -1,24 +1,23 @@
 /**
  * Request and response parts, both ways: what reaches the wire (as the fake
- * provider recorded it, through the real @effect/ai clients) and what comes
- * back to the kernel.
+ * provider recorded it, through the adapter and an effect/ai LanguageModel
+ * over the kernel's own providers) and what comes back to the kernel.
  */
 import { Content, type ModelError, ModelProvider, ResponsePart } from "@agent-kernel/kernel"
-import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
-import { Response } from "@effect/ai"
+import { ChaosPlans, FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { describe, expect, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
+import * as Response from "effect/ai/Response"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
-import * as Schema from "effect/Schema"
+import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import { LanguageModelProvider } from "../src/index.js"
+import * as Parts from "../src/internal/parts.js"
 import * as StreamParts from "../src/internal/streamParts.js"
-import { apis, languageModel, setup, tool } from "./support.js"
+import { apis, directTransport, kernelProvider, languageModel, setup, tool } from "./support.js"
 
 const conversation: ModelProvider.ModelRequest = {
   model: "model-1",
@@ -44,7 +43,7 @@ const cachedReply = FaultPlan.make([
 ])
 
 describe("requests on the wire", () => {
-  it.scoped("anthropic: system, thinking with its signature, tool use and error result, tools, max_tokens, model", () =>
+  it.effect("anthropic: system, thinking with its signature, tool use and error result, tools, max_tokens, model", () =>
     Effect.gen(function* () {
       const { server, provider } = yield* setup("anthropic", cachedReply)
       yield* ModelProvider.generate(provider, conversation)
@@ -52,7 +51,7 @@ describe("requests on the wire", () => {
       expect(recorded?.body).toMatchObject({
         model: "model-1",
         max_tokens: 123,
-        system: [{ type: "text", text: "Be brief." }],
+        system: "Be brief.",
         tools: [{ name: "lookup", description: "Looks a word up", input_schema: tool.input_schema }],
         messages: [
           { role: "user", content: [{ type: "text", text: "define serendipity" }] },
@@ -67,8 +66,8 @@ describe("requests on the wire", () => {
           {
             role: "user",
             content: [
-              // @effect/ai sends a tool result as JSON, so a text result arrives quoted.
-              { type: "tool_result", tool_use_id: "toolu_1", content: '"not found"', is_error: true },
+              // The result's text is its model output: it arrives as it is, not quoted as JSON.
+              { type: "tool_result", tool_use_id: "toolu_1", content: "not found", is_error: true },
               { type: "text", text: "Try again." }
             ]
           }
@@ -77,36 +76,53 @@ describe("requests on the wire", () => {
     })
   )
 
-  it.scoped("openai: the same conversation as Responses input items, as the fake server recorded them", () =>
+  it.effect("openai: the same conversation as chat messages, as the fake server recorded them", () =>
     Effect.gen(function* () {
       const { server, provider } = yield* setup("openai", cachedReply)
       yield* ModelProvider.generate(provider, conversation)
       const [recorded] = yield* server.requests
-      expect(recorded?.api).toBe("openai-responses")
+      expect(recorded?.api).toBe("openai")
       expect(recorded?.body).toMatchObject({
         model: "model-1",
-        max_output_tokens: 123,
-        tools: [{ type: "function", name: "lookup", parameters: tool.input_schema }],
-        input: [
+        max_completion_tokens: 123,
+        tools: [{ type: "function", function: { name: "lookup", parameters: tool.input_schema } }],
+        messages: [
           { role: "system", content: "Be brief." },
-          { role: "user", content: [{ type: "input_text", text: "define serendipity" }] },
-          { role: "assistant", content: [{ type: "output_text", text: "Let me look it up." }] },
+          { role: "user", content: "define serendipity" },
           {
-            type: "function_call",
-            call_id: "toolu_1",
-            name: "lookup",
-            arguments: '{"word":"serendipity","limit":1}'
+            role: "assistant",
+            content: "Let me look it up.",
+            tool_calls: [
+              {
+                id: "toolu_1",
+                type: "function",
+                function: { name: "lookup", arguments: '{"word":"serendipity","limit":1}' }
+              }
+            ]
           },
-          { type: "function_call_output", call_id: "toolu_1", output: '"not found"' },
-          { role: "user", content: [{ type: "input_text", text: "Try again." }] }
+          { role: "tool", tool_call_id: "toolu_1", content: "Error: not found" },
+          { role: "user", content: "Try again." }
         ]
       })
     })
   )
+
+  it.effect.each(apis)(
+    "%s: the body through the adapter and the LanguageModel is the one the kernel's provider sends itself",
+    (api) =>
+      Effect.gen(function* () {
+        const { server, provider } = yield* setup(api, FaultPlan.make([{ kind: "happy" }, { kind: "happy" }]))
+        yield* ModelProvider.generate(provider, conversation)
+        const direct = yield* Layer.build(kernelProvider(api, server).pipe(Layer.provide(directTransport), Layer.orDie))
+        yield* ModelProvider.generate(Context.get(direct, ModelProvider.ModelProvider), conversation)
+        const [viaEffectAi, own] = yield* server.requests
+        expect(viaEffectAi?.body).toEqual(own?.body)
+      })
+  )
 })
 
 describe.each(apis)("responses from %s", (api) => {
-  it.scoped("text and usage, with cache reads counted apart from input as the kernel counts them", () =>
+  it.effect("text and usage, with cache reads counted apart from input as the kernel counts them", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, cachedReply)
       const response = yield* ModelProvider.generate(provider, conversation)
@@ -116,7 +132,7 @@ describe.each(apis)("responses from %s", (api) => {
     })
   )
 
-  it.scoped("a tool call comes back as tool_use with its input, and the stop reason says so", () =>
+  it.effect("a tool call comes back as tool_use with its input, and the stop reason says so", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, FaultPlan.make([{ kind: "happy" }]))
       const response = yield* ModelProvider.generate(provider, {
@@ -131,14 +147,14 @@ describe.each(apis)("responses from %s", (api) => {
     })
   )
 
-  it.scoped("max_tokens maps to the kernel's stop reason", () =>
+  it.effect("max_tokens maps to the kernel's stop reason", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, FaultPlan.make([{ kind: "reply", text: "cut", stop: "max_tokens" }]))
       expect((yield* ModelProvider.generate(provider, conversation)).stop_reason).toBe("max_tokens")
     })
   )
 
-  it.scoped("a request @effect/ai cannot express is refused before anything is sent", () =>
+  it.effect("a request effect/ai cannot express is refused before anything is sent", () =>
     Effect.gen(function* () {
       const { server, provider } = yield* setup(api, cachedReply)
       const error = yield* Effect.flip(
@@ -155,11 +171,36 @@ describe.each(apis)("responses from %s", (api) => {
   )
 })
 
-it.scoped("without configure, a request's output limit is refused rather than silently dropped", () =>
+describe.each(apis)("errors through the adapter (%s)", (api) => {
+  it.effect("name the adapter and the request's model, keeping the rest of the provider's error", () =>
+    Effect.gen(function* () {
+      const server = yield* Effect.orDie(FakeProvider.make(ChaosPlans.contextOverflow))
+      // Without configure, the LanguageModel's own model answers: the error it raises names that model.
+      const model = yield* Layer.build(languageModel(api, server))
+      const provider = yield* LanguageModelProvider.make({ name: "via-effect-ai", dialect: api }).pipe(
+        Effect.provideContext(model)
+      )
+      const error = yield* Effect.flip(
+        ModelProvider.generate(provider, { model: "model-asked", messages: [Content.userText("go")], tools: [] })
+      )
+      expect([error._tag, error.provider, error.model]).toEqual([
+        "ContextLengthExceeded",
+        "via-effect-ai",
+        "model-asked"
+      ])
+      expect(error._tag === "ContextLengthExceeded" && [error.status, error.promptTokens, error.maxTokens]).toEqual([
+        400, 210_000, 200_000
+      ])
+      expect(error.details?.["rule"]).toMatch(new RegExp(`^${api}\\.`))
+    })
+  )
+})
+
+it.effect("without configure, a request's output limit is refused rather than silently dropped", () =>
   Effect.gen(function* () {
     const server = yield* Effect.orDie(FakeProvider.make(cachedReply))
     const model = yield* Layer.build(languageModel("anthropic", server))
-    const provider = yield* LanguageModelProvider.make().pipe(Effect.provide(model))
+    const provider = yield* LanguageModelProvider.make().pipe(Effect.provideContext(model))
     const refused: ModelError.ModelError = yield* Effect.flip(ModelProvider.generate(provider, conversation))
     expect(refused._tag).toBe("InvalidRequest")
     expect(yield* server.requests).toHaveLength(0)
@@ -169,17 +210,17 @@ it.scoped("without configure, a request's output limit is refused rather than si
 )
 
 describe.each(apis)("streaming through the adapter (%s)", (api) => {
-  it.scoped("text deltas arrive in order, the first while the server still holds the rest", () =>
+  it.effect("text deltas arrive in order, the first while the server still holds the rest", () =>
     Effect.gen(function* () {
       const text = "Serendipity is a happy accident."
-      // Anthropic: message_start, ping, content_block_start, the first delta. Responses: created, item added, delta.
-      const hold = api === "anthropic" ? 4 : 3
+      // Anthropic: message_start, ping, content_block_start, the first delta. OpenAI: a role chunk, the first delta.
+      const hold = api === "anthropic" ? 4 : 2
       const { server, provider } = yield* setup(
         api,
         FaultPlan.make([{ kind: "reply", text, delta_chars: 6, hold_after_events: hold }])
       )
       const seen = yield* Queue.unbounded<ResponsePart.ResponsePart>()
-      const reader = yield* Effect.fork(
+      const reader = yield* Effect.forkChild(
         Stream.runForEach(provider.stream({ model: "m", tools: [], messages: [Content.userText("hi")] }), (part) =>
           Queue.offer(seen, part)
         )
@@ -187,10 +228,10 @@ describe.each(apis)("streaming through the adapter (%s)", (api) => {
       let first = yield* Queue.take(seen)
       while (first.type !== "text_delta") first = yield* Queue.take(seen)
       expect(first).toMatchObject({ type: "text_delta", text: "Serend" })
-      expect(Option.isNone(yield* reader.poll)).toBe(true)
+      expect(reader.pollUnsafe()).toBeUndefined()
       yield* server.release
       yield* Fiber.join(reader)
-      const rest = Chunk.toReadonlyArray(yield* Queue.takeAll(seen))
+      const rest = yield* Queue.clear(seen)
       const deltas = [first, ...rest].flatMap((part) => (part.type === "text_delta" ? [part.text] : []))
       expect(deltas.join("")).toBe(text)
       expect(deltas.length).toBeGreaterThan(3)
@@ -200,7 +241,7 @@ describe.each(apis)("streaming through the adapter (%s)", (api) => {
 })
 
 describe("the full request through the adapter", () => {
-  it.scoped("anthropic: images, a document and redacted thinking reach the wire", () =>
+  it.effect("anthropic: images, a document and redacted thinking reach the wire", () =>
     Effect.gen(function* () {
       const { server, provider } = yield* setup("anthropic", cachedReply)
       yield* ModelProvider.generate(provider, {
@@ -246,11 +287,11 @@ describe("the full request through the adapter", () => {
     })
   )
 
-  it.scoped.each(apis)("%s: cache_control and an option without configure fail before any request", (api) =>
+  it.effect.each(apis)("%s: cache_control and an option without configure fail before any request", (api) =>
     Effect.gen(function* () {
       const server = yield* Effect.orDie(FakeProvider.make(cachedReply))
       const model = yield* Layer.build(languageModel(api, server))
-      const provider = yield* LanguageModelProvider.make().pipe(Effect.provide(model))
+      const provider = yield* LanguageModelProvider.make().pipe(Effect.provideContext(model))
       const cached = yield* Effect.flip(
         ModelProvider.generate(provider, {
           model: "m",
@@ -276,55 +317,56 @@ describe("the full request through the adapter", () => {
   )
 })
 
-const usage = (fields: Partial<Response.Usage>) =>
-  new Response.Usage({ inputTokens: 10, outputTokens: 3, totalTokens: 13, ...fields })
+const usage = (inputTokens: Response.Usage["inputTokens"] = { uncached: 10, total: 10 }) =>
+  new Response.Usage({ inputTokens, outputTokens: { total: 3 } })
 
-/** The kernel parts of @effect/ai stream parts, folded as the kernel folds them. */
+/** The kernel parts of effect/ai stream parts, folded as the kernel folds them. */
 const fold = (parts: ReadonlyArray<Response.AnyPart>, model = "requested") => {
   let state = StreamParts.initial(model)
   const out: Array<ResponsePart.ResponsePart> = []
   for (const part of parts) {
     const stepped = StreamParts.step(state, part)
-    if (stepped._tag !== "Parts") return Either.left(stepped)
+    if (stepped._tag !== "Parts") return Result.fail(stepped)
     state = stepped.state
     out.push(...stepped.parts)
   }
-  return Either.right({
+  return Result.succeed({
     parts: out,
     response: ResponsePart.toResponse(out.reduce(ResponsePart.add, ResponsePart.empty), model)
   })
 }
 
+const finishPart = (reason: Response.FinishReason, inputTokens?: Response.Usage["inputTokens"]) =>
+  Response.makePart("finish", { reason, usage: usage(inputTokens), response: undefined })
+
+const toolCall = (id: string, name: string, params: unknown, providerExecuted = false) =>
+  Response.makePart("tool-call", { id, name, params, providerExecuted })
+
 describe("stream parts the fake provider cannot produce", () => {
   it("Anthropic thinking keeps its signature, redacted thinking is kept whole, provider-executed tools are left out", () => {
     const folded = fold([
-      Response.responseMetadataPart({ id: Option.none(), modelId: Option.some("claude-x"), timestamp: Option.none() }),
-      Response.reasoningStartPart({ id: "0" }),
-      Response.reasoningDeltaPart({ id: "0", delta: "hmm" }),
-      Response.reasoningDeltaPart({
+      Response.makePart("response-metadata", { modelId: "claude-x" }),
+      Response.makePart("reasoning-start", { id: "0" }),
+      Response.makePart("reasoning-delta", { id: "0", delta: "hmm" }),
+      Response.makePart("reasoning-delta", {
         id: "0",
         delta: "",
-        metadata: { anthropic: { type: "thinking", signature: "sig" } }
+        metadata: { anthropic: { info: { type: "thinking", signature: "sig" } } }
       }),
-      Response.reasoningStartPart({
+      Response.makePart("reasoning-start", {
         id: "1",
-        metadata: { anthropic: { type: "redacted_thinking", redactedData: "xx" } }
+        metadata: { anthropic: { info: { type: "redacted_thinking", redactedData: "xx" } } }
       }),
-      Response.toolParamsStartPart({ id: "s1", name: "AnthropicWebSearch", providerExecuted: true }),
-      Response.toolCallPart({ id: "s1", name: "AnthropicWebSearch", params: {}, providerExecuted: true }),
-      Response.textStartPart({ id: "2" }),
-      Response.textDeltaPart({ id: "2", delta: "ans" }),
-      Response.textDeltaPart({ id: "2", delta: "wer" }),
-      // Decoded, as @effect/ai decodes a provider's parts: only the usage fields the adapter reads.
-      Schema.decodeUnknownSync(Response.FinishPart)({
-        type: "finish",
-        reason: "stop",
-        usage: { inputTokens: 10, outputTokens: 3, totalTokens: 13, cachedInputTokens: 4 },
-        metadata: { anthropic: { usage: { cache_creation_input_tokens: 9 } } }
-      })
+      Response.makePart("tool-params-start", { id: "s1", name: "AnthropicWebSearch", providerExecuted: true }),
+      toolCall("s1", "AnthropicWebSearch", {}, true),
+      Response.makePart("text-start", { id: "2" }),
+      Response.makePart("text-delta", { id: "2", delta: "ans" }),
+      Response.makePart("text-delta", { id: "2", delta: "wer" }),
+      // Anthropic's input figure already excludes cache reads and writes: it is effect/ai's `uncached`.
+      finishPart("stop", { uncached: 10, total: 23, cacheRead: 4, cacheWrite: 9 })
     ])
-    expect(Either.map(folded, (f) => f.response)).toEqual(
-      Either.right({
+    expect(Result.map(folded, (f) => f.response)).toEqual(
+      Result.succeed({
         model: "claude-x",
         content: [
           { type: "thinking", thinking: "hmm", signature: "sig" },
@@ -332,54 +374,74 @@ describe("stream parts the fake provider cannot produce", () => {
           Content.text("answer")
         ],
         stop_reason: "end_turn",
-        // Anthropic's input figure already excludes cache reads.
         usage: { input_tokens: 10, output_tokens: 3, cache_read_tokens: 4, cache_write_tokens: 9 }
       })
     )
     // Each text delta is its own part, as it arrived.
     expect(
-      Either.map(folded, (f) => f.parts.filter((part) => part.type === "text_delta").map((part) => part.text))
-    ).toEqual(Either.right(["ans", "wer"]))
+      Result.map(folded, (f) => f.parts.filter((part) => part.type === "text_delta").map((part) => part.text))
+    ).toEqual(Result.succeed(["ans", "wer"]))
+  })
+
+  it("a provider that gives only the total input has its cached tokens taken out, as the kernel counts input", () => {
+    const folded = fold([finishPart("stop", { total: 12, cacheRead: 7 })])
+    expect(Result.map(folded, (f) => f.response.usage)).toEqual(
+      Result.succeed({ input_tokens: 5, output_tokens: 3, cache_read_tokens: 7 })
+    )
   })
 
   it("a tool call streams as a start and input fragments; one given whole becomes a start and its JSON", () => {
     const folded = fold([
-      Response.toolParamsStartPart({ id: "c1", name: "lookup", providerExecuted: false }),
-      Response.toolParamsDeltaPart({ id: "c1", delta: '{"word":' }),
-      Response.toolParamsDeltaPart({ id: "c1", delta: '"fox"}' }),
-      Response.toolCallPart({ id: "c1", name: "lookup", params: { word: "fox" }, providerExecuted: false }),
-      Response.toolCallPart({ id: "c2", name: "lookup", params: { word: "dog" }, providerExecuted: false }),
-      Response.finishPart({ reason: "tool-calls", usage: usage({}) })
+      Response.makePart("tool-params-start", { id: "c1", name: "lookup", providerExecuted: false }),
+      Response.makePart("tool-params-delta", { id: "c1", delta: '{"word":' }),
+      Response.makePart("tool-params-delta", { id: "c1", delta: '"fox"}' }),
+      toolCall("c1", "lookup", { word: "fox" }),
+      toolCall("c2", "lookup", { word: "dog" }),
+      finishPart("tool-calls")
     ])
     expect(
-      Either.map(folded, (f) =>
+      Result.map(folded, (f) =>
         Content.toolUses({ role: "assistant", content: f.response.content }).map((u) => u.input)
       )
-    ).toEqual(Either.right([{ word: "fox" }, { word: "dog" }]))
-    expect(Either.map(folded, (f) => f.parts.filter((part) => part.type === "tool_input_delta").length)).toEqual(
-      Either.right(3)
+    ).toEqual(Result.succeed([{ word: "fox" }, { word: "dog" }]))
+    expect(Result.map(folded, (f) => f.parts.filter((part) => part.type === "tool_input_delta").length)).toEqual(
+      Result.succeed(3)
     )
   })
 
   it("finish reasons: pause ends the turn, an unnamed reason follows the tool calls, error is a failure", () => {
     const stop = (reason: Response.FinishReason, withTool: boolean) =>
-      Either.map(
-        fold(
-          [
-            ...(withTool
-              ? [Response.toolCallPart({ id: "c", name: "lookup", params: {}, providerExecuted: false })]
-              : []),
-            Response.finishPart({ reason, usage: usage({}) })
-          ],
-          "m"
-        ),
+      Result.map(
+        fold([...(withTool ? [toolCall("c", "lookup", {})] : []), finishPart(reason)], "m"),
         (f) => f.response.stop_reason
       )
-    expect(stop("pause", false)).toEqual(Either.right("end_turn"))
-    expect(stop("unknown", true)).toEqual(Either.right("tool_use"))
-    expect(stop("other", false)).toEqual(Either.right("end_turn"))
-    expect(stop("length", false)).toEqual(Either.right("max_tokens"))
-    expect(stop("content-filter", false)).toEqual(Either.right("content_filtered"))
-    expect(Either.isLeft(stop("error", false))).toBe(true)
+    expect(stop("pause", false)).toEqual(Result.succeed("end_turn"))
+    expect(stop("unknown", true)).toEqual(Result.succeed("tool_use"))
+    expect(stop("other", false)).toEqual(Result.succeed("end_turn"))
+    expect(stop("length", false)).toEqual(Result.succeed("max_tokens"))
+    expect(stop("content-filter", false)).toEqual(Result.succeed("content_filtered"))
+    expect(Result.isFailure(stop("error", false))).toBe(true)
+  })
+})
+
+describe("kernel parts as effect/ai stream parts", () => {
+  it("a tool call's streamed input becomes its params: the JSON object, none as {}, anything else as its text", () => {
+    const paramsOf = (...fragments: ReadonlyArray<string>) => {
+      let state = Parts.initial()
+      for (const part of [
+        { type: "tool_use_start", index: 0, id: "c1", name: "lookup" } as const,
+        ...fragments.map((json) => ({ type: "tool_input_delta", index: 0, json }) as const)
+      ]) {
+        state = Parts.step(state, part)[0]
+      }
+      return Parts.closeAll(state).flatMap((part) => (part.type === "tool-call" ? [part.params] : []))
+    }
+    expect(paramsOf('{"word":', '"fox"}')).toEqual([{ word: "fox" }])
+    expect(paramsOf()).toEqual([{}])
+    expect(paramsOf("  ")).toEqual([{}])
+    expect(paramsOf("[1,2]")).toEqual(["[1,2]"])
+    expect(paramsOf('"fox"')).toEqual(['"fox"'])
+    expect(paramsOf("null")).toEqual(["null"])
+    expect(paramsOf('{"word":')).toEqual(['{"word":'])
   })
 })

@@ -1,13 +1,14 @@
 /**
- * An @effect/ai Toolkit run by the kernel: each handler outcome as a
- * tool_result, and a whole run where an @effect/ai model calls an
- * @effect/ai tool through the kernel.
+ * An effect/ai Toolkit run by the kernel: each handler outcome as a
+ * tool_result, and a whole run where an effect/ai model calls an effect/ai
+ * tool through the kernel.
  */
 import { Content, EventBus, type KernelEvent, ModelProvider, Session, Settings, Toolbox } from "@agent-kernel/kernel"
 import { TestClockDriver } from "@agent-kernel/kernel/testing"
 import { FaultPlan } from "@agent-kernel/providers/testing"
-import { Tool, Toolkit } from "@effect/ai"
 import { describe, expect, it } from "@effect/vitest"
+import * as Tool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -18,13 +19,13 @@ class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { word: Schema
 
 const Define = Tool.make("define", {
   description: "Defines a word",
-  parameters: { word: Schema.String, limit: Schema.Int },
+  parameters: Schema.Struct({ word: Schema.String, limit: Schema.Int }),
   success: Schema.String,
   failure: NotFound
 })
 const Soft = Tool.make("soft", {
   description: "Returns its failure instead of failing",
-  parameters: { word: Schema.String },
+  parameters: Schema.Struct({ word: Schema.String }),
   success: Schema.String,
   failure: NotFound,
   failureMode: "return"
@@ -46,7 +47,7 @@ const call = (name: string, input: unknown) =>
   Effect.flatMap(Toolbox.Toolbox, (box) => box.invoke(Content.toolUse(`id-${name}`, name, input)))
 
 describe("ToolkitProvider", () => {
-  it.scoped("offers the toolkit's tools with their JSON Schema", () =>
+  it.effect("offers the toolkit's tools with their JSON Schema", () =>
     Effect.gen(function* () {
       const definitions = yield* Effect.flatMap(Toolbox.Toolbox, (box) => box.definitions)
       expect(definitions.map((d) => d.name)).toEqual(["define", "soft", "crash"])
@@ -57,7 +58,7 @@ describe("ToolkitProvider", () => {
     }).pipe(Effect.provide(toolbox))
   )
 
-  it.scoped("every handler outcome comes back as a tool_result; only success is not an error", () =>
+  it.effect("every handler outcome comes back as a tool_result; only success is not an error", () =>
     Effect.gen(function* () {
       const ok = yield* call("define", { word: "serendipity", limit: 2 })
       expect(ok).toEqual(Content.toolResult("id-define", "serendipity: a happy accident (2)"))
@@ -84,7 +85,7 @@ describe("ToolkitProvider", () => {
     }).pipe(Effect.provide(toolbox))
   )
 
-  it.scoped("a crashing handler counts toward the breaker like any plugin: its tools are withdrawn", () =>
+  it.effect("a crashing handler counts toward the breaker like any plugin: its tools are withdrawn", () =>
     Effect.gen(function* () {
       for (let i = 0; i < 2; i++) yield* call("crash", {})
       const definitions = yield* Effect.flatMap(Toolbox.Toolbox, (box) => box.definitions)
@@ -100,7 +101,31 @@ describe("ToolkitProvider", () => {
     )
   )
 
-  it.scoped("a run: the @effect/ai model calls the @effect/ai tool, all through the kernel", () =>
+  it.effect("a handler's defect reaches the model as it says itself: an Error's message, another value as JSON", () => {
+    const Explode = Tool.make("explode", {
+      description: "Dies",
+      parameters: Schema.Struct({ how: Schema.String }),
+      success: Schema.String
+    })
+    const Fireworks = Toolkit.make(Explode)
+    const dying = Fireworks.toLayer({
+      explode: ({ how }) => (how === "error" ? Effect.die(new RangeError("fuse too short")) : Effect.die({ code: 42 }))
+    })
+    return Effect.gen(function* () {
+      const error = yield* call("explode", { how: "error" })
+      expect([error.is_error, error.content]).toEqual([
+        true,
+        expect.stringMatching(/failed unexpectedly: fuse too short$/)
+      ])
+      const value = yield* call("explode", { how: "value" })
+      expect([value.is_error, value.content]).toEqual([
+        true,
+        expect.stringMatching(/failed unexpectedly: \{"code":42\}$/)
+      ])
+    }).pipe(Effect.provide(ToolkitProvider.layerToolbox("fireworks", Fireworks).pipe(Layer.provide(dying))))
+  })
+
+  it.effect("a run: the effect/ai model calls the effect/ai tool, all through the kernel", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup("anthropic", FaultPlan.make([{ kind: "happy" }, { kind: "happy" }]))
       const events: Array<KernelEvent.KernelEvent> = []

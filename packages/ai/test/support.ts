@@ -1,18 +1,24 @@
 /**
- * The real @effect/ai stacks the tests drive: @effect/ai-anthropic and
- * @effect/ai-openai clients over undici (real sockets) pointed at the kernel's
- * fake provider server, wrapped by the adapter, inside a kernel Session.
+ * The stacks the tests drive, over real sockets to the kernel's fake
+ * provider server on 127.0.0.1.
+ *
+ * effect/ai 4.1 has no working provider package (the 4.0 betas of
+ * @effect/ai-anthropic and @effect/ai-openai import `effect/unstable/*`
+ * paths that 4.1 does not have), so the effect/ai `LanguageModel` under the
+ * adapter is the kernel's own Anthropic or OpenAI provider made one by
+ * `KernelLanguageModel`, sending through an `HttpClient` built the way an
+ * effect/ai user makes one resilient: `HttpClient.retryTransient` over
+ * undici, and on `SingleRequest`'s guard unless `guarded` is `false`.
  */
-import { LanguageModelProvider, SingleRequest } from "../src/index.js"
+import { KernelLanguageModel, LanguageModelProvider, SingleRequest } from "../src/index.js"
 import { Content, type ModelProvider, type Settings, type Toolbox } from "@agent-kernel/kernel"
 import { RecordedRun } from "@agent-kernel/kernel/testing"
+import { Anthropic, OpenAi, Transport } from "@agent-kernel/providers"
 import { FakeProvider, type FaultPlan } from "@agent-kernel/providers/testing"
-import type { LanguageModel } from "@effect/ai"
-import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
-import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
-import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import type * as LanguageModel from "effect/ai/LanguageModel"
 import * as Effect from "effect/Effect"
+import * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
@@ -23,67 +29,60 @@ export const apis: ReadonlyArray<Api> = ["anthropic", "openai"]
 
 export const KEY = "sk-test-Sup3rSecretKey-0123456789abcdef"
 
-/**
- * How the user's client is built: always with what an @effect/ai user
- * typically adds for resilience, `HttpClient.retryTransient` on the client
- * (it re-sends 408, 429, 500, 502, 503, 504 and transport failures at
- * once), and on `SingleRequest.layer` unless `guarded` is `false`.
- */
+/** Whether the client's HttpClient is built on the guard (default) or, the mistake the adapter must catch, not. */
 export interface ClientOptions {
   readonly guarded?: boolean
 }
 
+/** What an effect/ai user adds for resilience: it re-sends 408, 429, 5xx and transport failures. */
 const retryTransient = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
   HttpClient.retryTransient(client, { times: 3, schedule: Schedule.spaced("10 millis") })
 
 /**
- * The client's HttpClient and the guard's proof the adapter requires. Unguarded, the proof is given while the
- * client sends through the bare platform client: the mistake the adapter must catch at run time.
+ * The client's HttpClient and the guard's proof the adapter requires.
+ * Unguarded, the proof is given while the client sends through the bare
+ * platform client.
  */
 const httpClient = (options: ClientOptions): Layer.Layer<HttpClient.HttpClient | SingleRequest.Guarded> =>
-  options.guarded === false
-    ? Layer.merge(NodeHttpClient.layerUndici, Layer.succeed(SingleRequest.Guarded, { sendsHttp: true }))
-    : SingleRequest.layer.pipe(Layer.provide(NodeHttpClient.layerUndici))
+  Layer.merge(
+    Layer.effect(
+      HttpClient.HttpClient,
+      Effect.map(HttpClient.HttpClient, (client) =>
+        retryTransient(options.guarded === false ? client : SingleRequest.guard(client))
+      )
+    ).pipe(Layer.provide(NodeHttpClient.layerUndici)),
+    Layer.succeed(SingleRequest.Guarded, { sendsHttp: true })
+  )
 
-/** A `LanguageModel` of `api`, talking to the fake server (OpenAI over its Responses API dialect). */
+/** Timeouts a day out: the driver moves TestClock past backoff waits, never past a request in flight. */
+const timeouts = { connect: "1 day", firstByte: "1 day", idle: "1 day" } as const
+
+/** The kernel provider of `api`, pointed at the fake server, on the transport in context. */
+export const kernelProvider = (api: Api, server: FakeProvider.FakeProvider) =>
+  api === "anthropic"
+    ? Anthropic.layer({ apiKey: Redacted.make(KEY), baseUrl: server.url, timeouts })
+    : OpenAi.layer({ apiKey: Redacted.make(KEY), baseUrl: server.openAiBaseUrl, timeouts })
+
+/** The kernel providers' transport over undici, with no retry and no guard: how the kernel sends on its own. */
+export const directTransport: Layer.Layer<Transport.Transport> = Transport.layerHttpClient.pipe(
+  Layer.provide(NodeHttpClient.layerUndici)
+)
+
+/** A `LanguageModel` of `api`, talking to the fake server. */
 export const languageModel = (
   api: Api,
   server: FakeProvider.FakeProvider,
   options: ClientOptions = {}
-): Layer.Layer<LanguageModel.LanguageModel | HttpClient.HttpClient | SingleRequest.Guarded> => {
-  if (api === "anthropic") {
-    return AnthropicLanguageModel.layer({ model: "claude-test" }).pipe(
-      Layer.provide(
-        AnthropicClient.layer({ apiUrl: server.url, apiKey: Redacted.make(KEY), transformClient: retryTransient })
-      ),
-      Layer.provideMerge(httpClient(options))
-    )
-  }
-  return OpenAiLanguageModel.layer({ model: "gpt-test", config: { strict: false } }).pipe(
-    Layer.provide(
-      OpenAiClient.layer({
-        apiUrl: server.openAiBaseUrl,
-        apiKey: Redacted.make(KEY),
-        transformClient: retryTransient
-      })
-    ),
-    Layer.provideMerge(httpClient(options))
+): Layer.Layer<LanguageModel.LanguageModel | HttpClient.HttpClient | SingleRequest.Guarded> =>
+  KernelLanguageModel.layer({ model: api === "anthropic" ? "claude-test" : "gpt-test" }).pipe(
+    Layer.provide(kernelProvider(api, server)),
+    Layer.provide(Transport.layerHttpClient),
+    Layer.provideMerge(httpClient(options)),
+    Layer.orDie
   )
-}
 
-/** The request's model and output limit, through each provider's config override. */
-export const configure =
-  (api: Api): LanguageModelProvider.Configure =>
-  (request) =>
-    api === "anthropic"
-      ? AnthropicLanguageModel.withConfigOverride({
-          model: request.model,
-          ...(request.max_output_tokens !== undefined ? { max_tokens: request.max_output_tokens } : {})
-        })
-      : OpenAiLanguageModel.withConfigOverride({
-          model: request.model,
-          ...(request.max_output_tokens !== undefined ? { max_output_tokens: request.max_output_tokens } : {})
-        })
+/** The request's model, output limit and options, through the model's config override. */
+export const configure: LanguageModelProvider.Configure = KernelLanguageModel.configure
 
 /** The adapter over a fresh fake server following `plan`. */
 export const setup = (api: Api, plan: FaultPlan.FaultPlan, options: ClientOptions = {}) =>
@@ -91,8 +90,8 @@ export const setup = (api: Api, plan: FaultPlan.FaultPlan, options: ClientOption
     const server = yield* Effect.orDie(FakeProvider.make(plan))
     // Built in the test's scope: the client's sockets live as long as the provider is used.
     const model = yield* Layer.build(languageModel(api, server, options))
-    const provider = yield* LanguageModelProvider.make({ name: api, configure: configure(api) }).pipe(
-      Effect.provide(model)
+    const provider = yield* LanguageModelProvider.make({ name: api, dialect: api, configure }).pipe(
+      Effect.provideContext(model)
     )
     return { server, provider }
   })
@@ -114,9 +113,8 @@ export const lookupToolbox: Toolbox.Service = {
 
 /**
  * One kernel run through the adapter. Backoff sleeps run on TestClock; the
- * driver only moves the clock to sleeps within ten minutes, and the
- * attempt timeout is set a day out, so real I/O never meets a spurious
- * timeout.
+ * driver only moves the clock to sleeps within ten minutes, and every
+ * timeout is set a day out, so real I/O never meets a spurious timeout.
  */
 export const run = (
   api: Api,

@@ -33,7 +33,6 @@
  * @since 0.1.0
  */
 import { ModelProvider, TokenEstimate } from "@agent-kernel/kernel"
-import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -54,7 +53,7 @@ import * as StateStore from "./StateStore.js"
  */
 export interface Limit {
   readonly limit: number
-  readonly window: Duration.DurationInput
+  readonly window: Duration.Input
   readonly burst?: number | undefined
 }
 
@@ -92,11 +91,13 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class ProviderLimiter extends Context.Tag("@agent-kernel/cluster/ProviderLimiter")<ProviderLimiter, Service>() {}
+export class ProviderLimiter extends Context.Service<ProviderLimiter, Service>()(
+  "@agent-kernel/cluster/ProviderLimiter"
+) {}
 
 /** A store error lets the call through: the limiter must never be the reason a run fails. */
 const failOpen = <A>(fallback: A) =>
-  Effect.catchAll((error: StateStore.StateStoreError) =>
+  Effect.catch((error: StateStore.StateStoreError) =>
     Effect.as(Effect.logWarning(`provider limiter: ${error.message}; the call goes ahead unmetered`), fallback)
   )
 
@@ -191,7 +192,7 @@ export const limit = (provider: ModelProvider.Service, limiter: Service): ModelP
   const settle = (reserved: number, usage: ModelProvider.Usage | undefined) =>
     limiter.settle(usage === undefined ? -reserved : usage.input_tokens + usage.output_tokens - reserved)
   const stream = (request: ModelProvider.ModelRequest) =>
-    Stream.unwrapScoped(
+    Stream.unwrap(
       Effect.gen(function* () {
         const reserved = estimate(request)
         yield* limiter.acquire(reserved)
@@ -210,19 +211,14 @@ export const limit = (provider: ModelProvider.Service, limiter: Service): ModelP
     stream,
     generate: (request) => {
       const reserved = estimate(request)
-      return Effect.zipRight(
+      return Effect.andThen(
         limiter.acquire(reserved),
         Effect.onExit(generate(request), (exit) =>
           settle(
             reserved,
             Exit.isSuccess(exit)
               ? exit.value.usage
-              : Option.getOrUndefined(
-                  Exit.causeOption(exit).pipe(
-                    Option.flatMap(Cause.failureOption),
-                    Option.flatMap((error) => Option.fromNullable(error.usage))
-                  )
-                )
+              : Option.getOrUndefined(Option.flatMapNullishOr(Exit.findErrorOption(exit), (error) => error.usage))
           )
         )
       )

@@ -53,7 +53,7 @@ export interface Rate {
  */
 export const rate = (options: {
   readonly limit: number
-  readonly window: Duration.DurationInput
+  readonly window: Duration.Input
   readonly burst?: number | undefined
 }): Rate => ({
   capacity: options.burst ?? options.limit,

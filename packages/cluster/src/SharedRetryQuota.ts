@@ -57,7 +57,7 @@ export const make = (options: Options): Effect.Effect<RetryQuota.Service, never,
           f: (state) => f(state)
         })
         .pipe(
-          Effect.catchAll((error) =>
+          Effect.catch((error) =>
             Effect.as(
               Effect.logWarning(`retry quota: ${error.message}; answering as an unlimited quota would`),
               unreachable

@@ -14,13 +14,13 @@
  *
  * @since 0.1.0
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 
 /**
  * The store could not be read or written, or a key held a state of another
@@ -44,7 +44,7 @@ export class StateStoreError extends Data.TaggedError("StateStoreError")<{
 export interface Modify<S, I, A> {
   readonly key: string
   /** The state's Schema; its encoded form must be JSON. */
-  readonly schema: Schema.Schema<S, I>
+  readonly schema: Schema.Codec<S, I>
   /** The state of a key nobody has written yet. */
   readonly initial: S
   /** The update: the result and the next state, from the state and the store's clock (epoch milliseconds). */
@@ -67,7 +67,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class StateStore extends Context.Tag("@agent-kernel/cluster/StateStore")<StateStore, Service>() {}
+export class StateStore extends Context.Service<StateStore, Service>()("@agent-kernel/cluster/StateStore") {}
 
 /**
  * A store in this process's memory, on Effect's `Clock` (so `TestClock`
@@ -121,7 +121,7 @@ export interface PostgresOptions {
 }
 
 const Row = Schema.Struct({ state: Schema.String, now: Schema.Number })
-const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
 
 /**
  * A store in a Postgres table shared by every process that uses the same
@@ -144,7 +144,7 @@ export const makePostgres = (options?: PostgresOptions): Effect.Effect<Service, 
       })
     yield* sql
       .withTransaction(
-        Effect.zipRight(
+        Effect.andThen(
           sql`SELECT pg_advisory_xact_lock(hashtext(${name}))`,
           sql`CREATE TABLE IF NOT EXISTS ${table} (key text PRIMARY KEY, state text NOT NULL)`
         )
@@ -152,11 +152,12 @@ export const makePostgres = (options?: PostgresOptions): Effect.Effect<Service, 
       .pipe(Effect.mapError(failed("*", `could not create the table ${name}`)))
     return {
       modify: <S, I, A>(update: Modify<S, I, A>) => {
-        const json = Schema.parseJson(update.schema)
+        const json = Schema.fromJsonString(update.schema)
+        const encode = Schema.encodeEffect(json)
         return sql
           .withTransaction(
             Effect.gen(function* () {
-              const initial = yield* Schema.encode(json)(update.initial)
+              const initial = yield* encode(update.initial)
               yield* sql`INSERT INTO ${table} (key, state) VALUES (${update.key}, ${initial}) ON CONFLICT (key) DO NOTHING`
               const rows = yield* decodeRows(
                 yield* sql`SELECT state, (extract(epoch from clock_timestamp()) * 1000)::float8 AS now
@@ -165,8 +166,8 @@ export const makePostgres = (options?: PostgresOptions): Effect.Effect<Service, 
               const row = rows[0]
               if (row === undefined)
                 return yield* new StateStoreError({ key: update.key, message: "the key's row vanished" })
-              const [result, next] = update.f(yield* Schema.decode(json)(row.state), row.now)
-              const encoded = yield* Schema.encode(json)(next)
+              const [result, next] = update.f(yield* Schema.decodeEffect(json)(row.state), row.now)
+              const encoded = yield* encode(next)
               yield* sql`UPDATE ${table} SET state = ${encoded} WHERE key = ${update.key}`
               return result
             })
@@ -174,7 +175,7 @@ export const makePostgres = (options?: PostgresOptions): Effect.Effect<Service, 
           .pipe(
             Effect.catchTags({
               SqlError: (error) => Effect.fail(failed(update.key, "the store failed")(error)),
-              ParseError: (error) => Effect.fail(failed(update.key, "the key holds a state of another shape")(error))
+              SchemaError: (error) => Effect.fail(failed(update.key, "the key holds a state of another shape")(error))
             })
           )
       }

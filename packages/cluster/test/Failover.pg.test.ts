@@ -17,12 +17,13 @@ import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as Counters from "./counters.js"
 import * as Runners from "./runners.js"
 
-const Report = Schema.parseJson(
+const Report = Schema.fromJsonString(
   Schema.Struct({ statuses: Schema.Array(Schema.String), errors: Schema.Array(Schema.String) })
 )
-const Stats = Schema.parseJson(Schema.Struct({ attempts: Schema.Number, inFlight: Schema.Number }))
+const Stats = Schema.fromJsonString(Schema.Struct({ attempts: Schema.Number, inFlight: Schema.Number }))
 
 const sessions = 18
 /** The first answers are 429s with retry-after: 1, one a session, so every session spends retry budget early. */
@@ -76,56 +77,8 @@ const plan: FaultPlan.FaultPlan = {
   after: "repeat_last"
 }
 
-interface Invocations {
-  starts: number
-  ended: boolean
-  /** The counter process of the last start. */
-  pid: number
-}
-
-/** The counter's file: for each key, how often it started and whether it ended. */
-const invocations = (file: string): Map<string, Invocations> => {
-  const keys = new Map<string, Invocations>()
-  const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : ""
-  for (const line of text.split("\n")) {
-    const [kind, key, pid] = line.split(" ")
-    if (key === undefined) continue
-    const entry = keys.get(key) ?? { starts: 0, ended: false, pid: 0 }
-    if (kind === "start") {
-      entry.starts++
-      entry.pid = Number(pid)
-    }
-    if (kind === "end") entry.ended = true
-    keys.set(key, entry)
-  }
-  return keys
-}
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** Keys started and not ended, whose counter process still runs (a stopped plugin's calls are over). */
-const inFlight = (file: string): ReadonlyArray<string> =>
-  [...invocations(file)].filter(([, entry]) => !entry.ended && alive(entry.pid)).map(([key]) => key)
-
 /** The index of the scripted answer a key came from. */
 const indexOf = (key: string) => Number(key.slice(1))
-
-/** The text of the tool_result a history holds for the tool_use `id`. */
-const resultOf = (history: Content.History, id: string): string | undefined => {
-  for (const message of history) {
-    for (const block of message.content) {
-      if (block.type === "tool_result" && block.tool_use_id === id) return JSON.stringify(block.content)
-    }
-  }
-  return undefined
-}
 
 describe("a runner killed with SIGKILL mid-run", () => {
   it.live(
@@ -142,7 +95,13 @@ describe("a runner killed with SIGKILL mid-run", () => {
           // The victim (the last) submits no session: the two others wait on every one of them.
           const runners = yield* Runners.startRunners(
             store,
-            { PROVIDER_URL: server.url, COUNTER_DELAY_MS: "1500", SETTINGS: JSON.stringify({ jitter: "none" }) },
+            // The victim's shards move once its heartbeat is 10 s old, not the default 30 s.
+            {
+              PROVIDER_URL: server.url,
+              COUNTER_DELAY_MS: "1500",
+              SETTINGS: JSON.stringify({ jitter: "none" }),
+              SHARD_LOCK_EXPIRATION_SECONDS: "10"
+            },
             [
               { COUNTER_FILE: files[0]!, SESSIONS: ids.filter((_, i) => i % 2 === 0).join(",") },
               { COUNTER_FILE: files[1]!, SESSIONS: ids.filter((_, i) => i % 2 === 1).join(",") },
@@ -155,13 +114,13 @@ describe("a runner killed with SIGKILL mid-run", () => {
 
           // The kill moment: a seeded delay after the first request, then the first moment at which the
           // victim has a model call and a call of each tool in flight.
-          const delay = yield* Random.nextIntBetween(3_000, 6_000).pipe(Effect.withRandom(Random.make(15)))
+          const delay = yield* Random.nextIntBetween(3_000, 6_000, { halfOpen: true }).pipe(Random.withSeed(15))
           yield* server.awaitRequests(1)
           yield* Effect.sleep(delay)
           // What is in flight on the victim: its model calls (its own count), its tool calls (its counters' file).
-          const snapshot = Effect.map(Effect.flatMap(victim.ask("stats"), Schema.decode(Stats)), (stats) => ({
+          const snapshot = Effect.map(Effect.flatMap(victim.ask("stats"), Schema.decodeEffect(Stats)), (stats) => ({
             models: stats.inFlight,
-            tools: inFlight(files[2]!)
+            tools: Counters.inFlight(files[2]!)
           })).pipe(Effect.orDie)
           const busy = (now: { readonly models: number; readonly tools: ReadonlyArray<string> }) => {
             const tools = now.tools.map((key) => toolOf(indexOf(key)))
@@ -178,7 +137,7 @@ describe("a runner killed with SIGKILL mid-run", () => {
             last = { ...last, ...running }
             if (!busy(running)) return Option.none()
             yield* victim.freeze
-            const now = { models: running.models, tools: inFlight(files[2]!) }
+            const now = { models: running.models, tools: Counters.inFlight(files[2]!) }
             if (busy(now)) return Option.some(now)
             last = { ...last, frozenIdle: last.frozenIdle + 1 }
             yield* victim.thaw
@@ -186,14 +145,16 @@ describe("a runner killed with SIGKILL mid-run", () => {
           })
           const atKill = yield* Runners.pollUntil(frozen, Option.isSome, "50 millis").pipe(
             Effect.map(Option.getOrThrow),
-            Effect.timeoutFail({
+            Effect.timeoutOrElse({
               duration: "90 seconds",
-              onTimeout: () =>
-                new Error(
-                  `the victim never had a model call and both tools in flight at once (last read: ` +
-                    `${last.models} model call(s), tool calls ${last.tools.join(", ") || "none"}; busy but no ` +
-                    `longer once frozen: ${last.frozenIdle} time(s); its tool calls so far: ` +
-                    `${[...invocations(files[2]!).keys()].join(", ") || "none"})`
+              orElse: () =>
+                Effect.fail(
+                  new Error(
+                    `the victim never had a model call and both tools in flight at once (last read: ` +
+                      `${last.models} model call(s), tool calls ${last.tools.join(", ") || "none"}; busy but no ` +
+                      `longer once frozen: ${last.frozenIdle} time(s); its tool calls so far: ` +
+                      `${[...Counters.invocations(files[2]!).keys()].join(", ") || "none"})`
+                  )
                 )
             })
           )
@@ -207,7 +168,7 @@ describe("a runner killed with SIGKILL mid-run", () => {
 
           const reports = yield* Effect.forEach(
             survivors,
-            (runner) => Effect.flatMap(runner.report, Schema.decode(Report)),
+            (runner) => Effect.flatMap(runner.report, Schema.decodeEffect(Report)),
             { concurrency: "unbounded" }
           )
           const doneAt = Date.now()
@@ -230,18 +191,15 @@ describe("a runner killed with SIGKILL mid-run", () => {
           }
           const resultsOf = (key: string) =>
             states.flatMap(({ state }) => {
-              const result = resultOf(state.history, `toolu_${key}`)
+              const result = Counters.resultOf(state.history, `toolu_${key}`)
               return result === undefined ? [] : [result]
             })
-          const unknown = (result: string) => result.includes("unknown whether the tool finished")
+          const unknown = Counters.unknownOutcome
 
           // Invocations across all three runners' counters, against each call's result. A call is run again
           // only if it is idempotent and was cut off (its process died, or lost its shard); a cut-off write
           // is never run again, and its result says that its outcome is unknown.
-          const starts = new Map<string, number>()
-          for (const file of files) {
-            for (const [key, entry] of invocations(file)) starts.set(key, (starts.get(key) ?? 0) + entry.starts)
-          }
+          const starts = Counters.startsOver(files)
           for (const [key, count] of starts) {
             const tool = toolOf(indexOf(key))
             const results = resultsOf(key)
@@ -285,7 +243,7 @@ describe("a runner killed with SIGKILL mid-run", () => {
             0
           )
           const victimSessions = new Set(
-            [...invocations(files[2]!).keys()].flatMap((key) => {
+            [...Counters.invocations(files[2]!).keys()].flatMap((key) => {
               const id = sessionOf(requestsAtKill.find((request) => request.index === indexOf(key))?.body)
               return id === undefined ? [] : [id]
             })

@@ -7,7 +7,7 @@ import { postgresUrl } from "./postgres.js"
 import * as Releases from "./releases.js"
 import * as Workers from "./workers.js"
 
-const Report = Schema.parseJson(
+const Report = Schema.fromJsonString(
   Schema.Struct({
     statuses: Schema.Array(Schema.String),
     retries: Schema.Array(Schema.Number),
@@ -51,7 +51,7 @@ describe("the provider-wide limiter across processes", () => {
           // Every process connected before any starts, so that they compete for the whole run.
           yield* Effect.forEach(workers, (w) => w.ready, { concurrency: "unbounded" })
           yield* Effect.forEach(workers, (w) => w.go)
-          const reports = yield* Effect.forEach(workers, (w) => Effect.flatMap(w.report, Schema.decode(Report)), {
+          const reports = yield* Effect.forEach(workers, (w) => Effect.flatMap(w.report, Schema.decodeEffect(Report)), {
             concurrency: "unbounded"
           })
           const statuses = reports.flatMap((report) => report.statuses)

@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as ProviderLimiter from "../src/ProviderLimiter.js"
 import * as StateStore from "../src/StateStore.js"
 
@@ -44,7 +44,7 @@ describe("ProviderLimiter", () => {
         requests: { limit: 5, window: "1 second", burst: 1 }
       }).pipe(Effect.provide(StateStore.layerMemory))
       const limited = ProviderLimiter.limit(provider, limiter)
-      const calls = yield* Effect.fork(
+      const calls = yield* Effect.forkChild(
         Effect.forEach(Array.from({ length: 6 }), () => ModelProvider.generate(limited, request()), {
           concurrency: "unbounded"
         })
@@ -70,9 +70,9 @@ describe("ProviderLimiter", () => {
       yield* first.acquire(0)
       yield* second.acquire(0)
       yield* other.acquire(0)
-      const third = yield* Effect.fork(second.acquire(0))
+      const third = yield* Effect.forkChild(second.acquire(0))
       yield* TestClock.adjust("499 millis")
-      assert.isTrue((yield* Fiber.poll(third))._tag === "None")
+      assert.isUndefined(third.pollUnsafe())
       yield* TestClock.adjust("1 millis")
       yield* Fiber.join(third)
     })
@@ -106,9 +106,9 @@ describe("ProviderLimiter", () => {
       )
       const limited = ProviderLimiter.limit(failing, limiter)
       yield* Effect.flip(ModelProvider.generate(limited, request(1_000)))
-      const next = yield* Effect.fork(Effect.flip(ModelProvider.generate(limited, request(1_000))))
+      const next = yield* Effect.forkChild(Effect.flip(ModelProvider.generate(limited, request(1_000))))
       yield* TestClock.adjust("1 millis")
-      assert.isTrue((yield* Fiber.poll(next))._tag === "Some")
+      assert.isDefined(next.pollUnsafe())
     })
   )
 
@@ -124,7 +124,7 @@ describe("ProviderLimiter", () => {
         )
       )
       yield* ModelProvider.generate(limited, request())
-      const second = yield* Effect.fork(ModelProvider.generate(limited, request()))
+      const second = yield* Effect.forkChild(ModelProvider.generate(limited, request()))
       yield* TestClock.adjust("59 seconds")
       assert.deepStrictEqual(yield* Ref.get(times), [0])
       yield* TestClock.adjust("1 second")

@@ -2,8 +2,8 @@
  * The shards a runner clears stale read marks in (src/internal/redelivery.ts): they must be the
  * ids the cluster writes in `cluster_messages.shard_id`, or a stranded request is never offered again.
  */
-import * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import { assert, describe, it } from "@effect/vitest"
+import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as Redelivery from "../src/internal/redelivery.js"
 
 describe("the shards a runner sweeps for stale reads", () => {

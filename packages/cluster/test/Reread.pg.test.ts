@@ -15,14 +15,15 @@
 import { DurableSessions } from "@agent-kernel/durable"
 import { Settings } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
-import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Runner from "../src/Runner.js"
+import * as Ports from "../src/testing/Ports.js"
 import * as Runners from "./runners.js"
 
 const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
@@ -40,7 +41,7 @@ const runnerWith = (
 ): Effect.Effect<Context.Context<DurableSessions.DurableSessions | SqlClient.SqlClient>, never, Scope.Scope> =>
   Effect.gen(function* () {
     const store = yield* Runners.freshStore("reread")
-    const port = yield* Runners.freePort
+    const port = yield* Effect.orDie(Ports.free)
     const context = yield* Layer.build(
       DurableSessions.layer({ model: "m", settings }).pipe(
         Layer.provideMerge(Runner.layer({ host: "127.0.0.1", port, rereadAfter: "2 seconds" })),
@@ -65,15 +66,18 @@ describe("a request read but never delivered", () => {
           const context = yield* runnerWith(model)
           const sessions = Context.get(context, DurableSessions.DurableSessions)
           const sql = Context.get(context, SqlClient.SqlClient)
-          const run = yield* Effect.fork(sessions.run("s", "go"))
+          const run = yield* Effect.forkChild(sessions.run("s", "go"))
 
           // The wake-up request, written when the run suspends on its retry wait.
           const wakeUps = sql<{ readonly id: string }>`SELECT id::text AS id FROM cluster_messages
             WHERE entity_type = 'Workflow/-/DurableClock' AND processed = false`
           yield* Runners.pollUntil(wakeUps, (rows) => rows.length > 0, "20 millis").pipe(
-            Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error("the run never waited to retry") })
+            Effect.timeoutOrElse({
+              duration: "60 seconds",
+              orElse: () => Effect.fail(new Error("the run never waited to retry"))
+            })
           )
-          // What a read of upstream's SqlMessageStorage does to the rows it returns (SqlMessageStorage.ts:325),
+          // What a read of upstream's SqlMessageStorage does to the rows it returns (it sets last_read),
           // here by a reader that then drops it, as a runner does with a message of a shard it no longer holds.
           const stranded = yield* sql`UPDATE cluster_messages SET last_read = NOW()
             WHERE entity_type = 'Workflow/-/DurableClock' AND processed = false AND last_read IS NULL RETURNING id`
@@ -82,9 +86,9 @@ describe("a request read but never delivered", () => {
           // Without the re-read, the wake-up is read again ten minutes after the mark. With it, a few
           // seconds after it is due; the bound is generous for a real runner on a loaded machine.
           const outcome = yield* Fiber.join(run).pipe(
-            Effect.timeoutFail({
+            Effect.timeoutOrElse({
               duration: "120 seconds",
-              onTimeout: () => new Error("the run was still waiting for its wake-up 120 s after it began")
+              orElse: () => Effect.fail(new Error("the run was still waiting for its wake-up 120 s after it began"))
             })
           )
           assert.strictEqual(outcome.status, "completed")
@@ -100,20 +104,23 @@ describe("a request read but never delivered", () => {
     () =>
       Effect.scoped(
         Effect.gen(function* () {
-          // The model call (an activity request, as is the run's own) stays unprocessed for 10 s, five
-          // times rereadAfter: both are read again meanwhile, and skipped as being processed.
+          // The run's request stays unprocessed while its model call takes 10 s, five times rereadAfter:
+          // it is read again meanwhile, and skipped as being processed (the call is a step of the run's
+          // body, journaled by clusterSteps, not a request of its own).
           const model = yield* ScriptedModel.make([
             () => Effect.as(Effect.sleep("10 seconds"), ScriptedModel.text("slow"))
           ])
           const context = yield* runnerWith(model)
           const sessions = Context.get(context, DurableSessions.DurableSessions)
           const sql = Context.get(context, SqlClient.SqlClient)
-          const run = yield* Effect.fork(sessions.run("s", "go"))
+          const run = yield* Effect.forkChild(sessions.run("s", "go"))
           yield* Runners.pollUntil(model.calls, (calls) => calls.length > 0, "20 millis")
-          // The model call's request, and when the runner read it.
-          const [inFlight] = yield* sql<{ readonly id: string; readonly read: string | null }>`
+          // The run's request, the only one in flight, and when the runner read it.
+          const requests = yield* sql<{ readonly id: string; readonly read: string | null }>`
             SELECT id::text AS id, last_read::text AS read FROM cluster_messages
-            WHERE tag = 'activity' AND processed = false AND kind = 0`
+            WHERE processed = false AND kind = 0`
+          assert.strictEqual(requests.length, 1, JSON.stringify(requests))
+          const inFlight = requests[0]
           assert.isDefined(inFlight)
           assert.isNotNull(inFlight?.read)
           // Read again while the call is made: its mark is cleared, then set anew by the next read.
@@ -125,9 +132,9 @@ describe("a request read but never delivered", () => {
             (rows) => rows[0]?.read != null && inFlight?.read != null && rows[0].read > inFlight.read,
             "100 millis"
           ).pipe(
-            Effect.timeoutFail({
+            Effect.timeoutOrElse({
               duration: "60 seconds",
-              onTimeout: () => new Error("the request in flight was never read again")
+              orElse: () => Effect.fail(new Error("the request in flight was never read again"))
             })
           )
           const outcome = yield* Fiber.join(run)
@@ -143,7 +150,7 @@ describe("a request read but never delivered", () => {
     Effect.scoped(
       Effect.gen(function* () {
         const store = yield* Runners.freshStore("reread_options")
-        const port = yield* Runners.freePort
+        const port = yield* Effect.orDie(Ports.free)
         for (const rereadAfter of [0, "500 millis", -1] as const) {
           const built = yield* Layer.build(
             Runner.layer({ host: "127.0.0.1", port, rereadAfter }).pipe(Layer.provide(Runners.clientOf(store.url)))

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Runners from "./runners.js"
 
-const Report = Schema.parseJson(Schema.Struct({ statuses: Schema.Array(Schema.String) }))
+const Report = Schema.fromJsonString(Schema.Struct({ statuses: Schema.Array(Schema.String) }))
 
 describe("durable sessions sharded over runner processes", () => {
   it.live(
@@ -24,7 +24,7 @@ describe("durable sessions sharded over runner processes", () => {
           yield* Effect.forEach(runners, (runner) => runner.go)
           const reports = yield* Effect.forEach(
             runners,
-            (runner) => Effect.flatMap(runner.report, Schema.decode(Report)),
+            (runner) => Effect.flatMap(runner.report, Schema.decodeEffect(Report)),
             {
               concurrency: "unbounded"
             }
@@ -55,10 +55,12 @@ describe("durable sessions sharded over runner processes", () => {
           )
           const ids = Array.from({ length: 12 }, (_, i) => `${store.database}-${i}`)
           // The survivor submits every session; the victim only hosts shards.
-          const runners = yield* Runners.startRunners(store, { PROVIDER_URL: server.url }, [
-            { SESSIONS: ids.join(",") },
-            { SESSIONS: "" }
-          ])
+          // The victim's shards move once its heartbeat is 10 s old, not the default 30 s: the test pins the takeover.
+          const runners = yield* Runners.startRunners(
+            store,
+            { PROVIDER_URL: server.url, SHARD_LOCK_EXPIRATION_SECONDS: "10" },
+            [{ SESSIONS: ids.join(",") }, { SESSIONS: "" }]
+          )
           const survivor = runners[0]!
           const victim = runners[1]!
           yield* survivor.go
@@ -67,7 +69,7 @@ describe("durable sessions sharded over runner processes", () => {
           yield* server.awaitRequests(ids.length)
           const killedAt = Date.now()
           yield* victim.kill("SIGKILL")
-          const report = yield* Effect.flatMap(survivor.report, Schema.decode(Report))
+          const report = yield* Effect.flatMap(survivor.report, Schema.decodeEffect(Report))
           const doneAt = Date.now()
           assert.deepStrictEqual([...new Set(report.statuses)], ["completed"])
           assert.strictEqual(report.statuses.length, ids.length)

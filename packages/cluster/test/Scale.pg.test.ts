@@ -13,7 +13,7 @@ import * as RateBucket from "../src/RateBucket.js"
 import * as Releases from "./releases.js"
 import * as Runners from "./runners.js"
 
-const Report = Schema.parseJson(
+const Report = Schema.fromJsonString(
   Schema.Struct({
     statuses: Schema.Array(Schema.String),
     retries: Schema.Array(Schema.Number),
@@ -22,7 +22,7 @@ const Report = Schema.parseJson(
     slowest: Schema.NullOr(Schema.Struct({ id: Schema.String, ms: Schema.Number, retries: Schema.Number }))
   })
 )
-const Stats = Schema.parseJson(
+const Stats = Schema.fromJsonString(
   Schema.Struct({
     attempts: Schema.Number,
     inFlight: Schema.Number,
@@ -30,7 +30,7 @@ const Stats = Schema.parseJson(
      * The retry_scheduled events the runner's runs published, by the category of the error retried (a step
      * replayed after a suspend or a move is not published again, so this may count fewer than the retries).
      */
-    retried: Schema.Record({ key: Schema.String, value: Schema.Number }),
+    retried: Schema.Record(Schema.String, Schema.Number),
     /** When the limiter let the runner's requests go (`./releases.ts`). */
     releases: Schema.Array(Schema.Number)
   })
@@ -89,11 +89,11 @@ describe("scale-out: three runner processes, 200 sessions, one provider-wide lim
           yield* Effect.forEach(runners, (runner) => runner.go)
           const reports = yield* Effect.forEach(
             runners,
-            (runner) => Effect.flatMap(runner.report, Schema.decode(Report)),
+            (runner) => Effect.flatMap(runner.report, Schema.decodeEffect(Report)),
             { concurrency: "unbounded" }
           )
           const stats = yield* Effect.forEach(runners, (runner) =>
-            Effect.flatMap(runner.ask("stats"), Schema.decode(Stats))
+            Effect.flatMap(runner.ask("stats"), Schema.decodeEffect(Stats))
           )
           const doneAt = Date.now()
           const statuses = reports.flatMap((report) => report.statuses)

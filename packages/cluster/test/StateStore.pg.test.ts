@@ -13,7 +13,7 @@ const store = (table: string) => Layer.build(StateStore.layerPostgres({ table })
 const Counter = Schema.Struct({ count: Schema.Number })
 
 describe("StateStore over Postgres", () => {
-  it.scoped("concurrent updates through two pools lose nothing", () =>
+  it.effect("concurrent updates through two pools lose nothing", () =>
     Effect.gen(function* () {
       const table = `state_${Date.now()}_a`
       const one = StateStore.StateStore.pipe(Effect.provide(yield* store(table)))
@@ -38,7 +38,7 @@ describe("StateStore over Postgres", () => {
     })
   )
 
-  it.scoped("the clock is the database's: it moves forward between updates", () =>
+  it.effect("the clock is the database's: it moves forward between updates", () =>
     Effect.gen(function* () {
       const s = yield* StateStore.StateStore.pipe(Effect.provide(yield* store(`state_${Date.now()}_b`)))
       const stamp = s.modify({ key: "k", schema: Counter, initial: { count: 0 }, f: (state, now) => [now, state] })
@@ -49,7 +49,7 @@ describe("StateStore over Postgres", () => {
     })
   )
 
-  it.scoped("a key holding a state of another shape is a StateStoreError, not a crash", () =>
+  it.effect("a key holding a state of another shape is a StateStoreError, not a crash", () =>
     Effect.gen(function* () {
       const s = yield* StateStore.StateStore.pipe(Effect.provide(yield* store(`state_${Date.now()}_c`)))
       yield* s.modify({ key: "k", schema: Counter, initial: { count: 0 }, f: (state) => [undefined, state] })
@@ -66,7 +66,7 @@ describe("StateStore over Postgres", () => {
     })
   )
 
-  it.scoped("a retry quota in Postgres is one bucket for every pool", () =>
+  it.effect("a retry quota in Postgres is one bucket for every pool", () =>
     Effect.gen(function* () {
       const table = `state_${Date.now()}_d`
       const quota = (context: Layer.Layer<StateStore.StateStore>) =>

@@ -9,6 +9,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import type { TestProject } from "vitest/node"
 import * as TempPostgres from "../src/testing/TempPostgres.js"
@@ -21,12 +22,12 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const scope = Effect.runSync(Scope.make())
-  const started = await Effect.runPromise(Effect.either(Scope.extend(TempPostgres.start(), scope)))
-  if (started._tag === "Right") project.provide("postgres", { url: started.right.url })
+  const scope = Scope.makeUnsafe()
+  const started = await Effect.runPromise(Effect.result(Scope.provide(TempPostgres.start(), scope)))
+  if (Result.isSuccess(started)) project.provide("postgres", { url: started.success.url })
   else {
-    console.error(`[postgres] ${started.left.message}`)
-    project.provide("postgres", { error: started.left.message })
+    console.error(`[postgres] ${started.failure.message}`)
+    project.provide("postgres", { error: started.failure.message })
   }
   return () => Effect.runPromise(Scope.close(scope, Exit.void))
 }

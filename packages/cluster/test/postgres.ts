@@ -2,10 +2,10 @@
  * The throwaway database of the test run (see `./postgres.setup.ts`). A test
  * that needs it FAILS when it is missing: it is never skipped.
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
+import * as SqlClient from "effect/sql/SqlClient"
 import { inject } from "vitest"
 
 /** The URL of the run's database; throws why there is none. */

@@ -49,9 +49,10 @@ export const recording = (releases: Array<number>): Layer.Layer<StateStore.State
                 return [result, next]
               }
             }),
-            () => {
-              if (release !== undefined) releases.push(release)
-            }
+            () =>
+              Effect.sync(() => {
+                if (release !== undefined) releases.push(release)
+              })
           )
         }
       })

@@ -6,13 +6,14 @@
  */
 import { Engine } from "@agent-kernel/durable"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
-import * as Net from "node:net"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Ports from "../src/testing/Ports.js"
 import { pgLayer, postgresUrl } from "./postgres.js"
 import * as Workers from "./workers.js"
 
@@ -23,21 +24,8 @@ const shards = 300
 export const pollUntil = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   done: (value: A) => boolean,
-  interval: Duration.DurationInput
-): Effect.Effect<A, E, R> =>
-  Effect.flatMap(effect, (value) =>
-    done(value) ? Effect.succeed(value) : Effect.zipRight(Effect.sleep(interval), pollUntil(effect, done, interval))
-  )
-
-/** A free TCP port on 127.0.0.1. */
-export const freePort = Effect.async<number>((resume) => {
-  const server = Net.createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
+  interval: Duration.Input
+): Effect.Effect<A, E, R> => Effect.repeat(effect, { until: done, schedule: Schedule.spaced(interval) })
 
 /** A client of the database at `url`, with a small pool. */
 export const clientOf = (url: string) => PgClient.layer({ url: Redacted.make(url), maxConnections: 2 })
@@ -90,9 +78,9 @@ export const settled = (store: Store, runners: number): Effect.Effect<ReadonlyAr
     (held) => held.length === runners && held.reduce((sum, n) => sum + n, 0) === shards,
     "200 millis"
   ).pipe(
-    Effect.timeoutFail({
+    Effect.timeoutOrElse({
       duration: "300 seconds",
-      onTimeout: () => new Error(`${runners} runners never held all the shards`)
+      orElse: () => Effect.fail(new Error(`${runners} runners never held all the shards`))
     }),
     Effect.orDie
   )
@@ -112,7 +100,7 @@ export const startRunners = (
   Effect.gen(function* () {
     const runners: Array<Workers.Worker> = []
     for (const own of each) {
-      const port = yield* freePort
+      const port = yield* Effect.orDie(Ports.free)
       const runner = yield* Workers.start("runner", {
         DATABASE_URL: store.url,
         ...common,

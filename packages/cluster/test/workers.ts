@@ -81,12 +81,12 @@ export const start = (name: string, env: Record<string, string>): Effect.Effect<
       const exited = new Promise<number | null>((resolve) => child.on("close", resolve))
       const died = Effect.flatMap(
         Effect.promise(() => exited),
-        (code) => Effect.dieMessage(`the worker exited ${code} before its answer: ${stderr}`)
+        (code) => Effect.die(new Error(`the worker exited ${code} before its answer: ${stderr}`))
       )
       /** Waits for the first line from index `from` on that satisfies `found`, checking on every chunk. */
       const line = (found: (line: string) => boolean, from: number) =>
         Effect.raceFirst(
-          Effect.async<string>((resume) => {
+          Effect.callback<string>((resume) => {
             const check = () => {
               const hit = lines.slice(from).find(found)
               if (hit === undefined) return
@@ -117,14 +117,14 @@ export const start = (name: string, env: Record<string, string>): Effect.Effect<
           Effect.suspend(() => {
             // Only an answer printed after the command counts.
             const from = lines.length
-            return Effect.zipRight(send(name), answer(name, from))
+            return Effect.andThen(send(name), answer(name, from))
           }),
         exited: Effect.promise(() => exited),
         kill: (signal) =>
           Effect.sync(() => {
             child.kill(signal)
           }),
-        freeze: Effect.zipRight(
+        freeze: Effect.andThen(
           Effect.sync(() => child.kill("SIGSTOP")),
           // SIGSTOP is delivered asynchronously: the worker may run on for a moment after kill() returns.
           Effect.repeat(

@@ -31,22 +31,37 @@
  *
  * @since 0.1.0
  */
-import { Content, type ModelProvider, type RunOutcome, Session } from "@agent-kernel/kernel"
-import type * as SqlClient from "@effect/sql/SqlClient"
-import type * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
+import {
+  Content,
+  EventBus,
+  type KernelEvent,
+  type ModelProvider,
+  RetryBudget,
+  type RunOutcome,
+  Session,
+  Settings
+} from "@agent-kernel/kernel"
+import * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Arr from "effect/Array"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Stream from "effect/Stream"
+import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import * as AgentRun from "./AgentRun.js"
 import * as Engine from "./Engine.js"
+import * as EventLog from "./EventLog.js"
 import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Store from "./internal/store.js"
+import { sqlReason } from "./internal/storeFile.js"
+import * as EventLogInternal from "./internal/eventLog.js"
+import * as LiveSessions from "./internal/liveSessions.js"
+import * as Subscriptions from "./internal/subscriptions.js"
 import type * as SqlEngine from "./SqlEngine.js"
 
 /**
@@ -61,11 +76,100 @@ export interface Summary {
   readonly status: string
   /** Runs started. */
   readonly runs: number
-  /** The session retry budget used, over all its runs. */
+  /**
+   * The session retry budget used, over all its runs: an unfinished run's retries included as they
+   * happen (a run whose process was killed after a retry counts it).
+   */
   readonly retries_used: number
   /** Messages in the history after the last run that ended. */
   readonly messages: number
   readonly updated_at: number
+  /** Whether the session has an unfinished run (its status is `running`). */
+  readonly unfinished: boolean
+  /**
+   * Whether a live process holds the unfinished run now: it runs it, or will resume it (the store's
+   * owner: this process, for the service's own list). `false` when there is no unfinished run.
+   */
+  readonly live: boolean
+  /** An unfinished run no live process holds (a crash or a kill left it): `resume` finishes it. */
+  readonly resumable: boolean
+  /** How the last run that ended ended; `null` while a run is unfinished, and before any ended. */
+  readonly run_status: string | null
+  /** The session budget's retries left when its last run ended; `null` when the store cannot tell. */
+  readonly retries_left: number | null
+  /** The sequence number of the session's last logged event (see `EventLog`); 0 for none. */
+  readonly last_seq: number
+  /** The time of the session's last logged event or store write, in epoch milliseconds. */
+  readonly last_activity: number
+}
+
+/**
+ * Where a session is, as `page` filters sessions: `running` (an unfinished
+ * run a live process holds), `resumable` (one none holds), `completed`,
+ * `interrupted`, `failed` (its last run ended with another status), `new`
+ * (no run has ended yet, or it was imported).
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export type Activity = Store.Activity
+
+/**
+ * A page of sessions to read: newest update first (then by id).
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export interface PageQuery {
+  /** Keeps the sessions whose id contains this text, ignoring case. */
+  readonly search?: string | undefined
+  /** Keeps the sessions in this state. */
+  readonly activity?: Activity | undefined
+  /** How many matching sessions to skip. Default 0. */
+  readonly offset?: number | undefined
+  /** How many to return at most. Default 50. */
+  readonly limit?: number | undefined
+}
+
+/**
+ * A page of sessions, with how many match in all.
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export interface Page {
+  readonly total: number
+  readonly sessions: ReadonlyArray<Summary>
+}
+
+/**
+ * A session's unfinished run, as its journal and log tell it.
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export interface Unfinished {
+  /** The run's number in the session, from 1. */
+  readonly run: number
+  /** The kernel's run id (`<session>/run-<n>`). */
+  readonly run_id: string
+  /** The text of the run's input. */
+  readonly input: string
+  /** When the run began (epoch milliseconds). */
+  readonly began_at: number
+  /** The turn it is in, as its log says (0 before its first). */
+  readonly turn: number
+  /** Model attempts and tool calls completed and journaled (on the light engine and the cluster engine with `Engine.clusterSteps`). */
+  readonly model_calls: number
+  readonly tool_calls: number
+  /** The session retry budget used, this run's retries included. */
+  readonly retries_used: number
+  /** The deadline of the retry wait the run is in (epoch milliseconds); `null` when it is in none. */
+  readonly waiting_until: number | null
+  /** The run's last logged event; `null` for none. */
+  readonly last_event: EventLog.LoggedEvent | null
+  /** Whether a live process holds the run now (see `Summary.live`). */
+  readonly live: boolean
 }
 
 /**
@@ -85,9 +189,9 @@ export const Export = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export interface Export extends Schema.Schema.Type<typeof Export> {}
+export interface Export extends Readonly<typeof Export.Type> {}
 
-const ExportJson = Schema.parseJson(Export)
+const ExportJson = Schema.fromJsonString(Schema.toCodecJson(Export))
 
 /**
  * The session has a run in progress (or one a stopped process left): resume
@@ -119,6 +223,22 @@ export class SessionNotFound extends Schema.TaggedError<SessionNotFound>("@agent
   /** @since 0.1.0 */
   override get message(): string {
     return `no session "${this.session_id}" in the store`
+  }
+}
+
+/**
+ * The store already has a session of this id (`DurableSessions.create`).
+ *
+ * @since 0.5.0
+ * @category errors
+ */
+export class SessionExists extends Schema.TaggedError<SessionExists>("@agent-kernel/durable/SessionExists")(
+  "SessionExists",
+  { session_id: Schema.String }
+) {
+  /** @since 0.5.0 */
+  override get message(): string {
+    return `the store already has a session "${this.session_id}"`
   }
 }
 
@@ -174,6 +294,50 @@ export interface Service {
    * run count as new executions.
    */
   readonly importJson: (json: string) => Effect.Effect<string, InvalidExport | Store.StoreError>
+  /**
+   * Creates the session `id` as `Session.make` does from `history` or a whole
+   * `state` (`state` first): its first run goes on from there. Fails with
+   * `SessionExists` when the store has a session of that id.
+   */
+  readonly create: (
+    id: string,
+    from: { readonly history?: Content.History | undefined; readonly state?: Session.State | undefined }
+  ) => Effect.Effect<void, SessionExists | Store.StoreError>
+  /**
+   * The session's events as its runs in this process publish them, from
+   * now on, for the life of the scope: as `Session.subscribe`, across its
+   * runs and their resumes (a resume's replayed steps are not published
+   * again). A subscriber `AgentRun.Config.subscriberCapacity` events behind
+   * holds the run up until it reads: read it on another fiber.
+   */
+  readonly subscribe: (id: string) => Effect.Effect<Stream.Stream<KernelEvent.KernelEvent>, never, Scope.Scope>
+  /** The session's logged events that `query` asks for (see `EventLog.events`). */
+  readonly events: (
+    id: string,
+    query?: EventLog.Query
+  ) => Effect.Effect<ReadonlyArray<EventLog.LoggedEvent>, Store.StoreError>
+  /** The session's logged events after `options.after`, then each new one as it is logged (see `EventLog.follow`). */
+  readonly follow: (
+    id: string,
+    options?: EventLog.FollowOptions
+  ) => Stream.Stream<EventLog.LoggedEvent, Store.StoreError>
+  /** The session's runs as its log tells them (see `EventLog.runs`). */
+  readonly runs: (id: string) => Effect.Effect<ReadonlyArray<EventLog.RunSummary>, Store.StoreError>
+  /** A page of the store's sessions (see `DurableSessions.page`); this process holds their unfinished runs. */
+  readonly page: (query?: PageQuery) => Effect.Effect<Page, Store.StoreError>
+  /** The session's unfinished run (see `DurableSessions.unfinished`). */
+  readonly unfinished: (id: string) => Effect.Effect<Option.Option<Unfinished>, Store.StoreError>
+  /**
+   * Stops the session's unfinished run as its caller's Ctrl-C does (the run ends `interrupted`, its
+   * tool calls in flight answered), and returns once it has ended (5 s at most); a run this process
+   * does not run is asked to stop (`DurableSessions.requestStop`). Whether there was a run to stop.
+   */
+  readonly interrupt: (id: string) => Effect.Effect<boolean, SessionNotFound | Store.StoreError>
+  /**
+   * The session's history: as its run in this process has it now (after the run's last completed
+   * step), else as the store holds it (after its last run that ended). `SessionNotFound` for none.
+   */
+  readonly history: (id: string) => Effect.Effect<Content.History, SessionNotFound | Store.StoreError>
 }
 
 /**
@@ -182,18 +346,48 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class DurableSessions extends Context.Tag("@agent-kernel/durable/DurableSessions")<DurableSessions, Service>() {}
+export class DurableSessions extends Context.Service<DurableSessions, Service>()(
+  "@agent-kernel/durable/DurableSessions"
+) {}
+
+/** The first `JournalError` a cause died with. */
+const journalErrorOf = (cause: Cause.Cause<unknown>) =>
+  Arr.findFirst(cause.reasons, (reason) =>
+    Cause.isDieReason(reason) ? SqlEngineInternal.asJournalError(reason.defect) : Option.none()
+  )
 
 /** The payload's life: none for a session made before lives existed. */
 const lifeOf = (life: string | null): { readonly life?: string } => (life === null ? {} : { life })
 
-const summaryOf = (row: Store.Row): Summary => ({
-  id: row.id,
-  status: row.status,
-  runs: row.run_index,
-  retries_used: row.retries_used,
-  messages: row.state?.history.length ?? 0,
-  updated_at: row.updated_at
+/** A session's summary from its listed row; `held`: whether a live process holds the store's unfinished runs. */
+const summaryOf =
+  (held: boolean) =>
+  (row: Store.Listed): Summary => {
+    const unfinished = row.pending !== null
+    return {
+      id: row.id,
+      status: row.status,
+      runs: row.run_index,
+      retries_used: row.retries_used,
+      messages: row.state?.history.length ?? 0,
+      updated_at: row.updated_at,
+      unfinished,
+      live: unfinished && held,
+      resumable: unfinished && !held,
+      run_status: unfinished || row.status === "new" || row.status === "imported" ? null : row.status,
+      retries_left: row.retries_left ?? null,
+      last_seq: row.last_seq ?? 0,
+      last_activity: Math.max(row.updated_at, row.last_at ?? 0)
+    }
+  }
+
+/** `query` with its defaults, and whether a live process holds the unfinished runs. */
+const pageOf = (query: PageQuery, held: boolean) => ({
+  search: query.search,
+  activity: query.activity,
+  offset: query.offset ?? 0,
+  limit: query.limit ?? 50,
+  live: held
 })
 
 /**
@@ -202,10 +396,80 @@ const summaryOf = (row: Store.Row): Summary => ({
  * @since 0.1.0
  * @category accessors
  */
-export const summaries: Effect.Effect<ReadonlyArray<Summary>, Store.StoreError, SqlClient.SqlClient> = Effect.map(
-  Store.list,
-  (rows) => rows.map(summaryOf)
+export const summaries: Effect.Effect<ReadonlyArray<Summary>, Store.StoreError, SqlClient.SqlClient> = Effect.gen(
+  function* () {
+    const held = yield* Store.heldElsewhere
+    return (yield* Store.list).map(summaryOf(held))
+  }
 )
+
+/**
+ * A page of the sessions of the store in context (see `PageQuery`), fast on
+ * a store of many (an index on the last update; the sessions' states are
+ * read for the page's rows only). Needs no engine.
+ *
+ * @since 0.5.0
+ * @category accessors
+ */
+export const page = (query: PageQuery = {}): Effect.Effect<Page, Store.StoreError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const held = yield* Store.heldElsewhere
+    const found = yield* Store.page(pageOf(query, held))
+    return { total: found.total, sessions: found.rows.map(summaryOf(held)) }
+  })
+
+/**
+ * The unfinished run of the session `id` as its journal and log tell it
+ * (which run, its input, the turn it is in, what it completed, a retry wait
+ * it is in); `None` when it has none. Needs no engine.
+ *
+ * @since 0.5.0
+ * @category accessors
+ */
+export const unfinished = (
+  id: string
+): Effect.Effect<Option.Option<Unfinished>, Store.StoreError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const row = yield* Store.get(id)
+    if (Option.isNone(row) || row.value.pending === null) return Option.none()
+    const { run_index: run, pending: input, updated_at: began_at, retries_used, life } = row.value
+    const payload = { session_id: id, ...lifeOf(life), run, input }
+    const progress = yield* Store.progress(id, yield* AgentRun.AgentRun.executionId(payload))
+    const turn = yield* EventLogInternal.latest(id, run, ["turn_started"])
+    const last = yield* EventLogInternal.latest(id, run)
+    return Option.some({
+      run,
+      run_id: `${id}/run-${run}`,
+      input: Content.textOf(input),
+      began_at,
+      turn: Option.match(turn, { onNone: () => 0, onSome: ({ event }) => ("turn" in event ? event.turn : 0) }),
+      model_calls: progress.modelCalls,
+      tool_calls: progress.toolCalls,
+      retries_used,
+      waiting_until: progress.waitingUntil,
+      last_event: Option.getOrNull(last),
+      live: yield* Store.heldElsewhere
+    })
+  })
+
+/**
+ * Asks the process that runs the session `id`'s unfinished run (the store's
+ * owner, another process included) to stop it as its caller's Ctrl-C does:
+ * it sees the request within a second (`DurableSessions.layer` watches for
+ * it), and the run ends `interrupted`, its tool calls in flight answered,
+ * its `run_ended` in the log. Whether there was an unfinished run to stop;
+ * `SessionNotFound` for no session. Needs no engine.
+ *
+ * @since 0.5.0
+ * @category accessors
+ */
+export const requestStop = (
+  id: string
+): Effect.Effect<boolean, SessionNotFound | Store.StoreError, SqlClient.SqlClient> =>
+  Effect.flatMap(
+    Effect.flatMap(Clock.currentTimeMillis, (at) => Store.requestStop(id, at)),
+    Option.match({ onNone: () => Effect.fail(new SessionNotFound({ session_id: id })), onSome: Effect.succeed })
+  )
 
 /**
  * The state of the session `id` in the store in context, after its last
@@ -218,7 +482,67 @@ export const summaries: Effect.Effect<ReadonlyArray<Summary>, Store.StoreError, 
 export const read = (id: string): Effect.Effect<Option.Option<Session.State>, Store.StoreError, SqlClient.SqlClient> =>
   Effect.map(
     Store.get(id),
-    Option.flatMap((row) => Option.fromNullable(row.state))
+    Option.flatMap((row) => Option.fromNullOr(row.state))
+  )
+
+/**
+ * The unfinished run of the session `id` as the store holds it (the
+ * workflow's payload: the session, its life, the run's number and input);
+ * `None` when it has none. Needs no engine: read it before an engine's
+ * layer is built, since registering the workflow resumes every unfinished
+ * run of the store (the light engine does so at once).
+ *
+ * @since 0.5.0
+ * @category accessors
+ */
+export const pending = (
+  id: string
+): Effect.Effect<Option.Option<AgentRun.Payload>, Store.StoreError, SqlClient.SqlClient> =>
+  Effect.map(
+    Store.get(id),
+    Option.flatMap((row) =>
+      row.pending === null
+        ? Option.none()
+        : Option.some({ session_id: id, ...lifeOf(row.life), run: row.run_index, input: row.pending })
+    )
+  )
+
+/** How often the stops other processes ask for are looked for (`requestStop`), in the system's time. */
+const stopWatchInterval = 500
+
+/**
+ * Stops, for the life of the scope, the runs of this process that another
+ * process asked to stop (`requestStop`): looked for while this process runs
+ * any, every `stopWatchInterval` of the system's time (a process's request
+ * is no decision of a run), its failures left to the next look.
+ */
+const watchStopRequests = (
+  context: Context.Context<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies>
+) =>
+  Effect.forkScoped(
+    Effect.forever(
+      Effect.andThen(
+        Effect.sleep(stopWatchInterval).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue())),
+        Effect.ignore(
+          Effect.gen(function* () {
+            const bodies = yield* AgentRun.Bodies
+            if (bodies.size === 0) return
+            const asked = yield* Store.stopsRequested
+            yield* Effect.forEach(
+              asked,
+              (id) =>
+                Effect.gen(function* () {
+                  const payload = yield* pending(id)
+                  if (Option.isNone(payload)) return
+                  const executionId = yield* AgentRun.AgentRun.executionId(payload.value)
+                  if (bodies.has(executionId)) yield* AgentRun.stop(executionId)
+                }),
+              { concurrency: "unbounded", discard: true }
+            )
+          }).pipe(Effect.provideContext(context))
+        )
+      )
+    )
   )
 
 /**
@@ -231,9 +555,28 @@ export const read = (id: string): Effect.Effect<Option.Option<Session.State>, St
 export const make: Effect.Effect<
   Service,
   never,
-  WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies
+  WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies | AgentRun.RunConfig | Scope.Scope
 > = Effect.gen(function* () {
-  const context = yield* Effect.context<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies>()
+  const config = yield* AgentRun.RunConfig
+  const subscriptions = yield* Subscriptions.Subscriptions
+  const live = yield* LiveSessions.LiveSessions
+  // The engine's services only: the caller's own (its Clock, its tracer) stay the caller's.
+  const context = Context.pick(
+    WorkflowEngine.WorkflowEngine,
+    SqlClient.SqlClient,
+    AgentRun.Bodies,
+    Store.StoreSql,
+    Store.StoreCheck,
+    Engine.Journal
+  )(yield* Effect.context<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient | AgentRun.Bodies>())
+  // This process owns the store and runs its unfinished runs: its own lists say so.
+  const ownerContext = Context.add(context, Store.Liveness, Option.some(Effect.succeed(true)))
+  // A stop recorded again tells the run's observers and subscribers of its end.
+  const stopContext = context.pipe(
+    Context.add(EventBus.EventBus, yield* EventBus.EventBus),
+    Context.add(Subscriptions.Subscriptions, subscriptions)
+  )
+  yield* watchStopRequests(context)
   // An interrupted caller (Ctrl-C) ends the run: its body records the interrupted run first. A run whose body
   // suspended on a journal failure (on engines that would journal one as a result, see
   // `AgentRun.journalFailure`; never on the light engine) fails its caller with it, unfinished: that end of
@@ -241,13 +584,13 @@ export const make: Effect.Effect<
   // it stopped it; the engines answer an interruption or, on a cluster, the stopped body's outcome) learns
   // from the store that the run was stopped, as on every engine: `AgentRun.stoppedOutcome`.
   const execute = (payload: AgentRun.Payload) =>
-    Effect.provide(
+    Effect.provideContext(
       Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) =>
         Effect.raceFirst(AgentRun.AgentRun.execute(payload), AgentRun.journalFailure(executionId)).pipe(
           Effect.onInterrupt(() => AgentRun.stop(executionId)),
           // Not run once this caller is interrupted (an interrupted fiber recovers from nothing).
-          Effect.catchAllCause((cause) =>
-            Cause.isInterruptedOnly(cause)
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause)
               ? Effect.flatMap(
                   AgentRun.outcomeIfOver(payload),
                   Option.match({ onNone: () => Effect.failCause(cause), onSome: Effect.succeed })
@@ -259,12 +602,14 @@ export const make: Effect.Effect<
       context
     ).pipe(
       // The engine's interface has no error channel: a journal failure reaches here as a defect.
-      Effect.catchSomeDefect((defect) => Option.map(SqlEngineInternal.asJournalError(defect), Effect.fail)),
+      Effect.catchCause((cause) =>
+        Option.match(journalErrorOf(cause), { onNone: () => Effect.failCause(cause), onSome: Effect.fail })
+      ),
       // The run's caller stopped it but the stop's record failed: the memory and cluster engines keep that
       // failure as the run's result, answered to every later caller, and the session (its run unfinished)
       // would take no input again. The user did ask to stop: the stop is recorded now, and the run ends so.
       Effect.catchIf(SqlEngineInternal.isStopNotRecorded, () =>
-        Effect.provide(AgentRun.recordStopAgain(payload), context)
+        Effect.provideContext(AgentRun.recordStopAgain(payload), stopContext)
       )
     )
   // The executions of a life's runs 1..runs (the id derives from the session, its life and the run alone).
@@ -276,7 +621,7 @@ export const make: Effect.Effect<
   // session from before lives that got one with a later run journaled its earlier runs without it: both.
   const remove = (id: string): Effect.Effect<void, Store.StoreError> =>
     Effect.gen(function* () {
-      const row = yield* Effect.provide(Store.get(id), context)
+      const row = yield* Effect.provideContext(Store.get(id), context)
       const ids =
         Option.isSome(row) && row.value.run_index > 0
           ? Arr.dedupe([
@@ -285,20 +630,16 @@ export const make: Effect.Effect<
             ])
           : []
       const journal = yield* Engine.Journal
-      yield* Effect.provide(journal.purge(ids), context).pipe(
-        Effect.mapError(
-          (error) =>
-            new Store.StoreError({
-              message: `cannot delete the journal of the session "${id}": ${error.message}`,
-              locked: false
-            })
+      yield* Effect.provideContext(journal.purge(ids), context).pipe(
+        Effect.mapError((error) =>
+          Store.makeStoreError(sqlReason(error), `cannot delete the journal of the session "${id}": ${error.message}`)
         )
       )
-      yield* Effect.provide(Store.remove(id, ids), context)
+      yield* Effect.provideContext(Store.remove(id, ids), context)
     })
   const found = (id: string) =>
     Effect.flatMap(
-      Effect.provide(Store.get(id), context),
+      Effect.provideContext(Store.get(id), context),
       Option.match({
         onNone: () => Effect.fail(new SessionNotFound({ session_id: id })),
         onSome: Effect.succeed
@@ -308,18 +649,21 @@ export const make: Effect.Effect<
     run: (id, input) =>
       Effect.gen(function* () {
         const message = typeof input === "string" ? Content.userText(input) : input
-        const row = yield* Effect.provide(Store.get(id), context)
+        const row = yield* Effect.provideContext(Store.get(id), context)
         if (Option.isSome(row) && row.value.pending !== null) {
           return yield* new RunPending({ session_id: id, run: row.value.run_index })
         }
         const run = Option.match(row, { onNone: () => 1, onSome: (row) => row.run_index + 1 })
-        const begun = yield* Effect.provide(Store.begin(id, run, message, yield* Clock.currentTimeMillis), context)
+        const begun = yield* Effect.provideContext(
+          Store.begin(id, run, message, yield* Clock.currentTimeMillis),
+          context
+        )
         // Another caller began this run first (two inputs at once): this input is not run.
         if (!begun.began) return yield* new RunPending({ session_id: id, run })
         return yield* execute({ session_id: id, ...lifeOf(begun.life), run, input: message })
       }),
     resume: (id) =>
-      Effect.flatMap(Effect.provide(Store.get(id), context), (row) => {
+      Effect.flatMap(Effect.provideContext(Store.get(id), context), (row) => {
         if (Option.isNone(row) || row.value.pending === null) return Effect.succeedNone
         const payload = {
           session_id: id,
@@ -334,29 +678,73 @@ export const make: Effect.Effect<
             Option.isSome(failure) ? AgentRun.AgentRun.resume(executionId) : Effect.void
           )
         )
-        return Effect.zipRight(Effect.provide(wake, context), Effect.asSome(execute(payload)))
+        return Effect.andThen(Effect.provideContext(wake, context), Effect.asSome(execute(payload)))
       }),
-    state: (id) => Effect.provide(read(id), context),
-    list: Effect.provide(summaries, context),
+    state: (id) => Effect.provideContext(read(id), context),
+    list: Effect.provideContext(summaries, ownerContext),
     delete: remove,
     exportJson: (id) =>
       Effect.flatMap(found(id), (row) =>
         row.state === null
           ? Effect.fail(new SessionNotFound({ session_id: id }))
-          : Effect.orDie(Schema.encode(ExportJson)({ format: "agent-kernel/session@1", id, state: row.state }))
+          : Effect.orDie(Schema.encodeEffect(ExportJson)({ format: "agent-kernel/session@1", id, state: row.state }))
       ),
     importJson: (json) =>
-      Schema.decode(ExportJson)(json).pipe(
-        Effect.mapError((error) => new InvalidExport({ message: ParseResult.TreeFormatter.formatErrorSync(error) })),
+      Schema.decodeUnknownEffect(ExportJson)(json).pipe(
+        Effect.mapError((error) => new InvalidExport({ message: error.message })),
         Effect.flatMap((exported) =>
           Effect.gen(function* () {
             // The session it replaces goes with its journal, as on delete.
             yield* remove(exported.id)
-            yield* Effect.provide(Store.put(exported.id, exported.state, yield* Clock.currentTimeMillis), context)
+            yield* Effect.provideContext(
+              Store.put(exported.id, exported.state, yield* Clock.currentTimeMillis),
+              context
+            )
             return exported.id
           })
         )
-      )
+      ),
+    create: (id, from) =>
+      Effect.gen(function* () {
+        const history = from.history ?? []
+        const budget = (yield* RetryBudget.RetryBudget).budgetFor(config.settings ?? Settings.defaults)
+        const state: Session.State = from.state ?? {
+          history,
+          context: history,
+          budget: budget.initial,
+          runs: 0,
+          run: null
+        }
+        const created = yield* Effect.provideContext(Store.create(id, state, yield* Clock.currentTimeMillis), context)
+        if (!created) return yield* new SessionExists({ session_id: id })
+      }),
+    subscribe: (id) => Subscriptions.subscribe(subscriptions, id),
+    events: (id, query) => Effect.provideContext(EventLog.events(id, query), context),
+    follow: (id, options) => Stream.provideContext(EventLog.follow(id, options), context),
+    runs: (id) => Effect.provideContext(EventLog.runs(id), context),
+    page: (query) => Effect.provideContext(page(query), ownerContext),
+    unfinished: (id) => Effect.provideContext(unfinished(id), ownerContext),
+    interrupt: (id) =>
+      Effect.gen(function* () {
+        const payload = yield* Effect.provideContext(pending(id), context)
+        if (Option.isNone(payload)) {
+          // No unfinished run: SessionNotFound for no session.
+          yield* found(id)
+          return false
+        }
+        const executionId = yield* AgentRun.AgentRun.executionId(payload.value)
+        const bodies = yield* Effect.provideContext(AgentRun.Bodies, context)
+        if (!bodies.has(executionId)) return yield* Effect.provideContext(requestStop(id), context)
+        yield* Effect.provideContext(AgentRun.stop(executionId), context)
+        return true
+      }),
+    history: (id) =>
+      Effect.gen(function* () {
+        const running = live.get(id)
+        if (running !== undefined) return (yield* running).history
+        const row = yield* found(id)
+        return row.state?.history ?? []
+      })
   } satisfies Service
 })
 
@@ -379,5 +767,7 @@ export const layer = (
   Layer.effect(DurableSessions, make).pipe(
     Layer.provideMerge(AgentRun.layer),
     Layer.provide(Layer.succeed(AgentRun.RunConfig, config)),
-    Layer.provide(Layer.sync(AgentRun.Bodies, () => new Map()))
+    Layer.provide(Layer.sync(AgentRun.Bodies, () => new Map())),
+    Layer.provide(Layer.sync(Subscriptions.Subscriptions, () => Subscriptions.make(config.subscriberCapacity))),
+    Layer.provide(Layer.sync(LiveSessions.LiveSessions, () => new Map()))
   )

@@ -3,43 +3,46 @@
  * `WorkflowEngine` and the `SqlClient` of the session store (the journal and
  * the sessions live in one database), with the store's tables created.
  *
- * - `layerSqlite`: the embedded default, a local file through
- *   @effect/sql-libsql (prebuilt binaries, no compiler), journaled by the
- *   light engine (`SqlEngine`): about 1 ms of journaling per step. One
- *   process owns the file at a time (an exclusive lock on `FILE.lock`; a
- *   second gets `StoreError` with `locked: true`).
+ * - `layerSqlite`: the embedded default, a local file through Node's built-in
+ *   SQLite (`node:sqlite`: nothing to install or compile), journaled by the
+ *   light engine (`SqlEngine`). One process owns the file at a time,
+ *   whatever path names it (a symbolic or hard link): a second gets
+ *   `StoreError` with reason `locked`.
  * - `layerSql`: the same engine over any `SqlClient` you provide, such as
  *   Postgres through @effect/sql-pg (one process owns the store: an advisory
  *   lock, on the connection every statement of the store runs on).
- * - `layerClusterSql` / `layerClusterSqlite`: @effect/cluster's
+ * - `layerClusterSql` / `layerClusterSqlite`: effect/cluster's
  *   `ClusterWorkflowEngine` on a `SingleRunner`, the engine of several
- *   runners (`@agent-kernel/cluster`); tens of milliseconds per step.
- * - `layerMemory`: @effect/workflow's in-memory engine, for tests and apps
+ *   runners (`@agent-kernel/cluster`).
+ * - `layerMemory`: effect/workflow's in-memory engine, for tests and apps
  *   that want no persistence.
  *
  * The `AgentRun` workflow is the same on all of them.
  *
  * @since 0.1.0
  */
-import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
-import type * as ShardingConfig from "@effect/cluster/ShardingConfig"
-import * as SingleRunner from "@effect/cluster/SingleRunner"
-import * as Reactivity from "@effect/experimental/Reactivity"
-import * as LibsqlClient from "@effect/sql-libsql/LibsqlClient"
-import * as SqlClient from "@effect/sql/SqlClient"
-import type * as SqlError from "@effect/sql/SqlError"
-import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import * as Context from "effect/Context"
+import * as Digest from "effect/crypto/Digest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
-import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
+import * as References from "effect/References"
 import type * as Scope from "effect/Scope"
-import * as Libsql from "./internal/libsql.js"
+import * as ClusterWorkflowEngine from "effect/cluster/ClusterWorkflowEngine"
+import type * as ShardingConfig from "effect/cluster/ShardingConfig"
+import * as SingleRunner from "effect/cluster/SingleRunner"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
+import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import * as Owner from "./internal/owner.js"
+import * as Ownership from "./internal/ownership.js"
+import * as Sqlite from "./internal/sqlite.js"
+import * as SqlSteps from "./internal/sqlSteps.js"
+import * as Steps from "./internal/steps.js"
 import * as Store from "./internal/store.js"
+import * as StoreFile from "./internal/storeFile.js"
+import { sqlReason } from "./internal/storeFile.js"
 import * as SqlEngine from "./SqlEngine.js"
 
 /**
@@ -66,9 +69,9 @@ export type StoreError = Store.StoreError
  * @category models
  */
 export interface ClusterOptions {
-  readonly pollInterval?: Duration.DurationInput | undefined
+  readonly pollInterval?: Duration.Input | undefined
   /** Any other setting of the single runner's sharding. */
-  readonly sharding?: Partial<ShardingConfig.ShardingConfig["Type"]> | undefined
+  readonly sharding?: Partial<ShardingConfig.ShardingConfig["Service"]> | undefined
 }
 
 /**
@@ -89,15 +92,33 @@ export type Engine = WorkflowEngine.WorkflowEngine | SqlClient.SqlClient
  * @since 0.2.0
  * @category migrations
  */
-export const migrate: Effect.Effect<void, StoreError, SqlClient.SqlClient> = Effect.zipRight(
-  Store.migrate,
-  SqlEngine.migrate
-).pipe(
-  Effect.mapError((error) => new StoreError({ message: `cannot set up the store: ${error.message}`, locked: false }))
+export const migrate: Effect.Effect<void, StoreError, SqlClient.SqlClient> = Effect.suspend(() =>
+  migrateStore("the database")
 )
 
+/**
+ * `migrate` of the store `name` (as its errors name it): refused when the database is not a store
+ * (`Ownership.claim`: `StoreError` `foreign`), marked as one otherwise, then its tables created.
+ */
+const migrateStore = (name: string): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
+  Ownership.claim(name, { mark: true }).pipe(
+    Effect.andThen(Store.migrate),
+    Effect.andThen(SqlEngine.migrate),
+    Effect.andThen(Ownership.stamp),
+    Effect.catchTags({
+      SqlError: (error) =>
+        Store.makeStoreError(sqlReason(error), `cannot set up the session store ${name}: ${error.message}`),
+      SchemaError: (error) =>
+        Store.makeStoreError("unavailable", `cannot set up the session store ${name}: ${error.message}`)
+    })
+  )
+
+/** The `SqlClient` in context, passed on once the tables of the store `name` exist. */
+const migratedStore = (name: string) =>
+  Layer.effect(SqlClient.SqlClient, Effect.andThen(migrateStore(name), SqlClient.SqlClient))
+
 /** The `SqlClient` in context, passed on once the store's tables exist. */
-const migrated = Layer.effect(SqlClient.SqlClient, Effect.zipRight(migrate, SqlClient.SqlClient))
+const migrated = migratedStore("the database")
 
 /**
  * How a store's engine keeps its journal, for deleting a session's runs
@@ -118,9 +139,10 @@ export interface JournalService {
  * @since 0.2.0
  * @category tags
  */
-export class Journal extends Context.Reference<Journal>()("@agent-kernel/durable/Journal", {
-  defaultValue: (): JournalService => ({ purge: SqlEngine.purge })
-}) {}
+export const Journal: Context.Reference<JournalService> = Context.Reference<JournalService>(
+  "@agent-kernel/durable/Journal",
+  { defaultValue: () => ({ purge: SqlEngine.purge }) }
+)
 
 /**
  * The cluster engine's journal: an execution's messages and their replies
@@ -135,8 +157,11 @@ export const clusterJournal: JournalService = {
     Effect.gen(function* () {
       if (ids.length === 0) return
       const sql = yield* SqlClient.SqlClient
+      // The steps journaled beside the engine's messages (`clusterSteps`) first: they are written only while
+      // the execution's messages exist.
+      yield* SqlEngine.purge(ids)
       yield* sql.withTransaction(
-        Effect.zipRight(
+        Effect.andThen(
           sql`DELETE FROM cluster_replies WHERE request_id IN
             (SELECT id FROM cluster_messages WHERE ${sql.in("entity_id", ids)})`,
           sql`DELETE FROM cluster_messages WHERE ${sql.in("entity_id", ids)}`
@@ -145,7 +170,35 @@ export const clusterJournal: JournalService = {
     })
 }
 
-const engineError = (error: SqlEngine.JournalError) => new StoreError({ message: error.message, locked: false })
+/**
+ * `AgentRun`'s steps on the cluster engine, journaled in the store's SQL
+ * beside the engine's tables (the light engine's rows: a read and a write a
+ * step) rather than as activities (the engine's message round trip). Part of
+ * `layerClusterSql`; provide it where `AgentRun.layer` is built over a
+ * `ClusterWorkflowEngine` of your own (several runners).
+ *
+ * @since 0.4.0
+ * @category layers
+ */
+export const clusterSteps: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.effectContext(
+  Effect.map(Store.storeSql, (sql) => Context.make(Steps.Steps, Option.some(SqlSteps.make(sql))))
+)
+
+const engineError = (error: SqlEngine.JournalError) => Store.makeStoreError("unavailable", error.message)
+
+/** `layer` with its error mapped by `f`. */
+const mapError = <ROut, E, RIn, E2>(
+  layer: Layer.Layer<ROut, E, RIn>,
+  f: (error: E) => E2
+): Layer.Layer<ROut, E2, RIn> => Layer.effectContext(Effect.mapError(Layer.build(layer), f))
+
+/** The embedded store's client of `filename`, named `given`, its failure to open a `StoreError` saying why. */
+const sqliteClient = (
+  filename: string,
+  given: string,
+  options: { readonly wal?: boolean } = {}
+): Layer.Layer<SqlClient.SqlClient, StoreError> =>
+  mapError(Sqlite.layer({ filename, ...options }), StoreFile.failure(given, "open"))
 
 /**
  * The `SqlClient` the store's engine and tables use: on Postgres, one on the connection that holds
@@ -185,7 +238,7 @@ const owned: Effect.Effect<SqlClient.SqlClient, StoreError, SqlClient.SqlClient 
 export const layerSql = (
   options: SqlEngine.Options = {}
 ): Layer.Layer<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient, StoreError, SqlClient.SqlClient> =>
-  Layer.unwrapScoped(
+  Layer.unwrap(
     Effect.gen(function* () {
       const pool = yield* SqlClient.SqlClient
       const sql = yield* owned
@@ -193,7 +246,7 @@ export const layerSql = (
       // The store's client under its own tag (the store and the journal read it there), the pool as
       // the layer's `SqlClient` (`Layer` is contravariant in what it provides: the tag stays internal).
       return Layer.mergeAll(
-        SqlEngine.layer(options).pipe(Layer.mapError(engineError), Layer.provide(migrated), Layer.provide(store)),
+        mapError(SqlEngine.layer(options), engineError).pipe(Layer.provide(migrated), Layer.provide(store)),
         Layer.succeed(Store.StoreSql, Option.some(sql)),
         Layer.succeed(SqlClient.SqlClient, pool)
       )
@@ -211,96 +264,109 @@ export const layerSql = (
 export const layerClusterSql = (
   options: ClusterOptions = {}
 ): Layer.Layer<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient, StoreError, SqlClient.SqlClient> =>
-  ClusterWorkflowEngine.layer.pipe(
-    Layer.provide(
-      SingleRunner.layer({
-        runnerStorage: "sql",
-        shardingConfig: {
-          entityMessagePollInterval: options.pollInterval ?? Duration.seconds(1),
-          // An activity in flight at shutdown is ended by the process; waiting 15 s for it only delays exit.
-          entityTerminationTimeout: Duration.seconds(1),
-          ...options.sharding
-        }
-      })
+  mapError(
+    ClusterWorkflowEngine.layer.pipe(
+      Layer.provide(
+        SingleRunner.layer({
+          runnerStorage: "sql",
+          shardingConfig: {
+            entityMessagePollInterval: options.pollInterval ?? Duration.seconds(1),
+            // An activity in flight at shutdown is ended by the process; waiting 15 s for it only delays exit.
+            entityTerminationTimeout: Duration.seconds(1),
+            ...options.sharding
+          }
+        })
+      ),
+      Layer.provide(Digest.layerWebCrypto)
     ),
-    Layer.mapError((error) => new StoreError({ message: `cannot start the runner: ${error.message}`, locked: false })),
+    (error) => Store.makeStoreError("unavailable", `cannot start the runner: ${error.message}`)
+  ).pipe(
     // The runner logs its housekeeping (a runner found unhealthy at shutdown) at WARN, to the app's
     // logger: a CLI's stdout. Only its errors are the app's business.
-    Layer.locally(FiberRef.currentMinimumLogLevel, LogLevel.Error),
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error")),
+    Layer.provideMerge(clusterSteps),
     Layer.provideMerge(migrated),
     Layer.provideMerge(Layer.succeed(Journal, clusterJournal))
   )
 
 /**
- * Holds `FILE.lock` exclusively for the life of the scope: a second process
- * on the same store fails at once, and the OS releases the lock when the
- * process dies, SIGKILL included. Two processes running one store's
- * workflows would both run them.
+ * The database of the embedded store `filename` (SQLite through
+ * `node:sqlite`, WAL), created if new when `create`, owned by this process
+ * alone (whatever path names it: `StoreFile.own`; a second owner gets
+ * `StoreError` `locked`), with the session tables (a database that is not a
+ * store is refused, `StoreError` `foreign`).
  */
-const exclusive = (filename: string): Layer.Layer<never, StoreError> =>
-  Layer.scopedDiscard(
-    Effect.gen(function* () {
-      const lock = yield* LibsqlClient.make({ url: `file:${filename}.lock` })
-      yield* lock.unsafe("PRAGMA locking_mode = EXCLUSIVE")
-      yield* lock.unsafe("BEGIN EXCLUSIVE")
-      // Released at once when the scope ends, not whenever the connection is collected: the same
-      // process may open the store again (a test, an app reopening it).
-      yield* Effect.addFinalizer(() =>
-        Effect.ignore(
-          Effect.all([
-            lock.unsafe("ROLLBACK"),
-            lock.unsafe("PRAGMA locking_mode = NORMAL"),
-            lock.unsafe("SELECT count(*) FROM sqlite_master")
-          ])
-        )
+const sqliteStore = (
+  filename: string,
+  options: { readonly create: boolean }
+): Layer.Layer<SqlClient.SqlClient, StoreError> =>
+  Layer.unwrap(
+    Effect.map(StoreFile.own(filename, options), (located) =>
+      // WAL with synchronous=NORMAL: a commit survives the process's death (SIGKILL included); only a
+      // power loss may roll back the last commits, leaving the file consistent. Opened by its real path,
+      // whose write-ahead log every name of the file shares.
+      Layer.merge(
+        migratedStore(filename).pipe(Layer.provideMerge(sqliteClient(located.real, filename))),
+        Layer.succeed(Store.StoreCheck, StoreFile.stillThere(located))
       )
-    }).pipe(
-      Effect.mapError(
-        (error) =>
-          new StoreError({
-            message: /SQLITE_BUSY|locked/i.test(`${error.message} ${String(error.cause)}`)
-              ? `the session store ${filename} is in use by another process`
-              : `cannot lock the session store ${filename}: ${error.message}`,
-            locked: /SQLITE_BUSY|locked/i.test(`${error.message} ${String(error.cause)}`)
-          })
-      ),
-      Effect.provide(Reactivity.layer)
     )
   )
 
 /**
- * The embedded store's database alone, without an engine: the file
- * `filename` (SQLite, WAL), owned by this process alone, with the session
- * tables. For reading a store (`DurableSessions.summaries`) without running
- * (or resuming) anything.
+ * The embedded store's database alone, without an engine, for reading a
+ * store (`DurableSessions.summaries`) without running (or resuming)
+ * anything: the file `filename` (SQLite through `node:sqlite`, WAL), owned
+ * by this process alone, whatever path names it (a second owner gets
+ * `StoreError` `locked`). A file that is not there is `StoreError`
+ * `missing`, and nothing is created; a database that is not a session store
+ * is `StoreError` `foreign`, and is left as it is.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerSqliteStore = (filename: string): Layer.Layer<SqlClient.SqlClient, StoreError> =>
-  migrated.pipe(
-    Layer.provideMerge(
-      Layer.effectDiscard(
-        // WAL with synchronous=NORMAL: a commit survives the process's death (SIGKILL included);
-        // only a power loss may roll back the last commits, leaving the file consistent. It cuts
-        // a journal write from about 1 ms to 0.15 ms. (Per connection: the store's one connection
-        // runs its transactions too, internal/libsql.ts, so the setting holds after one.)
-        Effect.flatMap(SqlClient.SqlClient, (sql) =>
-          Effect.zipRight(sql.unsafe("PRAGMA journal_mode=WAL"), sql.unsafe("PRAGMA synchronous=NORMAL"))
-        ).pipe(
-          Effect.mapError(
-            (error) => new StoreError({ message: `cannot open ${filename}: ${error.message}`, locked: false })
+  sqliteStore(filename, { create: false })
+
+/**
+ * The embedded store `filename` for reading, beside the process that owns
+ * it, if one does: no lock is taken, no table is made, and nothing is
+ * written but a stop asked for (`DurableSessions.requestStop`); SQLite's
+ * write-ahead log lets a reader in beside the owner, whose commits it sees. A file that is not there is `StoreError` `missing`
+ * (nothing is created); a database that is not a session store is
+ * `StoreError` `foreign`; a store deleted or replaced under the reader fails
+ * its next wait (`EventLog.follow`) with `StoreError` `missing`. Whether a
+ * live process holds the store's unfinished runs is read by trying the
+ * owner's locks for an instant (`DurableSessions.Summary.live`): an owner
+ * starting meanwhile waits for it.
+ *
+ * @since 0.5.0
+ * @category layers
+ */
+export const layerSqliteReader = (filename: string): Layer.Layer<SqlClient.SqlClient, StoreError> =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const found = yield* StoreFile.locate(filename)
+      if (Option.isNone(found))
+        return yield* Store.makeStoreError("missing", `there is no session store at ${filename}`)
+      const located = found.value
+      const checked = Layer.effect(
+        SqlClient.SqlClient,
+        Effect.tap(SqlClient.SqlClient, () =>
+          Ownership.claim(filename, { mark: false, existing: true }).pipe(
+            Effect.catchTags({
+              SqlError: StoreFile.failure(filename, "read"),
+              SchemaError: (error) =>
+                Store.makeStoreError("unavailable", `cannot read the session store ${filename}: ${error.message}`)
+            })
           )
         )
       )
-    ),
-    // The client @effect/sql-libsql would make for `file:`, over a connection that keeps its prepared
-    // statements (each journal write would prepare its statement again). Integers as bigint: the
-    // cluster's ids are 64-bit; @effect/sql-libsql ignores SqlClient.SafeIntegers.
-    Layer.provideMerge(
-      Layer.unwrapScoped(Effect.map(Libsql.client(filename), (liveClient) => LibsqlClient.layer({ liveClient })))
-    ),
-    Layer.provideMerge(exclusive(filename))
+      return Layer.mergeAll(
+        checked.pipe(Layer.provide(sqliteClient(located.real, filename, { wal: false }))),
+        Layer.succeed(Store.StoreCheck, StoreFile.stillThere(located)),
+        Layer.succeed(Store.Liveness, Option.some(StoreFile.ownedElsewhere(filename)))
+      )
+    })
   )
 
 /**
@@ -314,7 +380,7 @@ export const layerSqlite = (
   filename: string,
   options: SqlEngine.Options = {}
 ): Layer.Layer<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient, StoreError> =>
-  layerSql(options).pipe(Layer.provideMerge(layerSqliteStore(filename)))
+  layerSql(options).pipe(Layer.provideMerge(sqliteStore(filename, { create: true })))
 
 /**
  * The file `filename` (SQLite, WAL), owned by this process alone, with the
@@ -327,10 +393,10 @@ export const layerClusterSqlite = (
   filename: string,
   options: ClusterOptions = {}
 ): Layer.Layer<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient, StoreError> =>
-  layerClusterSql(options).pipe(Layer.provideMerge(layerSqliteStore(filename)))
+  layerClusterSql(options).pipe(Layer.provideMerge(sqliteStore(filename, { create: true })))
 
 /**
- * @effect/workflow's in-memory engine, with the session store in an
+ * effect/workflow's in-memory engine, with the session store in an
  * in-memory database: nothing outlives the layer.
  *
  * @since 0.1.0
@@ -339,5 +405,5 @@ export const layerClusterSqlite = (
 export const layerMemory: Layer.Layer<WorkflowEngine.WorkflowEngine | SqlClient.SqlClient, StoreError> =
   WorkflowEngine.layerMemory.pipe(
     Layer.provideMerge(migrated),
-    Layer.provideMerge(LibsqlClient.layer({ url: ":memory:", intMode: "bigint" }))
+    Layer.provideMerge(sqliteClient(":memory:", "the in-memory store"))
   )

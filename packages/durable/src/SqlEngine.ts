@@ -1,8 +1,8 @@
 /**
- * The light workflow engine: @effect/workflow's `WorkflowEngine` for one
+ * The light workflow engine: effect/workflow's `WorkflowEngine` for one
  * process, journaled in SQL over any `SqlClient` (the embedded SQLite file,
  * Postgres). It keeps the whole `Workflow` / `Activity` / `DurableClock` API,
- * so the same `AgentRun` workflow runs on it or on @effect/cluster's engine;
+ * so the same `AgentRun` workflow runs on it or on effect/cluster's engine;
  * it costs one INSERT per completed activity where the cluster engine's
  * message round trip costs three write transactions and a storage scan.
  *
@@ -32,12 +32,12 @@
  *
  * @since 0.2.0
  */
-import type * as SqlClient from "@effect/sql/SqlClient"
-import type * as SqlError from "@effect/sql/SqlError"
-import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
+import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import * as internal from "./internal/sqlEngine.js"
 
 /**
@@ -111,7 +111,7 @@ export const purge: (ids: ReadonlyArray<string>) => Effect.Effect<void, SqlError
  */
 export const make = (
   options?: Options
-): Effect.Effect<WorkflowEngine.WorkflowEngine["Type"], JournalError, SqlClient.SqlClient | Scope.Scope> =>
+): Effect.Effect<WorkflowEngine.WorkflowEngine["Service"], JournalError, SqlClient.SqlClient | Scope.Scope> =>
   internal.make(options)
 
 /**
@@ -123,4 +123,4 @@ export const make = (
 export const layer = (
   options: Options = {}
 ): Layer.Layer<WorkflowEngine.WorkflowEngine, JournalError, SqlClient.SqlClient> =>
-  Layer.scoped(WorkflowEngine.WorkflowEngine, make(options))
+  Layer.effect(WorkflowEngine.WorkflowEngine, make(options))

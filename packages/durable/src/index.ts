@@ -14,6 +14,16 @@ export * as DurableSessions from "./DurableSessions.js"
 export * as Engine from "./Engine.js"
 
 /**
+ * @since 0.5.0
+ */
+export * as EventLog from "./EventLog.js"
+
+/**
  * @since 0.2.0
  */
 export * as SqlEngine from "./SqlEngine.js"
+
+/**
+ * @since 0.5.0
+ */
+export * as DurableAgent from "./DurableAgent.js"

@@ -1,5 +1,5 @@
 /**
- * The in-process crash property (issue 13): for arbitrary fault scripts (transient errors, some
+ * The in-process crash property: for arbitrary fault scripts (transient errors, some
  * with retry-after, tool calls of an idempotent and a non-idempotent tool), a crash injected at
  * EVERY journal write of the run, then recovery by a fresh engine over the same database, ends
  * with the crash-free run's outcome: the same status, retry figures and history, apart from the
@@ -13,18 +13,19 @@
 import { DurableSessions, Engine, type SqlEngine } from "@agent-kernel/durable"
 import { Content, ModelError, ModelProvider, type RunOutcome, Settings, Toolbox } from "@agent-kernel/kernel"
 import { Arbitraries, TestClockDriver } from "@agent-kernel/kernel/testing"
-import * as LibsqlClient from "@effect/sql-libsql/LibsqlClient"
-import * as SqlClient from "@effect/sql/SqlClient"
-import { assert, describe, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
+import * as Arbitrary from "effect/Arbitrary"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import * as TestContext from "effect/TestContext"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as TestClock from "effect/testing/TestClock"
+import * as Sqlite from "../src/internal/sqlite.js"
 
 /** One turn: the faults before its answer, and the tool calls of its answer (the last turn answers text). */
 interface Turn {
@@ -32,11 +33,15 @@ interface Turn {
   readonly tools: ReadonlyArray<"write" | "read">
 }
 
-const turnArbitrary = FastCheck.record({
-  faults: FastCheck.array(
-    FastCheck.oneof(
+/** One of two arbitraries, each as likely. */
+const either = <A>(left: Arbitrary.Arbitrary<A>, right: Arbitrary.Arbitrary<A>): Arbitrary.Arbitrary<A> =>
+  Arbitrary.map(Arbitrary.all([Arbitrary.schema(Schema.Boolean), left, right]), ([first, l, r]) => (first ? l : r))
+
+const turnArbitrary: Arbitrary.Arbitrary<Turn> = Arbitrary.all({
+  faults: Arbitrary.array(
+    either(
       // Half of them a 429 with a retry-after: a durable wait, its clock and its wake-up journaled.
-      FastCheck.integer({ min: 1, max: 5_000 }).map((ms) =>
+      Arbitrary.map(Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 5_000 }))), (ms) =>
         ModelError.make("rate_limited", {
           provider: "p",
           model: "m",
@@ -49,10 +54,13 @@ const turnArbitrary = FastCheck.record({
     ),
     { maxLength: 2 }
   ),
-  tools: FastCheck.array(FastCheck.constantFrom("write" as const, "read" as const), { maxLength: 2 })
+  tools: Arbitrary.array(
+    Arbitrary.map(Arbitrary.schema(Schema.Boolean), (write) => (write ? ("write" as const) : ("read" as const))),
+    { maxLength: 2 }
+  )
 })
 
-const scriptArbitrary = FastCheck.array(turnArbitrary, { minLength: 1, maxLength: 3 })
+const scriptArbitrary = Arbitrary.array(turnArbitrary, { minLength: 1, maxLength: 3 })
 
 const settings: Settings.Settings = {
   ...Settings.defaults,
@@ -118,21 +126,20 @@ const runUntil = (script: ReadonlyArray<Turn>, crashAt: number | undefined) =>
         beforeWrite: (write) =>
           Effect.suspend(() => {
             if (writes.length + 1 === crashAt)
-              return Effect.zipRight(Deferred.succeed(ended, Option.none()), Effect.never)
+              return Effect.andThen(Deferred.succeed(ended, Option.none()), Effect.never)
             writes.push(write)
             return Effect.void
           })
       }),
       scope
     )
-    // The caller is a daemon: the death of a process is not its caller deciding to stop the run.
-    yield* Effect.forkDaemon(
-      Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.run("s", "go")).pipe(
-        Effect.flatMap((outcome) => Deferred.succeed(ended, Option.some(outcome))),
-        Effect.provide(context)
-      )
+    // The caller is a daemon: the death of a process is not its caller deciding to stop the run. It is
+    // forked under the driver, so the waits of its run are the driver's to move the TestClock to.
+    const caller = Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.run("s", "go")).pipe(
+      Effect.flatMap((outcome) => Deferred.succeed(ended, Option.some(outcome))),
+      Effect.provide(context)
     )
-    const outcome = yield* TestClockDriver.run(Deferred.await(ended))
+    const outcome = yield* TestClockDriver.run(Effect.andThen(Effect.forkDetach(caller), Deferred.await(ended)))
     yield* Scope.close(scope, Exit.void)
     return { outcome, writes } satisfies Attempt
   })
@@ -193,7 +200,8 @@ const figures = (outcome: RunOutcome.RunOutcome) => ({
   retries: outcome.retries
 })
 
-const database = LibsqlClient.layer({ url: ":memory:", intMode: "bigint" })
+/** A fresh in-memory database and TestClock for each process's lifetime of a case. */
+const database = Sqlite.layer({ filename: ":memory:" })
 
 describe("crash at every journal write", () => {
   it("after recovery, the outcome is the crash-free run's, apart from the declared in-flight tool results", async () => {
@@ -204,81 +212,90 @@ describe("crash at every journal write", () => {
       retryAfterWaits: 0,
       scriptsWithTools: 0,
       inFlightUnknown: 0,
+      writeCalls: 0,
+      scriptsWithWriteCalls: 0,
       endedBeforeCrash: 0
     }
-    await FastCheck.assert(
-      FastCheck.asyncProperty(scriptArbitrary, (script) =>
-        Effect.runPromise(
-          Effect.gen(function* () {
-            const clean = yield* runUntil(script, undefined).pipe(
-              Effect.provide(database),
-              Effect.provide(TestContext.TestContext)
-            )
-            const expected = Option.getOrThrow(clean.outcome)
-            coverage.scripts++
-            if (script.some((turn) => turn.tools.length > 0)) coverage.scriptsWithTools++
-            coverage.retryAfterWaits += clean.writes.filter((write) => write.kind === "clock").length
-            for (let n = 1; n <= clean.writes.length; n++) {
-              const kind = clean.writes[n - 1]!.kind
-              const name = clean.writes[n - 1]!.name.split("/")[0]!
-              const label =
-                kind !== "activity"
-                  ? kind
-                  : name !== "tool"
-                    ? `activity ${name}`
-                    : // tool/<turn>/<n>/<id>/<attempt>, the id t<turn>c<i>: which tool it was.
-                      `activity tool ${toolOf(script, clean.writes[n - 1]!.name.split("/").at(-2)!)}`
-              yield* Effect.gen(function* () {
-                const crashed = yield* runUntil(script, n)
-                assert.isTrue(Option.isNone(crashed.outcome), `write ${n}: the run ended before its crash`)
-                const state = yield* journalState
-                const recovered = yield* recover(script, state.attempts)
-                coverage.crashes++
-                coverage.byKind.set(label, (coverage.byKind.get(label) ?? 0) + 1)
-                const context = `crash before write ${n} (${label} ${clean.writes[n - 1]!.name}) of ${clean.writes.length}`
-                if (Option.isSome(recovered.figures))
-                  assert.deepStrictEqual(recovered.figures.value, figures(expected), context)
-                else coverage.endedBeforeCrash++
-                assert.strictEqual(recovered.used, expected.retries.session_total, context)
-                assert.deepStrictEqual(
-                  comparable(recovered.history, state.inFlight),
-                  comparable(expected.history, state.inFlight),
-                  context
-                )
-                // The in-flight results are declared: "unknown" for the write tool. (The read tool, idempotent,
-                // claims nothing and runs again: its result is compared with the rest of the history.)
-                for (const id of state.inFlight) {
-                  const result = recovered.history
-                    .flatMap((message) => message.content)
-                    .find((block) => block.type === "tool_result" && block.tool_use_id === id)
-                  const use = expected.history
-                    .flatMap((message) => message.content)
-                    .find((block) => block.type === "tool_use" && block.id === id)
-                  assert.isTrue(use?.type === "tool_use" && use.name === "write", context)
-                  coverage.inFlightUnknown++
-                  assert.match(
-                    result?.type === "tool_result" ? result.content : "",
-                    /unknown whether the tool finished/,
-                    context
-                  )
-                }
-              }).pipe(Effect.provide(database), Effect.provide(TestContext.TestContext))
-            }
-          })
+    const property = (script: ReadonlyArray<Turn>) =>
+      Effect.gen(function* () {
+        const clean = yield* runUntil(script, undefined).pipe(
+          Effect.provide(database),
+          Effect.provide(TestClock.layer())
         )
-      ),
-      { numRuns: 12, seed: 13 }
+        const expected = Option.getOrThrow(clean.outcome)
+        coverage.scripts++
+        if (script.some((turn) => turn.tools.length > 0)) coverage.scriptsWithTools++
+        coverage.retryAfterWaits += clean.writes.filter((write) => write.kind === "clock").length
+        const writeCalls = clean.writes.filter(
+          (write) =>
+            write.kind === "activity" &&
+            write.name.startsWith("tool/") &&
+            toolOf(script, write.name.split("/").at(-2)!) === "write"
+        ).length
+        coverage.writeCalls += writeCalls
+        if (writeCalls > 0) coverage.scriptsWithWriteCalls++
+        for (let n = 1; n <= clean.writes.length; n++) {
+          const kind = clean.writes[n - 1]!.kind
+          const name = clean.writes[n - 1]!.name.split("/")[0]!
+          const label =
+            kind !== "activity"
+              ? kind
+              : name !== "tool"
+                ? `activity ${name}`
+                : // tool/<turn>/<n>/<id>/<attempt>, the id t<turn>c<i>: which tool it was.
+                  `activity tool ${toolOf(script, clean.writes[n - 1]!.name.split("/").at(-2)!)}`
+          yield* Effect.gen(function* () {
+            const crashed = yield* runUntil(script, n)
+            expect(Option.isNone(crashed.outcome), `write ${n}: the run ended before its crash`).toBe(true)
+            const state = yield* journalState
+            const recovered = yield* recover(script, state.attempts)
+            coverage.crashes++
+            coverage.byKind.set(label, (coverage.byKind.get(label) ?? 0) + 1)
+            const context = `crash before write ${n} (${label} ${clean.writes[n - 1]!.name}) of ${clean.writes.length}`
+            if (Option.isSome(recovered.figures)) expect(recovered.figures.value, context).toEqual(figures(expected))
+            else coverage.endedBeforeCrash++
+            expect(recovered.used, context).toBe(expected.retries.session_total)
+            expect(comparable(recovered.history, state.inFlight), context).toEqual(
+              comparable(expected.history, state.inFlight)
+            )
+            // The in-flight results are declared: "unknown" for the write tool. (The read tool, idempotent,
+            // claims nothing and runs again: its result is compared with the rest of the history.)
+            for (const id of state.inFlight) {
+              const result = recovered.history
+                .flatMap((message) => message.content)
+                .find((block) => block.type === "tool_result" && block.tool_use_id === id)
+              const use = expected.history
+                .flatMap((message) => message.content)
+                .find((block) => block.type === "tool_use" && block.id === id)
+              expect(use?.type === "tool_use" && use.name === "write", context).toBe(true)
+              coverage.inFlightUnknown++
+              expect(result?.type === "tool_result" ? result.content : "", context).toMatch(
+                /unknown whether the tool finished/
+              )
+            }
+          }).pipe(Effect.provide(database), Effect.provide(TestClock.layer()))
+        }
+        return true
+      })
+    const result = await Effect.runPromise(
+      Arbitrary.checkEffect(scriptArbitrary, property, { runs: 12, seed: 13, maxShrinks: 3 })
     )
+    expect(Arbitrary.formatCheckFailure(result)).toBeUndefined()
     // eslint-disable-next-line no-console
     console.log(
       `crash property: ${coverage.scripts} scripts (${coverage.scriptsWithTools} with tool calls, ` +
         `${coverage.retryAfterWaits} retry-after waits), ${coverage.crashes} crashes by write: ` +
         `${[...coverage.byKind].map(([kind, n]) => `${kind} ${n}`).join(", ")}; in-flight tool calls answered ` +
-        `unknown ${coverage.inFlightUnknown}; ${coverage.endedBeforeCrash} crashes came after the run had recorded its end`
+        `unknown ${coverage.inFlightUnknown} (${coverage.writeCalls} calls of the write tool, in ` +
+        `${coverage.scriptsWithWriteCalls} scripts); ${coverage.endedBeforeCrash} crashes came after the run had recorded its end`
     )
     // The generator reached the interesting cases: waits, tool calls, and crashes inside each kind of step.
-    assert.isAtLeast(coverage.retryAfterWaits, 3)
-    assert.isAtLeast(coverage.inFlightUnknown, 1)
+    expect(coverage.retryAfterWaits).toBeGreaterThanOrEqual(3)
+    // A crash comes at every write, so every call of the write tool is cut off in flight at least once, and
+    // at least 30 % of the scripts have such a call.
+    expect(coverage.writeCalls).toBeGreaterThan(0)
+    expect(coverage.inFlightUnknown).toBeGreaterThanOrEqual(coverage.writeCalls)
+    expect(coverage.scriptsWithWriteCalls / coverage.scripts).toBeGreaterThanOrEqual(0.3)
     const kinds = [
       "execution",
       "activity model",
@@ -288,6 +305,7 @@ describe("crash at every journal write", () => {
       "deferred",
       "status"
     ]
-    for (const kind of kinds) assert.isAtLeast(coverage.byKind.get(kind) ?? 0, 1, `no crash at a ${kind} write`)
+    for (const kind of kinds)
+      expect(coverage.byKind.get(kind) ?? 0, `no crash at a ${kind} write`).toBeGreaterThanOrEqual(1)
   }, 600_000)
 })

@@ -5,7 +5,7 @@
 import { DurableSessions, Engine } from "@agent-kernel/durable"
 import { Content, type RunOutcome, Session, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
-import { assert, describe, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -56,10 +56,10 @@ describe("DurableSessions on the memory engine", () => {
         ),
         Effect.scoped
       )
-      assert.deepStrictEqual(figures(outcome), figures(expected))
+      expect(figures(outcome)).toEqual(figures(expected))
       const calls = yield* model.calls
       // The retry-after was honoured on the clock: the second call came 2 s after the first.
-      assert.strictEqual(calls[1]!.at - calls[0]!.at, 2_000)
+      expect(calls[1]!.at - calls[0]!.at).toBe(2_000)
     })
   )
 
@@ -73,32 +73,28 @@ describe("DurableSessions on the memory engine", () => {
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const first = yield* TestClockDriver.run(sessions.run("s", "first"))
-        assert.strictEqual(first.status, "completed")
+        expect(first.status).toBe("completed")
         // No wait in this run: the TestClock is left alone (moving it to the first run's stale
         // timers races the memory engine's re-poll of a suspended execution).
         const second = yield* sessions.run("s", "second")
-        assert.strictEqual(second.final_text, "two")
-        assert.strictEqual(second.retries.session_total, 1)
-        assert.deepStrictEqual(
-          second.history.map((message) => Content.textOf(message)),
-          ["first", "one", "second", "two"]
-        )
+        expect(second.final_text).toBe("two")
+        expect(second.retries.session_total).toBe(1)
+        expect(second.history.map((message) => Content.textOf(message))).toEqual(["first", "one", "second", "two"])
         const [listed] = yield* sessions.list
-        assert.deepStrictEqual(
-          { id: listed?.id, status: listed?.status, runs: listed?.runs, retries: listed?.retries_used },
-          { id: "s", status: "completed", runs: 2, retries: 1 }
-        )
+        expect({ id: listed?.id, status: listed?.status, runs: listed?.runs, retries: listed?.retries_used }).toEqual({
+          id: "s",
+          status: "completed",
+          runs: 2,
+          retries: 1
+        })
         const exported = yield* sessions.exportJson("s")
         yield* sessions.delete("s")
-        assert.deepStrictEqual(yield* sessions.list, [])
-        assert.strictEqual(yield* sessions.importJson(exported), "s")
+        expect(yield* sessions.list).toEqual([])
+        expect(yield* sessions.importJson(exported)).toBe("s")
         const state = yield* sessions.state("s")
-        assert.deepStrictEqual(
-          Option.map(state, (state) => state.history),
-          Option.some(second.history)
-        )
+        expect(Option.map(state, (state) => state.history)).toEqual(Option.some(second.history))
         const invalid = yield* Effect.flip(sessions.importJson('{"format":"agent-kernel/session@1","id":"x"}'))
-        assert.strictEqual(invalid._tag, "InvalidExport")
+        expect(invalid._tag).toBe("InvalidExport")
       }).pipe(
         Effect.provide(
           DurableSessions.layer({ model: "m", settings }).pipe(

@@ -1,5 +1,5 @@
 /**
- * The Postgres owner lock of `Engine.layerSql` lost DURING a run (issue 13): the server ends the
+ * The Postgres owner lock of `Engine.layerSql` lost DURING a run: the server ends the
  * lock's session while a model call is in flight. No statement of the old owner may land after
  * that (a second process may own the store by then): the run fails with `JournalError` at its
  * next write, stays unfinished, and a second engine takes the store and finishes it. Two engines
@@ -9,8 +9,8 @@
 import { DurableSessions, Engine } from "@agent-kernel/durable"
 import { Content, ModelProvider, Settings } from "@agent-kernel/kernel"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import * as SqlClient from "@effect/sql/SqlClient"
-import { assert, describe, it } from "@effect/vitest"
+import * as SqlClient from "effect/sql/SqlClient"
+import { describe, expect, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -85,19 +85,22 @@ const killLockSession = (database: string) =>
 /** The `SqlClient` of the store and engine of the `Engine.layerSql` in context (on the lock's connection). */
 const storeClient = Effect.flatMap(
   Store.StoreSql,
-  Option.match({ onNone: () => Effect.dieMessage("no store client in context"), onSome: Effect.succeed })
+  Option.match({ onNone: () => Effect.die("no store client in context"), onSome: Effect.succeed })
 )
 
 /** A guard against a hang against the real server: the effect, or a failure after 10 s of real time. */
 const within = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.timeoutFail(effect, { duration: "10 seconds", onTimeout: () => "hung: no answer in 10 s" as const })
+  Effect.timeoutOrElse(effect, {
+    duration: "10 seconds",
+    orElse: () => Effect.fail("hung: no answer in 10 s" as const)
+  })
 
 const isJournalError = (exit: Exit.Exit<unknown, unknown>) =>
   Exit.isFailure(exit) &&
-  Option.exists(Cause.failureOption(exit.cause), (error) => Predicate.isTagged(error, "JournalError"))
+  Option.exists(Cause.findErrorOption(exit.cause), (error) => Predicate.isTagged(error, "JournalError"))
 
 describe("Engine.layerSql's Postgres owner lock", () => {
-  it.scoped(
+  it.effect(
     "the lock's session ends during a model call: nothing is written after, the run fails unfinished, a second engine resumes it",
     () =>
       Effect.gen(function* () {
@@ -110,29 +113,29 @@ describe("Engine.layerSql's Postgres owner lock", () => {
             Engine.layerSql().pipe(Layer.provideMerge(poolOn(url, 2))),
             modelAnswering(
               "from the first owner",
-              Effect.zipRight(Deferred.succeed(reached, undefined), Deferred.await(release))
+              Effect.andThen(Deferred.succeed(reached, undefined), Deferred.await(release))
             )
           ),
           first
         )
-        const run = yield* Effect.fork(
+        const run = yield* Effect.forkChild(
           Effect.flatMap(DurableSessions.DurableSessions, (all) => all.run("s", "go")).pipe(Effect.provide(owner))
         )
         yield* Deferred.await(reached)
-        assert.strictEqual(yield* killLockSession(name), 1)
+        expect(yield* killLockSession(name)).toBe(1)
         const before = yield* snapshot(url)
         // The model call answers after the lock is gone: the run's next step writes its journal.
         yield* Deferred.succeed(release, undefined)
         const exit = yield* Fiber.await(run)
-        assert.isTrue(isJournalError(exit), `expected a JournalError, got ${String(exit)}`)
-        assert.deepStrictEqual(yield* snapshot(url), before, "a statement landed after the lock was lost")
+        expect(isJournalError(exit), `expected a JournalError, got ${String(exit)}`).toBe(true)
+        expect(yield* snapshot(url), "a statement landed after the lock was lost").toEqual(before)
         // Lost for good: a new run of the old owner does not take the store again behind the first.
         const again = yield* Effect.exit(
           Effect.flatMap(DurableSessions.DurableSessions, (all) => all.run("t", "go")).pipe(Effect.provide(owner))
         )
         // (The store's read comes first: a StoreError, with the same reason.)
-        if (Exit.isSuccess(again)) return assert.fail("a run of the old owner ran without its lock")
-        assert.match(Cause.pretty(again.cause), /lock was lost/)
+        if (Exit.isSuccess(again)) return expect.fail("a run of the old owner ran without its lock")
+        expect(Cause.pretty(again.cause)).toMatch(/lock was lost/)
         // A second process takes the store (the lock is free) and finishes the unfinished run.
         const resumed = yield* Effect.flatMap(DurableSessions.DurableSessions, (all) => all.resume("s")).pipe(
           Effect.provide(
@@ -143,24 +146,24 @@ describe("Engine.layerSql's Postgres owner lock", () => {
           ),
           Effect.scoped
         )
-        assert.isTrue(Option.isSome(resumed), "nothing to resume: the run was not left unfinished")
-        if (Option.isSome(resumed)) assert.strictEqual(resumed.value.status, "completed")
+        expect(Option.isSome(resumed), "nothing to resume: the run was not left unfinished").toBe(true)
+        if (Option.isSome(resumed)) expect(resumed.value.status).toBe("completed")
         yield* Scope.close(first, Exit.void)
       })
   )
 
-  it.scoped("a pool of one connection runs the store: the lock's connection runs every statement of it", () =>
+  it.effect("a pool of one connection runs the store: the lock's connection runs every statement of it", () =>
     Effect.gen(function* () {
       const { url } = yield* ownDatabase("durable_owner")
       const outcome = yield* Effect.flatMap(DurableSessions.DurableSessions, (all) => all.run("s", "go")).pipe(
         Effect.provide(sessionsOn(Engine.layerSql().pipe(Layer.provideMerge(poolOn(url, 1))), modelAnswering("done"))),
         Effect.scoped
       )
-      assert.strictEqual(outcome.status, "completed")
+      expect(outcome.status).toBe("completed")
     })
   )
 
-  it.scoped(
+  it.effect(
     "an interrupted statement of the store is cancelled on the server, and the next one runs after its reply",
     () =>
       Effect.gen(function* () {
@@ -175,16 +178,16 @@ describe("Engine.layerSql's Postgres owner lock", () => {
           const sql = yield* storeClient
           yield* sql`CREATE TABLE notes (note TEXT NOT NULL)`
           // Far longer than the guard: only a cancel ends it in time.
-          const slow = yield* Effect.fork(sql`INSERT INTO notes SELECT 'slow' FROM pg_sleep(60)`)
+          const slow = yield* Effect.forkChild(sql`INSERT INTO notes SELECT 'slow' FROM pg_sleep(60)`)
           yield* settle(sleeping)
           yield* Fiber.interrupt(slow)
           const notes = yield* within(sql<{ readonly note: string }>`SELECT note FROM notes`)
-          assert.deepStrictEqual(notes, [])
+          expect(notes).toEqual([])
         }).pipe(Effect.provide(Engine.layerSql().pipe(Layer.provideMerge(poolOn(url, 2)))))
       })
   )
 
-  it.scoped(
+  it.effect(
     "a transaction of the store on its one connection holds it: another fiber's statement is not rolled back with it",
     () =>
       Effect.gen(function* () {
@@ -193,13 +196,13 @@ describe("Engine.layerSql's Postgres owner lock", () => {
           const sql = yield* storeClient
           yield* sql`CREATE TABLE notes (note TEXT NOT NULL)`
           const inside = yield* Deferred.make<void>()
-          const transaction = yield* Effect.fork(
+          const transaction = yield* Effect.forkChild(
             sql.withTransaction(
               Effect.gen(function* () {
                 yield* sql`INSERT INTO notes VALUES ('rolled back')`
                 yield* Deferred.succeed(inside, undefined)
                 // Give the other fiber's statement every chance to run while the transaction is open.
-                yield* Effect.yieldNow()
+                yield* Effect.yieldNow
                 return yield* Effect.fail("roll back")
               })
             )
@@ -208,10 +211,7 @@ describe("Engine.layerSql's Postgres owner lock", () => {
           yield* sql`INSERT INTO notes VALUES ('kept')`
           yield* Fiber.await(transaction)
           const notes = yield* sql<{ readonly note: string }>`SELECT note FROM notes`
-          assert.deepStrictEqual(
-            notes.map(({ note }) => note),
-            ["kept"]
-          )
+          expect(notes.map(({ note }) => note)).toEqual(["kept"])
         }).pipe(Effect.provide(Engine.layerSql().pipe(Layer.provideMerge(poolOn(url, 1)))))
       })
   )

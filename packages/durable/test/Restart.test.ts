@@ -5,7 +5,7 @@
 import { AgentRun, DurableSessions, Engine } from "@agent-kernel/durable"
 import { Content, type ModelProvider, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
-import { assert, describe, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -13,8 +13,8 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Scope from "effect/Scope"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -45,7 +45,7 @@ const crashable = <A, E>(layer: Layer.Layer<A | DurableSessions.DurableSessions,
     const context = yield* Layer.buildWithScope(layer, scope)
     // A daemon, never interrupted: the caller of a dead process does not decide to end its run
     // (interrupting it would be a Ctrl-C, which ends the run `interrupted`).
-    yield* Effect.forkDaemon(
+    yield* Effect.forkDetach(
       Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.run(id, input)).pipe(
         Effect.provide(context)
       )
@@ -56,39 +56,44 @@ const crashable = <A, E>(layer: Layer.Layer<A | DurableSessions.DurableSessions,
 /** Real time passes here: the engine under test runs on real processes' clocks. The bound is generous. */
 const until = <A>(check: Effect.Effect<A>, done: (a: A) => boolean) =>
   Effect.repeat(check, { until: done, schedule: Schedule.spaced(Duration.millis(20)) }).pipe(
-    Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => new Error("timed out waiting") })
+    Effect.timeoutOrElse({ duration: Duration.seconds(30), orElse: () => Effect.fail(new Error("timed out waiting")) })
   )
 
 const rateLimited = ScriptedModel.rateLimited({ retryAfterMs: 10 })
 const hang: ScriptedModel.Step = () => Effect.never as Effect.Effect<ModelProvider.ModelResponse>
 
 describe("durable sessions on a SQLite file", () => {
-  it.live("the session budget is never reset by a restart: two retries, a restart, exactly one more", () =>
-    Effect.gen(function* () {
-      const file = store()
-      const first = yield* ScriptedModel.make([rateLimited, rateLimited, hang])
-      const crash = yield* crashable(processOn(file, first), "s", "go")
-      yield* until(first.calls, (calls) => calls.length >= 3)
-      yield* crash
+  it.live(
+    "the session budget is never reset by a restart: a session that spent one retry, one more, a restart, exactly one more",
+    () =>
+      Effect.gen(function* () {
+        const file = store()
+        // The session's first run spends one retry of its budget of three, and ends.
+        const earlier = yield* ScriptedModel.make([rateLimited, ScriptedModel.text("one")])
+        const first = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+          sessions.run("s", "first")
+        ).pipe(Effect.provide(processOn(file, earlier)), Effect.scoped)
+        expect(first.retries.session_total).toBe(1)
+        // Its second run spends another, then its process dies with a call in flight.
+        const crashed = yield* ScriptedModel.make([rateLimited, hang])
+        const crash = yield* crashable(processOn(file, crashed), "s", "second")
+        yield* until(crashed.calls, (calls) => calls.length >= 2)
+        yield* crash
 
-      const second = yield* ScriptedModel.make([rateLimited, rateLimited, rateLimited])
-      const outcome = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
-        Effect.zip(sessions.resume("s"), sessions.list)
-      ).pipe(Effect.provide(processOn(file, second)), Effect.scoped)
-      const [resumed, listed] = outcome
-      assert.isTrue(Option.isSome(resumed))
-      const run = Option.getOrThrow(resumed)
-      assert.strictEqual(run.status, "retry_budget_exhausted")
-      assert.strictEqual(run.retries.session_total, 3)
-      // The call in flight was sent again (it never completed); the two completed ones were not.
-      assert.strictEqual((yield* second.calls).length, 2)
-      assert.deepStrictEqual(
-        listed.map((s) => [s.id, s.status, s.retries_used]),
-        [["s", "retry_budget_exhausted", 3]]
-      )
-      const history = run.history.map((message) => message.role)
-      assert.deepStrictEqual(history, ["user"])
-    })
+        const second = yield* ScriptedModel.make([rateLimited, rateLimited, rateLimited])
+        const outcome = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+          Effect.zip(sessions.resume("s"), sessions.list)
+        ).pipe(Effect.provide(processOn(file, second)), Effect.scoped)
+        const [resumed, listed] = outcome
+        expect(Option.isSome(resumed)).toBe(true)
+        const run = Option.getOrThrow(resumed)
+        expect(run.status).toBe("retry_budget_exhausted")
+        expect(run.retries.session_total).toBe(3)
+        // The call in flight was sent again (it never completed), and one more: the budget had one retry left.
+        expect((yield* second.calls).length).toBe(2)
+        expect(listed.map((s) => [s.id, s.status, s.retries_used])).toEqual([["s", "retry_budget_exhausted", 3]])
+        expect(run.history.map((message) => message.role)).toEqual(["user", "assistant", "user"])
+      })
   )
 
   it.live("a tool call in flight is answered 'unknown' and not run again; a completed one is not run again", () =>
@@ -120,19 +125,16 @@ describe("durable sessions on a SQLite file", () => {
         Effect.scoped
       )
       const run = Option.getOrThrow(resumed)
-      assert.strictEqual(run.status, "completed")
-      assert.deepStrictEqual(invoked, ["a", "b"])
+      expect(run.status).toBe("completed")
+      expect(invoked).toEqual(["a", "b"])
       const results = run.history.flatMap((message) =>
         message.content.flatMap((block) => (block.type === "tool_result" ? [block] : []))
       )
-      assert.deepStrictEqual(
-        results.map((result) => [result.tool_use_id, result.is_error]),
-        [
-          ["a", false],
-          ["b", true]
-        ]
-      )
-      assert.match(results[1]!.content, /unknown whether the tool finished/)
+      expect(results.map((result) => [result.tool_use_id, result.is_error])).toEqual([
+        ["a", false],
+        ["b", true]
+      ])
+      expect(results[1]!.content).toMatch(/unknown whether the tool finished/)
     })
   )
 
@@ -159,14 +161,14 @@ describe("durable sessions on a SQLite file", () => {
       yield* Effect.gen(function* () {
         const sessions = yield* DurableSessions.DurableSessions
         const outcome = yield* sessions.run("s", "go")
-        assert.strictEqual(outcome.status, "completed")
-        assert.strictEqual(outcome.retries.session_total, 2)
-        assert.strictEqual(released, 0)
+        expect(outcome.status).toBe("completed")
+        expect(outcome.retries.session_total).toBe(2)
+        expect(released).toBe(0)
         // A run its caller stops (Ctrl-C) is interrupted: what it left running is released.
-        const fiber = yield* Effect.fork(sessions.run("s", "again"))
+        const fiber = yield* Effect.forkChild(sessions.run("s", "again"))
         yield* until(model.calls, (calls) => calls.length >= 5)
         yield* Fiber.interrupt(fiber)
-        assert.strictEqual(released, 1)
+        expect(released).toBe(1)
       }).pipe(Effect.provide(processOn(file, model, shared)), Effect.scoped)
     })
   )
@@ -213,23 +215,51 @@ describe("durable sessions on a SQLite file", () => {
         const before = yield* rows
         // Every table holds rows of the deleted session: the retry wait's clock and wake-up, the tool's claim.
         for (const [i, table] of tables.entries())
-          assert.isTrue(
+          expect(
             before[i]!.some((id) => id !== kept),
             `${table} holds no row of the session to delete`
-          )
+          ).toBe(true)
         yield* sessions.delete("s")
         const after = yield* rows
         for (const [i, table] of tables.entries())
-          assert.deepStrictEqual(
-            after[i],
-            before[i]!.filter((id) => id === kept),
-            `${table} after the delete`
-          )
-        assert.deepStrictEqual(
-          (yield* sessions.list).map((session) => session.id),
-          ["k"]
-        )
+          expect(after[i], `${table} after the delete`).toEqual(before[i]!.filter((id) => id === kept))
+        expect((yield* sessions.list).map((session) => session.id)).toEqual(["k"])
       }).pipe(Effect.provide(processOn(file, model, echo)), Effect.scoped)
+    })
+  )
+
+  it.live("on the cluster engine a run's steps are journaled rows beside the engine's, and delete removes them", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([
+        ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
+        ScriptedModel.text("done")
+      ])
+      const echo: Toolbox.Service = {
+        definitions: Effect.succeed([]),
+        invoke: (call) => Effect.succeed(Content.toolResult(call.id, "ok"))
+      }
+      yield* Effect.gen(function* () {
+        const sessions = yield* DurableSessions.DurableSessions
+        const sql = yield* SqlClient.SqlClient
+        const steps = Effect.map(
+          sql<{ readonly name: string }>`SELECT name FROM workflow_activities ORDER BY name`,
+          (rows) => rows.map((row) => row.name)
+        )
+        const outcome = yield* sessions.run("s", "go")
+        expect(outcome.status).toBe("completed")
+        expect(yield* steps).toEqual(["end", "model/1/1", "model/2/1", "start", "tool/1/1/a"])
+        yield* sessions.delete("s")
+        expect(yield* steps).toEqual([])
+      }).pipe(
+        Effect.provide(
+          DurableSessions.layer({ model: "m", settings }).pipe(
+            Layer.provideMerge(Engine.layerClusterSqlite(store())),
+            Layer.provide(model.layer),
+            Layer.provide(Toolbox.layer(echo))
+          )
+        ),
+        Effect.scoped
+      )
     })
   )
 })

@@ -6,14 +6,15 @@
 import { AgentRun, DurableSessions, Engine } from "@agent-kernel/durable"
 import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
 import type { ScriptedModel } from "@agent-kernel/kernel/testing"
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as TestClock from "effect/testing/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -31,6 +32,42 @@ export const recordingTools = (invoked: Array<string>): Toolbox.Service => ({
       return Content.toolResult(call.id, "wrote")
     })
 })
+
+/** The instants at which the sleeps in flight on the TestClock end (see `recordedClock`). */
+export class Sleeps extends Context.Service<Sleeps, Array<number>>()("test/Sleeps") {}
+
+/**
+ * The TestClock, with every sleep in flight noted by the instant it ends (effect 4's TestClock keeps its
+ * queue to itself), so that a test can tell whether something waits on the clock. Provided over a test's
+ * whole context (the engines' layers and the fibers the test forks), with the `Sleeps` it records.
+ */
+export const recordedClock: Layer.Layer<Sleeps> = Layer.effectContext(
+  Effect.map(Clock.Clock, (clock) => {
+    const test = clock as TestClock.TestClock
+    const ends: Array<number> = []
+    const recording: TestClock.TestClock = {
+      currentTimeMillisUnsafe: () => test.currentTimeMillisUnsafe(),
+      currentTimeMillis: test.currentTimeMillis,
+      currentTimeNanosUnsafe: () => test.currentTimeNanosUnsafe(),
+      currentTimeNanos: test.currentTimeNanos,
+      monotonicTimeNanosUnsafe: () => test.monotonicTimeNanosUnsafe(),
+      monotonicTimeNanos: test.monotonicTimeNanos,
+      adjust: (duration) => test.adjust(duration),
+      setTime: (timestamp) => test.setTime(timestamp),
+      withLive: (effect) => test.withLive(effect),
+      sleep: (duration) =>
+        Effect.suspend(() => {
+          const end = test.currentTimeMillisUnsafe() + Duration.toMillis(duration)
+          ends.push(end)
+          return Effect.ensuring(
+            test.sleep(duration),
+            Effect.sync(() => ends.splice(ends.indexOf(end), 1))
+          )
+        })
+    }
+    return Context.make(Sleeps, ends).pipe(Context.add(Clock.Clock, recording))
+  })
+)
 
 /**
  * A test file's harness; `prefix` names its temporary directories, `toolConcurrency` goes to the
@@ -53,7 +90,8 @@ export const make = (prefix: string, options: { readonly toolConcurrency?: numbe
       Layer.provide(Layer.succeed(AgentRun.Bodies, bodies)),
       Layer.provideMerge(engine),
       Layer.provide(model.layer),
-      Layer.provide(Toolbox.layer(tools))
+      Layer.provide(Toolbox.layer(tools)),
+      Layer.provideMerge(recordedClock)
     )
   const engines = [
     { name: "light engine", engine: () => Engine.layerSqlite(file()) },
@@ -73,7 +111,7 @@ export const countedBodies = (limit: number) => {
   const registration: typeof AgentRun.layer = AgentRun.AgentRun.toLayer((payload, executionId) =>
     Effect.suspend(() =>
       ++started.count > limit
-        ? Effect.dieMessage(`a body started more than ${limit} times`)
+        ? Effect.die(`a body started more than ${limit} times`)
         : AgentRun.body(payload, executionId)
     )
   )
@@ -100,7 +138,10 @@ export const executionOf = (id: string, run: number) =>
  * body's fiber, the cluster engine resets the run's reply), so it is not the suspension of an earlier wait.
  */
 export const suspended = (executionId: string) =>
-  Effect.map(AgentRun.AgentRun.poll(executionId), (result) => result?._tag === "Suspended")
+  Effect.map(
+    AgentRun.AgentRun.poll(executionId),
+    Option.exists((result) => result._tag === "Suspended")
+  )
 
 /** Event-loop turns until the model has been called `n` times. */
 export const callsReach = (model: ScriptedModel.ScriptedModel, n: number) =>
@@ -113,8 +154,8 @@ export const callsReach = (model: ScriptedModel.ScriptedModel, n: number) =>
 export const startedRun = (model: ScriptedModel.ScriptedModel, calls = 1) =>
   Effect.gen(function* () {
     const sessions = yield* DurableSessions.DurableSessions
-    const caller = yield* Effect.fork(sessions.run("s", "go"))
-    const executionId = yield* Effect.zipRight(callsReach(model, calls), executionOf("s", 1))
+    const caller = yield* Effect.forkChild(sessions.run("s", "go"))
+    const executionId = yield* Effect.andThen(callsReach(model, calls), executionOf("s", 1))
     return { caller, executionId }
   })
 
@@ -130,13 +171,13 @@ export const suspendedOnJournal = (executionId: string) =>
  * `holds`' real-time floor ends the wait for a fiber waiting on neither.
  */
 const waitingOnTheClock = <A, E>(fiber: Fiber.Fiber<A, E>) =>
-  Effect.zipRight(
+  Effect.andThen(
     turns(20),
     holds(
       Effect.gen(function* () {
-        if (Option.isSome(yield* Fiber.poll(fiber))) return true
+        if (fiber.pollUnsafe() !== undefined) return true
         const now = yield* Clock.currentTimeMillis
-        return Chunk.some(yield* TestClock.sleeps(), (at) => at > now)
+        return (yield* Sleeps).some((at) => at > now)
       })
     )
   )
@@ -149,7 +190,7 @@ const waitingOnTheClock = <A, E>(fiber: Fiber.Fiber<A, E>) =>
  */
 const movingTheClock = <A, E>(fiber: Fiber.Fiber<A, E>, seconds: number) =>
   Effect.gen(function* () {
-    const ended = Effect.map(Fiber.poll(fiber), Option.isSome)
+    const ended = Effect.sync(() => fiber.pollUnsafe() !== undefined)
     const start = performance.now()
     for (let n = 0; n < 2 * seconds && !(yield* ended); n++) {
       if (n >= seconds) {
@@ -171,7 +212,7 @@ const movingTheClock = <A, E>(fiber: Fiber.Fiber<A, E>, seconds: number) =>
  * ended is joined (and the test times out) as before.
  */
 export const joinPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 30) =>
-  Effect.zipRight(movingTheClock(fiber, seconds), Fiber.join(fiber))
+  Effect.andThen(movingTheClock(fiber, seconds), Fiber.join(fiber))
 
 /**
  * Whether `fiber` ends: the TestClock moved on while it has not, as in `joinPolling`, then event-loop turns
@@ -180,5 +221,5 @@ export const joinPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 30) =>
  * few on a loaded machine (the hash had not come back), and so were its seconds when the hash came back
  * after the caller's poll had spent them (the same starved pool `joinPolling` waits out past its seconds).
  */
-export const endsPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 10): Effect.Effect<boolean> =>
-  Effect.zipRight(movingTheClock(fiber, seconds), holds(Effect.map(Fiber.poll(fiber), Option.isSome)))
+export const endsPolling = <A, E>(fiber: Fiber.Fiber<A, E>, seconds = 10): Effect.Effect<boolean, never, Sleeps> =>
+  Effect.andThen(movingTheClock(fiber, seconds), holds(Effect.sync(() => fiber.pollUnsafe() !== undefined)))

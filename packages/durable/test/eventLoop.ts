@@ -5,8 +5,8 @@
 import * as Effect from "effect/Effect"
 
 /** One event-loop turn: a fiber yield, then a `setImmediate`. */
-const turn = Effect.zipRight(
-  Effect.yieldNow(),
+const turn = Effect.andThen(
+  Effect.yieldNow,
   Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
 )
 
@@ -19,10 +19,9 @@ export const turns = (n: number): Effect.Effect<void> =>
 
 /**
  * The least real time `settle` spins before it gives up, whatever its count of turns: what a check
- * waits for may be on another thread (@effect/workflow hashes an execution's id with
+ * waits for may be on another thread (effect/workflow hashes an execution's id with
  * `crypto.subtle.digest`, on libuv's thread pool), which a loaded machine can keep from running for
- * longer than thousands of turns take (about 10 µs each when nothing else is due: "never settled" at
- * load 9). Generous, as for a real process, and within vitest's 60 s test timeout: only a check
+ * longer than thousands of turns take. Generous, as for a real process, and within vitest's 60 s test timeout: only a check
  * that never holds waits it out.
  */
 export const settleFloorMillis = 20_000
@@ -50,4 +49,4 @@ export const holds = <E, R>(
  * time have both passed.
  */
 export const settle = <E, R>(check: Effect.Effect<boolean, E, R>, limit = 5_000): Effect.Effect<void, E, R> =>
-  Effect.flatMap(holds(check, limit), (held) => (held ? Effect.void : Effect.dieMessage("never settled")))
+  Effect.flatMap(holds(check, limit), (held) => (held ? Effect.void : Effect.die(new Error("never settled"))))

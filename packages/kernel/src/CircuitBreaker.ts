@@ -22,6 +22,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as EventBus from "./EventBus.js"
 import * as internal from "./internal/circuitBreaker.js"
@@ -135,7 +136,7 @@ export interface Options {
   /** When it opens. Default `defaultStrategy`. */
   readonly strategy?: Strategy | undefined
   /** Default 30 seconds. */
-  readonly cooldown?: Duration.DurationInput | undefined
+  readonly cooldown?: Duration.Input | undefined
   /** Called on every transition. Default: `publishTransition(subject)`. */
   readonly onTransition?: ((transition: Transition) => Effect.Effect<void>) | undefined
 }
@@ -197,7 +198,7 @@ export const make = (options: Options): Effect.Effect<CircuitBreaker> =>
   Effect.gen(function* () {
     const config: internal.BreakerConfig = {
       strategy: options.strategy ?? defaultStrategy,
-      cooldownMillis: Duration.toMillis(Duration.decode(options.cooldown ?? "30 seconds"))
+      cooldownMillis: Duration.toMillis(options.cooldown ?? "30 seconds")
     }
     const ref = yield* Ref.make(internal.initial(config))
     const notify = options.onTransition ?? publishTransition(options.subject)
@@ -242,15 +243,15 @@ export interface ProtectOptions<E> {
  */
 export const outcomeOf = <A, E>(exit: Exit.Exit<A, E>, options: ProtectOptions<E> = {}): Outcome => {
   if (Exit.isSuccess(exit)) return { _tag: "Succeeded" }
-  const failure = Cause.failureOption(exit.cause)
+  const failure = Cause.findErrorOption(exit.cause)
   if (Option.isSome(failure)) {
     const isFailure = options.isFailure ?? (() => true)
     return isFailure(failure.value)
       ? { _tag: "Failed", reason: (options.describe ?? describeError)(failure.value) }
       : { _tag: "Excused" }
   }
-  const defect = Cause.dieOption(exit.cause)
-  if (Option.isSome(defect)) return { _tag: "Failed", reason: `defect: ${describeError(defect.value)}` }
+  const defect = Cause.findDefect(exit.cause)
+  if (Result.isSuccess(defect)) return { _tag: "Failed", reason: `defect: ${describeError(defect.success)}` }
   return { _tag: "Interrupted" }
 }
 

@@ -18,7 +18,7 @@ import * as Schema from "effect/Schema"
  */
 export const CacheControl = Schema.Struct({
   type: Schema.Literal("ephemeral"),
-  ttl: Schema.optional(Schema.Literal("5m", "1h"))
+  ttl: Schema.optional(Schema.Literals(["5m", "1h"]))
 })
 
 /**
@@ -136,10 +136,10 @@ export interface RedactedThinkingBlock extends Schema.Schema.Type<typeof Redacte
  * @since 0.3.0
  * @category schemas
  */
-export const MediaSource = Schema.Union(
+export const MediaSource = Schema.Union([
   Schema.Struct({ type: Schema.Literal("base64"), media_type: Schema.String, data: Schema.String }),
   Schema.Struct({ type: Schema.Literal("url"), url: Schema.String })
-)
+])
 
 /**
  * @since 0.3.0
@@ -189,7 +189,7 @@ export interface DocumentBlock extends Schema.Schema.Type<typeof DocumentBlock> 
  * @since 0.1.0
  * @category schemas
  */
-export const ContentBlock = Schema.Union(
+export const ContentBlock = Schema.Union([
   TextBlock,
   ToolUseBlock,
   ToolResultBlock,
@@ -197,7 +197,7 @@ export const ContentBlock = Schema.Union(
   RedactedThinkingBlock,
   ImageBlock,
   DocumentBlock
-)
+])
 
 /**
  * @since 0.1.0
@@ -213,7 +213,7 @@ export type ContentBlock = Schema.Schema.Type<typeof ContentBlock>
  * @category schemas
  */
 export const Message = Schema.Struct({
-  role: Schema.Literal("user", "assistant"),
+  role: Schema.Literals(["user", "assistant"]),
   content: Schema.Array(ContentBlock)
 })
 
@@ -244,7 +244,7 @@ export type History = ReadonlyArray<Message>
  * @since 0.3.0
  * @category schemas
  */
-export const System = Schema.Union(Schema.String, Schema.Array(TextBlock))
+export const System = Schema.Union([Schema.String, Schema.Array(TextBlock)])
 
 /**
  * @since 0.3.0
@@ -303,19 +303,8 @@ export const userText = (input: string): Message => ({ role: "user", content: [t
  * @since 0.1.0
  * @category getters
  */
-export const toolUses = (message: Message): ReadonlyArray<ToolUseBlock> => {
-  // A loop, not `filter`: the loop asks this of every response, and most have no tool call.
-  let uses: Array<ToolUseBlock> | undefined
-  for (const block of message.content)
-    if (block.type === "tool_use") {
-      // A literal for the first: the first push into an empty array gives it room for 17.
-      if (uses === undefined) uses = [block]
-      else uses.push(block)
-    }
-  return uses ?? noToolUses
-}
-
-const noToolUses: ReadonlyArray<ToolUseBlock> = Object.freeze([])
+export const toolUses = (message: Message): ReadonlyArray<ToolUseBlock> =>
+  message.content.filter((block): block is ToolUseBlock => block.type === "tool_use")
 
 /**
  * The concatenated text of a message's `text` blocks.
@@ -324,7 +313,6 @@ const noToolUses: ReadonlyArray<ToolUseBlock> = Object.freeze([])
  * @category getters
  */
 export const textOf = (message: Message): string => {
-  // A loop, not `flatMap` and `join`: the loop asks this of every response, whose text is usually one block or none.
   let text = ""
   for (const block of message.content) if (block.type === "text") text += block.text
   return text

@@ -135,9 +135,21 @@ export const defaultProvider: Service = make(chain(truncateToolResults(), dropOl
  * @since 0.1.0
  * @category tags
  */
-export class ContextProvider extends Context.Reference<ContextProvider>()("@agent-kernel/kernel/ContextProvider", {
-  defaultValue: (): Service => defaultProvider
-}) {}
+export const ContextProvider: Context.Reference<Service> = Context.Reference<Service>(
+  "@agent-kernel/kernel/ContextProvider",
+  {
+    defaultValue: () => defaultProvider
+  }
+)
+
+/**
+ * The identifier of a layer that provides `ContextProvider`: `never`, as for every
+ * `Context.Reference`, which always has a value.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export type ContextProvider = Context.Service.Identifier<typeof ContextProvider>
 
 /**
  * A layer with this context provider.

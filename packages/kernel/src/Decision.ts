@@ -18,12 +18,20 @@
  * provider-wide quota's answer (`afterQuota`, asked when `spendsRetry`
  * says so) and the size of a reduced context (`afterReduction`).
  *
+ * `plan` turns a decision into everything the loop does about it: the
+ * session budget's charge (and what an interrupted retry gives back), the
+ * call's counters (a fallback starts the next model's retries from zero),
+ * the text a content filter's failure keeps, and the events that go with it
+ * (`retry_scheduled`, `stream_restarted`, `fallback`,
+ * `retry_quota_exhausted`, `content_filtered`).
+ *
  * @since 0.2.0
  */
 import type * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import type * as Option from "effect/Option"
 import * as internal from "./internal/decision.js"
+import type * as KernelEvent from "./KernelEvent.js"
 import type * as ModelError from "./ModelError.js"
 import type * as ModelProvider from "./ModelProvider.js"
 import type * as RetryBudget from "./RetryBudget.js"
@@ -270,3 +278,109 @@ export const beforeTurn: (turns: number, bounds: Bounds) => Option.Option<End> =
  */
 export const afterResponse: (stopReason: ModelProvider.StopReason, toolCalls: number) => Option.Option<End> =
   internal.afterResponse
+
+/**
+ * The counters of a model call that a failed attempt's decision moves.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Counters {
+  /** Retries of the call on its current model: what `max_retries` caps. */
+  readonly retries: number
+  /** The most retries any one model of any call of the run used. */
+  readonly maxPerCall: number
+  /** Which model of the routing chain the call is on (0: the session's model). */
+  readonly modelIndex: number
+  /** Context overflows met in the run. */
+  readonly reductions: number
+}
+
+/**
+ * The failed attempt a decision is about, as the loop knows it.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Attempt extends Counters {
+  readonly turn: number
+  /** The model the attempt was sent to. */
+  readonly model: string
+  /** The attempt in the turn, from 1 (it carries on across a fallback). */
+  readonly attempt: number
+  /** How many characters of text the attempt showed observers before it failed. */
+  readonly shownTextChars: number
+}
+
+/**
+ * What `plan` needs besides the decision: the error, the attempt, the
+ * session budget and its state before the decision, and the provider-wide
+ * quota's answer (`true` when the decision spends no retry, see
+ * `spendsRetry`).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Failure {
+  readonly error: ModelError.ModelError
+  readonly attempt: Attempt
+  readonly budget: RetryBudget.Budget
+  readonly budgetState: RetryBudget.State
+  readonly granted: boolean
+}
+
+/**
+ * Everything the loop does about a failed attempt.
+ *
+ * - `decision`: what happens next (an `End` when the quota refused a retry).
+ * - `budget`: the session budget's state once the decision is charged.
+ * - `counters`: the call's counters after it (a retry counts one; a fallback
+ *   moves to the next model with no retries; an overflow counts one).
+ * - `events`: the events that go with it, in order, without their time.
+ * - `kept`: text the failed attempt keeps as the model's answer (what a
+ *   content filter let through before it stopped the stream).
+ * - `refund`: for a retry, the budget and counters as they were before its
+ *   charge: a retry interrupted before it runs gives its charge back.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Plan {
+  readonly decision: Decision
+  readonly budget: RetryBudget.State
+  readonly counters: Counters
+  readonly events: ReadonlyArray<KernelEvent.Unstamped>
+  readonly kept: string | undefined
+  readonly refund: { readonly budget: RetryBudget.State; readonly counters: Counters } | undefined
+}
+
+/**
+ * What the loop does about a failed attempt, given `decide`'s decision for
+ * it: a refusal by the quota (`failure.granted` false) ends the run as
+ * `afterQuota` says, with a `retry_quota_exhausted` event, the budget
+ * unspent; a retry or a fallback after an attempt that showed text, and a
+ * retry after a failure mid-stream, are announced by `stream_restarted`
+ * first; a content filter's error keeps its partial text.
+ *
+ * @example
+ * ```ts
+ * import { Decision, ModelError, RetryBudget, Settings } from "@agent-kernel/kernel"
+ * import { Duration, Option } from "effect"
+ *
+ * const budget = RetryBudget.fixed(3)
+ * const error = ModelError.make("overloaded", { provider: "p", model: "m", message: "busy" })
+ * const context: Decision.Context = {
+ *   now: 0, startedAt: 0, bounds: Settings.defaults, cost: null, reductions: 0,
+ *   fallback: undefined, budget, budgetState: budget.initial
+ * }
+ * const decision = Decision.decide(error, Option.some(Duration.millis(500)), context)
+ * const attempt = { turn: 1, model: "m", attempt: 1, retries: 0, maxPerCall: 0, modelIndex: 0, reductions: 0, shownTextChars: 0 }
+ * const plan = Decision.plan(decision, { error, attempt, budget, budgetState: budget.initial, granted: true })
+ * plan.events.map((event) => event.type) // ["retry_scheduled"]
+ * plan.counters.retries // 1
+ * ```
+ *
+ * @since 0.4.0
+ * @category decisions
+ */
+export const plan: (decision: Decision, failure: Failure) => Plan = internal.plan

@@ -79,58 +79,33 @@ export interface Service {
   readonly modelResponded: (response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>
 }
 
-/** Guards an observer's effect: a failure or a defect is logged and never reaches the caller. */
-const guard = (effect: Effect.Effect<void>): Effect.Effect<void> => Effect.catchAllCause(effect, internal.logFailure)
-
-const callResponse = (
-  f: (response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>,
-  response: ModelProvider.ModelResponse,
-  info: ResponseInfo
-) => {
-  try {
-    return guard(f(response, info))
-  } catch (defect) {
-    return guard(Effect.die(defect))
-  }
-}
-
-const then = (first: Effect.Effect<void> | undefined, next: Effect.Effect<void>) =>
-  first === undefined ? next : Effect.flatMap(first, () => next)
-
 /**
  * A bus with the given observers.
+ *
+ * @example
+ * ```ts
+ * import { EventBus } from "@agent-kernel/kernel"
+ * import { Effect } from "effect"
+ *
+ * const bus = EventBus.of([{ onEvent: (event) => Effect.log(event.type) }])
+ * ```
  *
  * @since 0.2.0
  * @category constructors
  */
 export const of = (observers: ReadonlyArray<Observer>): Service => {
-  // Gathered in one pass, without an array for each observer as `flatMap` would make.
-  const onEvent: Array<(event: KernelEvent.KernelEvent) => Effect.Effect<void>> = []
-  const onResponse: Array<(response: ModelProvider.ModelResponse, info: ResponseInfo) => Effect.Effect<void>> = []
-  for (const observer of observers) {
-    if (observer.onEvent) onEvent.push(observer.onEvent)
-    if (observer.onModelResponse) onResponse.push(observer.onModelResponse)
-  }
-  // Observers are called when the delivery runs, each event to each observer in order.
-  const deliver = (events: ReadonlyArray<KernelEvent.KernelEvent>) =>
-    onEvent.length === 0 ? Effect.void : internal.deliverAll(onEvent, events, false)
-  return internal.register(onEvent, {
+  const onEvent = observers.flatMap((observer) => (observer.onEvent === undefined ? [] : [observer.onEvent]))
+  const onResponse = observers.flatMap((observer) =>
+    observer.onModelResponse === undefined ? [] : [observer.onModelResponse]
+  )
+  const deliver = internal.deliveryTo(onEvent)
+  return {
     observed: onEvent.length > 0,
     responseObserved: onResponse.length > 0,
-    publish: (event) =>
-      onEvent.length === 0
-        ? Effect.void
-        : Effect.flatMap(Clock.currentTimeMillis, (at) => deliver([KernelEvent.stamp(event, at)])),
+    publish: (event) => Effect.flatMap(Clock.currentTimeMillis, (at) => deliver([KernelEvent.stamp(event, at)])),
     deliver,
-    modelResponded: (response, info) =>
-      onResponse.length === 0
-        ? Effect.void
-        : Effect.suspend(() => {
-            let all: Effect.Effect<void> | undefined
-            for (const f of onResponse) all = then(all, callResponse(f, response, info))
-            return all ?? Effect.void
-          })
-  })
+    modelResponded: (response, info) => internal.respondAll(onResponse, response, info)
+  }
 }
 
 /**
@@ -147,9 +122,18 @@ export const silent: Service = of([])
  * @since 0.1.0
  * @category tags
  */
-export class EventBus extends Context.Reference<EventBus>()("@agent-kernel/kernel/EventBus", {
-  defaultValue: (): Service => silent
-}) {}
+export const EventBus: Context.Reference<Service> = Context.Reference<Service>("@agent-kernel/kernel/EventBus", {
+  defaultValue: () => silent
+})
+
+/**
+ * The identifier of a layer that provides `EventBus`: `never`, as for every
+ * `Context.Reference`, which always has a value.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export type EventBus = Context.Service.Identifier<typeof EventBus>
 
 /**
  * Builds a bus with the given observers.

@@ -9,6 +9,7 @@ import * as Duration from "effect/Duration"
 import * as Schema from "effect/Schema"
 import * as ModelError from "./ModelError.js"
 import * as ModelProvider from "./ModelProvider.js"
+import * as Usage from "./Usage.js"
 
 const event = <Type extends string, Fields extends Schema.Struct.Fields>(type: Type, fields: Fields) =>
   Schema.Struct({ type: Schema.Literal(type), at: Schema.Number, ...fields })
@@ -32,7 +33,7 @@ const event = <Type extends string, Fields extends Schema.Struct.Fields>(type: T
  * @since 0.1.0
  * @category schemas
  */
-export const RunStatus = Schema.Literal(
+export const RunStatus = Schema.Literals([
   "completed",
   "content_filtered",
   "context_exhausted",
@@ -46,7 +47,7 @@ export const RunStatus = Schema.Literal(
   "cost_exceeded",
   "failed",
   "interrupted"
-)
+])
 
 /**
  * @since 0.1.0
@@ -102,7 +103,7 @@ export const ModelResponded = event("model_response", {
   turn: Schema.Number,
   model: Schema.String,
   stop_reason: ModelProvider.StopReason,
-  usage: ModelProvider.Usage,
+  usage: Usage.Usage,
   duration_ms: Schema.Number
 })
 /** @since 0.1.0 @category schemas */
@@ -116,7 +117,7 @@ export const RetryScheduled = event("retry_scheduled", {
   session_retries_left: Schema.Number,
   delay_ms: Schema.Number,
   retry_after_ms: Schema.NullOr(Schema.Number),
-  source: Schema.Literal("backoff", "retry_after")
+  source: Schema.Literals(["backoff", "retry_after"])
 })
 /**
  * The provider-wide retry quota (`RetryQuota`) refused a retry the session's
@@ -226,8 +227,8 @@ export const ToolResulted = event("tool_result", {
  */
 export const BreakerChanged = event("breaker_changed", {
   subject: Schema.String,
-  from: Schema.Literal("closed", "open", "half_open"),
-  to: Schema.Literal("closed", "open", "half_open"),
+  from: Schema.Literals(["closed", "open", "half_open"]),
+  to: Schema.Literals(["closed", "open", "half_open"]),
   reason: Schema.String
 })
 /** @since 0.1.0 @category schemas */
@@ -244,7 +245,7 @@ export const RunEnded = event("run_ended", {
   status: RunStatus,
   turns: Schema.Number,
   retries: RetryCounts,
-  usage: ModelProvider.Usage,
+  usage: Usage.Usage,
   cost_usd: Schema.NullOr(Schema.Number),
   wall_ms: Schema.Number,
   error: Schema.NullOr(ErrorSummary),
@@ -258,7 +259,7 @@ export const RunEnded = event("run_ended", {
  * @since 0.1.0
  * @category schemas
  */
-export const KernelEvent = Schema.Union(
+export const KernelEvent = Schema.Union([
   RunStarted,
   TurnStarted,
   ModelRequested,
@@ -278,7 +279,7 @@ export const KernelEvent = Schema.Union(
   Warning,
   TurnEnded,
   RunEnded
-)
+])
 
 /**
  * @since 0.1.0
@@ -312,12 +313,13 @@ export type Unstamped = KernelEvent extends infer E ? (E extends KernelEvent ? O
 
 /**
  * An event stamped with its Clock time: the one place an `Unstamped` event
- * becomes a `KernelEvent`.
+ * becomes a `KernelEvent`. Its keys read `type, at, ...`, as those of every
+ * event do (`JSON.stringify` writes them in that order).
  *
  * @since 0.2.0
  * @category constructors
  */
-export const stamp = (event: Unstamped, at: number): KernelEvent => ({ ...event, at })
+export const stamp = (event: Unstamped, at: number): KernelEvent => Object.assign({ type: event.type, at }, event)
 
 /**
  * Summarises a model error for an event.

@@ -2,14 +2,16 @@
  * The model-provider error taxonomy: one `Schema.TaggedError` per category,
  * and the one pure function that decides the kernel's reaction to each.
  *
- * Modelled close to Effect 4's `effect/ai` errors, plus the categories the
- * kernel needs that it lacks (overloaded, context length, process crash).
+ * Modelled close to the reasons of `effect/ai`'s `AiError` (each error says
+ * `isRetryable`, and carries the server's `retryAfter`), plus the categories
+ * the kernel needs that it lacks (overloaded, context length, content
+ * filter, process crash).
  *
  * @since 0.1.0
  */
 import type * as Duration from "effect/Duration"
 import * as Schema from "effect/Schema"
-import * as ModelProvider from "./ModelProvider.js"
+import * as Usage from "./Usage.js"
 
 /**
  * The snake_case category of every model error.
@@ -17,7 +19,7 @@ import * as ModelProvider from "./ModelProvider.js"
  * @since 0.1.0
  * @category schemas
  */
-export const Category = Schema.Literal(
+export const Category = Schema.Literals([
   "rate_limited",
   "overloaded",
   "server_error",
@@ -30,7 +32,7 @@ export const Category = Schema.Literal(
   "content_filtered",
   "process_crashed",
   "unknown"
-)
+])
 
 /**
  * @since 0.1.0
@@ -99,9 +101,8 @@ const commonFields = {
   retryAfter: Schema.optional(Schema.DurationFromMillis),
   retryable: Schema.optional(Schema.Boolean),
   midStream: Schema.optional(Schema.Boolean),
-  details: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  // Read lazily: ModelProvider imports this module, so either may load first.
-  usage: Schema.optional(Schema.suspend((): Schema.Schema<ModelProvider.Usage> => ModelProvider.Usage))
+  details: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
+  usage: Schema.optional(Usage.Usage)
 }
 
 /**
@@ -118,6 +119,15 @@ export class RateLimited extends Schema.TaggedError<RateLimited>("@agent-kernel/
   get category(): "rate_limited" {
     return "rate_limited"
   }
+  /**
+   * Whether the kernel may retry this error, as `isRetryable(error)` says
+   * (the name `effect/ai`'s errors give it).
+   *
+   * @since 0.4.0
+   */
+  get isRetryable(): boolean {
+    return isRetryable(this)
+  }
 }
 
 /**
@@ -130,6 +140,15 @@ export class Overloaded extends Schema.TaggedError<Overloaded>("@agent-kernel/Ov
   /** @since 0.1.0 */
   get category(): "overloaded" {
     return "overloaded"
+  }
+  /**
+   * Whether the kernel may retry this error, as `isRetryable(error)` says
+   * (the name `effect/ai`'s errors give it).
+   *
+   * @since 0.4.0
+   */
+  get isRetryable(): boolean {
+    return isRetryable(this)
   }
 }
 
@@ -147,6 +166,15 @@ export class ServerError extends Schema.TaggedError<ServerError>("@agent-kernel/
   get category(): "server_error" {
     return "server_error"
   }
+  /**
+   * Whether the kernel may retry this error, as `isRetryable(error)` says
+   * (the name `effect/ai`'s errors give it).
+   *
+   * @since 0.4.0
+   */
+  get isRetryable(): boolean {
+    return isRetryable(this)
+  }
 }
 
 /**
@@ -159,6 +187,15 @@ export class Timeout extends Schema.TaggedError<Timeout>("@agent-kernel/Timeout"
   /** @since 0.1.0 */
   get category(): "timeout" {
     return "timeout"
+  }
+  /**
+   * Whether the kernel may retry this error, as `isRetryable(error)` says
+   * (the name `effect/ai`'s errors give it).
+   *
+   * @since 0.4.0
+   */
+  get isRetryable(): boolean {
+    return isRetryable(this)
   }
 }
 
@@ -175,6 +212,15 @@ export class ConnectionError extends Schema.TaggedError<ConnectionError>("@agent
   /** @since 0.1.0 */
   get category(): "connection_error" {
     return "connection_error"
+  }
+  /**
+   * Whether the kernel may retry this error, as `isRetryable(error)` says
+   * (the name `effect/ai`'s errors give it).
+   *
+   * @since 0.4.0
+   */
+  get isRetryable(): boolean {
+    return isRetryable(this)
   }
 }
 
@@ -196,6 +242,15 @@ export class ContextLengthExceeded extends Schema.TaggedError<ContextLengthExcee
   get category(): "context_length_exceeded" {
     return "context_length_exceeded"
   }
+  /**
+   * Whether the kernel may retry this error, as `isRetryable(error)` says
+   * (the name `effect/ai`'s errors give it).
+   *
+   * @since 0.4.0
+   */
+  get isRetryable(): boolean {
+    return isRetryable(this)
+  }
 }
 
 /**
@@ -208,6 +263,15 @@ export class AuthError extends Schema.TaggedError<AuthError>("@agent-kernel/Auth
   /** @since 0.1.0 */
   get category(): "auth_error" {
     return "auth_error"
+  }
+  /**
+   * Whether the kernel may retry this error, as `isRetryable(error)` says
+   * (the name `effect/ai`'s errors give it).
+   *
+   * @since 0.4.0
+   */
+  get isRetryable(): boolean {
+    return isRetryable(this)
   }
 }
 
@@ -225,6 +289,15 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>("@agent-k
   get category(): "invalid_request" {
     return "invalid_request"
   }
+  /**
+   * Whether the kernel may retry this error, as `isRetryable(error)` says
+   * (the name `effect/ai`'s errors give it).
+   *
+   * @since 0.4.0
+   */
+  get isRetryable(): boolean {
+    return isRetryable(this)
+  }
 }
 
 /**
@@ -241,6 +314,15 @@ export class QuotaExceeded extends Schema.TaggedError<QuotaExceeded>("@agent-ker
   /** @since 0.1.0 */
   get category(): "quota_exceeded" {
     return "quota_exceeded"
+  }
+  /**
+   * Whether the kernel may retry this error, as `isRetryable(error)` says
+   * (the name `effect/ai`'s errors give it).
+   *
+   * @since 0.4.0
+   */
+  get isRetryable(): boolean {
+    return isRetryable(this)
   }
 }
 
@@ -261,6 +343,15 @@ export class ContentFiltered extends Schema.TaggedError<ContentFiltered>("@agent
   /** @since 0.1.0 */
   get category(): "content_filtered" {
     return "content_filtered"
+  }
+  /**
+   * Whether the kernel may retry this error, as `isRetryable(error)` says
+   * (the name `effect/ai`'s errors give it).
+   *
+   * @since 0.4.0
+   */
+  get isRetryable(): boolean {
+    return isRetryable(this)
   }
 }
 
@@ -284,6 +375,15 @@ export class ProcessCrashed extends Schema.TaggedError<ProcessCrashed>("@agent-k
   get category(): "process_crashed" {
     return "process_crashed"
   }
+  /**
+   * Whether the kernel may retry this error, as `isRetryable(error)` says
+   * (the name `effect/ai`'s errors give it).
+   *
+   * @since 0.4.0
+   */
+  get isRetryable(): boolean {
+    return isRetryable(this)
+  }
 }
 
 /**
@@ -297,6 +397,15 @@ export class Unknown extends Schema.TaggedError<Unknown>("@agent-kernel/Unknown"
   get category(): "unknown" {
     return "unknown"
   }
+  /**
+   * Whether the kernel may retry this error, as `isRetryable(error)` says
+   * (the name `effect/ai`'s errors give it).
+   *
+   * @since 0.4.0
+   */
+  get isRetryable(): boolean {
+    return isRetryable(this)
+  }
 }
 
 /**
@@ -306,7 +415,7 @@ export class Unknown extends Schema.TaggedError<Unknown>("@agent-kernel/Unknown"
  * @since 0.1.0
  * @category schemas
  */
-export const ModelError = Schema.Union(
+export const ModelError = Schema.Union([
   RateLimited,
   Overloaded,
   ServerError,
@@ -319,7 +428,7 @@ export const ModelError = Schema.Union(
   ContentFiltered,
   ProcessCrashed,
   Unknown
-)
+])
 
 /**
  * @since 0.1.0
@@ -342,7 +451,7 @@ export interface ModelErrorFields {
   readonly retryable?: boolean | undefined
   readonly midStream?: boolean | undefined
   readonly details?: { readonly [key: string]: unknown } | undefined
-  readonly usage?: ModelProvider.Usage | undefined
+  readonly usage?: Usage.Usage | undefined
 }
 
 const constructors = {

@@ -17,6 +17,7 @@ import * as responsePart from "./internal/responsePart.js"
 import * as ModelError from "./ModelError.js"
 import type * as ResponsePart from "./ResponsePart.js"
 import * as Settings from "./Settings.js"
+import * as UsageModule from "./Usage.js"
 
 /**
  * A tool offered to the model: its name, description and JSON Schema input.
@@ -27,7 +28,7 @@ import * as Settings from "./Settings.js"
 export const ToolDefinition = Schema.Struct({
   name: Schema.String,
   description: Schema.String,
-  input_schema: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  input_schema: Schema.Record(Schema.String, Schema.Unknown),
   cache_control: Schema.optional(Content.CacheControl)
 })
 
@@ -38,42 +39,35 @@ export const ToolDefinition = Schema.Struct({
 export interface ToolDefinition extends Schema.Schema.Type<typeof ToolDefinition> {}
 
 /**
- * Token usage reported by the provider.
+ * Token usage reported by the provider. Defined in `Usage`, and re-exported
+ * here where it has always been.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const Usage = Schema.Struct({
-  input_tokens: Schema.Number,
-  output_tokens: Schema.Number,
-  cache_read_tokens: Schema.optional(Schema.Number),
-  cache_write_tokens: Schema.optional(Schema.Number)
-})
+export const Usage = UsageModule.Usage
 
 /**
  * @since 0.1.0
  * @category models
  */
-export interface Usage extends Schema.Schema.Type<typeof Usage> {}
+export type Usage = UsageModule.Usage
 
 /**
+ * No tokens: `Usage.empty`.
+ *
  * @since 0.1.0
  * @category constructors
  */
-export const emptyUsage: Usage = { input_tokens: 0, output_tokens: 0 }
+export const emptyUsage: Usage = UsageModule.empty
 
 /**
- * Adds two usages.
+ * Adds two usages: `Usage.add`.
  *
  * @since 0.1.0
  * @category combinators
  */
-export const addUsage = (self: Usage, that: Usage): Usage => ({
-  input_tokens: self.input_tokens + that.input_tokens,
-  output_tokens: self.output_tokens + that.output_tokens,
-  cache_read_tokens: (self.cache_read_tokens ?? 0) + (that.cache_read_tokens ?? 0),
-  cache_write_tokens: (self.cache_write_tokens ?? 0) + (that.cache_write_tokens ?? 0)
-})
+export const addUsage: (self: Usage, that: Usage) => Usage = UsageModule.add
 
 /**
  * Why the model stopped. `content_filtered` is a refusal or a content filter
@@ -82,7 +76,7 @@ export const addUsage = (self: Usage, that: Usage): Usage => ({
  * @since 0.1.0
  * @category schemas
  */
-export const StopReason = Schema.Literal("end_turn", "tool_use", "max_tokens", "stop_sequence", "content_filtered")
+export const StopReason = Schema.Literals(["end_turn", "tool_use", "max_tokens", "stop_sequence", "content_filtered"])
 
 /**
  * @since 0.1.0
@@ -97,12 +91,12 @@ export type StopReason = typeof StopReason.Type
  * @since 0.3.0
  * @category schemas
  */
-export const ToolChoice = Schema.Union(
+export const ToolChoice = Schema.Union([
   Schema.Struct({ type: Schema.Literal("auto") }),
   Schema.Struct({ type: Schema.Literal("any") }),
   Schema.Struct({ type: Schema.Literal("none") }),
   Schema.Struct({ type: Schema.Literal("tool"), name: Schema.String })
-)
+])
 
 /**
  * @since 0.3.0
@@ -116,7 +110,7 @@ export type ToolChoice = Schema.Schema.Type<typeof ToolChoice>
  * @since 0.3.0
  * @category schemas
  */
-export const ReasoningEffort = Schema.Literal("minimal", "low", "medium", "high")
+export const ReasoningEffort = Schema.Literals(["minimal", "low", "medium", "high"])
 
 /**
  * @since 0.3.0
@@ -142,16 +136,16 @@ export type ReasoningEffort = typeof ReasoningEffort.Type
  * @category schemas
  */
 export const RequestOptions = Schema.Struct({
-  temperature: Schema.optional(Schema.Number.pipe(Schema.between(0, 2))),
-  top_p: Schema.optional(Schema.Number.pipe(Schema.between(0, 1))),
-  top_k: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  temperature: Schema.optional(Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 2 }))),
+  top_p: Schema.optional(Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }))),
+  top_k: Schema.optional(Schema.Int.check(Schema.isGreaterThan(0))),
   stop_sequences: Schema.optional(Schema.Array(Schema.String)),
   tool_choice: Schema.optional(ToolChoice),
   parallel_tool_calls: Schema.optional(Schema.Boolean),
-  thinking: Schema.optional(Schema.Struct({ budget_tokens: Schema.Int.pipe(Schema.positive()) })),
+  thinking: Schema.optional(Schema.Struct({ budget_tokens: Schema.Int.check(Schema.isGreaterThan(0)) })),
   reasoning_effort: Schema.optional(ReasoningEffort),
   metadata: Schema.optional(Schema.Struct({ user_id: Schema.optional(Schema.String) })),
-  extra: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  extra: Schema.optional(Schema.Record(Schema.String, Schema.Unknown))
 })
 
 /**
@@ -233,7 +227,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class ModelProvider extends Context.Tag("@agent-kernel/kernel/ModelProvider")<ModelProvider, Service>() {}
+export class ModelProvider extends Context.Service<ModelProvider, Service>()("@agent-kernel/kernel/ModelProvider") {}
 
 /**
  * A provider from a streaming function.
@@ -284,19 +278,20 @@ const fold = (provider: Service, request: ModelRequest): Effect.Effect<ModelResp
   Effect.suspend(() => {
     // The response so far, for a stream that fails: a content filter's error keeps its text.
     let reached = responsePart.empty
-    return Effect.flatMap(
+    return Stream.suspend(() => provider.stream(request)).pipe(
       Stream.runFold(
-        Stream.suspend(() => provider.stream(request)),
-        responsePart.empty,
+        () => responsePart.empty,
         (state, part) => {
           reached = responsePart.add(state, part)
           return reached
         }
-      ).pipe(Effect.mapError((error) => keepPartialText(error, reached))),
-      (state) =>
+      ),
+      Effect.mapError((error) => keepPartialText(error, reached)),
+      Effect.flatMap((state) =>
         responsePart.isFinished(state)
           ? Effect.succeed(responsePart.toResponse(state, request.model))
           : Effect.fail(unfinished(provider.name, request.model, responsePart.usage(state)))
+      )
     )
   })
 
@@ -373,12 +368,10 @@ export interface CallTimeouts {
  * @since 0.2.0
  * @category references
  */
-export class CurrentCallTimeouts extends Context.Reference<CurrentCallTimeouts>()(
+export const CurrentCallTimeouts: Context.Reference<CallTimeouts> = Context.Reference<CallTimeouts>(
   "@agent-kernel/kernel/ModelProvider/CurrentCallTimeouts",
-  {
-    defaultValue: (): CallTimeouts => callTimeoutsFrom(Settings.defaults)
-  }
-) {}
+  { defaultValue: () => callTimeoutsFrom(Settings.defaults) }
+)
 
 /** The settings the call timeouts come from. */
 type TimeoutSettings = Pick<
@@ -387,31 +380,14 @@ type TimeoutSettings = Pick<
 >
 
 /**
- * The call timeouts a session's settings ask for. Durations never change,
- * so the default settings' ones are made once and shared.
+ * The call timeouts a session's settings ask for.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const callTimeoutsFrom = (settings: TimeoutSettings): CallTimeouts => {
-  const defaults = Settings.defaults
-  return settings.model_connect_timeout_ms === defaults.model_connect_timeout_ms &&
-    settings.model_first_byte_timeout_ms === defaults.model_first_byte_timeout_ms &&
-    settings.model_idle_timeout_ms === defaults.model_idle_timeout_ms &&
-    settings.model_attempt_timeout_ms === defaults.model_attempt_timeout_ms
-    ? defaultCallTimeouts
-    : timeoutsOf(settings)
-}
-
-const timeoutsOf = (settings: TimeoutSettings): CallTimeouts => ({
+export const callTimeoutsFrom = (settings: TimeoutSettings): CallTimeouts => ({
   connect: Duration.millis(settings.model_connect_timeout_ms),
   firstByte: Duration.millis(settings.model_first_byte_timeout_ms),
   idle: Duration.millis(settings.model_idle_timeout_ms),
   attempt: Duration.millis(settings.model_attempt_timeout_ms)
 })
-
-/**
- * The default settings' call timeouts, made once: durations never change, and most sessions have
- * these. Frozen: every default session's provider sees the one object.
- */
-const defaultCallTimeouts: CallTimeouts = Object.freeze(timeoutsOf(Settings.defaults))

@@ -5,8 +5,8 @@
  * @since 0.1.0
  */
 import * as Option from "effect/Option"
-import type * as ModelProvider from "./ModelProvider.js"
 import type * as Settings from "./Settings.js"
+import type * as Usage from "./Usage.js"
 
 /**
  * The cost of one usage at one price.
@@ -14,7 +14,7 @@ import type * as Settings from "./Settings.js"
  * @since 0.1.0
  * @category pricing
  */
-export const costOf = (usage: ModelProvider.Usage, price: Settings.ModelPrice): number =>
+export const costOf = (usage: Usage.Usage, price: Settings.ModelPrice): number =>
   (usage.input_tokens * price.input_per_mtok +
     usage.output_tokens * price.output_per_mtok +
     (usage.cache_read_tokens ?? 0) * (price.cache_read_per_mtok ?? price.input_per_mtok) +
@@ -30,5 +30,5 @@ export const costOf = (usage: ModelProvider.Usage, price: Settings.ModelPrice): 
 export const costFor = (
   prices: Settings.Settings["prices"],
   model: string,
-  usage: ModelProvider.Usage
-): Option.Option<number> => Option.map(Option.fromNullable(prices[model]), (price) => costOf(usage, price))
+  usage: Usage.Usage
+): Option.Option<number> => Option.map(Option.fromUndefinedOr(prices[model]), (price) => costOf(usage, price))

@@ -5,8 +5,8 @@
  * A provider streams `ResponsePart`s as they arrive; the kernel publishes
  * deltas from them and folds them with the accumulator (`empty`, `add`,
  * `toResponse`) into the `ModelResponse` it appends to history. The one-shot
- * call (`ModelProvider.generate`), `ScriptedModel` and the @effect/ai adapter
- * fold the same way, so there is one code path.
+ * call (`ModelProvider.generate`), `ScriptedModel` and the effect/ai adapter
+ * (`@agent-kernel/ai`) fold the same way, so there is one code path.
  *
  * Every part that belongs to a content block carries `index`, the provider's
  * position of that block (Anthropic's `index`; for OpenAI, text at 0 and tool
@@ -18,11 +18,7 @@
 import * as Schema from "effect/Schema"
 import * as internal from "./internal/responsePart.js"
 import * as ModelProvider from "./ModelProvider.js"
-
-// ModelProvider imports the accumulator, so either module may load first:
-// its schemas are read lazily.
-const lazyUsage = Schema.suspend((): Schema.Schema<ModelProvider.Usage> => ModelProvider.Usage)
-const lazyStopReason = Schema.suspend((): Schema.Schema<ModelProvider.StopReason> => ModelProvider.StopReason)
+import * as Usage from "./Usage.js"
 
 /**
  * A fragment of a text block.
@@ -142,7 +138,7 @@ export interface ToolInputDelta extends Schema.Schema.Type<typeof ToolInputDelta
  * @since 0.3.0
  * @category schemas
  */
-export const UsagePart = Schema.Struct({ type: Schema.Literal("usage"), usage: lazyUsage })
+export const UsagePart = Schema.Struct({ type: Schema.Literal("usage"), usage: Usage.Usage })
 
 /**
  * @since 0.3.0
@@ -159,7 +155,7 @@ export interface UsagePart extends Schema.Schema.Type<typeof UsagePart> {}
  */
 export const Finish = Schema.Struct({
   type: Schema.Literal("finish"),
-  stop_reason: lazyStopReason,
+  stop_reason: ModelProvider.StopReason,
   model: Schema.optional(Schema.String)
 })
 
@@ -175,7 +171,7 @@ export interface Finish extends Schema.Schema.Type<typeof Finish> {}
  * @since 0.3.0
  * @category schemas
  */
-export const ResponsePart = Schema.Union(
+export const ResponsePart = Schema.Union([
   TextDelta,
   ThinkingDelta,
   ThinkingSignature,
@@ -184,7 +180,7 @@ export const ResponsePart = Schema.Union(
   ToolInputDelta,
   UsagePart,
   Finish
-)
+])
 
 /**
  * @since 0.3.0
@@ -257,7 +253,7 @@ export const text: (self: Accumulator) => string = internal.text
  * @since 0.3.0
  * @category getters
  */
-export const usage: (self: Accumulator) => ModelProvider.Usage | undefined = internal.usage
+export const usage: (self: Accumulator) => Usage.Usage | undefined = internal.usage
 
 /**
  * Whether a `finish` part has arrived: a stream that ends without one was cut

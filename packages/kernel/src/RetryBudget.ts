@@ -20,7 +20,7 @@ import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as Settings from "./Settings.js"
+import type * as Settings from "./Settings.js"
 
 /**
  * A budget's state: retries granted so far, and tokens left.
@@ -128,9 +128,7 @@ export const tokenBucket = (options: {
 
 /**
  * The budget a session's settings ask for: `max_session_retries`, refilling
- * unless `session_retries_refill` is `false`. A budget holds no state (a
- * session keeps its own), so the default settings' one is made once and
- * shared.
+ * unless `session_retries_refill` is `false`.
  *
  * @since 0.2.0
  * @category constructors
@@ -138,25 +136,7 @@ export const tokenBucket = (options: {
 export const fromSettings = (
   settings: Pick<Settings.Settings, "max_session_retries" | "session_retries_refill">
 ): Budget =>
-  settings.max_session_retries === Settings.defaults.max_session_retries &&
-  settings.session_retries_refill === Settings.defaults.session_retries_refill
-    ? defaultBudget
-    : budgetOf(settings)
-
-const budgetOf = (settings: Pick<Settings.Settings, "max_session_retries" | "session_retries_refill">): Budget =>
   settings.session_retries_refill ? refilling(settings.max_session_retries) : fixed(settings.max_session_retries)
-
-/**
- * The budget of the default settings, made once: a budget holds no state (each session's is in its
- * own state), and most sessions ask for this one, so each session made its three functions again.
- * Frozen, with its initial state: every default session shares them (`Session.state` hands the state
- * out), so a change one caller made through a cast would reach every other session.
- */
-const defaultBudget: Budget = (() => {
-  const budget = budgetOf(Settings.defaults)
-  Object.freeze(budget.initial)
-  return Object.freeze(budget)
-})()
 
 /**
  * The budget service in context. Default: `fromSettings`, the budget the
@@ -165,9 +145,18 @@ const defaultBudget: Budget = (() => {
  * @since 0.1.0
  * @category tags
  */
-export class RetryBudget extends Context.Reference<RetryBudget>()("@agent-kernel/kernel/RetryBudget", {
-  defaultValue: (): Service => ({ budgetFor: fromSettings })
-}) {}
+export const RetryBudget: Context.Reference<Service> = Context.Reference<Service>("@agent-kernel/kernel/RetryBudget", {
+  defaultValue: () => ({ budgetFor: fromSettings })
+})
+
+/**
+ * The identifier of a layer that provides `RetryBudget`: `never`, as for
+ * every `Context.Reference`, which always has a value.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export type RetryBudget = Context.Service.Identifier<typeof RetryBudget>
 
 /**
  * A layer that gives every session this budget, whatever its settings.

@@ -2,7 +2,7 @@
  * Retry policies as values: Effect `Schedule`s over `ModelError` inputs.
  *
  * The kernel never calls `Effect.retry` with a policy. It steps the schedule
- * itself, one error at a time, so that before every sleep it can check the
+ * itself (`stepper`), one error at a time, so that before every sleep it can check the
  * session budget, the wall clock and `max_retry_wait_ms`, emit the exact
  * delay it is about to wait, and so that a simulation of a policy matches a
  * real run to the millisecond. Any `Schedule<unknown, ModelError>` is a
@@ -16,9 +16,9 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Pull from "effect/Pull"
+import * as Random from "effect/Random"
 import * as Schedule from "effect/Schedule"
-import * as ScheduleDecision from "effect/ScheduleDecision"
-import * as Intervals from "effect/ScheduleIntervals"
 import * as ModelError from "./ModelError.js"
 import type * as Settings from "./Settings.js"
 
@@ -38,7 +38,7 @@ export type RetryPolicy = Schedule.Schedule<unknown, ModelError.ModelError>
  * @category building blocks
  */
 export const backoff = (options: {
-  readonly base: Duration.DurationInput
+  readonly base: Duration.Input
   readonly factor?: number | undefined
 }): Schedule.Schedule<Duration.Duration> => Schedule.exponential(options.base, options.factor ?? 2)
 
@@ -49,10 +49,10 @@ export const backoff = (options: {
  * @category building blocks
  */
 export const capped =
-  (max: Duration.DurationInput) =>
-  <Out, In, R>(self: Schedule.Schedule<Out, In, R>): Schedule.Schedule<Out, In, R> => {
-    const cap = Duration.decode(max)
-    return Schedule.modifyDelay(self, (_, delay) => Duration.min(delay, cap))
+  (max: Duration.Input) =>
+  <Out, In, E, R>(self: Schedule.Schedule<Out, In, E, R>): Schedule.Schedule<Out, In, E, R> => {
+    const cap = Duration.fromInputUnsafe(max)
+    return Schedule.modifyDelay(self, ({ duration }) => Effect.succeed(Duration.min(duration, cap)))
   }
 
 /**
@@ -62,8 +62,10 @@ export const capped =
  * @since 0.1.0
  * @category building blocks
  */
-export const fullJitter = <Out, In, R>(self: Schedule.Schedule<Out, In, R>): Schedule.Schedule<Out, In, R> =>
-  Schedule.jitteredWith(self, { min: 0, max: 1 })
+export const fullJitter = <Out, In, E, R>(self: Schedule.Schedule<Out, In, E, R>): Schedule.Schedule<Out, In, E, R> =>
+  Schedule.modifyDelay(self, ({ duration }) =>
+    Effect.map(Random.next, (random) => Duration.millis(Duration.toMillis(duration) * random))
+  )
 
 /**
  * Proportional jitter: each delay is multiplied by U(0.8, 1.2) (Effect's `Schedule.jittered`).
@@ -71,8 +73,9 @@ export const fullJitter = <Out, In, R>(self: Schedule.Schedule<Out, In, R>): Sch
  * @since 0.1.0
  * @category building blocks
  */
-export const proportionalJitter = <Out, In, R>(self: Schedule.Schedule<Out, In, R>): Schedule.Schedule<Out, In, R> =>
-  Schedule.jittered(self)
+export const proportionalJitter = <Out, In, E, R>(
+  self: Schedule.Schedule<Out, In, E, R>
+): Schedule.Schedule<Out, In, E, R> => Schedule.jittered(self)
 
 /**
  * The jitter transformation for a settings `jitter` kind.
@@ -82,7 +85,7 @@ export const proportionalJitter = <Out, In, R>(self: Schedule.Schedule<Out, In, 
  */
 export const jitter =
   (kind: Settings.JitterKind) =>
-  <Out, In, R>(self: Schedule.Schedule<Out, In, R>): Schedule.Schedule<Out, In, R> =>
+  <Out, In, E, R>(self: Schedule.Schedule<Out, In, E, R>): Schedule.Schedule<Out, In, E, R> =>
     kind === "full" ? fullJitter(self) : kind === "proportional" ? proportionalJitter(self) : self
 
 /**
@@ -93,8 +96,8 @@ export const jitter =
  */
 export const upTo =
   (retries: number) =>
-  <Out, In, R>(self: Schedule.Schedule<Out, In, R>): Schedule.Schedule<[Out, number], In, R> =>
-    Schedule.intersect(self, Schedule.recurs(retries))
+  <Out, In, E, R>(self: Schedule.Schedule<Out, In, E, R>): Schedule.Schedule<Out, In, E, R> =>
+    Schedule.upTo(self, { times: retries })
 
 /**
  * Feeds a schedule with model errors and stops on any that is not retryable
@@ -103,27 +106,47 @@ export const upTo =
  * @since 0.1.0
  * @category building blocks
  */
-export const whileRetryable = <Out, R>(
-  self: Schedule.Schedule<Out, unknown, R>
-): Schedule.Schedule<Out, ModelError.ModelError, R> =>
-  Schedule.whileInput<Out, ModelError.ModelError, R>(self, ModelError.isRetryable)
+export const whileRetryable = <Out, E, R>(
+  self: Schedule.Schedule<Out, unknown, E, R>
+): Schedule.Schedule<Out, ModelError.ModelError, E, R> => {
+  // Any schedule that takes any input takes model errors.
+  const fed: Schedule.Schedule<Out, ModelError.ModelError, E, R> = self
+  return Schedule.while(fed, ({ input }) => ModelError.isRetryable(input))
+}
 
 /**
- * Makes every delay at least the error's `retryAfter`. Jitter applied before
- * this step never takes a delay below the server's hint.
+ * A delay floored at the error's `retryAfter`: never sooner than the server
+ * asked. The one definition of the floor: `honorRetryAfter` applies it
+ * inside a policy, and the kernel's `Decision` to whatever policy a session
+ * runs (a user's own may ignore the hint).
+ *
+ * @example
+ * ```ts
+ * import { ModelError, RetryPolicy } from "@agent-kernel/kernel"
+ * import { Duration } from "effect"
+ *
+ * const error = ModelError.make("rate_limited", { provider: "p", model: "m", message: "slow down", retryAfter: Duration.seconds(7) })
+ * RetryPolicy.floorAtRetryAfter(Duration.millis(500), error) // 7 seconds
+ * ```
+ *
+ * @since 0.4.0
+ * @category building blocks
+ */
+export const floorAtRetryAfter = (delay: Duration.Duration, error: ModelError.ModelError): Duration.Duration =>
+  error.retryAfter === undefined ? delay : Duration.max(delay, error.retryAfter)
+
+/**
+ * Makes every delay at least the error's `retryAfter` (`floorAtRetryAfter`).
+ * Jitter applied before this step never takes a delay below the server's
+ * hint.
  *
  * @since 0.1.0
  * @category building blocks
  */
-export const honorRetryAfter = <Out, R>(
-  self: Schedule.Schedule<Out, ModelError.ModelError, R>
-): Schedule.Schedule<Out, ModelError.ModelError, R> =>
-  Schedule.intersect(self, Schedule.identity<ModelError.ModelError>()).pipe(
-    Schedule.modifyDelay(([, error], delay) =>
-      error.retryAfter === undefined ? delay : Duration.max(delay, error.retryAfter)
-    ),
-    Schedule.map(([out]) => out)
-  )
+export const honorRetryAfter = <Out, E, R>(
+  self: Schedule.Schedule<Out, ModelError.ModelError, E, R>
+): Schedule.Schedule<Out, ModelError.ModelError, E, R> =>
+  Schedule.modifyDelay(self, ({ input, duration }) => Effect.succeed(floorAtRetryAfter(duration, input)))
 
 /**
  * The kernel's default policy, from settings:
@@ -155,36 +178,51 @@ export const fromSettings = (
   )
 
 /**
- * One step of a policy: the delay before the next retry, or `None` when the
- * policy is done. The state threads through successive steps of one call.
+ * A policy being stepped through one call's errors: given the Clock time (in
+ * milliseconds) and the error, the delay before the next retry, or `None`
+ * when the policy is done. It keeps the schedule's state between steps, so
+ * one stepper serves one call (one model of a fallback chain).
  *
- * @since 0.1.0
+ * @since 0.4.0
  * @category models
  */
-export interface Step<State> {
-  readonly delay: Option.Option<Duration.Duration>
-  readonly state: State
-}
+export type Stepper<E = never, R = never> = (
+  now: number,
+  error: ModelError.ModelError
+) => Effect.Effect<Option.Option<Duration.Duration>, E, R>
 
 /**
- * Steps a policy once with an error at time `now` (in Clock milliseconds).
- * This is how the kernel and the simulator drive a policy.
+ * Starts stepping a policy: this is how the kernel and the simulator drive
+ * one, so that before every sleep they can check the session budget, the
+ * wall clock and `max_retry_wait_ms`, and emit the exact delay.
  *
- * @since 0.1.0
+ * @example
+ * ```ts
+ * import { RetryPolicy, Settings } from "@agent-kernel/kernel"
+ * import { ScriptedModel } from "@agent-kernel/kernel/testing"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const next = yield* RetryPolicy.stepper(RetryPolicy.fromSettings({ ...Settings.defaults, jitter: "none" }))
+ *   return yield* next(0, ScriptedModel.error("overloaded")) // Option.some(500 millis)
+ * })
+ * ```
+ *
+ * @since 0.4.0
  * @category stepping
  */
-export const step = <Out, R>(
-  policy: Schedule.Schedule<Out, ModelError.ModelError, R>,
-  now: number,
-  error: ModelError.ModelError,
-  state: unknown
-): Effect.Effect<Step<unknown>, never, R> =>
-  Effect.map(policy.step(now, error, state), ([next, , decision]) => ({
-    state: next,
-    delay: ScheduleDecision.isDone(decision)
-      ? Option.none()
-      : Option.some(Duration.millis(Math.max(0, Intervals.start(decision.intervals) - now)))
-  }))
+export const stepper = <Out, E, R>(
+  policy: Schedule.Schedule<Out, ModelError.ModelError, E, R>
+): Effect.Effect<Stepper<E, R>, never, R> =>
+  Effect.map(
+    Schedule.toStep(policy),
+    (step): Stepper<E, R> =>
+      (now, error) =>
+        step(now, error).pipe(
+          Effect.map(([, delay]) => Option.some(delay)),
+          Pull.catchDone(() => Effect.succeedNone)
+        )
+  )
 
 /**
  * The delays a policy would wait for a sequence of errors arriving at time
@@ -194,20 +232,19 @@ export const step = <Out, R>(
  * @since 0.1.0
  * @category stepping
  */
-export const delays = <Out, R>(
-  policy: Schedule.Schedule<Out, ModelError.ModelError, R>,
+export const delays = <Out, E, R>(
+  policy: Schedule.Schedule<Out, ModelError.ModelError, E, R>,
   errors: Iterable<ModelError.ModelError>
-): Effect.Effect<ReadonlyArray<Duration.Duration>, never, R> =>
+): Effect.Effect<ReadonlyArray<Duration.Duration>, E, R> =>
   Effect.gen(function* () {
+    const next = yield* stepper(policy)
     const result: Array<Duration.Duration> = []
-    let state: unknown = policy.initial
     let now = 0
     for (const error of errors) {
-      const next = yield* step(policy, now, error, state)
-      if (Option.isNone(next.delay)) break
-      result.push(next.delay.value)
-      state = next.state
-      now += Duration.toMillis(next.delay.value)
+      const delay = yield* next(now, error)
+      if (Option.isNone(delay)) break
+      result.push(delay.value)
+      now += Duration.toMillis(delay.value)
     }
     return result
   })

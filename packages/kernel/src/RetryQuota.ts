@@ -98,9 +98,18 @@ export const make = (budget: RetryBudget.Budget): Effect.Effect<Service> =>
  * @since 0.2.0
  * @category tags
  */
-export class RetryQuota extends Context.Reference<RetryQuota>()("@agent-kernel/kernel/RetryQuota", {
-  defaultValue: (): Service => unlimited
-}) {}
+export const RetryQuota: Context.Reference<Service> = Context.Reference<Service>("@agent-kernel/kernel/RetryQuota", {
+  defaultValue: () => unlimited
+})
+
+/**
+ * The identifier of a layer that provides `RetryQuota`: `never`, as for every
+ * `Context.Reference`, which always has a value.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export type RetryQuota = Context.Service.Identifier<typeof RetryQuota>
 
 /**
  * One quota for every session run under this layer.

@@ -7,7 +7,7 @@ import * as Schema from "effect/Schema"
 import * as Content from "./Content.js"
 import * as KernelEvent from "./KernelEvent.js"
 import * as ModelError from "./ModelError.js"
-import * as ModelProvider from "./ModelProvider.js"
+import * as Usage from "./Usage.js"
 
 /**
  * The outcome Schema, so outcomes encode to JSON with their history.
@@ -23,7 +23,7 @@ export const RunOutcome = Schema.Struct({
   /** Turns started in this run (retries never advance it). */
   turns: Schema.Number,
   retries: KernelEvent.RetryCounts,
-  usage: ModelProvider.Usage,
+  usage: Usage.Usage,
   /** `null` when no call of the run had a price. */
   cost_usd: Schema.NullOr(Schema.Number),
   wall_ms: Schema.Number,

@@ -10,14 +10,24 @@
  * or a bound trips. A run never fails: every ending is a `RunOutcome` status.
  *
  * The loop is an interpreter over the pure decisions of `Decision`; the
- * session's whole state is one plain value (`State`), kept in a `Ref`.
+ * session's whole state is one plain value (`State`), kept in a `Ref` that
+ * every step of a run writes as it completes, so a reader (`history`,
+ * `state`, an observer, an interruption) always sees the state of the last
+ * completed step. Runs are serialised by a `Semaphore` of one permit.
  *
  * Services: `ModelProvider` is required (it shows in `R`). `Toolbox`,
  * `ContextProvider`, `EventBus` and `RetryBudget` are `Context.Reference`s
- * with stateless defaults (no tools; truncate tool results, then drop the
- * oldest turns; no observers; the budget the settings ask for). What is per
- * session (the budget's state, the event stream) is the session's own, so a
- * default is never shared between sessions.
+ * with stateless defaults, read when the session is made: **no tools**
+ * (`Toolbox.empty`: the model is offered none, and a tool call it makes
+ * anyway is answered with an error result naming the unknown tool), truncate
+ * tool results then drop the oldest turns, no observers, and the budget the
+ * settings ask for. Provide a `Toolbox` for a session that should have
+ * tools. `RetryQuota`, the provider-wide quota, is read by each run from the
+ * context it runs in (default: none), since it is shared by whatever calls
+ * the provider there: provide it where runs are run, not only where the
+ * session is made. What is per session (the budget's state, the event
+ * stream) is the session's own, so a default is never shared between
+ * sessions.
  *
  * @example
  * ```ts
@@ -45,11 +55,12 @@ import * as Content from "./Content.js"
 import type * as InternalEffects from "./internal/effects.js"
 import * as internal from "./internal/session.js"
 import type * as KernelEvent from "./KernelEvent.js"
-import * as ModelProvider from "./ModelProvider.js"
+import type * as ModelProvider from "./ModelProvider.js"
 import * as RetryBudget from "./RetryBudget.js"
 import type * as RetryPolicy from "./RetryPolicy.js"
 import type * as RunOutcome from "./RunOutcome.js"
 import type * as Settings from "./Settings.js"
+import * as Usage from "./Usage.js"
 
 /**
  * The figures of a run: the current one while it runs, the last one after.
@@ -71,7 +82,7 @@ export const RunState = Schema.Struct({
   retries: Schema.Number,
   /** The most retries any one model of any call used. */
   max_per_call: Schema.Number,
-  usage: ModelProvider.Usage,
+  usage: Usage.Usage,
   /** `null` while no call of the run had a price. */
   cost_usd: Schema.NullOr(Schema.Number),
   /** Context overflows met. */
@@ -118,14 +129,13 @@ export interface State extends Schema.Schema.Type<typeof State> {}
  * How many events a session's event stream holds for a subscriber that has
  * not read them yet: a whole number from 1 to 1,048,576 (a larger buffer is
  * not bounded in any useful sense, and PubSub cannot allocate past 2^31). Decode a configured value
- * with `Schema.decodeUnknown(SubscriberCapacity)` for a typed error, or use
+ * with `Schema.decodeUnknownEffect(SubscriberCapacity)` for a typed error, or use
  * `SubscriberCapacity.make(n)`, which throws on a bad one.
  *
  * @since 0.3.0
  * @category schemas
  */
-export const SubscriberCapacity = Schema.Int.pipe(
-  Schema.between(1, 1_048_576),
+export const SubscriberCapacity = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1_048_576 })).pipe(
   Schema.brand("@agent-kernel/kernel/Session/SubscriberCapacity")
 )
 
@@ -195,16 +205,20 @@ export interface Options {
 }
 
 /**
- * The effects seam: the three kinds of effect a run performs, and the only
- * way it performs them. `model` is one attempt of a model call (it never
- * fails: a provider error is a `Left`), `tool` one tool call (it never fails:
- * a broken tool gives an error result), `sleep` the wait before a retry.
+ * The effects seam: the model attempts, tool calls and retry sleeps of a
+ * run, which are the run's dealings with the world. `model` is one attempt
+ * of a model call (it never fails: a provider error is a `Result.Failure`),
+ * `tool` one tool call (it never fails: a broken tool gives an error
+ * result), `sleep` the wait before a retry.
  *
- * Everything else a run does is a pure decision over what these return and
- * the clock, so a wrapper that records their results and answers them again
- * on a later run of the same input (with the same clock readings and the same
- * `Random` seed) replays the run exactly: what `Options.effects` is for.
- * Streaming changes how `model` observes a response, never its result.
+ * The rest of a run is bookkeeping and the decisions of `Decision` over what
+ * these return, the clock, the session's services (a context provider's
+ * `assemble` and `reduce`, the toolbox's `definitions`, the provider-wide
+ * `RetryQuota`) and `Random` (the retry policy's jitter). A wrapper that
+ * records what these three return and answers them again on a later run of
+ * the same input, with the same services, clock readings and `Random` seed,
+ * replays the run exactly: what `Options.effects` is for. Streaming changes
+ * how `model` observes a response, never its result.
  *
  * @since 0.3.0
  * @category models
@@ -213,7 +227,11 @@ export interface Effects extends InternalEffects.Effects {}
 
 /**
  * Which call of the run a model attempt is: its turn (from 1) and its
- * attempt in the turn (from 1, carried across a fallback).
+ * attempt in the turn (from 1, carried across a fallback). The attempt's
+ * span (`chat {model}`) is made inside the live `model`, as a child of
+ * `parent` (the turn's span); where the seam is called, the current span is
+ * the run's (`invoke_agent`), so a span a wrapper makes there is the run's
+ * child.
  *
  * @since 0.3.0
  * @category models
@@ -272,10 +290,14 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class Session extends Context.Tag("@agent-kernel/kernel/Session")<Session, Service>() {}
+export class Session extends Context.Service<Session, Service>()("@agent-kernel/kernel/Session") {}
 
 /**
- * Makes a session from the services in context.
+ * Makes a session from the services in context: the `ModelProvider` it
+ * requires, and the `Toolbox`, `ContextProvider`, `EventBus` and
+ * `RetryBudget` it reads when they are provided. Without a `Toolbox` the
+ * session has no tools (`Toolbox.empty`): provide one for a session that
+ * should. Each run reads the `RetryQuota` of the context it runs in.
  *
  * @since 0.1.0
  * @category constructors

@@ -6,21 +6,36 @@
  *
  * @since 0.1.0
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as Config from "effect/Config"
-import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as FileSystem from "effect/FileSystem"
+import * as Formatter from "effect/Formatter"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Record from "effect/Record"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaParser from "effect/SchemaParser"
 
-const Millis = Schema.Number.pipe(Schema.finite(), Schema.nonNegative())
+// A value that is not finite (or not an integer) gets that one issue: NaN is not also "negative".
+const NonNegative = Schema.Number.check(
+  Schema.isFinite().abort(),
+  Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number" })
+)
+const Millis = NonNegative
 // A zero timeout would fail every call at once: a bound must leave room for the call.
-const PositiveMillis = Schema.Number.pipe(Schema.finite(), Schema.positive())
-const Count = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
-const PositiveCount = Schema.Number.pipe(Schema.int(), Schema.positive())
+const PositiveMillis = Schema.Number.check(
+  Schema.isFinite().abort(),
+  Schema.isGreaterThan(0, { expected: "a positive number" })
+)
+const Count = Schema.Number.check(
+  Schema.isInt().abort(),
+  Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number" })
+)
+const PositiveCount = Schema.Number.check(
+  Schema.isInt().abort(),
+  Schema.isGreaterThan(0, { expected: "a positive number" })
+)
 
 /**
  * Prices of one model in US dollars per million tokens.
@@ -29,10 +44,10 @@ const PositiveCount = Schema.Number.pipe(Schema.int(), Schema.positive())
  * @category schemas
  */
 export const ModelPrice = Schema.Struct({
-  input_per_mtok: Schema.Number.pipe(Schema.nonNegative()),
-  output_per_mtok: Schema.Number.pipe(Schema.nonNegative()),
-  cache_read_per_mtok: Schema.optional(Schema.Number.pipe(Schema.nonNegative())),
-  cache_write_per_mtok: Schema.optional(Schema.Number.pipe(Schema.nonNegative()))
+  input_per_mtok: NonNegative,
+  output_per_mtok: NonNegative,
+  cache_read_per_mtok: Schema.optional(NonNegative),
+  cache_write_per_mtok: Schema.optional(NonNegative)
 })
 
 /**
@@ -50,7 +65,7 @@ export interface ModelPrice extends Schema.Schema.Type<typeof ModelPrice> {}
  * @since 0.1.0
  * @category schemas
  */
-export const JitterKind = Schema.Literal("proportional", "full", "none")
+export const JitterKind = Schema.Literals(["proportional", "full", "none"])
 
 /**
  * @since 0.1.0
@@ -58,8 +73,8 @@ export const JitterKind = Schema.Literal("proportional", "full", "none")
  */
 export type JitterKind = typeof JitterKind.Type
 
-const withDefault = <S extends Schema.Schema.AnyNoContext>(schema: S, value: Schema.Schema.Type<S>) =>
-  Schema.optionalWith(schema, { default: () => value, exact: true })
+const withDefault = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, value: S["Type"]) =>
+  schema.pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed(value)))
 
 /**
  * The settings Schema. Every key has a default, so `{}` decodes.
@@ -69,7 +84,13 @@ const withDefault = <S extends Schema.Schema.AnyNoContext>(schema: S, value: Sch
  */
 export const Settings = Schema.Struct({
   base_delay_ms: withDefault(Millis, 500),
-  backoff_factor: withDefault(Schema.Number.pipe(Schema.finite(), Schema.greaterThanOrEqualTo(1)), 2),
+  backoff_factor: withDefault(
+    Schema.Number.check(
+      Schema.isFinite(),
+      Schema.isGreaterThanOrEqualTo(1, { expected: "a number greater than or equal to 1" })
+    ),
+    2
+  ),
   max_retries: withDefault(Count, 5),
   max_delay_ms: withDefault(Millis, 30_000),
   jitter: withDefault(JitterKind, "proportional"),
@@ -77,16 +98,17 @@ export const Settings = Schema.Struct({
   max_session_retries: withDefault(Count, 20),
   session_retries_refill: withDefault(Schema.Boolean, true),
   max_turns: withDefault(PositiveCount, 100),
-  max_wall_clock_ms: Schema.optionalWith(Millis, { exact: true }),
-  max_cost_usd: Schema.optionalWith(Schema.Number.pipe(Schema.finite(), Schema.nonNegative()), { exact: true }),
-  prices: withDefault(Schema.Record({ key: Schema.String, value: ModelPrice }), {}),
+  max_wall_clock_ms: Schema.optionalKey(Millis),
+  max_cost_usd: Schema.optionalKey(NonNegative),
+  prices: withDefault(Schema.Record(Schema.String, ModelPrice), {}),
   max_context_reductions: withDefault(Count, 3),
-  fallback_models: withDefault(Schema.Array(Schema.NonEmptyTrimmedString), []),
+  fallback_models: withDefault(Schema.Array(Schema.Trimmed.check(Schema.isNonEmpty({ expected: "a model name" }))), []),
   model_connect_timeout_ms: withDefault(PositiveMillis, 10_000),
   model_first_byte_timeout_ms: withDefault(PositiveMillis, 600_000),
   model_idle_timeout_ms: withDefault(PositiveMillis, 60_000),
   model_attempt_timeout_ms: withDefault(PositiveMillis, 600_000),
   tool_timeout_ms: withDefault(Millis, 60_000),
+  plugin_startup_timeout_ms: withDefault(PositiveMillis, 30_000),
   max_tool_result_bytes: withDefault(PositiveCount, 100_000),
   breaker_consecutive_failures: withDefault(PositiveCount, 3),
   breaker_total_failures: withDefault(PositiveCount, 20),
@@ -107,7 +129,50 @@ export interface Settings extends Schema.Schema.Type<typeof Settings> {}
  * @since 0.1.0
  * @category models
  */
-export type SettingsInput = Schema.Schema.Encoded<typeof Settings>
+export type SettingsInput = typeof Settings.Encoded
+
+/**
+ * Settings as code writes them (`Agent.layer({ settings })`): the keys of the
+ * settings file and of `--set`, in snake_case, every key optional, each with
+ * its JSON type. A key that is not a setting is a compile error in an object
+ * literal, as a value of the wrong type is; the values' bounds are checked
+ * when they are decoded (`decode`), with every bad field in one
+ * `SettingsError`.
+ *
+ * @example
+ * ```ts
+ * import { Settings } from "@agent-kernel/kernel"
+ *
+ * const input: Settings.Input = { max_retries: 3, jitter: "full" }
+ * // @ts-expect-error `maxRetries` is not a setting: the key is `max_retries`
+ * const typo: Settings.Input = { maxRetries: 3 }
+ * ```
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export type Input = SettingsInput
+
+/**
+ * `S` with no key beyond the settings' own: each other key of `S` is typed
+ * `never`. A function that takes `Exact<S>` for a generic `S extends Input`
+ * rejects a typo at compile time even in a value built elsewhere and passed
+ * by name, where TypeScript checks no excess property.
+ *
+ * @example
+ * ```ts
+ * import { Settings } from "@agent-kernel/kernel"
+ *
+ * const configure = <S extends Settings.Input>(settings: Settings.Exact<S>) => settings
+ * const overrides = { maxRetries: 3, jitter: "full" as const }
+ * // @ts-expect-error `maxRetries` is typed never
+ * configure(overrides)
+ * ```
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export type Exact<S> = S & { readonly [K in Exclude<keyof S, keyof Input>]: never }
 
 /**
  * The names of every settings key.
@@ -130,15 +195,36 @@ export class SettingsError extends Schema.TaggedError<SettingsError>("@agent-ker
   issues: Schema.Array(Schema.String)
 }) {}
 
-const parseOptions = { errors: "all", onExcessProperty: "error" } as const
+const parseOptions = { errors: "all", onExcessProperty: "error", reportInput: true } as const
 
-const fromParseError = (source: string, error: ParseResult.ParseError): SettingsError => {
-  const byPath = new Map<string, Array<ParseResult.ArrayFormatterIssue>>()
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-    const path = issue.path.length > 0 ? issue.path.join(".") : "(root)"
-    byPath.set(path, [...(byPath.get(path) ?? []), issue])
+/** What an issue is reported as: an unknown key, or a message (Effect's, with the input as `actual`). */
+const unknownKey = "\u0000unknown key"
+
+const leafHook: SchemaIssue.LeafHook = (issue) =>
+  issue._tag === "UnexpectedKey" ? unknownKey : SchemaIssue.defaultLeafHook(issue)
+
+const checkHook: SchemaIssue.CheckHook = (issue) => {
+  const expected = issue.filter.annotations?.expected
+  return typeof expected === "string" && "input" in issue
+    ? `Expected ${expected}, got ${Formatter.format(issue.input)}`
+    : SchemaIssue.defaultCheckHook(issue)
+}
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1({ leafHook, checkHook })
+
+// Effect writes "Expected X, got Y"; settings errors have always said "actual Y".
+const withActual = (message: string): string => {
+  const at = message.startsWith("Expected ") ? message.indexOf(", got ") : -1
+  return at < 0 ? message : `${message.slice(0, at)}, actual ${message.slice(at + ", got ".length)}`
+}
+
+const fromIssue = (source: string, issue: SchemaIssue.Issue): SettingsError => {
+  const byPath = new Map<string, Array<string>>()
+  for (const found of formatIssues(issue).issues) {
+    const path = found.path !== undefined && found.path.length > 0 ? found.path.map(String).join(".") : "(root)"
+    byPath.set(path, [...(byPath.get(path) ?? []), found.message])
   }
-  const issues = Array.from(byPath, ([path, found]) => `${path}: ${describeIssues(path, found)}`)
+  const issues = Array.from(byPath, ([path, messages]) => `${path}: ${describe(path, messages)}`)
   return new SettingsError({
     source,
     issues,
@@ -146,19 +232,12 @@ const fromParseError = (source: string, error: ParseResult.ParseError): Settings
   })
 }
 
-const expected = /^Expected (.*), actual (.*)$/s
-
-const describeIssues = (path: string, issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>): string => {
-  if (issues.some((issue) => issue._tag === "Unexpected")) {
+const describe = (path: string, messages: ReadonlyArray<string>): string => {
+  if (messages.includes(unknownKey)) {
     const suggestion = nearestKey(path)
     return suggestion === undefined ? "unknown key" : `unknown key (did you mean "${suggestion}"?)`
   }
-  // A literal union reports one "Expected" per member: merge them into one line.
-  const parts = issues.map((issue) => expected.exec(issue.message))
-  if (parts.length > 1 && parts.every((match) => match !== null)) {
-    return `Expected ${parts.map((match) => match?.[1]).join(" | ")}, actual ${parts[0]?.[2]}`
-  }
-  return issues.map((issue) => issue.message).join("; ")
+  return messages.map(withActual).join("; ")
 }
 
 const nearestKey = (key: string): string | undefined => {
@@ -214,25 +293,25 @@ const depthExceeds = (input: unknown, limit: number): boolean => {
   return false
 }
 
+const decodeSettings = SchemaParser.decodeUnknownResult(Settings, parseOptions)
+
 /**
- * Synchronous `decode`, returning an `Either`.
+ * Synchronous `decode`, returning a `Result`.
  *
- * @since 0.1.0
+ * @since 0.4.0
  * @category decoding
  */
-export const decodeEither = (input: unknown, source = "settings"): Either.Either<Settings, SettingsError> =>
-  depthExceeds(input, MAX_DEPTH)
-    ? Either.left(
-        new SettingsError({
-          source,
-          issues: [`(root): nested deeper than ${MAX_DEPTH} levels`],
-          message: `invalid settings in ${source}: a value is nested deeper than ${MAX_DEPTH} levels`
-        })
-      )
-    : Schema.decodeUnknownEither(
-        Settings,
-        parseOptions
-      )(input).pipe(Either.mapLeft((error) => fromParseError(source, error)))
+export const decodeResult = (input: unknown, source = "settings"): Result.Result<Settings, SettingsError> => {
+  if (depthExceeds(input, MAX_DEPTH))
+    return Result.fail(
+      new SettingsError({
+        source,
+        issues: [`(root): nested deeper than ${MAX_DEPTH} levels`],
+        message: `invalid settings in ${source}: a value is nested deeper than ${MAX_DEPTH} levels`
+      })
+    )
+  return Result.mapError(decodeSettings(input), (issue) => fromIssue(source, issue))
+}
 
 /**
  * Decodes settings from an unknown value, listing every bad field and every
@@ -242,7 +321,7 @@ export const decodeEither = (input: unknown, source = "settings"): Either.Either
  * @category decoding
  */
 export const decode = (input: unknown, source = "settings"): Effect.Effect<Settings, SettingsError> =>
-  Effect.suspend(() => decodeEither(input, source))
+  Effect.suspend(() => Effect.fromResult(decodeResult(input, source)))
 
 const parseJson = (text: string, source: string): Effect.Effect<unknown, SettingsError> =>
   Effect.try({
@@ -319,18 +398,24 @@ export const override = (
 ): Effect.Effect<Settings, SettingsError> =>
   Effect.flatMap(encode(base), (encoded) => decode({ ...encoded, ...overrides }, source))
 
-const encode = (settings: Settings) => Effect.orDie(Schema.encode(Settings)(settings))
+const encode = (settings: Settings) => Effect.orDie(Schema.encodeEffect(Settings)(settings))
+
+// Names every object answers to: assigning `__proto__` would set the prototype and lose the value.
+const objectKeys: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"])
 
 /**
  * Parses `key=value` overrides, as given on a command line. Values are read as
  * JSON where they parse (numbers, arrays, objects) and as strings otherwise.
+ * Other keys are checked when the result is decoded; `__proto__`,
+ * `constructor` and `prototype` are refused here as unknown keys, as a
+ * settings file refuses them.
  *
  * @since 0.1.0
  * @category decoding
  */
 export const parseAssignments = (
   assignments: ReadonlyArray<string>
-): Either.Either<Record<string, unknown>, SettingsError> => {
+): Result.Result<Record<string, unknown>, SettingsError> => {
   const result: Record<string, unknown> = {}
   const problems: Array<string> = []
   for (const assignment of assignments) {
@@ -339,11 +424,16 @@ export const parseAssignments = (
       problems.push(`"${assignment}": expected key=value`)
       continue
     }
-    result[assignment.slice(0, eq).trim()] = parseScalar(assignment.slice(eq + 1))
+    const key = assignment.slice(0, eq).trim()
+    if (objectKeys.has(key)) {
+      problems.push(`${key}: unknown key`)
+      continue
+    }
+    result[key] = parseScalar(assignment.slice(eq + 1))
   }
   return problems.length === 0
-    ? Either.right(result)
-    : Either.left(
+    ? Result.succeed(result)
+    : Result.fail(
         new SettingsError({
           source: "--set",
           issues: problems,
@@ -362,8 +452,14 @@ const parseScalar = (raw: string): unknown => {
 
 /**
  * Settings from Effect `Config`: each key read as a string under its own name
- * (for the environment: `BASE_DELAY_MS`, or nested with `Config.nested`), then
- * decoded together so every bad field is listed at once.
+ * (nested with `Config.nested`; for the environment, through
+ * `ConfigProvider.constantCase`), then decoded together so every bad field is
+ * listed at once.
+ *
+ * An empty value is an error naming its key only where the provider keeps
+ * empty values (`ConfigProvider.fromEnv({ preserveEmptyStrings: true })`):
+ * Effect's providers read an empty value as unset by default, and the key
+ * then keeps its default.
  *
  * @example
  * ```ts
@@ -371,7 +467,7 @@ const parseScalar = (raw: string): unknown => {
  * import { Config, Effect } from "effect"
  *
  * const program = Effect.gen(function* () {
- *   const settings = yield* Config.nested(Settings.config, "AGENT_KERNEL")
+ *   const settings = yield* Settings.config.pipe(Config.nested("agent_kernel"))
  *   return settings.base_delay_ms
  * })
  * ```
@@ -380,10 +476,17 @@ const parseScalar = (raw: string): unknown => {
  * @category decoding
  */
 export const config: Config.Config<Settings> = Config.all(
-  Record.fromEntries(keys.map((key) => [key, Config.option(Config.string(key))] as const))
+  Record.fromEntries(keys.map((key) => [key, Config.option(Config.String(key))] as const))
 ).pipe(
-  Config.mapOrFail((raw) => {
-    const input = Record.filterMap(raw, (value) => Option.map(value, parseScalar))
-    return decodeEither(input, "config").pipe(Either.mapLeft((error) => ConfigError.InvalidData([], error.message)))
-  })
+  Config.mapEffect((raw) =>
+    decode(
+      Record.filterMap(raw, (value) =>
+        Option.match(value, { onNone: () => Result.failVoid, onSome: (text) => Result.succeed(parseScalar(text)) })
+      ),
+      "config"
+    ).pipe(Effect.mapError(toConfigError))
+  )
 )
+
+const toConfigError = (error: SettingsError): Config.ConfigError =>
+  new Config.ConfigError(new Schema.SchemaError(new SchemaIssue.InvalidValue({ message: error.message })))

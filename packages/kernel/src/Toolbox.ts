@@ -57,9 +57,18 @@ export const empty: Service = {
  * @since 0.1.0
  * @category tags
  */
-export class Toolbox extends Context.Reference<Toolbox>()("@agent-kernel/kernel/Toolbox", {
-  defaultValue: (): Service => empty
-}) {}
+export const Toolbox: Context.Reference<Service> = Context.Reference<Service>("@agent-kernel/kernel/Toolbox", {
+  defaultValue: () => empty
+})
+
+/**
+ * The identifier of a layer that provides `Toolbox`: `never`, as for every
+ * `Context.Reference`, which always has a value.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export type Toolbox = Context.Service.Identifier<typeof Toolbox>
 
 /**
  * A layer with this toolbox.

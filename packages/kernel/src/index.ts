@@ -1,6 +1,7 @@
 /**
  * @since 0.1.0
  */
+export * as Agent from "./Agent.js"
 export * as CircuitBreaker from "./CircuitBreaker.js"
 export * as Content from "./Content.js"
 export * as ContextProvider from "./ContextProvider.js"
@@ -20,3 +21,4 @@ export * as Session from "./Session.js"
 export * as Settings from "./Settings.js"
 export * as TokenEstimate from "./TokenEstimate.js"
 export * as Toolbox from "./Toolbox.js"
+export * as Usage from "./Usage.js"

@@ -1,11 +1,15 @@
 import { CircuitBreaker, EventBus, type KernelEvent } from "@agent-kernel/kernel"
+import { Arbitraries } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
+import * as Arbitrary from "effect/Arbitrary"
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
-import * as TestClock from "effect/TestClock"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as TestClock from "effect/testing/TestClock"
 
 const withEvents = (strategy?: CircuitBreaker.Strategy) =>
   Effect.gen(function* () {
@@ -68,7 +72,7 @@ describe("CircuitBreaker", () => {
     })
   )
 
-  it.effect("issue 10 #14: the total decays on success, so 20 lifetime failures among successes never open it", () =>
+  it.effect("the total decays on success, so 20 lifetime failures among successes never open it", () =>
     Effect.gen(function* () {
       const { breaker, transitions, withBus } = yield* withEvents()
       // 200 calls, a failure every other one: 100 lifetime failures, never two in a row.
@@ -151,25 +155,47 @@ describe("CircuitBreaker", () => {
     })
   )
 
-  it.effect.prop(
-    "for any sequence of outcomes, calls are never allowed while open and transitions are legal",
-    [FastCheck.array(FastCheck.constantFrom("fail", "ok", "excused", "wait"), { maxLength: 60 })],
-    ([ops]) =>
+  // A crash and a wait are twice as likely as a success or an excused failure: runs open the breaker and wait it out.
+  const operation = Arbitrary.map(
+    Arbitraries.integer(0, 5),
+    (i) => (["ok", "excused", "fail", "wait", "fail", "wait"] as const)[i]!
+  )
+
+  it.effect(
+    "for any sequence of outcomes, calls are never allowed while open, the probe runs, and transitions are legal",
+    () =>
       Effect.gen(function* () {
-        const { breaker, transitions, withBus } = yield* withEvents()
-        for (const op of ops) {
-          const before = yield* withBus(breaker.status)
-          if (op === "wait") {
-            yield* TestClock.adjust("10 seconds")
-            continue
-          }
-          const outcome = yield* withBus(
-            Effect.exit(guard(breaker)(op === "fail" ? crash : op === "excused" ? badArguments : Effect.void))
-          )
-          if (before === "open") assert.isTrue(Exit.isFailure(outcome) && outcome.cause._tag === "Fail")
-        }
-        const legal = new Set(["closed->open", "open->half_open", "half_open->closed", "half_open->open"])
-        for (const t of transitions()) assert.isTrue(legal.has(t), t)
+        const reach = yield* Arbitraries.checkReach(
+          Arbitrary.array(operation, { maxLength: 200 }),
+          (ops) =>
+            Effect.gen(function* () {
+              const { breaker, transitions, withBus } = yield* withEvents()
+              const reached: Array<string> = []
+              for (const op of ops) {
+                const before = yield* withBus(breaker.status)
+                if (op === "wait") {
+                  yield* TestClock.adjust("10 seconds")
+                  continue
+                }
+                reached.push(`a call while ${before}`)
+                const outcome = yield* withBus(
+                  Effect.exit(guard(breaker)(op === "fail" ? crash : op === "excused" ? badArguments : Effect.void))
+                )
+                const rejected =
+                  Exit.isFailure(outcome) &&
+                  Option.getOrUndefined(Cause.findErrorOption(outcome.cause)) instanceof CircuitBreaker.Rejected
+                if (before === "open") assert.isTrue(rejected, "a call ran while the breaker was open")
+                if (before === "half_open") assert.isFalse(rejected, "the half-open breaker refused its probe")
+              }
+              const legal = new Set(["closed->open", "open->half_open", "half_open->closed", "half_open->open"])
+              for (const t of transitions()) assert.isTrue(legal.has(t), t)
+              return reached
+            }),
+          // Runs long enough that most open the breaker and wait out its cooldown.
+          { size: 200 }
+        )
+        assert.isAtLeast(reach.share("a call while open"), 0.3, reach.summary)
+        assert.isAtLeast(reach.share("a call while half_open"), 0.3, reach.summary)
       })
   )
 })
@@ -238,8 +264,8 @@ describe("CircuitBreaker.protect", () => {
       for (let i = 0; i < 3; i++) yield* Effect.flip(withBus(guard(breaker)(crash)))
       yield* TestClock.adjust("30 seconds")
       const started = yield* Deferred.make<void>()
-      const probe = yield* Effect.fork(
-        withBus(guard(breaker)(Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)))
+      const probe = yield* Effect.forkChild(
+        withBus(guard(breaker)(Effect.andThen(Deferred.succeed(started, undefined), Effect.never)))
       )
       yield* Deferred.await(started)
       // While the probe is out, every other call is refused.
@@ -259,8 +285,8 @@ describe("CircuitBreaker.protect", () => {
     Effect.gen(function* () {
       const { breaker } = yield* withEvents()
       yield* Effect.flip(guard(breaker)(crash))
-      const fiber = yield* Effect.fork(guard(breaker)(Effect.never))
-      yield* Effect.yieldNow()
+      const fiber = yield* Effect.forkChild(guard(breaker)(Effect.never))
+      yield* Effect.yieldNow
       yield* Fiber.interrupt(fiber)
       assert.deepStrictEqual(yield* breaker.counts, { consecutive: 1, total: 1 })
     })
@@ -270,8 +296,8 @@ describe("CircuitBreaker.protect", () => {
     Effect.gen(function* () {
       const { breaker, withBus } = yield* withEvents()
       const release = yield* Deferred.make<void>()
-      const straggler = yield* Effect.fork(withBus(guard(breaker)(Effect.zipRight(Deferred.await(release), crash))))
-      yield* Effect.yieldNow()
+      const straggler = yield* Effect.forkChild(withBus(guard(breaker)(Effect.andThen(Deferred.await(release), crash))))
+      yield* Effect.yieldNow
       for (let i = 0; i < 3; i++) yield* Effect.flip(withBus(guard(breaker)(crash)))
       yield* TestClock.adjust("30 seconds")
       assert.strictEqual(yield* breaker.status, "half_open")
@@ -284,30 +310,60 @@ describe("CircuitBreaker.protect", () => {
 })
 
 describe("CircuitBreaker strategies", () => {
-  const run = (strategy: CircuitBreaker.Strategy, outcomes: ReadonlyArray<boolean>) =>
-    outcomes.reduce((tally, ok) => (ok ? tally.success() : tally.failure()), strategy)
+  /** The tally after each outcome. */
+  const tallies = (strategy: CircuitBreaker.Strategy, outcomes: ReadonlyArray<boolean>) => {
+    let tally = strategy
+    return outcomes.map((ok) => (tally = ok ? tally.success() : tally.failure()))
+  }
+  // Runs of up to 200 outcomes, checked after each one: most reach every case the properties name.
+  const outcomes = Arbitrary.array(Arbitrary.schema(Schema.Boolean), { maxLength: 200 })
+  const options = { size: 200 }
 
-  it.prop(
-    "total(n) trips exactly when failures minus refunded successes reach n",
-    [FastCheck.array(FastCheck.boolean(), { maxLength: 200 }), FastCheck.integer({ min: 1, max: 10 })],
-    ([outcomes, threshold]) => {
-      let expected = 0
-      for (const ok of outcomes) expected = ok ? Math.max(0, expected - 1) : expected + 1
-      const tally = run(CircuitBreaker.total(threshold), outcomes)
-      assert.strictEqual(tally.counts["total"], expected)
-      assert.strictEqual(tally.tripped !== undefined, expected >= threshold)
-    }
+  it.effect("total(n) trips exactly when failures minus refunded successes reach n, after every outcome", () =>
+    Effect.gen(function* () {
+      const reach = yield* Arbitraries.checkReach(
+        Arbitrary.all([outcomes, Arbitraries.integer(1, 10)]),
+        ([outcomes, threshold]) =>
+          Effect.sync(() => {
+            let expected = 0
+            return tallies(CircuitBreaker.total(threshold), outcomes).flatMap((tally, i) => {
+              expected = outcomes[i] ? Math.max(0, expected - 1) : expected + 1
+              assert.strictEqual(tally.counts["total"], expected)
+              assert.strictEqual(tally.tripped !== undefined, expected >= threshold)
+              return tally.tripped !== undefined ? ["trips"] : []
+            })
+          }),
+        options
+      )
+      assert.isAtLeast(reach.share("trips"), 0.3, reach.summary)
+    })
   )
 
-  it.prop(
-    "either trips exactly when one of its strategies would",
-    [FastCheck.array(FastCheck.boolean(), { maxLength: 60 })],
-    ([outcomes]) => {
-      const a = run(CircuitBreaker.consecutive(3), outcomes)
-      const b = run(CircuitBreaker.total(5), outcomes)
-      const both = run(CircuitBreaker.either(CircuitBreaker.consecutive(3), CircuitBreaker.total(5)), outcomes)
-      assert.strictEqual(both.tripped, a.tripped ?? b.tripped)
-      assert.deepStrictEqual(both.counts, { ...a.counts, ...b.counts })
-    }
+  it.effect("either trips exactly when one of its strategies would, after every outcome", () =>
+    Effect.gen(function* () {
+      const reach = yield* Arbitraries.checkReach(
+        outcomes,
+        (outcomes) =>
+          Effect.sync(() => {
+            const a = tallies(CircuitBreaker.consecutive(3), outcomes)
+            const b = tallies(CircuitBreaker.total(5), outcomes)
+            const both = tallies(
+              CircuitBreaker.either(CircuitBreaker.consecutive(3), CircuitBreaker.total(5)),
+              outcomes
+            )
+            return both.flatMap((tally, i) => {
+              const [first, second] = [a[i]!.tripped, b[i]!.tripped]
+              assert.strictEqual(tally.tripped, first ?? second)
+              assert.deepStrictEqual(tally.counts, { ...a[i]!.counts, ...b[i]!.counts })
+              if (first !== undefined && second === undefined) return ["consecutive trips alone"]
+              if (first === undefined && second !== undefined) return ["total trips alone"]
+              return []
+            })
+          }),
+        options
+      )
+      assert.isAtLeast(reach.share("consecutive trips alone"), 0.3, reach.summary)
+      assert.isAtLeast(reach.share("total trips alone"), 0.3, reach.summary)
+    })
   )
 })

@@ -1,8 +1,9 @@
 import { Content, ContextProvider, TokenEstimate } from "@agent-kernel/kernel"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as FastCheck from "effect/FastCheck"
+import * as Arbitrary from "effect/Arbitrary"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 
 const assistantTools = (id: string): Content.Message => ({
   role: "assistant",
@@ -14,19 +15,24 @@ const results = (id: string, size: number): Content.Message => ({
 })
 
 /** Conversations made of user inputs, each followed by tool round trips and an answer. */
-const conversation = FastCheck.array(
-  FastCheck.record({
-    input: FastCheck.string({ maxLength: 400 }),
-    trips: FastCheck.array(FastCheck.integer({ min: 0, max: 3_000 }), { maxLength: 3 }),
-    answer: FastCheck.string({ maxLength: 400 })
+const text = Arbitrary.schema(Schema.String.check(Schema.isMaxLength(400)))
+const conversation = Arbitrary.array(
+  Arbitrary.all({
+    input: text,
+    trips: Arbitrary.array(Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 3_000 }))), {
+      maxLength: 3
+    }),
+    answer: text
   }),
   { minLength: 1, maxLength: 6 }
-).map((turns) =>
-  turns.flatMap((turn, t) => [
-    Content.userText(`input ${t}: ${turn.input}`),
-    ...turn.trips.flatMap((size, i) => [assistantTools(`u${t}-${i}`), results(`u${t}-${i}`, size)]),
-    { role: "assistant" as const, content: [Content.text(turn.answer)] }
-  ])
+).pipe(
+  Arbitrary.map((turns) =>
+    turns.flatMap((turn, t) => [
+      Content.userText(`input ${t}: ${turn.input}`),
+      ...turn.trips.flatMap((size, i) => [assistantTools(`u${t}-${i}`), results(`u${t}-${i}`, size)]),
+      { role: "assistant" as const, content: [Content.text(turn.answer)] }
+    ])
+  )
 )
 
 /** Every tool_use in an assistant message is answered in the very next message. */
@@ -89,7 +95,7 @@ describe("ContextProvider", () => {
 
   it.effect.prop(
     "the default chain returns a strictly smaller context that keeps every tool_use with its tool_result and the latest input",
-    [conversation, FastCheck.double({ min: 0.05, max: 0.95, noNaN: true })],
+    [conversation, Schema.Finite.check(Schema.isBetween({ minimum: 0.05, maximum: 0.95 }))],
     ([messages, ratio]) =>
       Effect.gen(function* () {
         const before = TokenEstimate.messages(messages)

@@ -2,9 +2,8 @@
  * A `model_request`'s `estimated_tokens` is the kernel's estimate of the
  * request it announces (`TokenEstimate.request`): system prompt, messages and
  * tool definitions. The loop keeps the part without the messages while the
- * definitions stay the same (compared one by one), with a system prompt too (perf13: it was
- * recomputed at every step when a session had one), so these tests hold the
- * figure to the whole estimate of each request, across turns and when the
+ * definitions stay the same (compared one by one), with a system prompt too,
+ * so these tests hold the figure to the whole estimate of each request, across turns and when the
  * toolbox hands out new definitions, or changes the array it handed out.
  */
 import { Content, EventBus, type KernelEvent, Session, TokenEstimate, Toolbox } from "@agent-kernel/kernel"
@@ -76,8 +75,7 @@ describe("model_request estimated_tokens", () => {
     })
   )
 
-  // From the review of perf13: the estimate was kept by the definitions array's identity, so a toolbox that
-  // adds a tool it found to the one array it hands out kept the first request's figure.
+  // An estimate kept by the definitions array's identity would miss a tool added to the array handed out.
   it.effect("follows a definitions array the toolbox changes in place, with and without a system prompt", () =>
     Effect.gen(function* () {
       for (const system of [undefined, "You are a careful agent."]) {

@@ -1,8 +1,10 @@
 import { RetryBudget, RetryPolicy, Settings } from "@agent-kernel/kernel"
 import { Arbitraries, Laws } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
+import * as Arbitrary from "effect/Arbitrary"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 
 const defaults = Settings.defaults
@@ -10,10 +12,10 @@ const runs = { numRuns: 60 }
 
 /** Checks a law that must fail, and returns its violation. */
 const violated = (law: Laws.Law, subject: Laws.Subject) =>
-  Effect.flatMap(Effect.either(Laws.check(law, subject, runs)), (result) =>
-    result._tag === "Left"
-      ? Effect.succeed(result.left)
-      : Effect.dieMessage(`expected ${law.name} to be broken, but it held`)
+  Effect.flatMap(Effect.result(Laws.check(law, subject, runs)), (result) =>
+    Result.isFailure(result)
+      ? Effect.succeed(result.failure)
+      : Effect.die(new Error(`expected ${law.name} to be broken, but it held`))
   )
 
 /** Every law, with the caps and the delay envelope of these settings. */
@@ -41,10 +43,10 @@ describe("the default policy keeps every law", () => {
 
   it.effect.prop(
     "for any settings",
-    [Arbitraries.settings().map((settings) => ({ ...settings, fallback_models: ["b"] }))],
+    [Arbitrary.map(Arbitraries.settings(), (settings) => ({ ...settings, fallback_models: ["b"] }))],
     ([settings]) =>
       Laws.checkAll(lawsFor(settings), { policy: RetryPolicy.fromSettings(settings), settings }, { numRuns: 15 }),
-    { fastCheck: { numRuns: 8 } }
+    { arbitrary: { runs: 8 } }
   )
 
   it.effect("with an AWS-style token bucket that refunds on success", () =>
@@ -66,7 +68,7 @@ describe("the default policy keeps every law", () => {
 
 describe("every building block keeps every law in a complete policy, and is what keeps its law", () => {
   const settings = { ...defaults, max_retries: 4, max_delay_ms: 8_000 }
-  const complete = (shape: (s: Schedule.Schedule<unknown>) => Schedule.Schedule<unknown>) =>
+  const complete = (shape: (s: Schedule.Schedule<unknown>) => Schedule.Schedule<unknown>): RetryPolicy.RetryPolicy =>
     RetryPolicy.backoff({ base: "500 millis", factor: 2 }).pipe(
       shape,
       RetryPolicy.capped("8 seconds"),
@@ -206,6 +208,34 @@ describe("the laws catch seeded bugs with a readable counterexample", () => {
     })
   )
 
+  it.effect("a budget that always grants breaks Laws.all where only the budget stops an outage", () =>
+    Effect.gen(function* () {
+      const alwaysGrants: RetryBudget.Budget = {
+        initial: { used: 0, tokens: 0 },
+        acquire: (state) => Option.some({ used: state.used + 1, tokens: 0 }),
+        recordSuccess: (state) => state,
+        snapshot: (state) => ({ used: state.used, remaining: 1 })
+      }
+      // A per-call cap above the session budget: the budget is all that stops an outage at 20 retries.
+      const settings = { ...defaults, max_retries: 30 }
+      // The search is what this pins: shrinking a run of 40 calls takes seconds, so it stops early.
+      for (const seed of [1, 2, 3]) {
+        const result = yield* Effect.result(
+          Laws.checkAll(
+            Laws.all(settings),
+            { policy: RetryPolicy.fromSettings(settings), settings, budget: alwaysGrants },
+            { seed, maxShrinks: 50 }
+          )
+        )
+        assert.isTrue(Result.isFailure(result), `seed ${seed}: Laws.all held`)
+        if (Result.isFailure(result)) {
+          assert.strictEqual(result.failure.law, "respectsSessionBudget(20)")
+          assert.include(result.failure.problem, "is budget charge 21, more than the 20 allowed")
+        }
+      }
+    })
+  )
+
   it.effect("a policy that retries auth errors breaks neverRetries, though the kernel never would", () =>
     Effect.gen(function* () {
       const retriesEverything = RetryPolicy.backoff({ base: "500 millis" }).pipe(
@@ -249,7 +279,18 @@ describe("the laws catch seeded bugs with a readable counterexample", () => {
     })
   )
 
-  it.effect("the same fast-check seed finds the same counterexample", () =>
+  it.effect("a violation names the seed of its search, and that seed replays it", () =>
+    Effect.gen(function* () {
+      const policy = RetryPolicy.whileRetryable(Schedule.spaced("1 second").pipe(RetryPolicy.upTo(3)))
+      const first = yield* Effect.flip(Laws.check(Laws.honorsRetryAfter, { policy }))
+      const seed = /\(Laws\.check seed (-?\d+),/.exec(first.message)?.[1]
+      assert.isDefined(seed, first.message)
+      const again = yield* Effect.flip(Laws.check(Laws.honorsRetryAfter, { policy }, { seed: Number(seed) }))
+      assert.strictEqual(again.message, first.message)
+    })
+  )
+
+  it.effect("the same seed finds the same counterexample", () =>
     Effect.gen(function* () {
       const policy = RetryPolicy.whileRetryable(Schedule.spaced("1 second").pipe(RetryPolicy.upTo(3)))
       const first = yield* Effect.flip(Laws.check(Laws.honorsRetryAfter, { policy }, { seed: 42 }))

@@ -38,6 +38,9 @@ describe("ModelError", () => {
     assert.isTrue(ModelError.isRetryable(new ModelError.Overloaded(base)))
     assert.isFalse(ModelError.isRetryable(new ModelError.Overloaded({ ...base, retryable: false })))
     assert.isFalse(ModelError.isRetryable(new ModelError.AuthError({ ...base, retryable: true })))
+    // Each error says it too, as effect/ai's AiError reasons do.
+    assert.isTrue(new ModelError.Overloaded(base).isRetryable)
+    assert.isFalse(new ModelError.Overloaded({ ...base, retryable: false }).isRetryable)
   })
 
   it.prop(
@@ -48,6 +51,7 @@ describe("ModelError", () => {
       const decoded = Schema.decodeUnknownSync(ModelError.ModelError)(JSON.parse(JSON.stringify(encoded)))
       assert.strictEqual(decoded._tag, error._tag)
       assert.strictEqual(decoded.category, error.category)
+      assert.strictEqual(decoded.isRetryable, ModelError.isRetryable(error))
       if (error.retryAfter !== undefined)
         assert.strictEqual(Duration.toMillis(decoded.retryAfter!), Duration.toMillis(error.retryAfter))
     }

@@ -1,20 +1,21 @@
 import { Content, Metrics, Session, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as Meter from "../src/internal/meter.js"
 import { recordingTracer } from "./harness.js"
 
 describe("observing a run", () => {
-  it.scoped("session.subscribe streams every event of the run, in order, ending with run_ended", () =>
+  it.effect("session.subscribe streams every event of the run, in order, ending with run_ended", () =>
     Effect.gen(function* () {
       const model = yield* ScriptedModel.make([ScriptedModel.rateLimited(), ScriptedModel.text("ok")])
       const session = yield* Session.make({ model: "m" }).pipe(Effect.provide(model.layer))
       const events = yield* session.subscribe
-      const collected = yield* Effect.fork(
+      const collected = yield* Effect.forkChild(
         Stream.runCollect(events.pipe(Stream.takeUntil((event) => event.type === "run_ended")))
       )
       yield* TestClockDriver.run(session.run("hi"))
@@ -93,8 +94,8 @@ describe("observing a run", () => {
 
   it.effect("metrics count retries by category, turns, and runs by status", () =>
     Effect.gen(function* () {
-      const retries = Metric.tagged(Metrics.retries, "category", "overloaded")
-      const completed = Metric.tagged(Metrics.runs, "status", "completed")
+      const retries = Metric.withAttributes(Metrics.retries, { category: "overloaded" })
+      const completed = Metric.withAttributes(Metrics.runs, { status: "completed" })
       const [retriesBefore, turnsBefore, runsBefore] = [
         (yield* Metric.value(retries)).count,
         (yield* Metric.value(Metrics.turns)).count,
@@ -111,21 +112,23 @@ describe("observing a run", () => {
 
   it.effect("a run's counters carry the metric labels of the fiber that runs it", () =>
     Effect.gen(function* () {
-      const tenant = (metric: Metric.Metric.Counter<number>) => Metric.tagged(metric, "tenant", "observability-test")
-      const completed = tenant(Metric.tagged(Metrics.runs, "status", "completed"))
+      const tenant = (metric: Metric.Counter<number>) => Metric.withAttributes(metric, { tenant: "observability-test" })
+      const completed = tenant(Metric.withAttributes(Metrics.runs, { status: "completed" }))
       const [turnsBefore, runsBefore, untaggedBefore] = [
         (yield* Metric.value(tenant(Metrics.turns))).count,
         (yield* Metric.value(completed)).count,
-        (yield* Metric.value(Metric.tagged(Metrics.runs, "status", "completed"))).count
+        (yield* Metric.value(Metric.withAttributes(Metrics.runs, { status: "completed" }))).count
       ]
       const model = yield* ScriptedModel.make([ScriptedModel.text("ok")])
       const session = yield* Session.make({ model: "m" }).pipe(Effect.provide(model.layer))
-      yield* session.run("hi").pipe(Effect.tagMetrics("tenant", "observability-test"))
+      yield* session
+        .run("hi")
+        .pipe(Effect.provideService(Metric.CurrentMetricAttributes, { tenant: "observability-test" }))
       assert.strictEqual((yield* Metric.value(tenant(Metrics.turns))).count - turnsBefore, 1)
       assert.strictEqual((yield* Metric.value(completed)).count - runsBefore, 1)
       // The run is counted under the fiber's labels only, not also without them.
       assert.strictEqual(
-        (yield* Metric.value(Metric.tagged(Metrics.runs, "status", "completed"))).count,
+        (yield* Metric.value(Metric.withAttributes(Metrics.runs, { status: "completed" }))).count,
         untaggedBefore
       )
     })
@@ -142,4 +145,12 @@ describe("metrics switch", () => {
       assert.strictEqual((yield* Metric.value(Metrics.turns)).count, before)
     })
   )
+})
+
+describe("the GenAI meter", () => {
+  it("is one per provider name, shared by the sessions of every provider object of that name", () => {
+    // Providers made per session (a common shape) still share one meter.
+    expect(Meter.forProvider("tenant-1")).toBe(Meter.forProvider("tenant-1"))
+    expect(Meter.forProvider("tenant-2")).not.toBe(Meter.forProvider("tenant-1"))
+  })
 })

@@ -4,7 +4,7 @@
 import { Content, ModelProvider, ResponsePart } from "@agent-kernel/kernel"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as FastCheck from "effect/FastCheck"
+import * as Arbitrary from "effect/Arbitrary"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as internal from "../src/internal/responsePart.js"
@@ -87,29 +87,33 @@ describe("ResponsePart", () => {
     expect(() => decode([{ type: "finish", stop_reason: "bored" }])).toThrow()
   })
 
-  it("fromResponse then the fold gives the response back, however its text is chunked", () => {
-    FastCheck.assert(
-      FastCheck.property(FastCheck.array(FastCheck.integer({ min: 1, max: 5 }), { maxLength: 20 }), (cuts) => {
-        const parts = ResponsePart.fromResponse(response).flatMap((part): ReadonlyArray<ResponsePart.ResponsePart> => {
-          if (part.type !== "text_delta" && part.type !== "thinking_delta" && part.type !== "tool_input_delta")
-            return [part]
-          const whole = part.type === "tool_input_delta" ? part.json : part.text
-          const pieces: Array<string> = []
-          let at = 0
-          for (const cut of cuts) {
-            if (at >= whole.length) break
-            pieces.push(whole.slice(at, at + cut))
-            at += cut
-          }
-          if (at < whole.length) pieces.push(whole.slice(at))
-          return pieces.map((piece) =>
-            part.type === "tool_input_delta" ? { ...part, json: piece } : { ...part, text: piece }
-          )
-        })
-        expect(ResponsePart.toResponse(fold(parts), "other")).toEqual(response)
+  it.prop(
+    "fromResponse then the fold gives the response back, however its text is chunked",
+    [
+      Arbitrary.array(Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 5 }))), {
+        maxLength: 20
       })
-    )
-  })
+    ],
+    ([cuts]) => {
+      const parts = ResponsePart.fromResponse(response).flatMap((part): ReadonlyArray<ResponsePart.ResponsePart> => {
+        if (part.type !== "text_delta" && part.type !== "thinking_delta" && part.type !== "tool_input_delta")
+          return [part]
+        const whole = part.type === "tool_input_delta" ? part.json : part.text
+        const pieces: Array<string> = []
+        let at = 0
+        for (const cut of cuts) {
+          if (at >= whole.length) break
+          pieces.push(whole.slice(at, at + cut))
+          at += cut
+        }
+        if (at < whole.length) pieces.push(whole.slice(at))
+        return pieces.map((piece) =>
+          part.type === "tool_input_delta" ? { ...part, json: piece } : { ...part, text: piece }
+        )
+      })
+      expect(ResponsePart.toResponse(fold(parts), "other")).toEqual(response)
+    }
+  )
 
   it.effect("generate folds the stream; a stream without its finish part is a transient mid-stream error", () =>
     Effect.gen(function* () {

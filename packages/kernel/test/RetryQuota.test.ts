@@ -1,5 +1,5 @@
-import { RetryBudget, RetryQuota } from "@agent-kernel/kernel"
-import { ScriptedModel } from "@agent-kernel/kernel/testing"
+import { RetryBudget, RetryQuota, Session, Settings } from "@agent-kernel/kernel"
+import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { echoToolbox, ofType, runScript } from "./harness.js"
@@ -7,6 +7,26 @@ import { echoToolbox, ofType, runScript } from "./harness.js"
 const noJitter = { jitter: "none" } as const
 
 describe("the provider-wide retry quota", () => {
+  it.effect("is the run's: a quota provided where the session is made, not where it runs, is never asked", () =>
+    Effect.gen(function* () {
+      const script = [ScriptedModel.rateLimited(), ScriptedModel.text("ok")]
+      const atMake = yield* ScriptedModel.make(script)
+      const made = yield* Session.make({ model: "m", settings: { ...Settings.defaults, ...noJitter } }).pipe(
+        Effect.provide(atMake.layer),
+        Effect.provide(RetryQuota.layer(RetryBudget.fixed(0)))
+      )
+      const atRun = yield* ScriptedModel.make(script)
+      const running = yield* Session.make({ model: "m", settings: { ...Settings.defaults, ...noJitter } }).pipe(
+        Effect.provide(atRun.layer)
+      )
+      const [unasked, asked] = yield* TestClockDriver.run(
+        Effect.all([made.run("hi"), running.run("hi").pipe(Effect.provide(RetryQuota.layer(RetryBudget.fixed(0))))])
+      )
+      assert.strictEqual(unasked.status, "completed")
+      assert.strictEqual(asked.status, "retry_budget_exhausted")
+    })
+  )
+
   it.effect("a refused retry ends the run retry_budget_exhausted, with a retry_quota_exhausted event", () =>
     Effect.gen(function* () {
       const quota = yield* RetryQuota.make(RetryBudget.fixed(1))

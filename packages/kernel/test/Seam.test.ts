@@ -9,12 +9,12 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Either from "effect/Either"
+import type * as Result from "effect/Result"
 import type * as Effects from "../src/internal/effects.js"
 import * as internal from "../src/internal/session.js"
 
 type Entry =
-  | { readonly kind: "model"; readonly result: Either.Either<ModelProvider.ModelResponse, ModelError.ModelError> }
+  | { readonly kind: "model"; readonly result: Result.Result<ModelProvider.ModelResponse, ModelError.ModelError> }
   | { readonly kind: "tool"; readonly result: Content.ToolResultBlock }
   | { readonly kind: "sleep"; readonly millis: number }
 
@@ -39,7 +39,7 @@ const replaying = (journal: ReadonlyArray<Entry>) => (): Effects.Effects => {
   let next = 0
   const take = Effect.sync(() => journal[next++])
   const mismatch = (expected: string, entry: Entry | undefined) =>
-    Effect.dieMessage(`the replay expected ${expected}, the journal has ${entry?.kind ?? "nothing"}`)
+    Effect.die(new Error(`the replay expected ${expected}, the journal has ${entry?.kind ?? "nothing"}`))
   return {
     model: () =>
       Effect.flatMap(take, (entry) =>
@@ -91,7 +91,7 @@ describe("the effects seam", () => {
       )
       // A session whose provider and toolbox would fail, answered from the journal alone.
       const unreachable = ModelProvider.fromGenerate("unreachable", () =>
-        Effect.dieMessage("the replay called the provider")
+        Effect.die(new Error("the replay called the provider"))
       )
       const replayed = yield* internal
         .make({ model: "m", settings }, replaying(journal))
@@ -119,15 +119,18 @@ describe("the effects seam", () => {
       const cStarted = yield* Deferred.make<void>()
       const started: Array<readonly [string, number]> = []
       // "a" starts only once "c" has: concurrent calls start in any order.
+      const start = (call: Content.ToolUseBlock, info: Effects.ToolInfo) =>
+        Effect.sync(() => {
+          started.push([call.id, info.index])
+        })
       const reordering = (live: Effects.Effects): Effects.Effects => ({
         ...live,
         tool: (call, info) =>
-          Effect.zipRight(
-            call.id === "a" ? Deferred.await(cStarted) : Deferred.succeed(cStarted, undefined),
-            Effect.suspend(() => {
-              started.push([call.id, info.index])
-              return live.tool(call, info)
-            })
+          Effect.andThen(
+            call.id === "a"
+              ? Effect.andThen(Deferred.await(cStarted), start(call, info))
+              : Effect.andThen(start(call, info), Deferred.succeed(cStarted, undefined)),
+            live.tool(call, info)
           )
       })
       const settings = { ...Settings.defaults, jitter: "none" as const }

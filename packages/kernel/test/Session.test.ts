@@ -2,17 +2,43 @@
  * The kernel's half of ../shared/spec/error-recovery-mid-loop.md, one test per requirement,
  * each named after the requirement it proves.
  */
-import { Content, EventBus, ModelError, Session, Settings, Toolbox } from "@agent-kernel/kernel"
+import {
+  Content,
+  ContextProvider,
+  EventBus,
+  ModelError,
+  type ModelProvider,
+  Session,
+  Settings,
+  Toolbox
+} from "@agent-kernel/kernel"
 import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Schedule from "effect/Schedule"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import { echoToolbox, ofType, runScript } from "./harness.js"
+
+const countingToolbox = () => {
+  const invoked: Array<string> = []
+  const toolbox: Toolbox.Service = {
+    ...echoToolbox,
+    invoke: (call) => Effect.sync(() => invoked.push(call.id)).pipe(Effect.andThen(echoToolbox.invoke(call)))
+  }
+  return { toolbox, invoked }
+}
+
+const toolUseIds = (message: Content.Message | undefined) =>
+  message === undefined ? [] : Content.toolUses(message).map((call) => call.id)
+
+const resultIds = (message: Content.Message | undefined) =>
+  (message?.content ?? []).flatMap((block) => (block.type === "tool_result" ? [block.tool_use_id] : []))
 
 const noJitter = { jitter: "none" } as const
 
@@ -54,7 +80,7 @@ describe("model errors: rate_limited / overloaded", () => {
       const delays = ofType(events, "retry_scheduled").map((event) => event.delay_ms)
       assert.isTrue(delays[0]! >= 400 && delays[0]! <= 600, `first delay ${delays[0]}`)
       assert.isTrue(delays[1]! >= 800 && delays[1]! <= 1200, `second delay ${delays[1]}`)
-    }).pipe(Effect.withRandom(Random.make("jitter-seed")))
+    }).pipe(Random.withSeed("jitter-seed"))
   )
 
   it.effect("MUST make base delay and factor configurable", () =>
@@ -105,7 +131,7 @@ describe("model errors: rate_limited / overloaded", () => {
       const { calls } = yield* runScript(
         [ScriptedModel.rateLimited({ retryAfterMs: 3_000 }), ScriptedModel.text("ok")],
         {
-          policy: Schedule.spaced("10 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
+          policy: Schedule.spaced("10 millis").pipe(Schedule.upTo({ times: 3 }))
         }
       )
       assert.isAtLeast(calls[1]!.at - calls[0]!.at, 3_000)
@@ -123,7 +149,27 @@ describe("model errors: rate_limited / overloaded", () => {
         assert.strictEqual(outcome.status, "retries_exhausted")
         assert.strictEqual(calls.length, 1)
         assert.strictEqual(outcome.wall_ms, 0)
-        assert.deepStrictEqual(outcome.error?.retryAfter, Duration.millis(3_832_000))
+        expect(outcome.error?.retryAfter).toEqual(Duration.millis(3_832_000))
+      })
+  )
+
+  it.effect(
+    "a retry-after exactly at max_retry_wait_ms is waited for: the wait is allowed, not the end of the call",
+    () =>
+      Effect.gen(function* () {
+        const { outcome, calls, events } = yield* runScript(
+          [ScriptedModel.rateLimited({ retryAfterMs: 60_000 }), ScriptedModel.text("ok")],
+          { settings: { ...noJitter, max_retry_wait_ms: 60_000 } }
+        )
+        assert.strictEqual(outcome.status, "completed")
+        assert.deepStrictEqual(
+          calls.map((call) => call.at),
+          [0, 60_000]
+        )
+        assert.deepStrictEqual(
+          ofType(events, "retry_scheduled").map((event) => [event.delay_ms, event.source]),
+          [[60_000, "retry_after"]]
+        )
       })
   )
 
@@ -374,9 +420,8 @@ describe("routing chain", () => {
       })
   )
 
-  // Issue 10, item 8 reversed the rule this test used to pin ("a fallback continues the same call, so the
-  // per-call cap carries over"): each model now gets its own max_retries, as LiteLLM, Claude Code and the
-  // AI SDK do it; the session budget stays the shared ceiling and is never reset.
+  // A fallback model starts a fresh per-call count (its own max_retries, as LiteLLM, Claude Code and the
+  // AI SDK do it); the session budget stays the shared ceiling and is never reset.
   it.effect(
     "the chain ends: each model gets its own max_retries, every retry and fallback step is charged, then retries_exhausted",
     () =>
@@ -571,7 +616,7 @@ describe("observers and interruption", () => {
         Effect.provideService(EventBus.EventBus, bus),
         Effect.provideService(Toolbox.Toolbox, hanging)
       )
-      const fiber = yield* Effect.fork(session.run("go"))
+      const fiber = yield* Effect.forkChild(session.run("go"))
       yield* TestClock.adjust("1 second")
       yield* Fiber.interrupt(fiber)
       assert.deepStrictEqual(statuses, ["interrupted"])
@@ -605,10 +650,10 @@ describe("observers and interruption", () => {
             .map(Content.textOf)
             .filter((text) => text.length > 0)
         )
-        const first = yield* Effect.fork(session.run("first"))
+        const first = yield* Effect.forkChild(session.run("first"))
         yield* TestClock.adjust("1 second")
-        const second = yield* Effect.fork(session.run("second"))
-        const third = yield* Effect.fork(session.run("third"))
+        const second = yield* Effect.forkChild(session.run("second"))
+        const third = yield* Effect.forkChild(session.run("third"))
         yield* TestClock.adjust("1 second")
         // The first run holds the session (its tool waits): the others have not started.
         assert.deepStrictEqual(yield* userTexts, ["first"])
@@ -652,7 +697,7 @@ describe("TestClockDriver", () => {
       const result = yield* TestClockDriver.run(
         Effect.gen(function* () {
           yield* Effect.sleep("1 hour")
-          return yield* TestClock.currentTimeMillis
+          return yield* Clock.currentTimeMillis
         })
       )
       assert.strictEqual(result, 3_600_000)
@@ -754,6 +799,169 @@ describe("the loop always ends with a status", () => {
       assert.strictEqual(outcome.status, "failed")
       assert.include(outcome.error?.message, "listing bug")
       assert.deepInclude(events.at(-1), { type: "run_ended", status: "failed" })
+    })
+  )
+})
+
+describe("a content-filtered response that asks for tools", () => {
+  it.effect("every tool_use gets an error tool_result, no tool runs, and the next run sends a valid history", () =>
+    Effect.gen(function* () {
+      const { toolbox, invoked } = countingToolbox()
+      const filtered: ModelProvider.ModelResponse = {
+        ...ScriptedModel.refusal("I started to"),
+        content: [Content.text("I started to"), Content.toolUse("t1", "echo", {}), Content.toolUse("t2", "echo", {})]
+      }
+      const model = yield* ScriptedModel.make([filtered, ScriptedModel.text("fine")])
+      const session = yield* Session.make({ model: "m" }).pipe(
+        Effect.provide(model.layer),
+        Effect.provideService(Toolbox.Toolbox, toolbox)
+      )
+      const outcome = yield* session.run("go")
+      assert.strictEqual(outcome.status, "content_filtered")
+      assert.deepStrictEqual(invoked, [])
+      const last = outcome.history.at(-1)
+      assert.strictEqual(last?.role, "user")
+      assert.deepStrictEqual(resultIds(last), ["t1", "t2"])
+      assert.isTrue(last?.content.every((block) => block.type === "tool_result" && block.is_error))
+      yield* session.run("again")
+      const [, second] = yield* model.requests
+      const sent = second!.messages
+      const uses = sent.findIndex((message) => toolUseIds(message).length > 0)
+      assert.deepStrictEqual(resultIds(sent[uses + 1]), toolUseIds(sent[uses]))
+    })
+  )
+})
+
+describe("a retry-after longer than max_retry_wait_ms", () => {
+  const dayAndAnHour = 25 * 3_600_000
+
+  it.effect("25 h: the call ends at once, retries_exhausted, with no sleep", () =>
+    Effect.gen(function* () {
+      const { outcome, calls } = yield* runScript([
+        ScriptedModel.rateLimited({ retryAfterMs: dayAndAnHour }),
+        ScriptedModel.text("never")
+      ])
+      assert.strictEqual(outcome.status, "retries_exhausted")
+      assert.strictEqual(calls.length, 1)
+      assert.strictEqual(outcome.wall_ms, 0)
+      expect(outcome.error?.retryAfter).toEqual(Duration.millis(dayAndAnHour))
+    })
+  )
+
+  it.effect("25 h with a fallback chain: the next model is tried at once", () =>
+    Effect.gen(function* () {
+      const { outcome, calls } = yield* runScript(
+        [ScriptedModel.rateLimited({ retryAfterMs: dayAndAnHour }), ScriptedModel.text("from b")],
+        { settings: { fallback_models: ["model-b"] } }
+      )
+      assert.strictEqual(outcome.status, "completed")
+      assert.deepStrictEqual(
+        calls.map((call) => [call.request.model, call.at]),
+        [
+          ["model-a", 0],
+          ["model-b", 0]
+        ]
+      )
+    })
+  )
+})
+
+describe("usage of failed attempts is counted", () => {
+  it.effect("a stream cut mid-way spends its tokens: they count in usage and towards max_cost_usd", () =>
+    Effect.gen(function* () {
+      const spent = { input_tokens: 1_000, output_tokens: 1_000 }
+      const { outcome, calls } = yield* runScript(
+        [ScriptedModel.error("overloaded", { midStream: true, usage: spent }), ScriptedModel.text("never")],
+        {
+          // $1000 per million tokens each way: the failed attempt alone cost $2.
+          settings: { max_cost_usd: 1, prices: { "model-a": { input_per_mtok: 1_000, output_per_mtok: 1_000 } } }
+        }
+      )
+      assert.strictEqual(outcome.status, "cost_exceeded")
+      assert.strictEqual(calls.length, 1)
+      assert.deepInclude(outcome.usage, spent)
+      assert.closeTo(outcome.cost_usd!, 2, 1e-9)
+    })
+  )
+
+  it.effect("and in the run's usage when the retry then succeeds", () =>
+    Effect.gen(function* () {
+      const { outcome } = yield* runScript([
+        ScriptedModel.error("overloaded", { midStream: true, usage: { input_tokens: 7, output_tokens: 3 } }),
+        ScriptedModel.text("whole answer")
+      ])
+      assert.strictEqual(outcome.status, "completed")
+      // 7 + 10 input and 3 + 5 output: the failed attempt, then the scripted answer's usage.
+      assert.deepInclude(outcome.usage, { input_tokens: 17, output_tokens: 8 })
+    })
+  )
+})
+
+describe("a context provider that does not shrink the context", () => {
+  it.effect("a reducer that returns a context of the same size is rejected: context_exhausted, never re-sent", () =>
+    Effect.gen(function* () {
+      // A copy of the messages in another order: a new value, but not a smaller one.
+      const sameSize = ContextProvider.make((messages) => Effect.succeed(Option.some([...messages].reverse())))
+      const history = [
+        Content.userText("a question"),
+        { role: "assistant" as const, content: [Content.text("an answer")] }
+      ]
+      const model = yield* ScriptedModel.make([ScriptedModel.contextOverflow(), ScriptedModel.text("never")])
+      const session = yield* Session.make({ model: "m", history }).pipe(
+        Effect.provide(model.layer),
+        Effect.provideService(ContextProvider.ContextProvider, sameSize)
+      )
+      const outcome = yield* session.run("go")
+      assert.strictEqual(outcome.status, "context_exhausted")
+      assert.lengthOf(yield* model.calls, 1)
+    })
+  )
+})
+describe("the session object and its outcomes", () => {
+  // An embedder decorates a session by spreading it and replacing `run`: the accessors must be own properties.
+  it.effect("a session spread into a decorated copy keeps its accessors", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([ScriptedModel.text("one")])
+      const session = yield* Session.make({ model: "m" }).pipe(Effect.provide(model.layer))
+      const wrapped: Session.Service = { ...session, run: (input) => session.run(input) }
+      yield* wrapped.run("hi")
+      assert.deepStrictEqual(Object.keys(session).sort(), [
+        "context",
+        "events",
+        "history",
+        "id",
+        "retryBudget",
+        "run",
+        "settings",
+        "state",
+        "subscribe"
+      ])
+      assert.deepStrictEqual((yield* wrapped.history).map(Content.textOf), ["hi", "one"])
+    })
+  )
+
+  // A Proxy's default `get` calls a getter with the proxy as `this`.
+  it.effect("a session read through a Proxy answers its accessors", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([ScriptedModel.text("one")])
+      const session = yield* Session.make({ model: "m" }).pipe(Effect.provide(model.layer))
+      const proxied = new Proxy(session, {})
+      yield* proxied.run("hi")
+      const history = yield* Effect.suspend(() => proxied.history)
+      assert.deepStrictEqual(history.map(Content.textOf), ["hi", "one"])
+    })
+  )
+
+  // Through a Proxy (Vue's `reactive`, MobX, a logging wrapper) or an object whose prototype is the outcome.
+  it.effect("an outcome read through a Proxy or as a prototype shows its history", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([ScriptedModel.text("one")])
+      const session = yield* Session.make({ model: "m" }).pipe(Effect.provide(model.layer))
+      const outcome = yield* session.run("hi")
+      const proxied = new Proxy(outcome, {})
+      assert.deepStrictEqual(proxied.history.map(Content.textOf), ["hi", "one"])
+      const derived: typeof outcome = Object.create(outcome)
+      assert.deepStrictEqual(derived.history.map(Content.textOf), ["hi", "one"])
     })
   )
 })

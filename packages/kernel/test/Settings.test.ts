@@ -4,7 +4,7 @@ import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -30,6 +30,7 @@ describe("Settings", () => {
       model_idle_timeout_ms: 60_000,
       model_attempt_timeout_ms: 600_000,
       tool_timeout_ms: 60_000,
+      plugin_startup_timeout_ms: 30_000,
       max_tool_result_bytes: 100_000,
       breaker_consecutive_failures: 3,
       breaker_total_failures: 20,
@@ -38,9 +39,9 @@ describe("Settings", () => {
   })
 
   it("one error lists every bad field and every unknown key", () => {
-    const result = Settings.decodeEither({ base_delay_ms: -5, jiter: "full", max_turns: 0, jitter: "some" })
-    assert.isTrue(Either.isLeft(result))
-    const error = Either.getLeft(result).pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+    const result = Settings.decodeResult({ base_delay_ms: -5, jiter: "full", max_turns: 0, jitter: "some" })
+    assert.isTrue(Result.isFailure(result))
+    const error = Result.getFailure(result).pipe((o) => (o._tag === "Some" ? o.value : undefined))!
     assert.strictEqual(error._tag, "SettingsError")
     assert.lengthOf(error.issues, 4)
     for (const key of ["base_delay_ms", "jiter", "max_turns", "jitter"])
@@ -50,6 +51,22 @@ describe("Settings", () => {
       )
     assert.match(error.message, /jiter: unknown key \(did you mean "jitter"\?\)/)
     assert.include(error.message, `jitter: Expected "proportional" | "full" | "none", actual "some"`)
+    assert.include(error.message, "base_delay_ms: Expected a non-negative number, actual -5")
+    assert.include(error.message, "max_turns: Expected a positive number, actual 0")
+  })
+
+  it("NaN is one issue per key: the first check that fails stops that value's checks", () => {
+    const result = Settings.decodeResult({ max_retries: NaN, base_delay_ms: NaN, max_cost_usd: NaN })
+    assert.isTrue(Result.isFailure(result))
+    if (Result.isFailure(result))
+      assert.sameMembers(
+        [...result.failure.issues],
+        [
+          "max_retries: Expected an integer, actual NaN",
+          "base_delay_ms: Expected a finite number, actual NaN",
+          "max_cost_usd: Expected a finite number, actual NaN"
+        ]
+      )
   })
 
   it.effect("fromFile: a broken JSON file is a typed error naming the file, not a crash", () =>
@@ -72,14 +89,9 @@ describe("Settings", () => {
   it.effect("config: reads each key from Effect Config and decodes them together", () =>
     Effect.gen(function* () {
       const settings = yield* Settings.config.pipe(
-        Effect.withConfigProvider(
-          ConfigProvider.fromMap(
-            new Map([
-              ["base_delay_ms", "250"],
-              ["jitter", "full"],
-              ["fallback_models", '["b","c"]']
-            ])
-          )
+        Effect.provideService(
+          ConfigProvider.ConfigProvider,
+          ConfigProvider.fromUnknown({ base_delay_ms: "250", jitter: "full", fallback_models: '["b","c"]' })
         )
       )
       assert.deepStrictEqual(
@@ -87,29 +99,63 @@ describe("Settings", () => {
         [250, "full", ["b", "c"]]
       )
       const error = yield* Effect.flip(
-        Settings.config.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["max_retries", "many"]]))))
+        Settings.config.pipe(
+          Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown({ max_retries: "many" }))
+        )
       )
       assert.match(String(error), /max_retries/)
     })
   )
 
+  it.effect(
+    "config: an empty value is an error naming its key where the provider keeps it, and unset where it does not",
+    () =>
+      Effect.gen(function* () {
+        const env = { max_retries: "", jitter: "full" }
+        const error = yield* Effect.flip(
+          Settings.config.pipe(
+            Effect.provideService(
+              ConfigProvider.ConfigProvider,
+              ConfigProvider.fromEnv({ env, preserveEmptyStrings: true })
+            )
+          )
+        )
+        assert.include(String(error), 'max_retries: Expected number, actual ""')
+        const settings = yield* Settings.config.pipe(
+          Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))
+        )
+        assert.deepStrictEqual([settings.max_retries, settings.jitter], [5, "full"])
+      })
+  )
+
   it.effect("override and parseAssignments: --set key=value pairs are typed by JSON and re-validated", () =>
     Effect.gen(function* () {
-      const assignments = Either.getOrThrow(Settings.parseAssignments(["max_retries=2", "jitter=none"]))
+      const assignments = Result.getOrThrow(Settings.parseAssignments(["max_retries=2", "jitter=none"]))
       const settings = yield* Settings.override(Settings.defaults, assignments)
       assert.deepStrictEqual([settings.max_retries, settings.jitter], [2, "none"])
-      assert.isTrue(Either.isLeft(Settings.parseAssignments(["no-equals-sign"])))
+      assert.isTrue(Result.isFailure(Settings.parseAssignments(["no-equals-sign"])))
       const error = yield* Effect.flip(Settings.override(Settings.defaults, { max_retries: -1 }))
       assert.match(error.message, /max_retries/)
     })
   )
+
+  it("parseAssignments: __proto__, constructor and prototype are unknown keys, as in a settings file", () => {
+    for (const key of ["__proto__", "constructor", "prototype"]) {
+      const result = Settings.parseAssignments([`${key}={"max_retries":99}`, "max_retries=2"])
+      assert.isTrue(Result.isFailure(result), key)
+      if (Result.isFailure(result)) {
+        assert.deepStrictEqual(result.failure.issues, [`${key}: unknown key`])
+        assert.include(result.failure.message, `invalid settings in --set:\n  - ${key}: unknown key`)
+      }
+    }
+  })
 
   it.prop(
     "every arbitrary settings value encodes and decodes back to itself",
     [Arbitraries.settings()],
     ([settings]) => {
       const encoded = Schema.encodeSync(Settings.Settings)(settings)
-      assert.deepStrictEqual(Either.getOrThrow(Settings.decodeEither(encoded)), settings)
+      assert.deepStrictEqual(Result.getOrThrow(Settings.decodeResult(encoded)), settings)
     }
   )
 
@@ -127,7 +173,7 @@ describe("Settings", () => {
       // A cycle ends at the depth bound too.
       const cyclic: Record<string, unknown> = {}
       cyclic["self"] = cyclic
-      assert.isTrue(Either.isLeft(Settings.decodeEither({ model_prices: cyclic })))
+      assert.isTrue(Result.isFailure(Settings.decodeResult({ model_prices: cyclic })))
     })
   )
 })

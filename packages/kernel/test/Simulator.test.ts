@@ -10,26 +10,27 @@ import {
   Toolbox
 } from "@agent-kernel/kernel"
 import { Arbitraries, ScriptedModel, Simulator, TestClockDriver } from "@agent-kernel/kernel/testing"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as Arbitrary from "effect/Arbitrary"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FastCheck from "effect/FastCheck"
 import * as Metric from "effect/Metric"
 import * as Random from "effect/Random"
 
 const noJitter: Settings.Settings = { ...Settings.defaults, jitter: "none" }
 const defaultPolicy = RetryPolicy.fromSettings(Settings.defaults)
 
-const settingsArb = FastCheck.tuple(Arbitraries.settings(), FastCheck.integer({ min: 0, max: 2 })).map(
+const settingsArb = Arbitrary.map(
+  Arbitrary.all([Arbitraries.settings(), Arbitraries.integer(0, 2)]),
   ([settings, n]) =>
     ({ ...settings, fallback_models: ["backup-1", "backup-2"].slice(0, n) }) satisfies Settings.Settings
 )
-const seedArb = FastCheck.integer({ min: 0, max: 1_000_000 })
+const seedArb = Arbitraries.integer(0, 1_000_000)
 
 /**
  * A kernel run written out by hand, independent of the simulator's plumbing:
  * the same plan as a script, a session under the TestClock of `it.effect`,
- * jitter from `Random.make(seed)`. Returns every event.
+ * jitter from `Random.withSeed(seed)`. Returns every event.
  */
 const realRun = (faults: ReadonlyArray<Arbitraries.Fault>, settings: Settings.Settings, seed: number) =>
   Effect.gen(function* () {
@@ -51,7 +52,7 @@ const realRun = (faults: ReadonlyArray<Arbitraries.Fault>, settings: Settings.Se
       Effect.provideService(EventBus.EventBus, bus),
       Effect.provideService(Toolbox.Toolbox, toolbox)
     )
-    yield* TestClockDriver.run(session.run("hi")).pipe(Effect.withRandom(Random.make(seed)))
+    yield* TestClockDriver.run(session.run("hi")).pipe(Random.withSeed(seed))
     return events
   })
 
@@ -94,7 +95,7 @@ describe("Simulator.parseFaults", () => {
           plan.map((f) => (f === "ok" ? "ok" : [f.category, f.retryAfter && Duration.toMillis(f.retryAfter)]))
         assert.deepStrictEqual(shape(back), shape(faults))
       }),
-    { fastCheck: { numRuns: 100 } }
+    { arbitrary: { runs: 100 } }
   )
 })
 
@@ -121,21 +122,18 @@ describe("Simulator.simulate", () => {
         timeline.map((step) => step.budget_left),
         [19, 18, 17, 17]
       )
-      assert.deepStrictEqual(
-        { ...outcome },
-        {
-          status: "completed",
-          attempts: 4,
-          retries: 3,
-          fallbacks: 0,
-          max_retries_per_call: 3,
-          total_wait_ms: 5_000,
-          wall_ms: 5_000,
-          budget_used: 3,
-          budget_left: 17,
-          error: null
-        }
-      )
+      expect(outcome).toEqual({
+        status: "completed",
+        attempts: 4,
+        retries: 3,
+        fallbacks: 0,
+        max_retries_per_call: 3,
+        total_wait_ms: 5_000,
+        wall_ms: 5_000,
+        budget_used: 3,
+        budget_left: 17,
+        error: null
+      })
     })
   )
 
@@ -150,8 +148,7 @@ describe("Simulator.simulate", () => {
     assert.isBelow(Date.now() - started, 60_000) // five simulated hours
   })
 
-  // Issue 10, item 8: each model of the chain gets its own retries (the fallback used to inherit the spent
-  // per-call count and get one unretried attempt); the session budget is the shared ceiling.
+  // Each model of the chain gets its own retries; the session budget is the shared ceiling.
   it.effect("a fallback model gets retries of its own, and every retry and fallback step is charged", () =>
     Effect.gen(function* () {
       const settings = { ...noJitter, max_retries: 1, fallback_models: ["backup"] }
@@ -233,7 +230,7 @@ describe("Simulator.simulate", () => {
 
   it.effect("leaves the kernel's global metrics alone: a simulated run is not a real one", () =>
     Effect.gen(function* () {
-      const retries = Metrics.retries.pipe(Metric.tagged("category", "timeout"))
+      const retries = Metrics.retriesOfCategory("timeout")
       const [retriesBefore, turnsBefore] = [
         (yield* Metric.value(retries)).count,
         (yield* Metric.value(Metrics.turns)).count
@@ -257,10 +254,10 @@ describe("Simulator.simulate", () => {
         const policy = RetryPolicy.fromSettings(settings)
         const a = yield* Simulator.simulate(policy, faults, { seed, settings })
         const b = yield* Simulator.simulate(policy, faults, { seed, settings })
-        assert.deepStrictEqual(a.timeline, b.timeline)
-        assert.deepStrictEqual(a.outcome, b.outcome)
+        expect(a.timeline).toEqual(b.timeline)
+        expect(a.outcome).toEqual(b.outcome)
       }),
-    { fastCheck: { numRuns: 50 } }
+    { arbitrary: { runs: 50 } }
   )
 
   it.effect("different seeds give different jitter", () =>
@@ -298,7 +295,7 @@ describe("Simulator.simulate", () => {
         assert.strictEqual(simulated.outcome.status, ended?.status)
         assert.strictEqual(simulated.outcome.wall_ms, ended?.wall_ms)
       }),
-    { fastCheck: { numRuns: 60 } }
+    { arbitrary: { runs: 60 } }
   )
 
   it.effect.prop(
@@ -309,26 +306,26 @@ describe("Simulator.simulate", () => {
         const policy = RetryPolicy.fromSettings(settings)
         const virtual = yield* Simulator.simulate(policy, faults, { seed, settings })
         const test = yield* Simulator.simulate(policy, faults, { seed, settings, clock: "test" })
-        assert.deepStrictEqual(virtual.timeline, test.timeline)
-        assert.deepStrictEqual(virtual.outcome, test.outcome)
+        expect(virtual.timeline).toEqual(test.timeline)
+        expect(virtual.outcome).toEqual(test.outcome)
       }),
-    { fastCheck: { numRuns: 15 } }
+    { arbitrary: { runs: 15 } }
   )
 
   it.effect.prop(
     "within one call and no caps in the way, the retry delays are the policy's own delays for the same seed",
-    [FastCheck.array(Arbitraries.transientError({ maxRetryAfterMs: 20_000 }), { maxLength: 8 }), settingsArb, seedArb],
+    [Arbitrary.array(Arbitraries.transientError({ maxRetryAfterMs: 20_000 }), { maxLength: 8 }), settingsArb, seedArb],
     ([errors, base, seed]) =>
       Effect.gen(function* () {
         const settings = { ...base, max_retry_wait_ms: 1e9, max_session_retries: 100, fallback_models: [] }
         const policy = RetryPolicy.fromSettings(settings)
         const { timeline } = yield* Simulator.simulate(policy, errors, { seed, settings })
-        const expected = yield* RetryPolicy.delays(policy, errors).pipe(Effect.withRandom(Random.make(seed)))
+        const expected = yield* RetryPolicy.delays(policy, errors).pipe(Random.withSeed(seed))
         assert.deepStrictEqual(
           timeline.filter((step) => step.action === "retry").map((step) => step.delay_ms),
           expected.map(Duration.toMillis)
         )
       }),
-    { fastCheck: { numRuns: 100 } }
+    { arbitrary: { runs: 100 } }
   )
 })

@@ -1,12 +1,13 @@
 /**
- * A tool call behaves the same whether a tracer is on or off: with one, the
- * call runs under its span on a fiber of its own; without one, it runs on the
- * run's fiber (it has no timeout, so it needs no fiber). Each case runs both ways.
+ * A tool call behaves the same whether a tracer is on or off (each case runs both ways): a broken toolbox
+ * gives an error result, a result is filed under its call's id, an interrupt keeps the results that came
+ * back. Concurrent calls' results sit in call order whatever order they complete in.
  */
 import { Content, EventBus, type KernelEvent, Session, Settings, Toolbox } from "@agent-kernel/kernel"
-import { ScriptedModel } from "@agent-kernel/kernel/testing"
+import { ScriptedModel, TestClockDriver } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { echoToolbox, ofType } from "./harness.js"
@@ -90,7 +91,7 @@ for (const traced of [true, false]) {
           invoke: (call) =>
             call.id === "a"
               ? Effect.succeed(Content.toolResult(call.id, "REAL RESULT A"))
-              : Effect.zipRight(Deferred.succeed(started, undefined), Effect.never).pipe(
+              : Effect.andThen(Deferred.succeed(started, undefined), Effect.never).pipe(
                   Effect.onInterrupt(() =>
                     Effect.sync(() => {
                       released = true
@@ -102,7 +103,7 @@ for (const traced of [true, false]) {
           [ScriptedModel.toolCalls({ id: "a", name: "echo" }, { id: "b", name: "echo" }), ScriptedModel.text("never")],
           toolbox
         )
-        const fiber = yield* Effect.fork(tracing(session.run("go")))
+        const fiber = yield* Effect.forkChild(tracing(session.run("go")))
         yield* Deferred.await(started)
         yield* Fiber.interrupt(fiber)
         // The tool's own finalizer ran before the run ended.
@@ -116,3 +117,89 @@ for (const traced of [true, false]) {
     )
   })
 }
+
+/** A session against a scripted model that records every event it publishes. */
+const concurrentSession = (setup: {
+  readonly script: ReadonlyArray<ScriptedModel.Step>
+  readonly toolbox: Toolbox.Service
+  readonly toolConcurrency: number
+}) =>
+  Effect.gen(function* () {
+    const model = yield* ScriptedModel.make(setup.script)
+    const events: Array<KernelEvent.KernelEvent> = []
+    const bus = yield* EventBus.make([{ onEvent: (event) => Effect.sync(() => events.push(event)) }])
+    const session = yield* Session.make({ model: "model-a", toolConcurrency: setup.toolConcurrency }).pipe(
+      Effect.provide(model.layer),
+      Effect.provideService(EventBus.EventBus, bus),
+      Effect.provideService(Toolbox.Toolbox, setup.toolbox)
+    )
+    return { session, model, events }
+  })
+
+const resultBlocksOf = (message: Content.Message | undefined) =>
+  (message?.content ?? []).flatMap((block) => (block.type === "tool_result" ? [block] : []))
+
+describe("concurrent tool calls", () => {
+  it.effect("out-of-order completion and duplicate ids: results sit in call order, each with its call", () =>
+    Effect.gen(function* () {
+      // The first call is the slowest: the others complete before it.
+      const delays: Record<string, number> = { first: 30, second: 10, third: 0 }
+      const completed: Array<string> = []
+      const toolbox: Toolbox.Service = {
+        ...echoToolbox,
+        invoke: (call) => {
+          const label = String((call.input as { readonly label: string }).label)
+          return Effect.sleep(Duration.millis(delays[label] ?? 0)).pipe(
+            Effect.andThen(Effect.sync(() => completed.push(label))),
+            Effect.as(Content.toolResult(call.id, `result of ${label}`))
+          )
+        }
+      }
+      const { session, events, model } = yield* concurrentSession({
+        script: [
+          ScriptedModel.toolCalls(
+            { id: "dup", name: "echo", input: { label: "first" } },
+            { id: "dup", name: "echo", input: { label: "second" } },
+            { id: "other", name: "echo", input: { label: "third" } }
+          ),
+          ScriptedModel.text("done")
+        ],
+        toolbox,
+        toolConcurrency: 3
+      })
+      const outcome = yield* TestClockDriver.run(session.run("go"))
+      assert.strictEqual(outcome.status, "completed")
+      assert.deepStrictEqual(completed, ["third", "second", "first"])
+      const [, assistant, results] = outcome.history
+      const ids = Content.toolUses(assistant!).map((call) => call.id)
+      assert.lengthOf(new Set(ids), 3)
+      assert.deepStrictEqual(
+        resultBlocksOf(results).map((block) => [block.tool_use_id, block.content]),
+        [
+          [ids[0], "result of first"],
+          [ids[1], "result of second"],
+          [ids[2], "result of third"]
+        ]
+      )
+      // Events come as the calls complete, each naming its call's unique id and its own result.
+      assert.deepStrictEqual(
+        ofType(events, "tool_result").map((event) => [event.id, event.preview]),
+        [
+          [ids[2], "result of third"],
+          [ids[1], "result of second"],
+          [ids[0], "result of first"]
+        ]
+      )
+      assert.sameMembers(
+        ofType(events, "tool_call_started").map((event) => event.id),
+        ids
+      )
+      // The next request carries the same pairs.
+      const next = (yield* model.calls)[1]!.request.messages.at(-1)
+      assert.deepStrictEqual(
+        resultBlocksOf(next).map((block) => block.tool_use_id),
+        ids
+      )
+    })
+  )
+})

@@ -29,8 +29,8 @@ export const echoToolbox: Toolbox.Service = {
 export const recordingTracer = Effect.map(Effect.tracer, (base) => {
   const spans: Array<Tracer.Span> = []
   const tracer = Tracer.make({
-    span: (name, parent, context, links, startTime, kind, options) => {
-      const span = base.span(name, parent, context, links, startTime, kind, options)
+    span(options) {
+      const span = base.span(options)
       spans.push(span)
       return span
     },
@@ -38,3 +38,9 @@ export const recordingTracer = Effect.map(Effect.tracer, (base) => {
   })
   return { spans, tracer }
 })
+
+/** Yields `times` times, so that forked fibers run as far as they can without the clock moving. */
+export const settle = (times = 300) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < times; i++) yield* Effect.yieldNow
+  })

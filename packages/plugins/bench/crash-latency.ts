@@ -1,35 +1,32 @@
 /**
  * Crash-to-error-result latency: how long after a plugin server is SIGKILLed
  * mid-call the in-flight call comes back as an error, for agent-kernel's
- * McpStdio (with the Node spawner of `@agent-kernel/plugins/node`, and with
- * the portable spawner, the default) and, measured in the same run as the
- * baseline, the stock SDK client (`StdioClientTransport`).
+ * McpStdio and, measured in the same run as the baseline, the stock SDK
+ * client (`StdioClientTransport`).
  *
  * Two cases: the server is our direct child; the server runs under a
  * launcher that outlives it (`bash -c 'node server; sleep 30'`). The stock
  * client sees no pipe close in the second case and waits for its request
  * timeout, capped here at CAP_MS.
  *
- * Run: npx -y pnpm@12.4.2 bench:crash  (RUNS=30 by default)
+ * Run: pnpm run bench:crash  (RUNS=30 by default; Node 24 through pnpm)
  *
  * Robust under load: a setup call that fails (a respawn slower than its timeout, say) is retried
  * and counted, never taken for a pid, and a run that goes wrong is reported as failed rather than
  * ending the benchmark.
  */
 import { Content } from "@agent-kernel/kernel"
-import { NodeContext } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
-import type * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { McpStdio, PluginToolbox, ProcessSpawner } from "../src/index.js"
-import { NodeProcessSpawner } from "../src/node/index.js"
+import { McpStdio, PluginToolbox } from "../src/index.js"
 
 const RUNS = Number(process.env["RUNS"] ?? "30")
 const WARMUP = 2
@@ -54,12 +51,15 @@ const textOf = (result: unknown): string => {
     : ""
 }
 
-const PidAnswer = Schema.parseJson(Schema.Struct({ pid: Schema.Number }))
-const decodePid = Schema.decodeUnknownEither(PidAnswer)
+const PidAnswer = Schema.fromJsonString(Schema.Struct({ pid: Schema.Number }))
+const decodePid = Schema.decodeUnknownResult(PidAnswer)
 
 /** The pid in a `pid` tool answer, or why there is none (an error result is text, not JSON). */
-const pidIn = (text: string): Either.Either<number, string> =>
-  Either.mapBoth(decodePid(text), { onLeft: () => `not a pid answer: ${text.slice(0, 120)}`, onRight: (a) => a.pid })
+const pidIn = (text: string): Result.Result<number, string> =>
+  Result.mapBoth(decodePid(text), {
+    onFailure: () => `not a pid answer: ${text.slice(0, 120)}`,
+    onSuccess: (answer) => answer.pid
+  })
 
 /** Children of a process, from /proc: the stock client leaves a launcher's children behind. */
 const descendants = (pid: number): Array<number> => {
@@ -98,7 +98,7 @@ type Outcome = Sample | Failed
 // ---- agent-kernel ----------------------------------------------------------------
 
 /** One provider for all runs: each run kills the server, and the next call respawns it. */
-const oursSampler = (config: McpStdio.Config, spawner: Layer.Layer<ProcessSpawner.ProcessSpawner>) =>
+const oursSampler = (config: McpStdio.Config) =>
   Effect.gen(function* () {
     const provider = yield* McpStdio.make(config)
     const box = yield* PluginToolbox.make({
@@ -111,18 +111,18 @@ const oursSampler = (config: McpStdio.Config, spawner: Layer.Layer<ProcessSpawne
       let last = ""
       for (let attempt = 0; attempt < SETUP_ATTEMPTS; attempt++) {
         const answer = pidIn((yield* invoke("pid")).content)
-        if (Either.isRight(answer)) return Either.right(answer.right)
-        last = answer.left
+        if (Result.isSuccess(answer)) return answer
+        last = answer.failure
       }
-      return Either.left(`no pid after ${SETUP_ATTEMPTS} attempts (${last})`)
+      return Result.fail(`no pid after ${SETUP_ATTEMPTS} attempts (${last})`)
     })
     return Effect.gen(function* () {
       const server = yield* pid
-      if (Either.isLeft(server)) return { failed: server.left } satisfies Failed
-      const call = yield* Effect.fork(Effect.map(invoke("hang"), (result) => ({ result, at: now() })))
+      if (Result.isFailure(server)) return { failed: server.failure } satisfies Failed
+      const call = yield* Effect.forkChild(Effect.map(invoke("hang"), (result) => ({ result, at: now() })))
       while (Number((yield* invoke("inflight")).content) < 1) yield* Effect.promise(() => pause(1))
       const killedAt = now()
-      process.kill(server.right, "SIGKILL")
+      process.kill(server.success, "SIGKILL")
       const { result, at } = yield* Fiber.join(call)
       const capped = result.content.includes("timed out")
       if (!capped && !result.content.includes("process_crashed")) {
@@ -130,7 +130,7 @@ const oursSampler = (config: McpStdio.Config, spawner: Layer.Layer<ProcessSpawne
       }
       return { ms: at - killedAt, capped } satisfies Sample
     })
-  }).pipe(Effect.provide(spawner))
+  })
 
 // ---- stock SDK client ------------------------------------------------------------
 
@@ -140,7 +140,7 @@ const stockOnce = async (command: string, args: Array<string>): Promise<Outcome>
   try {
     await client.connect(transport)
     const pid = pidIn(textOf(await client.callTool({ name: "pid", arguments: {} })))
-    if (Either.isLeft(pid)) return { failed: pid.left }
+    if (Result.isFailure(pid)) return { failed: pid.failure }
     let doneAt = 0
     const pending = client.callTool({ name: "hang", arguments: {} }, undefined, { timeout: CAP_MS }).then(
       () => ({ timedOut: false }),
@@ -152,7 +152,7 @@ const stockOnce = async (command: string, args: Array<string>): Promise<Outcome>
     })
     while (Number(textOf(await client.callTool({ name: "inflight", arguments: {} }))) < 1) await pause(1)
     const killedAt = now()
-    process.kill(pid.right, "SIGKILL")
+    process.kill(pid.success, "SIGKILL")
     const outcome = await settled
     return { ms: doneAt - killedAt, capped: outcome.timedOut }
   } catch (error) {
@@ -215,8 +215,6 @@ const main = Effect.gen(function* () {
   )
   console.log("agent-kernel and the stock client run interleaved, so machine load hits both alike.\n")
   const wrapper = ["-c", wrapperScript]
-  const nodeSpawner = NodeProcessSpawner.layerSpawner
-  const portable = ProcessSpawner.layer(ProcessSpawner.platform)
   const direct = (name: string): McpStdio.Config => ({ name, command: node, args: [server], shutdownGraceMillis: 300 })
   const wrapped = (name: string): McpStdio.Config => ({
     name,
@@ -225,26 +223,20 @@ const main = Effect.gen(function* () {
     shutdownGraceMillis: 300
   })
   const samplers = {
-    nodeDirect: yield* oursSampler(direct("node-direct"), nodeSpawner),
-    portableDirect: yield* oursSampler(direct("portable-direct"), portable),
-    nodeWrapper: yield* oursSampler(wrapped("node-wrapper"), nodeSpawner),
-    portableWrapper: yield* oursSampler(wrapped("portable-wrapper"), portable)
+    oursDirect: yield* oursSampler(direct("direct")),
+    oursWrapper: yield* oursSampler(wrapped("wrapper"))
   }
   const samples = {
-    nodeDirect: [] as Array<Outcome>,
-    portableDirect: [] as Array<Outcome>,
+    oursDirect: [] as Array<Outcome>,
     stockDirect: [] as Array<Outcome>,
-    nodeWrapper: [] as Array<Outcome>,
-    portableWrapper: [] as Array<Outcome>
+    oursWrapper: [] as Array<Outcome>
   }
   for (let i = 0; i < RUNS + WARMUP; i++) {
     // Interleaved, so that machine load hits every variant alike.
     const round = {
-      nodeDirect: yield* samplers.nodeDirect,
+      oursDirect: yield* samplers.oursDirect,
       stockDirect: yield* Effect.promise(() => stockOnce(node, [server])),
-      portableDirect: yield* samplers.portableDirect,
-      nodeWrapper: yield* samplers.nodeWrapper,
-      portableWrapper: yield* samplers.portableWrapper
+      oursWrapper: yield* samplers.oursWrapper
     }
     if (i < WARMUP) continue
     for (const [name, outcome] of Object.entries(round)) samples[name as keyof typeof samples].push(outcome)
@@ -253,39 +245,24 @@ const main = Effect.gen(function* () {
   const stockWrapper = yield* Effect.promise(() => stockCase("bash", wrapper, 10))
 
   const rows = [
-    ["case", "agent-kernel, Node spawner", "agent-kernel, portable spawner", "stock SDK client"],
-    [
-      "direct child (node server.mjs)",
-      summary(samples.nodeDirect),
-      summary(samples.portableDirect),
-      summary(samples.stockDirect)
-    ],
-    [
-      "wrapper (bash -c 'node server.mjs; sleep 30')",
-      summary(samples.nodeWrapper),
-      summary(samples.portableWrapper),
-      summary(stockWrapper)
-    ]
+    ["case", "agent-kernel", "stock SDK client"],
+    ["direct child (node server.mjs)", summary(samples.oursDirect), summary(samples.stockDirect)],
+    ["wrapper (bash -c 'node server.mjs; sleep 30')", summary(samples.oursWrapper), summary(stockWrapper)]
   ]
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((row) => row[col]!.length)))
   for (const row of rows) console.log(row.map((cell, col) => cell.padEnd(widths[col]!)).join(" | "))
   const stock = sortedMs(samples.stockDirect)
   console.log("")
-  for (const [label, outcomes] of [
-    ["Node spawner", samples.nodeDirect],
-    ["portable spawner", samples.portableDirect]
-  ] as const) {
-    const ours = sortedMs(outcomes)
-    if (ours.length > 0 && stock.length > 0) {
-      console.log(
-        `direct case, ${label} / stock: median ${(median(ours) / median(stock)).toFixed(2)}x, p95 ${(quantile(ours, 0.95) / quantile(stock, 0.95)).toFixed(2)}x (below 1 is faster)`
-      )
-    }
+  const ours = sortedMs(samples.oursDirect)
+  if (ours.length > 0 && stock.length > 0) {
+    console.log(
+      `direct case, agent-kernel / stock: median ${(median(ours) / median(stock)).toFixed(2)}x, p95 ${(quantile(ours, 0.95) / quantile(stock, 0.95)).toFixed(2)}x (below 1 is faster)`
+    )
   }
   for (const [name, outcomes] of Object.entries({ ...samples, stockWrapper })) {
     for (const failure of firstFailures(outcomes)) console.log(`failed run (${name}): ${failure}`)
   }
-}).pipe(Effect.scoped, Effect.provide(NodeContext.layer))
+}).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
 
 Effect.runPromise(main).then(
   () => process.exit(0),

@@ -66,15 +66,15 @@ export const allowAll: Service = { decide: () => Effect.succeed(allow) }
  * @since 0.1.0
  * @category tags
  */
-export class Gate extends Context.Reference<Gate>()("@agent-kernel/plugins/Gate", {
-  defaultValue: (): Service => allowAll
-}) {}
+export const Gate: Context.Reference<Service> = Context.Reference<Service>("@agent-kernel/plugins/Gate", {
+  defaultValue: () => allowAll
+})
 
 /**
  * @since 0.1.0
  * @category layers
  */
-export const layerAllowAll: Layer.Layer<Gate> = Layer.succeed(Gate, allowAll)
+export const layerAllowAll: Layer.Layer<never> = Layer.succeed(Gate, allowAll)
 
 /**
  * One rule. Every field given must match:
@@ -190,4 +190,4 @@ export const rules = (rules: Rules): Service => ({
  * @since 0.1.0
  * @category layers
  */
-export const layerRules = (config: Rules): Layer.Layer<Gate> => Layer.succeed(Gate, rules(config))
+export const layerRules = (config: Rules): Layer.Layer<never> => Layer.succeed(Gate, rules(config))

@@ -9,14 +9,15 @@
  *
  * @since 0.1.0
  */
-import type { ModelProvider } from "@agent-kernel/kernel"
+import type { ModelProvider, Toolbox } from "@agent-kernel/kernel"
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as JSONSchema from "effect/JSONSchema"
-import * as ParseResult from "effect/ParseResult"
+import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import * as ModelArguments from "./internal/modelArguments.js"
 import * as PluginError from "./PluginError.js"
+import * as PluginToolbox from "./PluginToolbox.js"
 import type * as ToolProvider from "./ToolProvider.js"
 
 /**
@@ -37,6 +38,13 @@ export interface Tool<R = never> {
  * Defines a tool. The handler's success is shown to the model as is when it
  * is a string, as JSON otherwise.
  *
+ * The model is offered the parameters as a plain JSON Schema of what it writes,
+ * with their descriptions and checks (bounds, lengths, patterns): a number is a
+ * JSON number, an optional field may be left out (`null` is not accepted for
+ * it), a `Schema.Date` is an ISO string. Its arguments are decoded from that
+ * JSON, and each issue names the field and what was sent
+ * (`Expected number, got "two"\n  at ["a"]`).
+ *
  * @example
  * ```ts
  * import { InProcessTools } from "@agent-kernel/plugins"
@@ -56,14 +64,16 @@ export interface Tool<R = never> {
 export const tool = <A, I, E, R>(options: {
   readonly name: string
   readonly description: string
-  readonly parameters: Schema.Schema<A, I>
+  readonly parameters: Schema.Codec<A, I>
   readonly handler: (parameters: A) => Effect.Effect<unknown, E, R>
 }): Tool<R> => {
-  const decode = Schema.decodeUnknown(options.parameters, { errors: "all" })
+  const parameters = ModelArguments.forModel(options.parameters)
+  // The input is JSON from the model: decoded by the JSON codec the offered schema describes, each issue with what was sent.
+  const decode = Schema.decodeUnknownEffect(Schema.toCodecJson(parameters), { errors: "all", reportInput: true })
   return {
     name: options.name,
     description: options.description,
-    inputSchema: inputSchemaOf(options.parameters),
+    inputSchema: inputSchemaOf(parameters),
     run: (input, provider) =>
       decode(input).pipe(
         Effect.mapError(
@@ -71,14 +81,14 @@ export const tool = <A, I, E, R>(options: {
             new PluginError.InvalidInput({
               provider,
               tool: options.name,
-              issues: ParseResult.TreeFormatter.formatErrorSync(error)
+              issues: error.message
             })
         ),
-        Effect.flatMap((parameters) =>
-          Effect.suspend(() => options.handler(parameters)).pipe(
-            Effect.catchAllCause((cause) =>
-              Cause.isInterruptedOnly(cause)
-                ? Effect.failCause(cause as Cause.Cause<never>)
+        Effect.flatMap((decoded) =>
+          Effect.suspend(() => options.handler(decoded)).pipe(
+            Effect.catchCause((cause) =>
+              Cause.hasInterruptsOnly(cause)
+                ? Effect.failCause(Cause.fromReasons<never>(cause.reasons.filter(Cause.isInterruptReason)))
                 : Effect.fail(fromCause(cause, provider, options.name))
             )
           )
@@ -88,10 +98,12 @@ export const tool = <A, I, E, R>(options: {
   }
 }
 
-const inputSchemaOf = <A, I>(schema: Schema.Schema<A, I>): Record<string, unknown> => {
-  // Models want the bare object schema; the meta-schema URI is noise to them.
-  const { $schema: _, ...rest } = JSONSchema.make(schema)
-  return rest
+const inputSchemaOf = (schema: Schema.Constraint): Record<string, unknown> => {
+  // What the model may send: the JSON codec's side, with no properties beyond those modelled.
+  const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" })
+  return Object.keys(document.definitions).length === 0
+    ? { ...document.schema }
+    : { ...document.schema, $defs: document.definitions }
 }
 
 const render = (value: unknown): string => {
@@ -101,7 +113,7 @@ const render = (value: unknown): string => {
 }
 
 const fromCause = <E>(cause: Cause.Cause<E>, provider: string, tool: string): PluginError.PluginError => {
-  const failure = Cause.failureOption(cause)
+  const failure = Cause.findErrorOption(cause)
   if (failure._tag === "Some") {
     return new PluginError.ToolFailed({ provider, tool, text: describe(failure.value) })
   }
@@ -163,3 +175,36 @@ export const make = <R = never>(
       reset: () => Effect.void
     }
   })
+
+/**
+ * A toolbox of these tools, as a Layer for `Agent.layer({ tools })`: one
+ * provider (named `options.name`, default `"tools"`) in a `PluginToolbox`,
+ * so a call still goes through the breaker, the `Gate` in context and
+ * `tool_timeout_ms`, and every failure is an error result. The tool settings
+ * are the agent's (`Agent.CurrentSettings`), `Settings.defaults` outside an
+ * agent.
+ *
+ * @example
+ * ```ts
+ * import { Agent } from "@agent-kernel/kernel"
+ * import { InProcessTools } from "@agent-kernel/plugins"
+ * import { Anthropic } from "@agent-kernel/providers"
+ * import { Effect, Schema } from "effect"
+ *
+ * const weather = InProcessTools.tool({
+ *   name: "weather",
+ *   description: "Today's weather in a city",
+ *   parameters: Schema.Struct({ city: Schema.String }),
+ *   handler: ({ city }) => Effect.succeed(`Sunny in ${city}, 21 °C`)
+ * })
+ * const tools = InProcessTools.layer([weather])
+ * const agent = Agent.layer({ model: "claude-sonnet-4-5", provider: Anthropic.layerFetch(), tools })
+ * ```
+ *
+ * @since 0.5.0
+ * @category layers
+ */
+export const layer = <R = never>(
+  tools: ReadonlyArray<Tool<R>>,
+  options?: { readonly name?: string | undefined }
+): Layer.Layer<Toolbox.Toolbox, never, R> => PluginToolbox.layer({ providers: [make(options?.name ?? "tools", tools)] })

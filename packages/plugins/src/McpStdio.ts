@@ -1,7 +1,7 @@
 /**
  * MCP servers over stdio, as tool providers.
  *
- * Each server is a subprocess described by an @effect/platform `Command` and
+ * Each server is a subprocess described by an `effect/process` `Command` and
  * started (in its own process group) by the `ProcessSpawner` in context, as
  * a resource of the scope `make` runs in: lazily on first use, and again
  * lazily after a crash. The protocol goes through the official SDK `Client`
@@ -15,23 +15,26 @@
  * in-flight call then fails at once with `ProcessCrashed` (exit code or
  * signal, and the stderr tail), and the group and every tracked descendant
  * are killed. When the server runs under a launcher that outlives it
- * (`bash -c 'node server; sleep 30'`), the members of the group are watched
- * as well (Linux, /proc).
+ * (`bash -c 'node server; sleep 30'`), the processes that read its requests
+ * are watched as well (Linux, /proc); a helper it or its launcher started
+ * (`sh -c 'sleep 1 & exec server'`, git, ripgrep) may end as it likes.
+ * Nothing it started outlives the scope on Linux: its group, its session,
+ * its descendants and whatever still holds its stdio are killed.
  *
  * @since 0.1.0
  */
-import { EventBus } from "@agent-kernel/kernel"
-import * as Command from "@effect/platform/Command"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type * as FileSystem from "@effect/platform/FileSystem"
+import { Agent, EventBus } from "@agent-kernel/kernel"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import type * as FileSystem from "effect/FileSystem"
 import * as MutableRef from "effect/MutableRef"
+import * as ChildProcess from "effect/process/ChildProcess"
+import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import * as content from "./internal/content.js"
 import * as McpConnection from "./internal/mcpConnection.js"
 import * as PluginError from "./PluginError.js"
@@ -60,18 +63,31 @@ export interface Config {
   /** Wall-clock wait after closing stdin, then after SIGTERM, before escalating. Default 1000 ms. */
   readonly shutdownGraceMillis?: number | undefined
   /**
-   * Watch every process of the group seen after the handshake, not only the
-   * one we spawned, and treat the exit of any as a crash. This is what
-   * catches a server dying under a launcher that lives on. Default true
-   * (Linux only: it reads /proc).
+   * How long a starting server may take to answer `initialize`, and then the
+   * first `tools/list` of its process, each (Effect's Clock). Past it the
+   * server is killed and the request fails with `StartupTimeout`. Default:
+   * the agent's `plugin_startup_timeout_ms` (`Agent.CurrentSettings`, read
+   * when `make` runs: inside `Agent.layer`, a toolbox Layer's providers see
+   * the agent's settings), `defaultStartupTimeoutMillis` (30 s) outside an
+   * agent.
+   */
+  readonly startupTimeoutMillis?: number | undefined
+  /**
+   * Watch, besides the process we spawned, those that read its requests
+   * (they hold its stdin) after the handshake, and treat the exit of any as
+   * a crash. This is what catches a server dying under a launcher that lives
+   * on; a helper started in the background reads nothing and is not
+   * watched. Default true (Linux only: it reads /proc).
    */
   readonly watchGroup?: boolean | undefined
-  /** How often the group is checked while watched. Default 10 ms. */
+  /** How often they are checked while watched. Default 10 ms. */
   readonly groupPollMillis?: number | undefined
   /**
    * Track the server's descendants by parent pid while it lives, so that one
    * that left the process group (`setsid`, a daemon) is ended with the rest.
-   * Default true (Linux only: it reads /proc).
+   * Default true (Linux only: it reads /proc). As it stops, /proc is swept
+   * for what it started whatever this says: its session, its group, and the
+   * holders of its stdio.
    */
   readonly trackDescendants?: boolean | undefined
   /** How often descendants are looked for. Default 100 ms. */
@@ -137,19 +153,73 @@ export const environment = (
   return { ...result, ...config.env }
 }
 
-const Arguments = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+/**
+ * The default start-up bound of a server (`Config.startupTimeoutMillis`)
+ * outside an agent: 30 s, `Settings.defaults.plugin_startup_timeout_ms`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultStartupTimeoutMillis = 30_000
+
+const Arguments = Schema.Record(Schema.String, Schema.Unknown)
 
 const highestBit = (n: number): number => 31 - Math.clz32(n)
+
+interface Counters {
+  readonly spawns: number
+  readonly crashes: number
+  readonly junkLines: number
+}
+
+/** What each connection of a server is opened with: the config's command and bounds, and the hooks that count. */
+const connectionOptions = (
+  config: Config,
+  startupTimeoutMillis: number,
+  counters: Ref.Ref<Counters>,
+  toolsChanged: MutableRef.MutableRef<boolean>
+): McpConnection.Options => ({
+  provider: config.name,
+  command: ChildProcess.make(config.command, config.args ?? [], {
+    env: environment(config),
+    extendEnv: false,
+    cwd: config.cwd,
+    // What is still running when its scope closes is killed, not asked (the shutdown asked already).
+    killSignal: "SIGKILL"
+  }),
+  maxMessageBytes: config.maxMessageBytes ?? 64 * 1024 * 1024,
+  stderrTailBytes: config.stderrTailBytes ?? 4096,
+  shutdownGraceMillis: config.shutdownGraceMillis ?? 1000,
+  startupTimeoutMillis,
+  watchGroup: config.watchGroup ?? true,
+  groupPollMillis: config.groupPollMillis ?? 10,
+  descendantPollMillis: (config.trackDescendants ?? true) ? (config.descendantPollMillis ?? 100) : 0,
+  onStarted: Ref.update(counters, (c) => ({ ...c, spawns: c.spawns + 1 })),
+  onCrashed: Ref.update(counters, (c) => ({ ...c, crashes: c.crashes + 1 })),
+  // Reported, never fatal; warned about on the 1st, 2nd, 4th, 8th... so a chatty server cannot flood.
+  onBadLines: (added, total, last) =>
+    Effect.andThen(
+      Ref.update(counters, (c) => ({ ...c, junkLines: c.junkLines + added })),
+      highestBit(total) > highestBit(total - added)
+        ? EventBus.publish({
+            type: "warning",
+            message: `plugin "${config.name}" wrote a bad line on stdout (${total} so far), which was skipped: ${last}`
+          })
+        : Effect.void
+    ),
+  onToolsChanged: () => MutableRef.set(toolsChanged, true)
+})
 
 /**
  * Declares an MCP stdio server. Nothing is started until the first `list`
  * or `call`; every process is killed when the scope closes. The process is
  * started by the `ProcessSpawner` in context: by default through the
- * `CommandExecutor` in context, or, on Node, straight from `child_process`
- * with `NodeProcessSpawner` (`@agent-kernel/plugins/node`), which sees a
- * crash sooner. /proc is read through the `FileSystem` in context
- * (`NodeContext.layer`, or `NodeProcessSpawner.layer`, provides both). The
- * spawner is the one in context when `make` runs.
+ * `ChildProcessSpawner` in context, or, on Node, straight from
+ * `child_process` with `NodeProcessSpawner` (`@agent-kernel/plugins/node`),
+ * which sees a crash sooner. /proc is read through the `FileSystem` in
+ * context (`NodeServices.layer`, or `NodeProcessSpawner.layer`, provides
+ * both). The spawner is the one in context when `make` runs, and so are
+ * the settings a start-up bound not given comes from (`Agent.CurrentSettings`).
  *
  * @example
  * ```ts
@@ -168,43 +238,18 @@ const highestBit = (n: number): number => 31 - Math.clz32(n)
  */
 export const make = (
   config: Config
-): Effect.Effect<McpStdio, never, CommandExecutor.CommandExecutor | FileSystem.FileSystem | Scope.Scope> =>
+): Effect.Effect<McpStdio, never, ChildProcessSpawner.ChildProcessSpawner | FileSystem.FileSystem | Scope.Scope> =>
   Effect.gen(function* () {
-    const services = yield* Effect.context<CommandExecutor.CommandExecutor | FileSystem.FileSystem>()
+    const services = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner | FileSystem.FileSystem>()
     const sessionScope = yield* Effect.scope
-    const lock = yield* Effect.makeSemaphore(1)
+    const lock = yield* Semaphore.make(1)
     const current = yield* Ref.make<McpConnection.Connection | undefined>(undefined)
-    const counters = yield* Ref.make({ spawns: 0, crashes: 0, junkLines: 0 })
+    const counters = yield* Ref.make<Counters>({ spawns: 0, crashes: 0, junkLines: 0 })
     // Set from the SDK's notification callback, outside any fiber.
     const toolsChanged = MutableRef.make(false)
     const provider = config.name
-    const options: McpConnection.Options = {
-      provider,
-      command: Command.make(config.command, ...(config.args ?? [])).pipe(
-        Command.env(environment(config), { extendEnv: false }),
-        (c) => (config.cwd === undefined ? c : Command.workingDirectory(c, config.cwd))
-      ),
-      maxMessageBytes: config.maxMessageBytes ?? 64 * 1024 * 1024,
-      stderrTailBytes: config.stderrTailBytes ?? 4096,
-      shutdownGraceMillis: config.shutdownGraceMillis ?? 1000,
-      watchGroup: config.watchGroup ?? true,
-      groupPollMillis: config.groupPollMillis ?? 10,
-      descendantPollMillis: (config.trackDescendants ?? true) ? (config.descendantPollMillis ?? 100) : 0,
-      onStarted: Ref.update(counters, (c) => ({ ...c, spawns: c.spawns + 1 })),
-      onCrashed: Ref.update(counters, (c) => ({ ...c, crashes: c.crashes + 1 })),
-      // Reported, never fatal; warned about on the 1st, 2nd, 4th, 8th... so a chatty server cannot flood.
-      onBadLines: (added, total, last) =>
-        Effect.zipRight(
-          Ref.update(counters, (c) => ({ ...c, junkLines: c.junkLines + added })),
-          highestBit(total) > highestBit(total - added)
-            ? EventBus.publish({
-                type: "warning",
-                message: `plugin "${provider}" wrote a bad line on stdout (${total} so far), which was skipped: ${last}`
-              })
-            : Effect.void
-        ),
-      onToolsChanged: () => MutableRef.set(toolsChanged, true)
-    }
+    const startupTimeoutMillis = config.startupTimeoutMillis ?? (yield* Agent.CurrentSettings).plugin_startup_timeout_ms
+    const options = connectionOptions(config, startupTimeoutMillis, counters, toolsChanged)
 
     // A crashed, stopped or broken connection's processes are killed at once (see internal/pluginProcess).
     const connection: Effect.Effect<McpConnection.Connection, PluginError.PluginError> = lock.withPermits(1)(
@@ -215,7 +260,7 @@ export const make = (
           yield* Ref.set(current, undefined)
           yield* Scope.close(existing.scope, Exit.fail("ended"))
         }
-        const scope = yield* Scope.fork(sessionScope, ExecutionStrategy.sequential)
+        const scope = yield* Scope.fork(sessionScope, "sequential")
         const conn = yield* McpConnection.open(options, scope).pipe(
           Effect.provide(services),
           Effect.onExit((exit) =>
@@ -227,18 +272,29 @@ export const make = (
       })
     )
 
+    const reset = (reason: string) =>
+      lock.withPermits(1)(
+        Effect.gen(function* () {
+          const conn = yield* Ref.getAndSet(current, undefined)
+          if (conn === undefined) return
+          yield* conn.proc.stop(reason)
+          yield* Scope.close(conn.scope, Exit.fail(reason))
+        })
+      )
+
     // Cleared before asking, so a change announced while the pages come in is not lost.
     const list = Effect.flatMap(connection, (conn) =>
-      Effect.zipRight(
+      Effect.andThen(
         Effect.sync(() => MutableRef.set(toolsChanged, false)),
-        McpConnection.listTools(conn)
+        // A server that never finished starting is stopped; the next use starts it afresh.
+        Effect.tapError(McpConnection.listTools(conn), (error) =>
+          error._tag === "StartupTimeout" ? reset(`it did not answer ${error.request} in time`) : Effect.void
+        )
       )
     )
 
-    // No stack trace on the span: a failed call is routine (the tool failed, the server crashed), and
-    // formatting a stack for each one costs more than the failure itself.
-    const call = Effect.fn("McpStdio.call", { captureStackTrace: false })(function* (tool: string, input: unknown) {
-      const args = yield* Schema.decodeUnknown(Arguments)(input ?? {}).pipe(
+    const call = Effect.fn("McpStdio.call")(function* (tool: string, input: unknown) {
+      const args = yield* Schema.decodeUnknownEffect(Arguments)(input ?? {}).pipe(
         Effect.mapError(
           () => new PluginError.InvalidInput({ provider, tool, issues: "the arguments must be a JSON object" })
         )
@@ -258,16 +314,6 @@ export const make = (
         Effect.orElseSucceed(() => false)
       )
     })
-
-    const reset = (reason: string) =>
-      lock.withPermits(1)(
-        Effect.gen(function* () {
-          const conn = yield* Ref.getAndSet(current, undefined)
-          if (conn === undefined) return
-          yield* conn.proc.stop(reason)
-          yield* Scope.close(conn.scope, Exit.fail(reason))
-        })
-      )
 
     const stats = Effect.gen(function* () {
       const c = yield* Ref.get(counters)

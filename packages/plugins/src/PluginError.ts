@@ -18,7 +18,7 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  * @category schemas
  */
-export const Category = Schema.Literal(
+export const Category = Schema.Literals([
   "process_crashed",
   "timeout",
   "spawn_failed",
@@ -30,7 +30,7 @@ export const Category = Schema.Literal(
   "invalid_input",
   "tool_error",
   "unknown_tool"
-)
+])
 
 /**
  * @since 0.1.0
@@ -60,7 +60,7 @@ export class ProcessCrashed extends Schema.TaggedError<ProcessCrashed>("@agent-k
     exitCode: Schema.NullOr(Schema.Number),
     signal: Schema.NullOr(Schema.String),
     stderrTail: Schema.String,
-    during: Schema.Literal("startup", "call"),
+    during: Schema.Literals(["startup", "call"]),
     detail: Schema.optional(Schema.String)
   }
 ) {
@@ -111,6 +111,38 @@ export class ToolTimeout extends Schema.TaggedError<ToolTimeout>("@agent-kernel/
   /** @since 0.1.0 */
   override get message(): string {
     return `Tool "${this.tool}" of plugin "${this.provider}" timed out after ${this.timeoutMillis} ms; the call was cancelled.`
+  }
+}
+
+/**
+ * The plugin did not finish starting: it did not answer `initialize`, or the
+ * first `tools/list` of its process, within its start-up bound
+ * (`McpStdio.Config.startupTimeoutMillis`). Its processes were killed; the
+ * next use starts it afresh.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class StartupTimeout extends Schema.TaggedError<StartupTimeout>("@agent-kernel/plugins/StartupTimeout")(
+  "StartupTimeout",
+  {
+    provider: Schema.String,
+    request: Schema.Literals(["initialize", "tools/list"]),
+    timeoutMillis: Schema.Number,
+    stderrTail: Schema.String
+  }
+) {
+  /** @since 0.1.0 */
+  get category(): "timeout" {
+    return "timeout"
+  }
+  /** @since 0.1.0 */
+  get countsTowardBreaker(): boolean {
+    return true
+  }
+  /** @since 0.1.0 */
+  override get message(): string {
+    return `Plugin "${this.provider}" did not answer ${this.request} within ${this.timeoutMillis} ms of starting; it was stopped.\nstderr (tail):\n${tail(this.stderrTail)}`
   }
 }
 
@@ -362,6 +394,7 @@ export class UnknownTool extends Schema.TaggedError<UnknownTool>("@agent-kernel/
 export type PluginError =
   | ProcessCrashed
   | ToolTimeout
+  | StartupTimeout
   | SpawnFailed
   | ProtocolError
   | Denied
@@ -378,9 +411,10 @@ export type PluginError =
  * @since 0.1.0
  * @category schemas
  */
-export const PluginError = Schema.Union(
+export const PluginError = Schema.Union([
   ProcessCrashed,
   ToolTimeout,
+  StartupTimeout,
   SpawnFailed,
   ProtocolError,
   Denied,
@@ -390,4 +424,4 @@ export const PluginError = Schema.Union(
   InvalidInput,
   ToolFailed,
   UnknownTool
-)
+])

@@ -7,26 +7,24 @@
  * is how a death is seen at the end of file on a pipe, before the runtime
  * reports the exit.
  *
- * The default, `platform`, works wherever @effect/platform runs: it starts
- * the process with the `CommandExecutor` in context and reads /proc through
- * the `FileSystem` in context. On Node, `NodeProcessSpawner` from
- * `@agent-kernel/plugins/node` takes the events straight from the
- * `ChildProcess` and reads /proc synchronously, which sees a crash several
- * event-loop turns sooner (see the package README, "Crash-to-error latency").
+ * The default, `platform`, works wherever `effect/process` runs: it starts
+ * the process with the `ChildProcessSpawner` in context and reads /proc
+ * through the `FileSystem` in context. `layer` sets another spawner (a test
+ * double, a sandbox); `NodeProcessSpawner.layer` from
+ * `@agent-kernel/plugins/node` provides what the default needs on Node.
  *
  * @since 0.1.0
  */
-import * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type * as Command from "@effect/platform/Command"
-import type * as PlatformError from "@effect/platform/Error"
-import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Cause from "effect/Cause"
-import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import type * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
+import type * as PlatformError from "effect/PlatformError"
+import type * as ChildProcess from "effect/process/ChildProcess"
+import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
+import type * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Procfs from "./internal/procfs.js"
@@ -82,13 +80,13 @@ export type Status =
  * @category models
  */
 export interface StartOptions {
-  readonly command: Command.Command
+  readonly command: ChildProcess.Command
   /** The bytes for its stdin, in order; the end of the stream closes stdin. */
   readonly stdin: Stream.Stream<Uint8Array>
   /**
    * Called with every event, in order. It must not throw, and it is called
    * outside any fiber (from the runtime's callbacks), so it should only hand
-   * the event on (`Queue.unsafeOffer`).
+   * the event on (`Queue.offerUnsafe`).
    */
   readonly emit: (event: Event) => void
 }
@@ -123,24 +121,51 @@ export interface Service {
   ) => Effect.Effect<
     Started,
     PlatformError.PlatformError,
-    Scope.Scope | CommandExecutor.CommandExecutor | FileSystem.FileSystem
+    Scope.Scope | ChildProcessSpawner.ChildProcessSpawner | FileSystem.FileSystem
   >
 }
 
+// effect/process reports a signal exit only as the text of an error.
 const signalOf = (error: PlatformError.PlatformError): string => {
-  // platform-node reports a signal exit only as the text of a SystemError.
-  const text = error._tag === "SystemError" ? (error.description ?? error.message) : error.message
-  return /signal:?\s*(SIG[A-Z0-9]+)/.exec(text)?.[1] ?? "unknown signal"
+  const cause = error.reason.cause
+  const text = cause instanceof Error ? cause.message : error.message
+  return /signal:?\s*'?(SIG[A-Z0-9]+)/.exec(text)?.[1] ?? "unknown signal"
 }
 
-const exitOf = (result: Either.Either<CommandExecutor.ExitCode, PlatformError.PlatformError>): ExitStatus =>
-  result._tag === "Right" ? { exitCode: result.right, signal: null } : { exitCode: null, signal: signalOf(result.left) }
+const exitOf = (result: Result.Result<ChildProcessSpawner.ExitCode, PlatformError.PlatformError>): ExitStatus =>
+  result._tag === "Success"
+    ? { exitCode: result.success, signal: null }
+    : { exitCode: null, signal: signalOf(result.failure) }
 
 const describe = (cause: Cause.Cause<unknown>): string => Cause.pretty(cause).split("\n", 1)[0] ?? "unknown"
 
+/** Reads a pipe to its end, reporting its bytes by batch and then its end (or why it failed). */
+const readPipe = (
+  pipe: "stdout" | "stderr",
+  stream: Stream.Stream<Uint8Array, PlatformError.PlatformError>,
+  emit: (event: Event) => void
+): Effect.Effect<void> =>
+  Effect.flatMap(
+    Effect.exit(
+      // By batch, not by element: the fewer steps per read, the sooner a death is seen under load.
+      Stream.runForEachArray(stream, (batch) =>
+        Effect.sync(() => {
+          for (const bytes of batch) emit({ _tag: "Output", pipe, bytes })
+        })
+      )
+    ),
+    (exit) =>
+      Effect.sync(() => {
+        if (Exit.isSuccess(exit)) emit({ _tag: "Closed", pipe })
+        else if (!Cause.hasInterruptsOnly(exit.cause)) {
+          emit({ _tag: "Closed", pipe, failure: describe(exit.cause) })
+        }
+      })
+  )
+
 /**
- * The portable spawner: `CommandExecutor` for the process, its `Stream`s for
- * the pipes, and the `FileSystem` for /proc.
+ * The portable spawner: the `ChildProcessSpawner` for the process, its
+ * `Stream`s for the pipes, and the `FileSystem` for /proc.
  *
  * @since 0.1.0
  * @category constructors
@@ -148,41 +173,25 @@ const describe = (cause: Cause.Cause<unknown>): string => Cause.pretty(cause).sp
 export const platform: Service = {
   start: ({ command, emit, stdin }) =>
     Effect.gen(function* () {
-      const executor = yield* CommandExecutor.CommandExecutor
+      const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
       const procfs = yield* Procfs.make
-      const proc = yield* executor.start(command)
+      const handle = yield* spawner.spawn(command)
       const scope = yield* Effect.scope
       // Interruptible whatever the caller's region: the owner may start a process uninterruptibly,
       // and a reader that cannot be interrupted would keep the scope from ever closing.
       const fork = <A, E>(effect: Effect.Effect<A, E>) =>
         Effect.forkIn(Effect.interruptible(Effect.ignore(effect)), scope)
-      const read = (pipe: "stdout" | "stderr", stream: Stream.Stream<Uint8Array, PlatformError.PlatformError>) =>
-        // By chunk, not by element: the fewer steps per read, the sooner a death is seen under load.
-        Effect.flatMap(
-          Effect.exit(
-            Stream.runForEachChunk(stream, (chunks) =>
-              Effect.sync(() => Chunk.forEach(chunks, (bytes) => emit({ _tag: "Output", pipe, bytes })))
-            )
-          ),
-          (exit) =>
-            Effect.sync(() => {
-              if (Exit.isSuccess(exit)) emit({ _tag: "Closed", pipe })
-              else if (!Cause.isInterruptedOnly(exit.cause)) {
-                emit({ _tag: "Closed", pipe, failure: describe(exit.cause) })
-              }
-            })
-        )
       // Writing to a dead child fails with EPIPE; the exit is reported by the exit watcher.
-      yield* fork(Stream.run(stdin, proc.stdin))
-      yield* fork(read("stdout", proc.stdout))
-      yield* fork(read("stderr", proc.stderr))
+      yield* fork(Stream.run(stdin, handle.stdin))
+      yield* fork(readPipe("stdout", handle.stdout, emit))
+      yield* fork(readPipe("stderr", handle.stderr, emit))
       yield* fork(
-        Effect.flatMap(Effect.either(proc.exitCode), (result) =>
+        Effect.flatMap(Effect.result(handle.exitCode), (result) =>
           Effect.sync(() => emit({ _tag: "Exited", status: exitOf(result) }))
         )
       )
-      const stat = yield* procfs.statReader(proc.pid)
-      return { pid: proc.pid, status: Effect.map(stat, (now) => Procfs.statusOf(procfs.available, now)) }
+      const stat = yield* procfs.statReader(handle.pid)
+      return { pid: handle.pid, status: Effect.map(stat, (now) => Procfs.statusOf(procfs.available, now)) }
     })
 }
 
@@ -190,11 +199,12 @@ export const platform: Service = {
  * The spawner `McpStdio` uses: the one in context, `platform` by default.
  *
  * @since 0.1.0
- * @category tags
+ * @category references
  */
-export class ProcessSpawner extends Context.Reference<ProcessSpawner>()("@agent-kernel/plugins/ProcessSpawner", {
-  defaultValue: (): Service => platform
-}) {}
+export const ProcessSpawner: Context.Reference<Service> = Context.Reference<Service>(
+  "@agent-kernel/plugins/ProcessSpawner",
+  { defaultValue: () => platform }
+)
 
 /**
  * A layer that sets the spawner.
@@ -202,4 +212,4 @@ export class ProcessSpawner extends Context.Reference<ProcessSpawner>()("@agent-
  * @since 0.1.0
  * @category layers
  */
-export const layer = (spawner: Service): Layer.Layer<ProcessSpawner> => Layer.succeed(ProcessSpawner, spawner)
+export const layer = (spawner: Service): Layer.Layer<never> => Layer.succeed(ProcessSpawner, spawner)

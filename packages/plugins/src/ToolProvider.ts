@@ -7,8 +7,8 @@
  * @since 0.1.0
  */
 import type { ModelProvider } from "@agent-kernel/kernel"
+import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import type * as PluginError from "./PluginError.js"
 
 /**
@@ -36,4 +36,7 @@ export interface ToolProvider {
  * @since 0.1.0
  * @category references
  */
-export const CancelReason: FiberRef.FiberRef<() => string> = FiberRef.unsafeMake(() => "the call was interrupted")
+export const CancelReason: Context.Reference<() => string> = Context.Reference<() => string>(
+  "@agent-kernel/plugins/ToolProvider/CancelReason",
+  { defaultValue: () => () => "the call was interrupted" }
+)

@@ -1,10 +1,10 @@
 import type { KernelEvent } from "@agent-kernel/kernel"
-import { NodeContext } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import { Gate, McpStdio, PluginToolbox } from "../src/index.js"
 import { eventually, fixture, inflight, isAlive, parse, processesWith, recordEvents, use } from "./helpers.js"
 
@@ -27,13 +27,13 @@ const transitions = (events: ReadonlyArray<KernelEvent.KernelEvent>) =>
     event.type === "breaker_changed" ? [`${event.subject}: ${event.from} -> ${event.to}`] : []
   )
 
-// Timing runs on the TestClock (it.scoped); processes are real.
+// Timing runs on the TestClock (it.effect); processes are real.
 describe("timeouts and the circuit breaker, on the TestClock", () => {
-  it.scoped("a timeout cancels the call with notifications/cancelled, and a late answer is ignored", () =>
+  it.effect("a timeout cancels the call with notifications/cancelled, and a late answer is ignored", () =>
     Effect.gen(function* () {
       const { box, provider } = yield* toolbox(fixture("fx"))
       yield* box.definitions
-      const call = yield* Effect.fork(box.invoke(use("slow", { ms: 300, late: true })))
+      const call = yield* Effect.forkChild(box.invoke(use("slow", { ms: 300, late: true })))
       yield* inflight(box, 1)
       yield* TestClock.adjust("5 seconds")
       const result = yield* Fiber.join(call)
@@ -46,10 +46,10 @@ describe("timeouts and the circuit breaker, on the TestClock", () => {
       const next = yield* box.invoke(use("slow", { ms: 600 }))
       expect(next).toMatchObject({ content: "slept 600 ms", is_error: false })
       expect(yield* provider.stats).toMatchObject({ spawns: 1, crashes: 0, junkLines: 0 })
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 
-  it.scoped(
+  it.effect(
     "three crashes open the breaker: tools withdrawn, no spawn; after the cooldown one probe respawns and closes it",
     () =>
       Effect.gen(function* () {
@@ -88,10 +88,10 @@ describe("timeouts and the circuit breaker, on the TestClock", () => {
           "fx: open -> half_open",
           "fx: half_open -> closed"
         ])
-      }).pipe(Effect.provide(NodeContext.layer))
+      }).pipe(Effect.provide(NodeServices.layer))
   )
 
-  it.scoped("a failed probe reopens the breaker for another cooldown", () =>
+  it.effect("a failed probe reopens the breaker for another cooldown", () =>
     Effect.gen(function* () {
       const { box, provider, breaker } = yield* toolbox(fixture("fx"))
       for (let i = 0; i < 3; i++) yield* box.invoke(use("crash"))
@@ -101,16 +101,16 @@ describe("timeouts and the circuit breaker, on the TestClock", () => {
       expect(yield* breaker.status).toBe("open")
       expect((yield* box.invoke(use("echo", { text: "x" }))).content).toContain("is open")
       expect((yield* provider.stats).spawns).toBe(4)
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 
-  it.scoped("timeouts count toward the same breaker, and opening it kills the hung server", () =>
+  it.effect("timeouts count toward the same breaker, and opening it kills the hung server", () =>
     Effect.gen(function* () {
       const { box, provider, breaker } = yield* toolbox(fixture("fx"))
       yield* box.definitions
       const pid = (yield* provider.stats).pid!
       // In flight together: a success in between would reset the consecutive count.
-      const calls = yield* Effect.fork(
+      const calls = yield* Effect.forkChild(
         Effect.all([box.invoke(use("hang")), box.invoke(use("hang")), box.invoke(use("hang"))], {
           concurrency: "unbounded"
         })
@@ -120,10 +120,10 @@ describe("timeouts and the circuit breaker, on the TestClock", () => {
       for (const result of yield* Fiber.join(calls)) expect(result.content).toContain("timed out after 5000 ms")
       expect(yield* breaker.status).toBe("open")
       yield* eventually(() => !isAlive(pid), "the hung server to be killed")
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 
-  it.scoped("a denial storm trips the same breaker; denied calls spawn nothing", () =>
+  it.effect("a denial storm trips the same breaker; denied calls spawn nothing", () =>
     Effect.gen(function* () {
       const recorded = yield* recordEvents
       const gate = Gate.layerRules({ deny: [{ tool: "echo", reason: "Echoing is not allowed in this session." }] })
@@ -143,10 +143,10 @@ describe("timeouts and the circuit breaker, on the TestClock", () => {
         yield* eventually(() => !isAlive(pid), "the server to be stopped")
       }).pipe(Effect.provide(Layer.merge(recorded.layer, gate)))
       expect(transitions(yield* recorded.events)).toEqual(["fx: closed -> open"])
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 
-  it.scoped("crashes and denials add up in one breaker; fixable failures do not count", () =>
+  it.effect("crashes and denials add up in one breaker; fixable failures do not count", () =>
     Effect.gen(function* () {
       const gate = Gate.rules({ deny: [{ tool: "echo" }] })
       const { box, breaker } = yield* Effect.provideService(toolbox(fixture("fx")), Gate.Gate, gate)
@@ -157,17 +157,17 @@ describe("timeouts and the circuit breaker, on the TestClock", () => {
       expect(yield* breaker.counts).toEqual({ consecutive: 2, total: 2 })
       yield* box.invoke(use("crash"))
       expect(yield* breaker.status).toBe("open")
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 
-  it.scoped(
+  it.effect(
     "an interrupted probe is abandoned, not counted: the breaker stays half-open and the next call probes",
     () =>
       Effect.gen(function* () {
         const { box, breaker, provider } = yield* toolbox(fixture("fx"))
         for (let i = 0; i < 3; i++) yield* box.invoke(use("crash"))
         yield* TestClock.adjust("30 seconds")
-        const probe = yield* Effect.fork(box.invoke(use("hang")))
+        const probe = yield* Effect.forkChild(box.invoke(use("hang")))
         // Behind the toolbox every other call is refused while the probe is out: ask the provider itself.
         for (;;) {
           if (Number(yield* provider.call("inflight", {})) >= 1) break
@@ -183,15 +183,15 @@ describe("timeouts and the circuit breaker, on the TestClock", () => {
           is_error: false
         })
         expect(yield* breaker.status).toBe("closed")
-      }).pipe(Effect.provide(NodeContext.layer))
+      }).pipe(Effect.provide(NodeServices.layer))
   )
 
-  it.scoped("a server that never answers the handshake times out, is killed, and its tools stay unoffered", () =>
+  it.effect("a server that never answers the handshake times out, is killed, and its tools stay unoffered", () =>
     Effect.gen(function* () {
       const recorded = yield* recordEvents
       const marker = `--tag=hang-${process.pid}-${Date.now()}`
       const { box, provider, breaker } = yield* toolbox(fixture("mute", "--hang-at-startup", marker))
-      const listing = yield* Effect.fork(Effect.provide(box.definitions, recorded.layer))
+      const listing = yield* Effect.forkChild(Effect.provide(box.definitions, recorded.layer))
       yield* eventually(() => processesWith(marker).length === 1, "the server to start")
       yield* TestClock.adjust("5 seconds")
       expect(yield* Fiber.join(listing)).toEqual([])
@@ -199,13 +199,13 @@ describe("timeouts and the circuit breaker, on the TestClock", () => {
       yield* eventually(() => processesWith(marker).length === 0, "the mute server to be killed")
       expect(yield* breaker.counts).toEqual({ consecutive: 1, total: 1 })
       expect((yield* provider.stats).spawns).toBe(1)
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 
   // The scope of a handshake cut at tool_timeout_ms is closed by the interrupted call's own fiber. The
   // stop must still run to its end: cut short, it left the SDK's initialize pending (a timer that kept
   // the CLI from ever exiting) and every descendant outside the process group running.
-  it.scoped("a handshake cut at tool_timeout_ms still stops the server fully, its detached descendant too", () =>
+  it.effect("a handshake cut at tool_timeout_ms still stops the server fully, its detached descendant too", () =>
     Effect.gen(function* () {
       const marker = `--tag=detached-${process.pid}-${Date.now()}`
       // A regression must not leave the grandchild behind for the rest of the suite.
@@ -215,11 +215,11 @@ describe("timeouts and the circuit breaker, on the TestClock", () => {
         })
       )
       const { box } = yield* toolbox(fixture("mute", "--hang-at-startup", "--detached-at-startup", marker))
-      const listing = yield* Effect.fork(box.definitions)
+      const listing = yield* Effect.forkChild(box.definitions)
       yield* eventually(() => processesWith(marker).length === 2, "the server and its detached grandchild to start")
       yield* TestClock.adjust("5 seconds")
       expect(yield* Fiber.join(listing)).toEqual([])
       yield* eventually(() => processesWith(marker).length === 0, "the server and its grandchild to be killed")
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 })

@@ -1,5 +1,5 @@
 /**
- * Issue 10, item 14, for MCP plugins: the breaker PluginToolbox builds from
+ * For MCP plugins: the breaker PluginToolbox builds from
  * the settings decays its total on success, so failures spread among
  * successes never open it, however many there are over a session; and a
  * plugin that fails more often than it succeeds still trips it, without ever
@@ -9,7 +9,7 @@
  * errors, which count toward the breaker without killing the process.
  */
 import type { KernelEvent } from "@agent-kernel/kernel"
-import { NodeContext } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { McpStdio, PluginToolbox } from "../src/index.js"
@@ -31,8 +31,8 @@ const toolbox = Effect.gen(function* () {
 const opened = (events: ReadonlyArray<KernelEvent.KernelEvent>) =>
   events.filter((event) => event.type === "breaker_changed" && event.to === "open")
 
-describe("PluginToolbox's breaker: the total decays on success (issue 10, item 14)", () => {
-  it.scopedLive(
+describe("PluginToolbox's breaker: the total decays on success", () => {
+  it.live(
     "30 failures, each after a success, never open it: breaker_total_failures is 4, the total stays at most 1",
     () =>
       Effect.gen(function* () {
@@ -56,10 +56,10 @@ describe("PluginToolbox's breaker: the total decays on success (issue 10, item 1
           expect(yield* provider.stats).toMatchObject({ spawns: 1, crashes: 0 })
         }).pipe(Effect.provide(recorded.layer))
         expect(opened(yield* recorded.events)).toEqual([])
-      }).pipe(Effect.provide(NodeContext.layer))
+      }).pipe(Effect.provide(NodeServices.layer))
   )
 
-  it.scopedLive(
+  it.live(
     "two failures for each success open it once the net total reaches breaker_total_failures, never 3 in a row",
     () =>
       Effect.gen(function* () {
@@ -83,6 +83,6 @@ describe("PluginToolbox's breaker: the total decays on success (issue 10, item 1
           expect(last.content).toContain("circuit breaker is now open")
         }).pipe(Effect.provide(recorded.layer))
         expect(opened(yield* recorded.events)).toHaveLength(1)
-      }).pipe(Effect.provide(NodeContext.layer))
+      }).pipe(Effect.provide(NodeServices.layer))
   )
 })

@@ -1,4 +1,4 @@
-import { NodeContext } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -18,7 +18,7 @@ const toolbox = Effect.gen(function* () {
 })
 
 describe("@modelcontextprotocol/server-everything over stdio", () => {
-  it.scopedLive("lists its tools and calls echo and get-sum", () =>
+  it.live("lists its tools and calls echo and get-sum", () =>
     Effect.gen(function* () {
       const { box, provider } = yield* toolbox
       const names = (yield* box.definitions).map((tool) => tool.name)
@@ -36,15 +36,17 @@ describe("@modelcontextprotocol/server-everything over stdio", () => {
       const bad = yield* box.invoke(use("get-sum", { a: "two" }))
       expect(bad.is_error).toBe(true)
       expect(yield* box.breakers.get("everything")!.counts).toEqual({ consecutive: 0, total: 0 })
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 
-  it.scopedLive("SIGKILL during a long-running operation is a process_crashed result, and the next call respawns", () =>
+  it.live("SIGKILL during a long-running operation is a process_crashed result, and the next call respawns", () =>
     Effect.gen(function* () {
       const { box, provider } = yield* toolbox
       yield* box.definitions
       const pid = (yield* provider.stats).pid!
-      const call = yield* Effect.fork(box.invoke(use("trigger-long-running-operation", { duration: 30, steps: 30 })))
+      const call = yield* Effect.forkChild(
+        box.invoke(use("trigger-long-running-operation", { duration: 30, steps: 30 }))
+      )
       // The server reads stdin in order and runs the operation asynchronously: once an echo sent after
       // the call has answered, the operation is under way. No sleep, whatever the machine's speed.
       expect((yield* box.invoke(use("echo", { message: "after" }))).content).toBe("Echo: after")
@@ -56,6 +58,6 @@ describe("@modelcontextprotocol/server-everything over stdio", () => {
       yield* eventually(() => !isAlive(pid), "the server to be gone")
       expect((yield* box.invoke(use("echo", { message: "again" }))).content).toBe("Echo: again")
       expect(yield* provider.stats).toMatchObject({ spawns: 2, crashes: 1 })
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 })

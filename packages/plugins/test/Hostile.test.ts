@@ -1,5 +1,5 @@
 /**
- * Hostile MCP servers (issue 10): a hostile stdout line, a server that closes its stdout, a
+ * Hostile MCP servers: a hostile stdout line, a server that closes its stdout, a
  * detached grandchild, and a crash that must be seen without any timer. Processes are real.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -34,8 +34,8 @@ const killAtEnd = (pid: number) =>
   )
 
 describe.each(spawners)("hostile MCP servers, $name", ({ context }) => {
-  it.scopedLive(
-    "issue 10 #3: an oversize line whose id is not valid JSON is a warning; the reader lives on and the call is answered",
+  it.live(
+    "an oversize line whose id is not valid JSON is a warning; the reader lives on and the call is answered",
     () =>
       Effect.gen(function* () {
         const recorded = yield* recordEvents
@@ -50,11 +50,11 @@ describe.each(spawners)("hostile MCP servers, $name", ({ context }) => {
         expect((yield* box.invoke(use("echo", { text: "still reading" }))).content).toBe("still reading")
         expect(yield* provider.stats).toMatchObject({ spawns: 1, crashes: 0, junkLines: 1 })
       }).pipe(Effect.provide(context)),
-    // On the old reader the call waited for tool_timeout_ms (30 s by default): fail well before.
+    // A reader the line had killed would leave the call to tool_timeout_ms (30 s by default): fail well before.
     20_000
   )
 
-  it.scoped(
+  it.effect(
     "a dead reader is a crash: a server that closes its stdout mid-call and lives on fails the call, is killed and respawned",
     () =>
       Effect.gen(function* () {
@@ -71,13 +71,13 @@ describe.each(spawners)("hostile MCP servers, $name", ({ context }) => {
       }).pipe(Effect.provide(context))
   )
 
-  it.scoped(
+  it.effect(
     "a crash needs no timer: with the TestClock never advanced, a killed plugin's call is process_crashed",
     () =>
       Effect.gen(function* () {
         const { box } = yield* toolbox(fixture("fx"))
         const pid = yield* pidOf(box)
-        const call = yield* Effect.fork(box.invoke(use("hang")))
+        const call = yield* Effect.forkChild(box.invoke(use("hang")))
         yield* inflight(box, 1)
         process.kill(pid, "SIGKILL")
         const result = yield* Fiber.join(call)
@@ -86,7 +86,7 @@ describe.each(spawners)("hostile MCP servers, $name", ({ context }) => {
       }).pipe(Effect.provide(context))
   )
 
-  it.live("issue 10 #4: a grandchild that left the process group (setsid) is ended when the scope closes", () =>
+  it.live("a grandchild that left the process group (setsid) is ended when the scope closes", () =>
     Effect.gen(function* () {
       const scope = yield* Scope.make()
       const { box, provider } = yield* Effect.provideService(toolbox(fixture("fx")), Scope.Scope, scope)
@@ -103,7 +103,7 @@ describe.each(spawners)("hostile MCP servers, $name", ({ context }) => {
     }).pipe(Effect.scoped, Effect.provide(context))
   )
 
-  it.scopedLive("issue 10 #4: a tracked detached grandchild is ended when the server crashes, not orphaned", () =>
+  it.live("a tracked detached grandchild is ended when the server crashes, not orphaned", () =>
     Effect.gen(function* () {
       const { box, provider } = yield* toolbox(fixture("fx"))
       const leader = yield* pidOf(box)

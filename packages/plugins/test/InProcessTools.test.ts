@@ -2,12 +2,12 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as Fiber from "effect/Fiber"
 import { InProcessTools, PluginToolbox } from "../src/index.js"
 import { use } from "./helpers.js"
 
-class Greeting extends Context.Tag("test/Greeting")<Greeting, string>() {}
+class Greeting extends Context.Service<Greeting, string>()("test/Greeting") {}
 
 class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { message: Schema.String }) {}
 
@@ -21,8 +21,8 @@ const tools = [
   InProcessTools.tool({
     name: "greet",
     description: "Greets someone",
-    parameters: Schema.Struct({ name: Schema.String.pipe(Schema.minLength(1)) }),
-    handler: ({ name }) => Effect.map(Greeting, (greeting) => `${greeting}, ${name}!`)
+    parameters: Schema.Struct({ name: Schema.String.check(Schema.isMinLength(1)) }),
+    handler: ({ name }) => Effect.map(Effect.service(Greeting), (greeting) => `${greeting}, ${name}!`)
   }),
   InProcessTools.tool({
     name: "read",
@@ -56,7 +56,7 @@ const box = PluginToolbox.make({
 }).pipe(Effect.provideService(Greeting, "Hello"))
 
 describe("in-process tools", () => {
-  it.scoped("offer JSON Schema definitions built from their parameters", () =>
+  it.effect("offer JSON Schema definitions built from their parameters", () =>
     Effect.gen(function* () {
       const toolbox = yield* box
       const definitions = yield* toolbox.definitions
@@ -74,7 +74,7 @@ describe("in-process tools", () => {
     })
   )
 
-  it.scoped("decode their input and run handlers with the context they were built in", () =>
+  it.effect("decode their input and run handlers with the context they were built in", () =>
     Effect.gen(function* () {
       const toolbox = yield* box
       expect(yield* toolbox.invoke(use("add", { a: 2, b: 3 }))).toMatchObject({ content: "5", is_error: false })
@@ -83,7 +83,7 @@ describe("in-process tools", () => {
     })
   )
 
-  it.scoped("turn bad input into an error the model can correct, without counting it", () =>
+  it.effect("turn bad input into an error the model can correct, without counting it", () =>
     Effect.gen(function* () {
       const toolbox = yield* box
       const result = yield* toolbox.invoke(use("add", { a: "two" }))
@@ -96,7 +96,7 @@ describe("in-process tools", () => {
     })
   )
 
-  it.scoped("report a typed failure as the tool's answer, and a defect as a failure that counts", () =>
+  it.effect("report a typed failure as the tool's answer, and a defect as a failure that counts", () =>
     Effect.gen(function* () {
       const toolbox = yield* box
       const failed = yield* toolbox.invoke(use("read", { path: "/nope" }))
@@ -109,10 +109,10 @@ describe("in-process tools", () => {
     })
   )
 
-  it.scoped("time out on the Clock, and unknown tools are errors listing what exists", () =>
+  it.effect("time out on the Clock, and unknown tools are errors listing what exists", () =>
     Effect.gen(function* () {
       const toolbox = yield* box
-      const call = yield* Effect.fork(toolbox.invoke(use("wait")))
+      const call = yield* Effect.forkChild(toolbox.invoke(use("wait")))
       yield* TestClock.adjust("1 second")
       expect((yield* Fiber.join(call)).content).toBe(
         'Tool "wait" of plugin "local" timed out after 1000 ms; the call was cancelled.'
@@ -122,4 +122,129 @@ describe("in-process tools", () => {
       expect(unknown.content).toBe('Unknown tool "nope". Available tools: add, greet, read, buggy, wait, info.')
     })
   )
+
+  it.effect("offer a model a plain JSON Schema of what it writes, with descriptions and checks", () =>
+    Effect.gen(function* () {
+      const toolbox = yield* natural
+      const [definition] = yield* toolbox.definitions
+      expect(definition?.input_schema).toEqual({
+        type: "object",
+        properties: {
+          count: { type: "number" },
+          whole: { type: "integer", minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+          finite: { type: "number" },
+          described: { type: "number", description: "How many" },
+          bounded: { type: "number", minimum: 1, maximum: 10 },
+          when: { type: "string", description: "When it starts" },
+          note: { type: "string" },
+          limit: { type: "number", description: "At most this many" },
+          mode: { type: "string", enum: ["fast", "slow"] },
+          tags: { type: "array", items: { type: "string" } },
+          point: {
+            type: "object",
+            properties: { x: { type: "number" }, y: { type: "number" } },
+            required: ["x", "y"],
+            additionalProperties: false
+          },
+          weights: { type: "object", additionalProperties: { type: "number" } }
+        },
+        required: ["count", "whole", "finite", "described", "bounded", "when", "mode", "tags", "point", "weights"],
+        additionalProperties: false
+      })
+    })
+  )
+
+  it.effect("decode what a model writes: numbers, an ISO date, optional fields left out", () =>
+    Effect.gen(function* () {
+      const toolbox = yield* natural
+      const result = yield* toolbox.invoke(use("plan", goodPlan))
+      expect(result).toMatchObject({ is_error: false })
+      expect(JSON.parse(result.content)).toEqual({ ...goodPlan, when: "2026-03-01T10:00:00.000Z", isDate: true })
+    })
+  )
+
+  it.effect("tell a model which argument is wrong and what it sent", () =>
+    Effect.gen(function* () {
+      const toolbox = yield* natural
+      const result = yield* toolbox.invoke(
+        use("plan", {
+          ...goodPlan,
+          count: "two",
+          finite: "NaN",
+          described: "Infinity",
+          bounded: 11,
+          when: "soon",
+          note: null,
+          mode: "medium",
+          weights: { a: "heavy" }
+        })
+      )
+      expect(result.is_error).toBe(true)
+      expect(result.content).toBe(
+        [
+          'Invalid arguments for tool "plan"; fix them and call it again:',
+          'Expected number, got "two"',
+          '  at ["count"]',
+          'Expected number, got "NaN"',
+          '  at ["finite"]',
+          'Expected number, got "Infinity"',
+          '  at ["described"]',
+          "Expected a value between 1 and 10, got 11",
+          '  at ["bounded"]',
+          "Expected a valid Date, got Invalid Date",
+          '  at ["when"]',
+          "Expected string, got null",
+          '  at ["note"]',
+          'Expected "fast" | "slow", got "medium"',
+          '  at ["mode"]',
+          'Expected number, got "heavy"',
+          '  at ["weights"]["a"]'
+        ].join("\n")
+      )
+      const add = yield* box
+      expect((yield* add.invoke(use("add", { a: "two", b: 3 }))).content).toBe(
+        'Invalid arguments for tool "add"; fix them and call it again:\nExpected number, got "two"\n  at ["a"]'
+      )
+    })
+  )
+})
+
+const goodPlan = {
+  count: 2,
+  whole: 3,
+  finite: 1.5,
+  described: 4,
+  bounded: 5,
+  when: "2026-03-01T10:00:00Z",
+  mode: "fast",
+  tags: ["a"],
+  point: { x: 1, y: 2 },
+  weights: { a: 0.5 }
+}
+
+const natural = PluginToolbox.make({
+  providers: [
+    InProcessTools.make("local", [
+      InProcessTools.tool({
+        name: "plan",
+        description: "Takes the parameters a user writes",
+        parameters: Schema.Struct({
+          count: Schema.Number,
+          whole: Schema.Int,
+          finite: Schema.Finite,
+          described: Schema.Number.annotate({ description: "How many" }),
+          bounded: Schema.Number.check(Schema.isBetween({ minimum: 1, maximum: 10 })),
+          when: Schema.Date.annotate({ description: "When it starts" }),
+          note: Schema.optional(Schema.String),
+          limit: Schema.optional(Schema.Number.annotate({ description: "At most this many" })),
+          mode: Schema.Literals(["fast", "slow"]),
+          tags: Schema.Array(Schema.String),
+          point: Schema.Struct({ x: Schema.Number, y: Schema.Number }),
+          weights: Schema.Record(Schema.String, Schema.Number)
+        }),
+        handler: (parameters) => Effect.succeed({ ...parameters, isDate: parameters.when instanceof Date })
+      })
+    ])
+  ],
+  settings: { tool_timeout_ms: 1_000 }
 })

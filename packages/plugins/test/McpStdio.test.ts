@@ -1,10 +1,10 @@
 import type { Toolbox } from "@agent-kernel/kernel"
-import * as FileSystem from "@effect/platform/FileSystem"
-import { NodeCommandExecutor, NodeFileSystem } from "@effect/platform-node"
+import { NodeChildProcessSpawner, NodeFileSystem, NodePath } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
@@ -37,7 +37,7 @@ const pidOf = (box: Toolbox.Service) =>
 const expectGroupGone = (pgid: number) => eventually(() => liveGroup(pgid).length === 0, `group ${pgid} to be empty`)
 
 describe.each(spawners)("McpStdio against the fixture server, $name", ({ context }) => {
-  it.scopedLive("spawns lazily, lists every page of tools and speaks 2025-11-25", () =>
+  it.live("spawns lazily, lists every page of tools and speaks 2025-11-25", () =>
     Effect.gen(function* () {
       const { box, provider } = yield* toolbox(fixture("fx"))
       expect((yield* provider.stats).spawns).toBe(0)
@@ -56,7 +56,7 @@ describe.each(spawners)("McpStdio against the fixture server, $name", ({ context
     }).pipe(Effect.provide(context))
   )
 
-  it.scopedLive("asks for the tools again, every page, after notifications/tools/list_changed", () =>
+  it.live("asks for the tools again, every page, after notifications/tools/list_changed", () =>
     Effect.gen(function* () {
       const { box, provider } = yield* toolbox(fixture("fx"))
       expect((yield* box.definitions).map((t) => t.name)).not.toContain("brand-new")
@@ -73,7 +73,7 @@ describe.each(spawners)("McpStdio against the fixture server, $name", ({ context
     }).pipe(Effect.provide(context))
   )
 
-  it.scopedLive("negotiates down to the server's older protocol version", () =>
+  it.live("negotiates down to the server's older protocol version", () =>
     Effect.gen(function* () {
       const { box, provider } = yield* toolbox(fixture("old", "--protocol=2025-06-18"))
       expect((yield* box.invoke(use("echo", { text: "x" }))).is_error).toBe(false)
@@ -81,30 +81,28 @@ describe.each(spawners)("McpStdio against the fixture server, $name", ({ context
     }).pipe(Effect.provide(context))
   )
 
-  it.scopedLive(
-    "a crash mid-call is an error result naming the provider, exit code and stderr; the next call respawns",
-    () =>
-      Effect.gen(function* () {
-        const { box, provider } = yield* toolbox(fixture("fx"))
-        const before = yield* pidOf(box)
-        const crashed = yield* box.invoke(use("crash", { code: 3, stderr: "fatal: disk quota exceeded" }))
-        expect(crashed.is_error).toBe(true)
-        expect(crashed.content).toContain('Plugin "fx" crashed while handling the call')
-        expect(crashed.content).toContain("process_crashed: exit code 3")
-        expect(crashed.content).toContain("fatal: disk quota exceeded")
-        expect(crashed.content).toContain("will be restarted")
-        const after = yield* pidOf(box)
-        expect(after).not.toBe(before)
-        expect(isAlive(before)).toBe(false)
-        expect(yield* provider.stats).toMatchObject({ spawns: 2, crashes: 1 })
-      }).pipe(Effect.provide(context))
+  it.live("a crash mid-call is an error result naming the provider, exit code and stderr; the next call respawns", () =>
+    Effect.gen(function* () {
+      const { box, provider } = yield* toolbox(fixture("fx"))
+      const before = yield* pidOf(box)
+      const crashed = yield* box.invoke(use("crash", { code: 3, stderr: "fatal: disk quota exceeded" }))
+      expect(crashed.is_error).toBe(true)
+      expect(crashed.content).toContain('Plugin "fx" crashed while handling the call')
+      expect(crashed.content).toContain("process_crashed: exit code 3")
+      expect(crashed.content).toContain("fatal: disk quota exceeded")
+      expect(crashed.content).toContain("will be restarted")
+      const after = yield* pidOf(box)
+      expect(after).not.toBe(before)
+      expect(isAlive(before)).toBe(false)
+      expect(yield* provider.stats).toMatchObject({ spawns: 2, crashes: 1 })
+    }).pipe(Effect.provide(context))
   )
 
-  it.scopedLive("a kill by signal fails every in-flight call at once, with the signal", () =>
+  it.live("a kill by signal fails every in-flight call at once, with the signal", () =>
     Effect.gen(function* () {
       const { box } = yield* toolbox(fixture("fx"))
       const pid = yield* pidOf(box)
-      const calls = yield* Effect.fork(
+      const calls = yield* Effect.forkChild(
         Effect.all([box.invoke(use("hang")), box.invoke(use("hang")), box.invoke(use("slow", { ms: 60_000 }))], {
           concurrency: "unbounded"
         })
@@ -120,7 +118,7 @@ describe.each(spawners)("McpStdio against the fixture server, $name", ({ context
     }).pipe(Effect.provide(context))
   )
 
-  it.scopedLive("an exit at startup withdraws the tools and reports its stderr", () =>
+  it.live("an exit at startup withdraws the tools and reports its stderr", () =>
     Effect.gen(function* () {
       const recorded = yield* recordEvents
       const { box, provider } = yield* toolbox(fixture("broken", "--exit-at-startup"))
@@ -139,7 +137,7 @@ describe.each(spawners)("McpStdio against the fixture server, $name", ({ context
     }).pipe(Effect.provide(context))
   )
 
-  it.scopedLive("a spawn failure (ENOENT) is an error, not a fault", () =>
+  it.live("a spawn failure (ENOENT) is an error, not a fault", () =>
     Effect.gen(function* () {
       const { box } = yield* toolbox({ name: "ghost", command: "/nonexistent/mcp-server" })
       expect(yield* box.definitions).toEqual([])
@@ -149,7 +147,7 @@ describe.each(spawners)("McpStdio against the fixture server, $name", ({ context
     }).pipe(Effect.provide(context))
   )
 
-  it.scopedLive("junk on stdout is counted and reported, never fatal", () =>
+  it.live("junk on stdout is counted and reported, never fatal", () =>
     Effect.gen(function* () {
       const recorded = yield* recordEvents
       const { box, provider } = yield* toolbox(fixture("chatty", "--junk-at-startup"))
@@ -163,7 +161,7 @@ describe.each(spawners)("McpStdio against the fixture server, $name", ({ context
     }).pipe(Effect.provide(context))
   )
 
-  it.scopedLive("a 20 MB result is truncated with a visible marker", () =>
+  it.live("a 20 MB result is truncated with a visible marker", () =>
     Effect.gen(function* () {
       const { box } = yield* toolbox(fixture("fx"), { max_tool_result_bytes: 100_000 })
       const result = yield* box.invoke(use("big", { bytes: 20_000_000 }))
@@ -174,7 +172,7 @@ describe.each(spawners)("McpStdio against the fixture server, $name", ({ context
     }).pipe(Effect.provide(context))
   )
 
-  it.scopedLive("a line over maxMessageBytes is discarded and fails only its own call", () =>
+  it.live("a line over maxMessageBytes is discarded and fails only its own call", () =>
     Effect.gen(function* () {
       const { box } = yield* toolbox({ ...fixture("fx"), maxMessageBytes: 1_000_000 })
       const result = yield* box.invoke(use("big", { bytes: 2_000_000 }))
@@ -184,53 +182,49 @@ describe.each(spawners)("McpStdio against the fixture server, $name", ({ context
     }).pipe(Effect.provide(context))
   )
 
-  it.scopedLive(
-    "isError results and JSON-RPC errors are error results; only the latter counts toward the breaker",
-    () =>
-      Effect.gen(function* () {
-        const { box } = yield* toolbox(fixture("fx"))
-        const failed = yield* box.invoke(use("fail"))
-        expect(failed).toMatchObject({ content: "the tool failed on purpose", is_error: true })
-        const breaker = box.breakers.get("fx")!
-        expect(yield* breaker.counts).toEqual({ consecutive: 0, total: 0 })
-        const rpc = yield* box.invoke(use("rpc-error"))
-        expect(rpc.is_error).toBe(true)
-        expect(rpc.content).toContain("JSON-RPC error -32603")
-        expect(rpc.content).toContain("the database is on fire")
-        expect(yield* breaker.counts).toEqual({ consecutive: 1, total: 1 })
-        const unknown = yield* box.invoke(use("echo", "not an object"))
-        expect(unknown.content).toContain("must be a JSON object")
-        expect(yield* breaker.counts).toEqual({ consecutive: 1, total: 1 })
-      }).pipe(Effect.provide(context))
+  it.live("isError results and JSON-RPC errors are error results; only the latter counts toward the breaker", () =>
+    Effect.gen(function* () {
+      const { box } = yield* toolbox(fixture("fx"))
+      const failed = yield* box.invoke(use("fail"))
+      expect(failed).toMatchObject({ content: "the tool failed on purpose", is_error: true })
+      const breaker = box.breakers.get("fx")!
+      expect(yield* breaker.counts).toEqual({ consecutive: 0, total: 0 })
+      const rpc = yield* box.invoke(use("rpc-error"))
+      expect(rpc.is_error).toBe(true)
+      expect(rpc.content).toContain("JSON-RPC error -32603")
+      expect(rpc.content).toContain("the database is on fire")
+      expect(yield* breaker.counts).toEqual({ consecutive: 1, total: 1 })
+      const unknown = yield* box.invoke(use("echo", "not an object"))
+      expect(unknown.content).toContain("must be a JSON object")
+      expect(yield* breaker.counts).toEqual({ consecutive: 1, total: 1 })
+    }).pipe(Effect.provide(context))
   )
 
-  it.scopedLive(
-    "under a launcher that outlives the server, the server's death is a crash and the group is killed",
-    () =>
-      Effect.gen(function* () {
-        // Stock SDK client: no pipe closes here (bash and sleep hold them), so the call would hang until its timeout.
-        const { box, provider } = yield* toolbox(wrapped("wrapped", "SERVER; sleep 30"))
-        const server = yield* pidOf(box)
-        const launcher = (yield* provider.stats).pid!
-        expect(server).not.toBe(launcher)
-        const result = yield* box.invoke(use("crash", { code: 7, stderr: "server: out of memory" }))
-        expect(result.is_error).toBe(true)
-        expect(result.content).toContain(`Process ${server} (node) of its process group exited`)
-        expect(result.content).toContain("server: out of memory")
-        yield* expectGroupGone(launcher)
-        // And it comes back.
-        expect((yield* box.invoke(use("echo", { text: "back" }))).content).toBe("back")
-      }).pipe(Effect.provide(context))
+  it.live("under a launcher that outlives the server, the server's death is a crash and the group is killed", () =>
+    Effect.gen(function* () {
+      // Stock SDK client: no pipe closes here (bash and sleep hold them), so the call would hang until its timeout.
+      const { box, provider } = yield* toolbox(wrapped("wrapped", "SERVER; sleep 30"))
+      const server = yield* pidOf(box)
+      const launcher = (yield* provider.stats).pid!
+      expect(server).not.toBe(launcher)
+      const result = yield* box.invoke(use("crash", { code: 7, stderr: "server: out of memory" }))
+      expect(result.is_error).toBe(true)
+      expect(result.content).toContain(`Process ${server} (node) of its process group exited`)
+      expect(result.content).toContain("server: out of memory")
+      yield* expectGroupGone(launcher)
+      // And it comes back.
+      expect((yield* box.invoke(use("echo", { text: "back" }))).content).toBe("back")
+    }).pipe(Effect.provide(context))
   )
 
-  it.scopedLive("a killed launcher whose grandchild holds the pipes is a crash at once, and the grandchild dies", () =>
+  it.live("a killed launcher whose grandchild holds the pipes is a crash at once, and the grandchild dies", () =>
     Effect.gen(function* () {
       // `exec` makes the server the group leader; the background sleep keeps stdout and stderr open.
       const { box, provider } = yield* toolbox(wrapped("held", "sleep 30 & exec SERVER"))
       yield* box.definitions
       const leader = (yield* provider.stats).pid!
       expect(liveGroup(leader).length).toBe(2)
-      const call = yield* Effect.fork(box.invoke(use("hang")))
+      const call = yield* Effect.forkChild(box.invoke(use("hang")))
       yield* inflight(box, 1)
       process.kill(leader, "SIGKILL")
       const result = yield* Fiber.join(call)
@@ -281,7 +275,7 @@ describe.each(spawners)("McpStdio against the fixture server, $name", ({ context
           return yield* box.invoke(use("hang"))
         })
       )
-      const fiber = yield* Effect.fork(run)
+      const fiber = yield* Effect.forkChild(run)
       yield* eventually(() => pids.length === 2, "the processes to start")
       yield* Fiber.interrupt(fiber)
       expect(pids.filter(isAlive)).toEqual([])
@@ -289,7 +283,7 @@ describe.each(spawners)("McpStdio against the fixture server, $name", ({ context
     }).pipe(Effect.provide(context))
   )
 
-  it.scopedLive("the server gets a minimal environment: no host API keys unless named", () =>
+  it.live("the server gets a minimal environment: no host API keys unless named", () =>
     Effect.gen(function* () {
       process.env["ANTHROPIC_API_KEY"] = "sk-ant-host-secret"
       process.env["OPENAI_API_KEY"] = "sk-host-secret"
@@ -320,31 +314,35 @@ describe.each(spawners)("McpStdio against the fixture server, $name", ({ context
 })
 
 describe("McpStdio with the portable spawner (the default)", () => {
-  it.scopedLive(
-    "takes the CommandExecutor and the FileSystem from context: /proc is read through the one provided",
-    () =>
-      Effect.gen(function* () {
-        const paths: Array<string> = []
-        const Spy = Layer.effect(
-          FileSystem.FileSystem,
-          Effect.map(FileSystem.FileSystem, (fs) => ({
+  it.live("takes the ChildProcessSpawner and the FileSystem from context: /proc is read through the one provided", () =>
+    Effect.gen(function* () {
+      const paths: Array<string> = []
+      const Spy = Layer.effect(
+        FileSystem.FileSystem,
+        Effect.map(
+          Effect.service(FileSystem.FileSystem),
+          (fs): FileSystem.FileSystem => ({
             ...fs,
-            readFileString: (path: string, encoding?: string) => {
+            readFileString: (path, encoding) => {
               paths.push(path)
               return fs.readFileString(path, encoding)
             },
-            open: (path: string, options?: FileSystem.OpenFileOptions) => {
+            open: (path, options) => {
               paths.push(path)
               return fs.open(path, options)
             }
-          }))
-        ).pipe(Layer.provide(NodeFileSystem.layer))
-        const services = Layer.merge(NodeCommandExecutor.layer.pipe(Layer.provide(NodeFileSystem.layer)), Spy)
-        const { box, provider } = yield* Effect.provide(toolbox(fixture("fx")), services)
-        const pid = yield* pidOf(box)
-        expect((yield* provider.stats).pid).toBe(pid)
-        expect(paths).toContain(`/proc/${pid}/stat`)
-        expect(paths.some((path) => path.startsWith(`/proc/${pid}/task/`))).toBe(true)
-      })
+          })
+        )
+      ).pipe(Layer.provide(NodeFileSystem.layer))
+      const services = Layer.merge(
+        NodeChildProcessSpawner.layer.pipe(Layer.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer))),
+        Spy
+      )
+      const { box, provider } = yield* Effect.provide(toolbox(fixture("fx")), services)
+      const pid = yield* pidOf(box)
+      expect((yield* provider.stats).pid).toBe(pid)
+      expect(paths).toContain(`/proc/${pid}/stat`)
+      expect(paths.some((path) => path.startsWith(`/proc/${pid}/task/`))).toBe(true)
+    })
   )
 })

@@ -1,10 +1,10 @@
 import { type Content, EventBus, type KernelEvent, Session, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
-import { NodeContext } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import { Gate, McpStdio, PluginToolbox } from "../src/index.js"
 import { eventually, fixture, inflight, liveGroup, use } from "./helpers.js"
 
@@ -43,7 +43,7 @@ const breakerEvents = (events: ReadonlyArray<KernelEvent.KernelEvent>) =>
   events.flatMap((event) => (event.type === "breaker_changed" ? [`${event.from} -> ${event.to}`] : []))
 
 describe("the kernel loop over plugins", () => {
-  it.scoped("a crash becomes an error tool_result and the run goes on", () =>
+  it.effect("a crash becomes an error tool_result and the run goes on", () =>
     Effect.gen(function* () {
       const { session: s, provider } = yield* session([
         ScriptedModel.toolCalls({ id: "t1", name: "crash", input: { code: 3, stderr: "fatal: out of cheese" } }),
@@ -59,10 +59,10 @@ describe("the kernel loop over plugins", () => {
       expect(crash!.content).toContain("fatal: out of cheese")
       expect(echo).toMatchObject({ tool_use_id: "t2", is_error: false, content: "after the crash" })
       expect((yield* provider.stats).spawns).toBe(2)
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 
-  it.scoped(
+  it.effect(
     "the breaker opens at the threshold: tools withdrawn, no further spawns; half-open recovery on the TestClock",
     () =>
       Effect.gen(function* () {
@@ -105,10 +105,10 @@ describe("the kernel loop over plugins", () => {
         expect(yield* breaker.status).toBe("closed")
         expect((yield* provider.stats).spawns).toBe(4)
         expect(breakerEvents(events)).toEqual(["closed -> open", "open -> half_open", "half_open -> closed"])
-      }).pipe(Effect.provide(NodeContext.layer))
+      }).pipe(Effect.provide(NodeServices.layer))
   )
 
-  it.scoped("a denial storm trips the same breaker", () =>
+  it.effect("a denial storm trips the same breaker", () =>
     Effect.gen(function* () {
       const gate = Gate.rules({ deny: [{ tool: "echo", arguments: { text: /secret/ }, reason: "No secrets." }] })
       const echo = (id: string) => ScriptedModel.toolCalls({ id, name: "echo", input: { text: "the secret" } })
@@ -140,10 +140,10 @@ describe("the kernel loop over plugins", () => {
       expect(breakerEvents(events)).toEqual(["closed -> open"])
       // Denied calls never reached the server; the one process was for listing the tools.
       expect((yield* provider.stats).spawns).toBe(1)
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 
-  it.scoped("interrupting a run mid-call kills the plugin's process group; the session goes on", () =>
+  it.effect("interrupting a run mid-call kills the plugin's process group; the session goes on", () =>
     Effect.gen(function* () {
       const {
         session: s,
@@ -156,7 +156,7 @@ describe("the kernel loop over plugins", () => {
         ScriptedModel.toolCalls({ id: "e1", name: "echo", input: { text: "still here" } }),
         ScriptedModel.text("done")
       ])
-      const run = yield* Effect.fork(s.run("go"))
+      const run = yield* Effect.forkChild(s.run("go"))
       yield* inflight(toolbox, 1)
       const leader = (yield* provider.stats).pid!
       expect(liveGroup(leader).length).toBe(2)
@@ -167,10 +167,10 @@ describe("the kernel loop over plugins", () => {
       expect(outcome.final_text).toBe("done")
       expect((yield* toolbox.invoke(use("echo", { text: "x" }))).content).toBe("x")
       expect((yield* provider.stats).spawns).toBe(2)
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 
-  it.scoped("interrupting a run kills every plugin's process group, not only the one a call was waiting on", () =>
+  it.effect("interrupting a run kills every plugin's process group, not only the one a call was waiting on", () =>
     Effect.gen(function* () {
       const busy = yield* McpStdio.make(fixture("busy"))
       const idle = yield* McpStdio.make(fixture("idle"))
@@ -180,7 +180,7 @@ describe("the kernel loop over plugins", () => {
         Effect.provide(model.layer),
         Effect.provideService(Toolbox.Toolbox, toolbox)
       )
-      const run = yield* Effect.fork(s.run("go"))
+      const run = yield* Effect.forkChild(s.run("go"))
       yield* inflight(toolbox, 1)
       // Listing the tools for the first request started both servers; only "busy" has a call in flight.
       const [busyPid, idlePid] = [(yield* busy.stats).pid!, (yield* idle.stats).pid!]
@@ -189,6 +189,6 @@ describe("the kernel loop over plugins", () => {
       yield* Fiber.interrupt(run)
       yield* eventually(() => liveGroup(busyPid).length === 0, "the busy server's group to be gone")
       yield* eventually(() => liveGroup(idlePid).length === 0, "the idle server's group to be gone")
-    }).pipe(Effect.provide(NodeContext.layer))
+    }).pipe(Effect.provide(NodeServices.layer))
   )
 })

@@ -1,5 +1,5 @@
 import { Content, EventBus, type KernelEvent } from "@agent-kernel/kernel"
-import { NodeContext } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -7,20 +7,18 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import { type McpStdio, ProcessSpawner } from "../src/index.js"
-import { NodeProcessSpawner } from "../src/node/index.js"
 
 export const fixturePath = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "fixtures", "server.mjs")
 
 /**
- * Each spawner with the platform services: the process tests run once with each, since the
- * spawner is all of what watching a process means.
+ * The spawner with the platform services, for the process tests (`describe.each`, so that a second
+ * spawner would run every one of them).
  */
 export const spawners = [
   {
     name: "portable spawner",
-    context: Layer.merge(NodeContext.layer, ProcessSpawner.layer(ProcessSpawner.platform))
-  },
-  { name: "Node spawner", context: Layer.merge(NodeContext.layer, NodeProcessSpawner.layerSpawner) }
+    context: Layer.merge(NodeServices.layer, ProcessSpawner.layer(ProcessSpawner.platform))
+  }
 ] as const
 
 /** The fixture server, run by this Node. */

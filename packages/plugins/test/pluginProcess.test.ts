@@ -1,19 +1,18 @@
-import * as Command from "@effect/platform/Command"
 import { describe, expect, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
+import * as ChildProcess from "effect/process/ChildProcess"
 import * as Queue from "effect/Queue"
 import * as PluginProcess from "../src/internal/pluginProcess.js"
 import { eventually, isAlive, spawners } from "./helpers.js"
 
-const ticker = Command.make(process.execPath, "-e", "setInterval(() => process.stdout.write('tick\\n'), 5)")
+const ticker = ChildProcess.make(process.execPath, ["-e", "setInterval(() => process.stdout.write('tick\\n'), 5)"])
 
 const spawn = (onStdout: PluginProcess.Options["onStdout"]) =>
   Effect.gen(function* () {
-    const stdin = yield* Queue.unbounded<Uint8Array>()
+    const stdin = yield* Queue.unbounded<Uint8Array, Cause.Done>()
     return yield* PluginProcess.spawn({
       provider: "ticker",
       command: ticker,
@@ -31,12 +30,12 @@ const spawn = (onStdout: PluginProcess.Options["onStdout"]) =>
 describe.each(spawners)("a plugin process, $name", ({ context }) => {
   it("is stopped gracefully when its scope closes cleanly or is interrupted, at once when it fails", () => {
     expect(PluginProcess.shutdownMode(Exit.void)).toBe("graceful")
-    expect(PluginProcess.shutdownMode(Exit.interrupt(FiberId.none))).toBe("graceful")
+    expect(PluginProcess.shutdownMode(Exit.interrupt())).toBe("graceful")
     expect(PluginProcess.shutdownMode(Exit.fail("its breaker opened"))).toBe("immediate")
     expect(PluginProcess.shutdownMode(Exit.failCause(Cause.die(new Error("bug"))))).toBe("immediate")
   })
 
-  it.scopedLive("whose stdout reader dies has ended: a crash, and the process is killed", () =>
+  it.live("whose stdout reader dies has ended: a crash, and the process is killed", () =>
     Effect.gen(function* () {
       const proc = yield* spawn(() => Effect.die(new Error("the reader broke")))
       const end = yield* Deferred.await(proc.ended)

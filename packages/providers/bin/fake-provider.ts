@@ -9,12 +9,12 @@
  * ANTHROPIC_BASE_URL, or add /v1 for OPENAI_BASE_URL). SIGINT or SIGTERM
  * stops the server and closes every connection.
  */
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import { ChaosPlans, FakeProvider, FaultPlan } from "../src/testing/index.js"
 
@@ -81,9 +81,9 @@ const program = Effect.gen(function* () {
 }).pipe(
   Effect.scoped,
   Effect.catchTag("UsageError", (error) =>
-    Console.error(error.message).pipe(Effect.zipRight(Effect.sync(() => (process.exitCode = 2))))
+    Console.error(error.message).pipe(Effect.andThen(Effect.sync(() => (process.exitCode = 2))))
   ),
-  Effect.provide(NodeContext.layer)
+  Effect.provide(NodeFileSystem.layer)
 )
 
 NodeRuntime.runMain(program, { disableErrorReporting: false })

@@ -1,18 +1,19 @@
 /**
  * The Anthropic Messages API as a kernel `ModelProvider`, built directly on
- * @effect/platform's `HttpClient` (no vendor SDK, no retries: only the kernel
+ * `effect/http`'s `HttpClient` (no vendor SDK, no retries: only the kernel
  * retries).
  *
  * @since 0.1.0
  */
 import type { Content } from "@agent-kernel/kernel"
 import { ModelProvider } from "@agent-kernel/kernel"
-import type * as ConfigError from "effect/ConfigError"
+import type * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as Classification from "./Classification.js"
 import * as Wire from "./internal/anthropicWire.js"
@@ -20,7 +21,7 @@ import * as Exchange from "./internal/exchange.js"
 import * as Http from "./internal/http.js"
 import * as RequestOptions from "./internal/requestOptions.js"
 import type * as Timeouts from "./Timeouts.js"
-import type { Transport } from "./Transport.js"
+import { layerHttpClient, type Transport } from "./Transport.js"
 
 /**
  * Options of the Anthropic provider. Every field has a default.
@@ -120,8 +121,8 @@ const systemOf = (system: Content.System | undefined): Record<string, unknown> =
 export const toWire = (
   request: ModelProvider.ModelRequest,
   options: { readonly stream: boolean; readonly defaultMaxTokens: number; readonly provider?: string | undefined }
-): Either.Either<Record<string, unknown>, RequestOptions.Unsupported> =>
-  Either.map(RequestOptions.anthropic(request, options.provider ?? "anthropic"), (fields) => ({
+): Result.Result<Record<string, unknown>, RequestOptions.Unsupported> =>
+  Result.map(RequestOptions.anthropic(request, options.provider ?? "anthropic"), (fields) => ({
     model: request.model,
     max_tokens: request.max_output_tokens ?? options.defaultMaxTokens,
     ...systemOf(request.system),
@@ -168,8 +169,8 @@ export const errorFacts: (body: unknown) => Option.Option<Omit<Classification.Fa
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options?: Options): Effect.Effect<ModelProvider.Service, ConfigError.ConfigError, Transport> =>
-  Effect.gen(function* () {
+export const make: (options?: Options) => Effect.Effect<ModelProvider.Service, Config.ConfigError, Transport> =
+  Effect.fnUntraced(function* (options?: Options) {
     const { transport, apiKey, baseUrl, name, stream, callOf } = yield* Http.configure(options, {
       name: "anthropic",
       keyVariable: "ANTHROPIC_API_KEY",
@@ -185,7 +186,7 @@ export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Co
         Effect.gen(function* () {
           const call = yield* callOf(request.model)
           const body = toWire(request, { stream, defaultMaxTokens, provider: name })
-          if (Either.isLeft(body)) return yield* Effect.fail(Http.unsupported(call, body.left))
+          if (Result.isFailure(body)) return yield* Effect.fail(Http.unsupported(call, body.failure))
           return Exchange.exchange(transport, call, Wire.decoder, {
             url,
             headers: {
@@ -194,7 +195,7 @@ export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Co
               "anthropic-version": options?.version ?? "2023-06-01",
               accept: stream ? "text/event-stream" : "application/json"
             },
-            body: body.right
+            body: body.success
           })
         })
       ).pipe(Stream.withSpan("Anthropic.stream", { attributes: { provider: name, model: request.model, stream } }))
@@ -209,7 +210,29 @@ export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Co
  * @since 0.1.0
  * @category layers
  */
-export const layer = (
-  options?: Options
-): Layer.Layer<ModelProvider.ModelProvider, ConfigError.ConfigError, Transport> =>
+export const layer = (options?: Options): Layer.Layer<ModelProvider.ModelProvider, Config.ConfigError, Transport> =>
   Layer.effect(ModelProvider.ModelProvider, make(options))
+
+/**
+ * The provider as a layer that needs nothing: it sends over effect's fetch
+ * `HttpClient` (`FetchHttpClient.layer` under `Transport.layerHttpClient`),
+ * so there is no transport to pick. The key is read with `Config` from
+ * `ANTHROPIC_API_KEY` and the base URL from `ANTHROPIC_BASE_URL` (else
+ * `https://api.anthropic.com`) unless `options` give them; a missing key fails the
+ * layer with a `ConfigError` naming the variable. Fetch cannot report when
+ * a socket is connected, so the first-byte timeout also covers connecting:
+ * on Node, `layer` over `NodeTransport.layer()` tells the two apart.
+ *
+ * @example
+ * ```ts
+ * import { Agent } from "@agent-kernel/kernel"
+ * import { Anthropic } from "@agent-kernel/providers"
+ *
+ * const agent = Agent.layer({ model: "claude-sonnet-4-5", provider: Anthropic.layerFetch() })
+ * ```
+ *
+ * @since 0.5.0
+ * @category layers
+ */
+export const layerFetch = (options?: Options): Layer.Layer<ModelProvider.ModelProvider, Config.ConfigError> =>
+  layer(options).pipe(Layer.provide(layerHttpClient), Layer.provide(FetchHttpClient.layer))

@@ -451,7 +451,7 @@ export const shouldRetryOf = (headers: Readonly<Record<string, string>> | undefi
  * `x-should-retry` header and the body's facts. `retryable` is `false` when
  * the server sent `x-should-retry: false` (a transient error is then final
  * for this call). This is the one classification both the kernel providers
- * and the @effect/ai adapter use.
+ * and the effect/ai adapter (`@agent-kernel/ai`) use.
  *
  * @since 0.2.0
  * @category classification

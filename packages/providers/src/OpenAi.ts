@@ -1,6 +1,6 @@
 /**
  * OpenAI Chat Completions as a kernel `ModelProvider`, built directly on
- * @effect/platform's `HttpClient`. Works with OpenAI-compatible servers
+ * `effect/http`'s `HttpClient`. Works with OpenAI-compatible servers
  * through the base URL. It never retries: only the kernel does.
  *
  * Mapping notes:
@@ -14,12 +14,13 @@
  * @since 0.1.0
  */
 import { Content, ModelProvider } from "@agent-kernel/kernel"
-import type * as ConfigError from "effect/ConfigError"
+import type * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as Classification from "./Classification.js"
 import * as Exchange from "./internal/exchange.js"
@@ -27,7 +28,7 @@ import * as Http from "./internal/http.js"
 import * as Wire from "./internal/openAiWire.js"
 import * as RequestOptions from "./internal/requestOptions.js"
 import type * as Timeouts from "./Timeouts.js"
-import type { Transport } from "./Transport.js"
+import { layerHttpClient, type Transport } from "./Transport.js"
 
 /**
  * Options of the OpenAI provider. Every field has a default.
@@ -79,10 +80,10 @@ const dataUrl = (source: Content.MediaSource & { readonly type: "base64" }): str
 const userContent = (
   blocks: ReadonlyArray<Content.ContentBlock>,
   provider: string
-): Either.Either<string | ReadonlyArray<Record<string, unknown>> | undefined, RequestOptions.Unsupported> => {
+): Result.Result<string | ReadonlyArray<Record<string, unknown>> | undefined, RequestOptions.Unsupported> => {
   const media = blocks.filter((block) => block.type === "image" || block.type === "document")
   const text = textOf(blocks)
-  if (media.length === 0) return Either.right(text.length > 0 || blocks.length === 0 ? text : undefined)
+  if (media.length === 0) return Result.succeed(text.length > 0 || blocks.length === 0 ? text : undefined)
   const parts: Array<Record<string, unknown>> = []
   for (const block of blocks) {
     if (block.type === "text" && block.text.length > 0) parts.push({ type: "text", text: block.text })
@@ -94,7 +95,7 @@ const userContent = (
     }
     if (block.type === "document") {
       if (block.source.type === "url") {
-        return Either.left({
+        return Result.fail({
           option: "document",
           reason: `a document by URL is not supported by ${provider} (send it as base64)`
         })
@@ -102,7 +103,7 @@ const userContent = (
       parts.push({ type: "file", file: { filename: `document-${parts.length}`, file_data: dataUrl(block.source) } })
     }
   }
-  return Either.right(parts)
+  return Result.succeed(parts)
 }
 
 const hasCacheControl = (request: ModelProvider.ModelRequest): boolean =>
@@ -125,7 +126,7 @@ export const toWireMessages = (
   system: Content.System | undefined,
   messages: ReadonlyArray<Content.Message>,
   provider = "openai"
-): Either.Either<ReadonlyArray<Record<string, unknown>>, RequestOptions.Unsupported> => {
+): Result.Result<ReadonlyArray<Record<string, unknown>>, RequestOptions.Unsupported> => {
   const out: Array<Record<string, unknown>> = []
   const systemText = system === undefined ? "" : Content.systemText(system)
   if (systemText.length > 0) out.push({ role: "system", content: systemText })
@@ -161,10 +162,10 @@ export const toWireMessages = (
       }
     }
     const content = userContent(message.content, provider)
-    if (Either.isLeft(content)) return Either.left(content.left)
-    if (content.right !== undefined) out.push({ role: "user", content: content.right })
+    if (Result.isFailure(content)) return Result.fail(content.failure)
+    if (content.success !== undefined) out.push({ role: "user", content: content.success })
   }
-  return Either.right(out)
+  return Result.succeed(out)
 }
 
 /**
@@ -184,13 +185,13 @@ export const toWire = (
     readonly streamUsage?: boolean | undefined
     readonly provider?: string | undefined
   }
-): Either.Either<Record<string, unknown>, RequestOptions.Unsupported> => {
+): Result.Result<Record<string, unknown>, RequestOptions.Unsupported> => {
   const provider = options.provider ?? "openai"
   if (hasCacheControl(request)) {
-    return Either.left({ option: "cache_control", reason: `cache_control is not supported by ${provider}` })
+    return Result.fail({ option: "cache_control", reason: `cache_control is not supported by ${provider}` })
   }
-  return Either.flatMap(toWireMessages(request.system, request.messages, provider), (messages) =>
-    Either.map(RequestOptions.openAi(request, provider), (fields) => ({
+  return Result.flatMap(toWireMessages(request.system, request.messages, provider), (messages) =>
+    Result.map(RequestOptions.openAi(request, provider), (fields) => ({
       model: request.model,
       messages,
       ...(request.tools.length > 0
@@ -236,8 +237,8 @@ export const errorFacts: (body: unknown) => Option.Option<Omit<Classification.Fa
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options?: Options): Effect.Effect<ModelProvider.Service, ConfigError.ConfigError, Transport> =>
-  Effect.gen(function* () {
+export const make: (options?: Options) => Effect.Effect<ModelProvider.Service, Config.ConfigError, Transport> =
+  Effect.fnUntraced(function* (options?: Options) {
     const { transport, apiKey, baseUrl, name, stream, callOf } = yield* Http.configure(options, {
       name: "openai",
       keyVariable: "OPENAI_API_KEY",
@@ -253,7 +254,7 @@ export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Co
         Effect.gen(function* () {
           const call = yield* callOf(request.model)
           const body = toWire(request, { stream, maxTokensField, streamUsage: options?.streamUsage, provider: name })
-          if (Either.isLeft(body)) return yield* Effect.fail(Http.unsupported(call, body.left))
+          if (Result.isFailure(body)) return yield* Effect.fail(Http.unsupported(call, body.failure))
           return Exchange.exchange(transport, call, Wire.decoder, {
             url,
             headers: {
@@ -261,7 +262,7 @@ export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Co
               authorization: `Bearer ${Redacted.value(apiKey)}`,
               accept: stream ? "text/event-stream" : "application/json"
             },
-            body: body.right
+            body: body.success
           })
         })
       ).pipe(Stream.withSpan("OpenAi.stream", { attributes: { provider: name, model: request.model, stream } }))
@@ -276,7 +277,29 @@ export const make = (options?: Options): Effect.Effect<ModelProvider.Service, Co
  * @since 0.1.0
  * @category layers
  */
-export const layer = (
-  options?: Options
-): Layer.Layer<ModelProvider.ModelProvider, ConfigError.ConfigError, Transport> =>
+export const layer = (options?: Options): Layer.Layer<ModelProvider.ModelProvider, Config.ConfigError, Transport> =>
   Layer.effect(ModelProvider.ModelProvider, make(options))
+
+/**
+ * The provider as a layer that needs nothing: it sends over effect's fetch
+ * `HttpClient` (`FetchHttpClient.layer` under `Transport.layerHttpClient`),
+ * so there is no transport to pick. The key is read with `Config` from
+ * `OPENAI_API_KEY` and the base URL from `OPENAI_BASE_URL` (else
+ * `https://api.openai.com/v1`) unless `options` give them; a missing key fails the
+ * layer with a `ConfigError` naming the variable. Fetch cannot report when
+ * a socket is connected, so the first-byte timeout also covers connecting:
+ * on Node, `layer` over `NodeTransport.layer()` tells the two apart.
+ *
+ * @example
+ * ```ts
+ * import { Agent } from "@agent-kernel/kernel"
+ * import { OpenAi } from "@agent-kernel/providers"
+ *
+ * const agent = Agent.layer({ model: "gpt-4.1", provider: OpenAi.layerFetch() })
+ * ```
+ *
+ * @since 0.5.0
+ * @category layers
+ */
+export const layerFetch = (options?: Options): Layer.Layer<ModelProvider.ModelProvider, Config.ConfigError> =>
+  layer(options).pipe(Layer.provide(layerHttpClient), Layer.provide(FetchHttpClient.layer))

@@ -1,7 +1,7 @@
 /**
  * Keeping secrets out of errors: the key a server echoed into a body, a
  * message or a header never reaches a `ModelError`. The kernel providers and
- * the @effect/ai adapter (`@agent-kernel/ai`) both build their errors with
+ * the effect/ai adapter (`@agent-kernel/ai`) both build their errors with
  * these functions.
  *
  * @since 0.2.0
@@ -68,7 +68,7 @@ const sensitiveHeaders = new Set([
 
 /**
  * The response headers worth keeping in an error's `details`: string values
- * only (@effect/ai redacts credentials into `Redacted` values), names in
+ * only (effect/ai redacts credentials into `Redacted` values), names in
  * lower case, never credentials or cookies.
  *
  * @since 0.2.0

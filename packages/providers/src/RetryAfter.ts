@@ -3,7 +3,11 @@
  *
  * Precedence follows the official SDKs: `retry-after-ms` first, then
  * `retry-after` as whole or fractional seconds, or as an HTTP date measured
- * against Effect's `Clock` (so tests can pin "now" with `TestClock`).
+ * against Effect's `Clock` (so tests can pin "now" with `TestClock`). A date
+ * is read by `Headers.parseHttpDate` first; one it refuses that starts with a
+ * day name is read by `Date.parse` (a `UTC` or `+0000` zone, a one-digit day,
+ * no comma, no zone), since ignoring a date servers do send would let the
+ * kernel retry sooner than they asked.
  *
  * A value that is garbage or negative is ignored with a debug log line. It
  * never fails and never throws: a bad hint must not turn a retryable error
@@ -15,9 +19,12 @@
  * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
+import * as DateTime from "effect/DateTime"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Headers from "effect/http/Headers"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 
 /**
  * The outcome of reading the headers: the hint, if any, and why any header
@@ -33,7 +40,16 @@ export interface Parsed {
 }
 
 const decimal = /^\s*(\d+(?:\.\d+)?)\s*$/
-const httpDate = /^\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?\s/i
+const dayName = /^\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?\s/i
+
+/** An HTTP date in epoch milliseconds: the standard's formats, then any date `Date.parse` reads after a day name. */
+const httpDateMillis = (value: string): Option.Option<number> => {
+  const strict = Headers.parseHttpDate(value)
+  if (Result.isSuccess(strict)) return Option.some(DateTime.toEpochMillis(strict.success))
+  if (!dayName.test(value)) return Option.none()
+  const lenient = Date.parse(value)
+  return Number.isFinite(lenient) ? Option.some(lenient) : Option.none()
+}
 
 const headerOf = (headers: Readonly<Record<string, string | undefined>>, name: string): string | undefined => {
   const direct = headers[name]
@@ -85,12 +101,10 @@ export const parseAt = (headers: Readonly<Record<string, string | undefined>>, n
     if (match?.[1] !== undefined) {
       return { retryAfter: accept("retry-after", value, Number(match[1]) * 1000), ignored }
     }
-    if (httpDate.test(value)) {
-      const at = Date.parse(value)
-      if (Number.isFinite(at)) {
-        // A date already in the past means "now": the wait is over.
-        return { retryAfter: accept("retry-after", value, Math.max(0, at - nowMillis)), ignored }
-      }
+    const date = httpDateMillis(value)
+    if (Option.isSome(date)) {
+      // A date already in the past means "now": the wait is over.
+      return { retryAfter: accept("retry-after", value, Math.max(0, date.value - nowMillis)), ignored }
     }
     ignored.push(`retry-after: ${JSON.stringify(value)} is neither seconds nor an HTTP date`)
   }

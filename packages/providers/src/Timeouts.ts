@@ -39,11 +39,11 @@ import * as Duration from "effect/Duration"
  */
 export interface Options {
   /** Default: the session's `model_connect_timeout_ms` (10 seconds). */
-  readonly connect?: Duration.DurationInput | undefined
+  readonly connect?: Duration.Input | undefined
   /** Default: the session's `model_first_byte_timeout_ms` (10 minutes, the official SDKs' whole-request default). */
-  readonly firstByte?: Duration.DurationInput | undefined
+  readonly firstByte?: Duration.Input | undefined
   /** Default: the session's `model_idle_timeout_ms` (60 seconds). */
-  readonly idle?: Duration.DurationInput | undefined
+  readonly idle?: Duration.Input | undefined
 }
 
 /**
@@ -66,9 +66,9 @@ export interface Timeouts {
  * @category constructors
  */
 export const resolve = (options: Options | undefined, session: ModelProvider.CallTimeouts): Timeouts => ({
-  connect: options?.connect !== undefined ? Duration.decode(options.connect) : session.connect,
-  firstByte: options?.firstByte !== undefined ? Duration.decode(options.firstByte) : session.firstByte,
-  idle: options?.idle !== undefined ? Duration.decode(options.idle) : session.idle
+  connect: options?.connect !== undefined ? Duration.fromInputUnsafe(options.connect) : session.connect,
+  firstByte: options?.firstByte !== undefined ? Duration.fromInputUnsafe(options.firstByte) : session.firstByte,
+  idle: options?.idle !== undefined ? Duration.fromInputUnsafe(options.idle) : session.idle
 })
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The HTTP transport the providers send through: an @effect/platform
+ * The HTTP transport the providers send through: an `effect/http`
  * `HttpClient`, plus a way to learn when a request's socket is connected so
  * that the connect timeout can be told apart from the first-byte timeout.
  *
@@ -12,9 +12,9 @@
  *
  * @since 0.1.0
  */
-import * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 
 /**
@@ -64,7 +64,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class Transport extends Context.Tag("@agent-kernel/providers/Transport")<Transport, Service>() {}
+export class Transport extends Context.Service<Transport, Service>()("@agent-kernel/providers/Transport") {}
 
 /**
  * A transport over whatever `HttpClient` the context provides. Connections

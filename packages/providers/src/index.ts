@@ -1,5 +1,5 @@
 /**
- * Model providers for agent-kernel: Anthropic and OpenAI over @effect/platform
+ * Model providers for agent-kernel: Anthropic and OpenAI over `effect/http`'s
  * `HttpClient`, and the failure classification tables. The fault-injecting
  * fake provider server is in `@agent-kernel/providers/testing`.
  *

@@ -325,7 +325,7 @@ describe("classification over the wire, one test per row", () => {
     ]
       .filter((part) => part !== undefined)
       .join(" ")
-    it.scoped(`${c.rule}: ${label} -> ${c.category}`, () =>
+    it.effect(`${c.rule}: ${label} -> ${c.category}`, () =>
       Effect.gen(function* () {
         const { provider } = yield* setup(c.api, FaultPlan.make([c.step]))
         const error = yield* failure(provider)
@@ -347,7 +347,7 @@ describe("classification over the wire, one test per row", () => {
 })
 
 describe("stop reasons", () => {
-  it.scoped.each([true, false])("anthropic refusal -> content_filtered response with partial text (stream=%s)", (s) =>
+  it.effect.each([true, false])("anthropic refusal -> content_filtered response with partial text (stream=%s)", (s) =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         "anthropic",
@@ -360,7 +360,7 @@ describe("stop reasons", () => {
     })
   )
 
-  it.scoped.each([true, false])("openai content_filter -> content_filtered response (stream=%s)", (s) =>
+  it.effect.each([true, false])("openai content_filter -> content_filtered response (stream=%s)", (s) =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         "openai",
@@ -373,7 +373,7 @@ describe("stop reasons", () => {
     })
   )
 
-  it.scoped.each([true, false])("anthropic model_context_window_exceeded -> ContextLengthExceeded (stream=%s)", (s) =>
+  it.effect.each([true, false])("anthropic model_context_window_exceeded -> ContextLengthExceeded (stream=%s)", (s) =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         "anthropic",
@@ -388,7 +388,7 @@ describe("stop reasons", () => {
 })
 
 describe("headers", () => {
-  it.scoped.each(["anthropic", "openai"] as const)("x-should-retry: false makes a transient error final (%s)", (api) =>
+  it.effect.each(["anthropic", "openai"] as const)("x-should-retry: false makes a transient error final (%s)", (api) =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         api,
@@ -406,7 +406,7 @@ describe("headers", () => {
     })
   )
 
-  it.scoped.each(["anthropic", "openai"] as const)(
+  it.effect.each(["anthropic", "openai"] as const)(
     "x-should-retry: true never makes auth_error, invalid_request or quota_exceeded retryable (%s)",
     (api) =>
       Effect.gen(function* () {
@@ -443,7 +443,7 @@ describe("headers", () => {
       })
   )
 
-  it.scoped("anthropic-ratelimit headers are kept in details", () =>
+  it.effect("anthropic-ratelimit headers are kept in details", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         "anthropic",
@@ -470,7 +470,7 @@ describe("headers", () => {
 })
 
 describe("transport", () => {
-  it.scoped.each(["anthropic", "openai"] as const)("connection refused -> connection_error (%s)", (api) =>
+  it.effect.each(["anthropic", "openai"] as const)("connection refused -> connection_error (%s)", (api) =>
     Effect.gen(function* () {
       // A port that was just free: listen, note it, close.
       const port = yield* Effect.promise(
@@ -490,7 +490,7 @@ describe("transport", () => {
     })
   )
 
-  it.scoped.each(["anthropic", "openai"] as const)(
+  it.effect.each(["anthropic", "openai"] as const)(
     "connection reset before a response -> connection_error (%s)",
     (api) =>
       Effect.gen(function* () {
@@ -501,7 +501,7 @@ describe("transport", () => {
       })
   )
 
-  it.scoped.each(["anthropic", "openai"] as const)(
+  it.effect.each(["anthropic", "openai"] as const)(
     "connection reset mid-stream -> connection_error, midStream (%s)",
     (api) =>
       Effect.gen(function* () {
@@ -512,7 +512,17 @@ describe("transport", () => {
       })
   )
 
-  it.scoped.each(["anthropic", "openai"] as const)("DNS failure -> connection_error (%s)", (api) =>
+  it.effect.each(["anthropic", "openai"] as const)("a base URL that is not a URL -> invalid_request (%s)", (api) =>
+    Effect.gen(function* () {
+      const provider = yield* providerAt(api, "not a url")
+      const error = yield* failure(provider)
+      expect(error._tag).toBe("InvalidRequest")
+      expect(error.details?.["reason"]).toBe("InvalidUrl")
+      expect(ModelError.isRetryable(error)).toBe(false)
+    })
+  )
+
+  it.effect.each(["anthropic", "openai"] as const)("DNS failure -> connection_error (%s)", (api) =>
     Effect.gen(function* () {
       const provider = yield* providerAt(api, api === "anthropic" ? "http://api.invalid" : "http://api.invalid/v1", {
         transport: {

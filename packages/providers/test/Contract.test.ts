@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Content, ModelProvider } from "@agent-kernel/kernel"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { OpenAi } from "../src/index.js"
 import { FaultPlan } from "../src/testing/index.js"
 import { type Api, failure, request, setup, tool } from "./support.js"
@@ -23,7 +23,7 @@ const modes: ReadonlyArray<readonly [Api, boolean]> = [
 ]
 
 describe.each(modes)("provider contract (%s, stream=%s)", (api, stream) => {
-  it.scoped("returns text, the stop reason, the model and usage", () =>
+  it.effect("returns text, the stop reason, the model and usage", () =>
     Effect.gen(function* () {
       const { provider, server } = yield* setup(
         api,
@@ -48,7 +48,7 @@ describe.each(modes)("provider contract (%s, stream=%s)", (api, stream) => {
     })
   )
 
-  it.scoped("maps max_tokens", () =>
+  it.effect("maps max_tokens", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, FaultPlan.make([{ kind: "reply", text: "cut", stop: "max_tokens" }]), {
         stream
@@ -57,7 +57,7 @@ describe.each(modes)("provider contract (%s, stream=%s)", (api, stream) => {
     })
   )
 
-  it.scoped("sends the system prompt, the tools and max_output_tokens in the wire format", () =>
+  it.effect("sends the system prompt, the tools and max_output_tokens in the wire format", () =>
     Effect.gen(function* () {
       const { provider, server } = yield* setup(api, FaultPlan.make([{ kind: "reply" }]), { stream })
       yield* ModelProvider.generate(provider, request({ system: "Be brief.", tools: [tool], max_output_tokens: 321 }))
@@ -83,7 +83,7 @@ describe.each(modes)("provider contract (%s, stream=%s)", (api, stream) => {
     })
   )
 
-  it.scoped("round-trips a tool call: tool_use, then the tool result, then end_turn", () =>
+  it.effect("round-trips a tool call: tool_use, then the tool result, then end_turn", () =>
     Effect.gen(function* () {
       const { provider, server } = yield* setup(api, FaultPlan.happy, { stream })
       const first = yield* ModelProvider.generate(provider, request({ tools: [tool] }))
@@ -130,7 +130,7 @@ describe.each(modes)("provider contract (%s, stream=%s)", (api, stream) => {
     })
   )
 
-  it.scoped("sends an error tool result so the model can tell it failed", () =>
+  it.effect("sends an error tool result so the model can tell it failed", () =>
     Effect.gen(function* () {
       const { provider, server } = yield* setup(api, FaultPlan.happy, { stream })
       const history: ReadonlyArray<Content.Message> = [
@@ -158,7 +158,7 @@ describe.each(modes)("provider contract (%s, stream=%s)", (api, stream) => {
     })
   )
 
-  it.scoped("assembles several tool calls with nested, unicode input (streamed as incremental JSON)", () =>
+  it.effect("assembles several tool calls with nested, unicode input (streamed as incremental JSON)", () =>
     Effect.gen(function* () {
       const inputA = { query: "naïve café ☕", filters: [{ field: "lang", values: ["fr", "en"] }], limit: 10 }
       const inputB = { path: "/tmp/x", flags: { recursive: true, depth: null } }
@@ -186,7 +186,7 @@ describe.each(modes)("provider contract (%s, stream=%s)", (api, stream) => {
     })
   )
 
-  it.scoped("a mid-stream failure carries no partial content; the next call returns the whole answer once", () =>
+  it.effect("a mid-stream failure carries no partial content; the next call returns the whole answer once", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         api,
@@ -205,7 +205,7 @@ describe.each(modes)("provider contract (%s, stream=%s)", (api, stream) => {
 })
 
 describe("wire details", () => {
-  it.scoped("anthropic: max_tokens defaults to 4096, empty text blocks and unsigned thinking are not sent", () =>
+  it.effect("anthropic: max_tokens defaults to 4096, empty text blocks and unsigned thinking are not sent", () =>
     Effect.gen(function* () {
       const { provider, server } = yield* setup("anthropic", FaultPlan.make([{ kind: "reply" }]))
       yield* ModelProvider.generate(
@@ -228,7 +228,7 @@ describe("wire details", () => {
     })
   )
 
-  it.scoped("anthropic: signed thinking blocks are sent back", () =>
+  it.effect("anthropic: signed thinking blocks are sent back", () =>
     Effect.gen(function* () {
       const { provider, server } = yield* setup("anthropic", FaultPlan.make([{ kind: "reply" }]))
       yield* ModelProvider.generate(
@@ -255,7 +255,7 @@ describe("wire details", () => {
     })
   )
 
-  it.scoped("openai: tool-call arguments that are not JSON reach the toolbox as the raw string", () =>
+  it.effect("openai: tool-call arguments that are not JSON reach the toolbox as the raw string", () =>
     Effect.gen(function* () {
       const body = JSON.stringify({
         model: "m",
@@ -288,9 +288,9 @@ describe("wire details", () => {
 
   it("openai: stream_options can be turned off for compatible servers that reject it", () => {
     const base = { model: "m", messages: [], tools: [] }
-    const on = Either.getOrThrow(OpenAi.toWire(base, { stream: true, maxTokensField: "max_tokens" }))
+    const on = Result.getOrThrow(OpenAi.toWire(base, { stream: true, maxTokensField: "max_tokens" }))
     expect(on["stream_options"]).toEqual({ include_usage: true })
-    const off = Either.getOrThrow(
+    const off = Result.getOrThrow(
       OpenAi.toWire(
         { ...base, max_output_tokens: 5 },
         { stream: true, maxTokensField: "max_tokens", streamUsage: false }
@@ -300,7 +300,7 @@ describe("wire details", () => {
     expect(off["max_tokens"]).toBe(5)
   })
 
-  it.scoped("openai: a compatible server without [DONE] still completes on a finish_reason", () =>
+  it.effect("openai: a compatible server without [DONE] still completes on a finish_reason", () =>
     Effect.gen(function* () {
       const chunk = (delta: unknown, finish: string | null) =>
         `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
@@ -315,7 +315,7 @@ describe("wire details", () => {
     })
   )
 
-  it.scoped("anthropic: streamed thinking keeps its signature; streamed tool input with no deltas is {}", () =>
+  it.effect("anthropic: streamed thinking keeps its signature; streamed tool input with no deltas is {}", () =>
     Effect.gen(function* () {
       const ev = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
       const body = [
@@ -379,7 +379,7 @@ describe("wire details", () => {
     })
   )
 
-  it.scoped("anthropic: unknown event and block types are skipped (forward compatible)", () =>
+  it.effect("anthropic: unknown event and block types are skipped (forward compatible)", () =>
     Effect.gen(function* () {
       const ev = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
       const body = [
@@ -409,14 +409,50 @@ describe("wire details", () => {
       expect(response.usage).toEqual({ input_tokens: 5, output_tokens: 2 })
     })
   )
+  it.effect(
+    "anthropic: a delta of a type the kernel does not model is skipped; a known delta without its field is not",
+    () =>
+      Effect.gen(function* () {
+        const ev = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+        const delta = (delta: unknown) => ev("content_block_delta", { type: "content_block_delta", index: 0, delta })
+        const stream = (middle: string) =>
+          [
+            ev("message_start", { type: "message_start", message: { model: "m", usage: { input_tokens: 5 } } }),
+            ev("content_block_start", {
+              type: "content_block_start",
+              index: 0,
+              content_block: { type: "text", text: "" }
+            }),
+            delta({ type: "text_delta", text: "o" }),
+            middle,
+            delta({ type: "text_delta", text: "k" }),
+            ev("content_block_stop", { type: "content_block_stop", index: 0 }),
+            ev("message_delta", {
+              type: "message_delta",
+              delta: { stop_reason: "end_turn" },
+              usage: { output_tokens: 2 }
+            }),
+            ev("message_stop", { type: "message_stop" })
+          ].join("")
+        const raw = (body: string) =>
+          FaultPlan.make([{ kind: "raw", status: 200, headers: { "content-type": "text/event-stream" }, body }])
+        const skipped = yield* setup("anthropic", raw(stream(delta({ type: "citations_delta", citation: { n: 1 } }))))
+        const response = yield* ModelProvider.generate(skipped.provider, request())
+        expect(response.content).toEqual([{ type: "text", text: "ok" }])
+        const malformed = yield* setup("anthropic", raw(stream(delta({ type: "text_delta", content: "x" }))))
+        const error = yield* failure(malformed.provider)
+        expect(error._tag).toBe("Unknown")
+        expect(error.midStream).toBe(true)
+      })
+  )
 })
 
-describe("usage of a failed attempt (issue 10, item 13)", () => {
+describe("a failed attempt carries the usage the provider reported before the failure", () => {
   const eventStream = { "content-type": "text/event-stream" }
   const sse = (event: string | undefined, data: unknown) =>
     `${event !== undefined ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`
 
-  it.scoped("anthropic: an error event after message_start and message_delta carries the usage reported so far", () =>
+  it.effect("anthropic: an error event after message_start and message_delta carries the usage reported so far", () =>
     Effect.gen(function* () {
       const body = [
         sse("message_start", {
@@ -446,7 +482,7 @@ describe("usage of a failed attempt (issue 10, item 13)", () => {
     })
   )
 
-  it.scoped("openai: an error chunk after the usage chunk carries that usage", () =>
+  it.effect("openai: an error chunk after the usage chunk carries that usage", () =>
     Effect.gen(function* () {
       const body = [
         sse(undefined, { model: "m", choices: [{ index: 0, delta: { content: "Half" }, finish_reason: null }] }),
@@ -467,7 +503,7 @@ describe("usage of a failed attempt (issue 10, item 13)", () => {
     })
   )
 
-  it.scoped.each(["stream_error", "reset", "truncate"] as const)(
+  it.effect.each(["stream_error", "reset", "truncate"] as const)(
     "anthropic: a %s mid-stream carries message_start's usage",
     (kind) =>
       Effect.gen(function* () {
@@ -481,7 +517,7 @@ describe("usage of a failed attempt (issue 10, item 13)", () => {
       })
   )
 
-  it.scoped("no usage is invented: a failure before any usage report carries none", () =>
+  it.effect("no usage is invented: a failure before any usage report carries none", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         "openai",

@@ -50,7 +50,7 @@ const assistantTexts = (history: Content.History) =>
   history.filter((message) => message.role === "assistant").map(Content.textOf)
 
 describe.each(apis)("kernel + %s provider + fake server", (api) => {
-  it.scoped("retry honouring retry-after, then a tool round trip to completion", () =>
+  it.effect("retry honouring retry-after, then a tool round trip to completion", () =>
     Effect.gen(function* () {
       const { outcome, events, server } = yield* run(
         api,
@@ -75,7 +75,7 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
     })
   )
 
-  it.scoped("a retry-after above 24 h ends the call at once: the kernel never retries sooner than asked", () =>
+  it.effect("a retry-after above 24 h ends the call at once: the kernel never retries sooner than asked", () =>
     Effect.gen(function* () {
       const { outcome, events, server } = yield* run(
         api,
@@ -91,7 +91,7 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
     })
   )
 
-  it.scoped("a 409 is retried, as the official SDKs do", () =>
+  it.effect("a 409 is retried, as the official SDKs do", () =>
     Effect.gen(function* () {
       const { outcome, events, server } = yield* run(
         api,
@@ -106,7 +106,7 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
     })
   )
 
-  it.scoped("x-should-retry: true retries a failure no row knows, and never an invalid request", () =>
+  it.effect("x-should-retry: true retries a failure no row knows, and never an invalid request", () =>
     Effect.gen(function* () {
       const retried = yield* run(
         api,
@@ -130,7 +130,7 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
     })
   )
 
-  it.scoped("a mid-stream error restarts the stream; the partial text never reaches history", () =>
+  it.effect("a mid-stream error restarts the stream; the partial text never reaches history", () =>
     Effect.gen(function* () {
       const { outcome, events } = yield* run(
         api,
@@ -147,7 +147,7 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
     })
   )
 
-  it.scoped("context overflow reduces the context and never re-sends the same request", () =>
+  it.effect("context overflow reduces the context and never re-sends the same request", () =>
     Effect.gen(function* () {
       const old: Array<Content.Message> = []
       for (let i = 0; i < 8; i++) {
@@ -179,7 +179,7 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
     })
   )
 
-  it.scoped("auth errors are fatal: one request, no retry, no fallback", () =>
+  it.effect("auth errors are fatal: one request, no retry, no fallback", () =>
     Effect.gen(function* () {
       const { outcome, events, server } = yield* run(api, ChaosPlans.authError)
       expect(outcome.status).toBe("auth_error")
@@ -189,7 +189,7 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
     })
   )
 
-  it.scoped("quota errors are fatal: one request, no retry", () =>
+  it.effect("quota errors are fatal: one request, no retry", () =>
     Effect.gen(function* () {
       const step: FaultPlan.Step =
         api === "anthropic"
@@ -201,7 +201,7 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
     })
   )
 
-  it.scoped("x-should-retry: false stops the kernel from retrying an overload", () =>
+  it.effect("x-should-retry: false stops the kernel from retrying an overload", () =>
     Effect.gen(function* () {
       const { outcome, server } = yield* run(
         api,
@@ -215,7 +215,7 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
     })
   )
 
-  it.scoped("content filter is surfaced distinctly, keeping the partial text", () =>
+  it.effect("content filter is surfaced distinctly, keeping the partial text", () =>
     Effect.gen(function* () {
       const { outcome, events } = yield* run(api, ChaosPlans.refusal)
       expect(outcome.status).toBe("content_filtered")
@@ -226,7 +226,7 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
     })
   )
 
-  it.scoped("a flat event: error of type overloaded_error mid-stream is retried", () =>
+  it.effect("a flat event: error of type overloaded_error mid-stream is retried", () =>
     Effect.gen(function* () {
       const { outcome, events } = yield* run(
         api,
@@ -241,7 +241,7 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
     })
   )
 
-  it.scoped("a stream that ends without its terminal event is restarted like any mid-stream failure", () =>
+  it.effect("a stream that ends without its terminal event is restarted like any mid-stream failure", () =>
     Effect.gen(function* () {
       const { outcome, events } = yield* run(
         api,
@@ -260,7 +260,7 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
     })
   )
 
-  it.scoped("the overload-storm chaos plan: retries, a stream restart, then completion", () =>
+  it.effect("the overload-storm chaos plan: retries, a stream restart, then completion", () =>
     Effect.gen(function* () {
       const { outcome, events } = yield* run(api, ChaosPlans.overloadStorm)
       expect(outcome.status).toBe("completed")
@@ -276,7 +276,7 @@ describe.each(apis)("kernel + %s provider + fake server", (api) => {
 })
 
 describe("kernel + openai provider + an Azure content filter", () => {
-  it.scoped(
+  it.effect(
     "a 400 content_filter rejection is surfaced as content_filtered, not invalid_request, and not retried",
     () =>
       Effect.gen(function* () {
@@ -309,7 +309,7 @@ describe("kernel + openai provider + an Azure content filter", () => {
       })
   )
 
-  it.scoped(
+  it.effect(
     "a content_filter error mid-stream, after text: the partial text is kept (event, history, final_text)",
     () =>
       Effect.gen(function* () {

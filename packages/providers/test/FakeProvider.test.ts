@@ -5,7 +5,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import * as ChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
@@ -134,7 +134,7 @@ describe("FakeProvider", () => {
     })
   })
 
-  it.scoped("records every request: index, time on the Clock, api, model, stream, body", () =>
+  it.effect("records every request: index, time on the Clock, api, model, stream, body", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(1_000_000)
       const { server, provider } = yield* setup("anthropic", FaultPlan.happy)
@@ -153,7 +153,7 @@ describe("FakeProvider", () => {
     })
   )
 
-  it.scoped("happy mode without tools answers with text and end_turn", () =>
+  it.effect("happy mode without tools answers with text and end_turn", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup("openai", FaultPlan.happy)
       const response = yield* ModelProvider.generate(provider, request())
@@ -162,7 +162,7 @@ describe("FakeProvider", () => {
     })
   )
 
-  it.scoped("happy mode offers tool_use again on a fresh user turn", () =>
+  it.effect("happy mode offers tool_use again on a fresh user turn", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup("anthropic", FaultPlan.happy, { stream: false })
       const response = yield* ModelProvider.generate(provider, request({ tools: [tool] }))
@@ -170,10 +170,10 @@ describe("FakeProvider", () => {
     })
   )
 
-  it.scoped("a plan that delays on the server's Clock", () =>
+  it.effect("a plan that delays on the server's Clock", () =>
     Effect.gen(function* () {
       const { server } = yield* setup("anthropic", FaultPlan.make([{ kind: "reply", text: "late", delay_ms: 60_000 }]))
-      const response = yield* Effect.fork(
+      const response = yield* Effect.forkChild(
         Effect.promise(() =>
           fetch(`${server.url}/v1/messages`, {
             method: "POST",
@@ -183,13 +183,13 @@ describe("FakeProvider", () => {
       )
       yield* server.awaitRequests(1)
       for (let i = 0; i < 10; i++) yield* Effect.promise(() => new Promise((r) => setImmediate(r)))
-      expect(Option.isNone(yield* response.poll)).toBe(true)
+      expect(response.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust("60 seconds")
-      expect(yield* response.await.pipe(Effect.map(Exit.isSuccess))).toBe(true)
+      expect(Exit.isSuccess(yield* Fiber.await(response))).toBe(true)
     })
   )
 
-  it.scoped(
+  it.effect(
     "a capacity answers 429 above N requests in the last second, with a retry-after, and takes no plan step",
     () =>
       Effect.gen(function* () {
@@ -235,7 +235,7 @@ describe("FakeProvider", () => {
       })
   )
 
-  it.scoped("answers 404 on unknown paths and 400 on a body that is not JSON", () =>
+  it.effect("answers 404 on unknown paths and 400 on a body that is not JSON", () =>
     Effect.gen(function* () {
       const server = yield* FakeProvider.make(FaultPlan.happy)
       const notFound = yield* Effect.promise(() => fetch(`${server.url}/v2/whatever`, { method: "POST", body: "{}" }))
@@ -249,12 +249,12 @@ describe("FakeProvider", () => {
     })
   )
 
-  it.scoped("stops with its scope: hung requests are cut and the port is closed", () =>
+  it.effect("stops with its scope: hung requests are cut and the port is closed", () =>
     Effect.gen(function* () {
       const scope = yield* Scope.make()
-      const server = yield* FakeProvider.make(FaultPlan.make([{ kind: "hang" }])).pipe(Scope.extend(scope))
+      const server = yield* FakeProvider.make(FaultPlan.make([{ kind: "hang" }])).pipe(Scope.provide(scope))
       const provider = yield* providerAt("anthropic", server.url)
-      const hung = yield* Effect.fork(failure(provider))
+      const hung = yield* Effect.forkChild(failure(provider))
       yield* server.awaitRequests(1)
       yield* Scope.close(scope, Exit.void)
       // Only the server closing can end this call: no clock moves here.
@@ -315,7 +315,7 @@ describe("fake-provider CLI", () => {
   })
 })
 
-describe("happy mode against a real MCP plugin (issue 11)", () => {
+describe("happy mode calls a real MCP plugin's tools with inputs they accept", () => {
   it("the agent CLI with the workspace plugin: list_files gets no made-up path, so its result is not an error", async () => {
     const env: Record<string, string | undefined> = { ...process.env }
     for (const key of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"]) delete env[key]

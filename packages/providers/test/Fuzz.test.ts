@@ -18,11 +18,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ModelError, ModelProvider } from "@agent-kernel/kernel"
 import * as Cause from "effect/Cause"
-import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FastCheck from "effect/FastCheck"
+import * as Arbitrary from "effect/Arbitrary"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
@@ -39,6 +38,8 @@ const KEY = "sk-fuzz-Sup3rSecretKey-0123456789"
 const LIMIT = 32 * 1024
 const SEED = 20261130
 const RUNS = 300
+/** Effect's Arbitrary grows strings and arrays with `size`: this one lets them reach the lengths the generators allow. */
+const SIZE = 40
 
 failOnUnhandledRejections()
 
@@ -78,12 +79,61 @@ const decode = (
   headers: Record<string, string>,
   chunks: ReadonlyArray<Uint8Array>
 ): Effect.Effect<ModelProvider.ModelResponse, ModelError.ModelError> =>
-  Effect.map(Stream.runFold(partsOf(api, format, headers, chunks), ResponsePart.empty, ResponsePart.add), (parts) =>
-    ResponsePart.toResponse(parts, "fuzz-model")
+  Effect.map(
+    Stream.runFold(partsOf(api, format, headers, chunks), () => ResponsePart.empty, ResponsePart.add),
+    (parts) => ResponsePart.toResponse(parts, "fuzz-model")
   )
 
 // ---------------------------------------------------------------------------
-// Generators
+// Generators, on effect's Arbitrary
+
+/** An integer in [min, max]. */
+const int = (min: number, max: number): Arbitrary.Arbitrary<number> =>
+  Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: min, maximum: max })))
+
+/** A natural number up to `max` (default: 2^31 - 1). */
+const nat = (max = 2 ** 31 - 1): Arbitrary.Arbitrary<number> => int(0, max)
+
+/** One of the arbitraries, each as likely as its weight. */
+const weighted = <A>(choices: ReadonlyArray<readonly [Arbitrary.Arbitrary<A>, number]>): Arbitrary.Arbitrary<A> => {
+  const slots = choices.flatMap(([arbitrary, weight]) => Array.from({ length: weight }, () => arbitrary))
+  return Arbitrary.flatMap(int(0, slots.length - 1), (i) => slots[i] ?? Arbitrary.Constant(undefined as never))
+}
+
+/** One of the arbitraries, uniformly. */
+const oneOf = <A>(...choices: ReadonlyArray<Arbitrary.Arbitrary<A>>): Arbitrary.Arbitrary<A> =>
+  weighted(choices.map((choice) => [choice, 1] as const))
+
+/** One of the values, uniformly. */
+const pick = <const A>(...values: ReadonlyArray<A>): Arbitrary.Arbitrary<A> =>
+  Arbitrary.flatMap(int(0, values.length - 1), (i) => Arbitrary.Constant(values[i] as A))
+
+/** A printable string (with effect's edge cases: empty, control characters, lone surrogates, emoji...). */
+const printable = (maxLength: number): Arbitrary.Arbitrary<string> =>
+  Arbitrary.schema(Schema.String.check(Schema.isMaxLength(maxLength)))
+
+/** A string of arbitrary UTF-16 code units up to `maxUnit`: control characters, CR, LF, lone surrogates. */
+const codeUnits = (maxLength: number, maxUnit: number): Arbitrary.Arbitrary<string> =>
+  Arbitrary.map(Arbitrary.array(int(0, maxUnit), { maxLength }), (units) => String.fromCharCode(...units))
+
+/** A string of arbitrary code points, of every plane: most take four bytes in UTF-8. */
+const codePoints = (maxLength: number): Arbitrary.Arbitrary<string> =>
+  Arbitrary.map(Arbitrary.array(int(0, 0x10ffff), { maxLength }), (points) => String.fromCodePoint(...points))
+
+/** A small JSON value: a primitive, or an array or object of primitives. */
+const jsonValue: Arbitrary.Arbitrary<unknown> = (() => {
+  const primitive = oneOf<unknown>(
+    Arbitrary.Constant(null),
+    Arbitrary.schema(Schema.Boolean),
+    int(-1000, 1000),
+    printable(12)
+  )
+  return oneOf<unknown>(
+    primitive,
+    Arbitrary.array(primitive, { maxLength: 3 }),
+    Arbitrary.map(Arbitrary.array(Arbitrary.all([printable(6), primitive]), { maxLength: 3 }), Object.fromEntries)
+  )
+})()
 
 const encoder = new TextEncoder()
 
@@ -98,40 +148,34 @@ const incoming: Dialect.Incoming = {
   key: KEY
 }
 
-const text = FastCheck.oneof(
-  FastCheck.string({ maxLength: 40 }),
-  FastCheck.string({ unit: "binary", maxLength: 20 }),
-  FastCheck.constantFrom(
-    "héllo wörld",
-    "日本語のテキスト",
-    "🙂👍🏽 emoji",
-    "a\u2028b\u2029c",
-    "line\r\nbreak",
-    `key ${KEY}`
-  )
+const text = oneOf(
+  printable(40),
+  codePoints(20),
+  pick("héllo wörld", "日本語のテキスト", "🙂👍🏽 emoji", "a\u2028b\u2029c", "line\r\nbreak", `key ${KEY}`)
 )
 
-const answer: FastCheck.Arbitrary<Dialect.Answer> = FastCheck.record({
+const answer: Arbitrary.Arbitrary<Dialect.Answer> = Arbitrary.all({
   text,
-  toolCalls: FastCheck.array(
-    FastCheck.record({
-      id: FastCheck.constantFrom("toolu_1", "call_2", ""),
-      name: FastCheck.constantFrom("lookup", "search"),
-      input: FastCheck.dictionary(FastCheck.string({ maxLength: 8 }), FastCheck.jsonValue({ maxDepth: 1 }), {
-        maxKeys: 4
-      })
+  toolCalls: Arbitrary.array(
+    Arbitrary.all({
+      id: pick("toolu_1", "call_2", ""),
+      name: pick("lookup", "search"),
+      input: Arbitrary.map(
+        Arbitrary.array(Arbitrary.all([printable(8), jsonValue]), { maxLength: 4 }),
+        (entries): unknown => Object.fromEntries(entries)
+      )
     }),
     { maxLength: 2 }
   ),
-  stop: FastCheck.constantFrom("end_turn", "tool_use", "max_tokens", "refusal", "model_context_window_exceeded"),
-  usage: FastCheck.record({
-    input_tokens: FastCheck.nat(100_000),
-    output_tokens: FastCheck.nat(100_000),
-    cache_read_tokens: FastCheck.option(FastCheck.nat(1000), { nil: undefined })
+  stop: pick("end_turn", "tool_use", "max_tokens", "refusal", "model_context_window_exceeded"),
+  usage: Arbitrary.all({
+    input_tokens: nat(100_000),
+    output_tokens: nat(100_000),
+    cache_read_tokens: oneOf<number | undefined>(Arbitrary.Constant(undefined), nat(1000))
   })
 })
 
-const errorType = FastCheck.constantFrom(
+const errorType = pick(
   "overloaded_error",
   "rate_limit_error",
   "api_error",
@@ -142,20 +186,22 @@ const errorType = FastCheck.constantFrom(
 )
 
 /** A transcript as the fake provider writes it: complete, or ending in an error event. */
-const transcript = (dialect: Dialect.Dialect, format: "sse" | "json") =>
-  FastCheck.oneof(
-    answer.map((a) =>
+const transcript = (dialect: Dialect.Dialect, format: "sse" | "json"): Arbitrary.Arbitrary<string> =>
+  oneOf(
+    Arbitrary.map(answer, (a) =>
       format === "sse"
         ? [...dialect.streamHead(incoming, 0, a.text), ...dialect.streamTail(a, incoming, 0)].join("")
         : JSON.stringify(dialect.json(a, incoming, 0).body)
     ),
-    FastCheck.tuple(text, errorType, text, FastCheck.boolean()).map(([partial, type, message, flat]) =>
-      format === "sse"
-        ? [
-            ...dialect.streamHead(incoming, 0, partial),
-            flat ? Dialect.sse("error", { type, message }) : dialect.streamError(type, message, undefined)
-          ].join("")
-        : JSON.stringify(dialect.errorBody(type, message, undefined))
+    Arbitrary.map(
+      Arbitrary.all([text, errorType, text, Arbitrary.schema(Schema.Boolean)]),
+      ([partial, type, message, flat]) =>
+        format === "sse"
+          ? [
+              ...dialect.streamHead(incoming, 0, partial),
+              flat ? Dialect.sse("error", { type, message }) : dialect.streamError(type, message, undefined)
+            ].join("")
+          : JSON.stringify(dialect.errorBody(type, message, undefined))
     )
   )
 
@@ -170,48 +216,53 @@ const keepAlives = (dialect: Dialect.Dialect) => [
     : "event: ping\ndata: {}\n\n"
 ]
 
+interface Damage {
+  readonly label: string
+  readonly apply: (body: string) => string
+}
+
 /** Ways to damage a transcript, each as a function of the text. */
-const damage = (dialect: Dialect.Dialect, format: "sse" | "json") =>
-  FastCheck.oneof(
-    FastCheck.constant({ label: "intact", apply: (body: string) => body }),
-    FastCheck.nat().map((at) => ({
+const damage = (dialect: Dialect.Dialect, format: "sse" | "json"): Arbitrary.Arbitrary<Damage> =>
+  oneOf<Damage>(
+    Arbitrary.Constant({ label: "intact", apply: (body: string) => body }),
+    Arbitrary.map(nat(), (at) => ({
       label: "cut",
       apply: (body: string) => body.slice(0, at % (body.length + 1))
     })),
-    FastCheck.array(FastCheck.tuple(FastCheck.nat(), FastCheck.constantFrom(...keepAlives(dialect))), {
-      minLength: 1,
-      maxLength: 6
-    }).map((inserts) => ({
-      label: "keep-alives",
-      apply: (body: string) => {
-        if (format === "json") return `${" \n\t".repeat(inserts.length)}${body}  `
-        const events = body.split(/(?<=\n\n)/)
-        for (const [at, event] of inserts) events.splice(at % (events.length + 1), 0, event)
-        return events.join("")
-      }
-    })),
-    FastCheck.constantFrom("\r\n", "\r").map((ending) => ({
+    Arbitrary.map(
+      Arbitrary.array(Arbitrary.all([nat(), pick(...keepAlives(dialect))]), { minLength: 1, maxLength: 6 }),
+      (inserts) => ({
+        label: "keep-alives",
+        apply: (body: string) => {
+          if (format === "json") return `${" \n\t".repeat(inserts.length)}${body}  `
+          const events = body.split(/(?<=\n\n)/)
+          for (const [at, event] of inserts) events.splice(at % (events.length + 1), 0, event)
+          return events.join("")
+        }
+      })
+    ),
+    Arbitrary.map(pick("\r\n", "\r"), (ending) => ({
       label: ending === "\r" ? "CR line ends" : "CRLF line ends",
       apply: (body: string) => body.replace(/\n/g, ending)
     })),
-    FastCheck.constant({ label: "BOM", apply: (body: string) => `\uFEFF${body}` }),
-    FastCheck.array(FastCheck.tuple(FastCheck.nat(), FastCheck.string({ unit: "binary-ascii", maxLength: 4 })), {
-      minLength: 1,
-      maxLength: 4
-    }).map((splices) => ({
-      label: "spliced",
-      apply: (body: string) =>
-        splices.reduce((out, [at, junk]) => {
-          const i = at % (out.length + 1)
-          return out.slice(0, i) + junk + out.slice(i + junk.length)
-        }, body)
-    })),
+    Arbitrary.Constant({ label: "BOM", apply: (body: string) => `\uFEFF${body}` }),
+    Arbitrary.map(
+      Arbitrary.array(Arbitrary.all([nat(), codeUnits(4, 0x7f)]), { minLength: 1, maxLength: 4 }),
+      (splices) => ({
+        label: "spliced",
+        apply: (body: string) =>
+          splices.reduce((out, [at, junk]) => {
+            const i = at % (out.length + 1)
+            return out.slice(0, i) + junk + out.slice(i + junk.length)
+          }, body)
+      })
+    ),
     // The key where an excerpt of the body is cut (2,000 characters): scrubbed before the cut, or a part survives.
-    FastCheck.integer({ min: 2_000 - KEY.length + 1, max: 1_999 }).map((before) => ({
+    Arbitrary.map(int(2_000 - KEY.length + 1, 1_999), (before) => ({
       label: "key at the cut",
       apply: (body: string) => `${"x".repeat(before)}${KEY}${body}`
     })),
-    FastCheck.nat({ max: 4096 }).map((extra) => ({
+    Arbitrary.map(nat(4096), (extra) => ({
       label: "oversize",
       apply: (body: string) =>
         format === "sse" ? `data: ${"x".repeat(LIMIT + extra)}\n\n${body}` : `${body}${" ".repeat(LIMIT + extra)}`
@@ -227,33 +278,47 @@ interface Case {
   readonly cuts: ReadonlyArray<number>
 }
 
-const headers = FastCheck.dictionary(
-  FastCheck.constantFrom("retry-after", "retry-after-ms", "x-should-retry"),
-  FastCheck.oneof(FastCheck.constantFrom("1", "true", "false", "-3", "Mon, 30 Nov 2026 06:00:42 GMT"), text),
-  { maxKeys: 2 }
+const headers: Arbitrary.Arbitrary<Record<string, string>> = Arbitrary.map(
+  Arbitrary.array(
+    Arbitrary.all([
+      pick("retry-after", "retry-after-ms", "x-should-retry"),
+      oneOf(pick("1", "true", "false", "-3", "Mon, 30 Nov 2026 06:00:42 GMT"), text)
+    ]),
+    { maxLength: 2 }
+  ),
+  Object.fromEntries
 )
 
-const fuzzCase: FastCheck.Arbitrary<Case> = FastCheck.tuple(
-  FastCheck.constantFrom<Api>("anthropic", "openai"),
-  FastCheck.constantFrom<"sse" | "json">("sse", "json")
-).chain(([api, format]) => {
-  const dialect = api === "anthropic" ? Dialect.anthropic : Dialect.openAi
-  const cuts = FastCheck.array(FastCheck.nat(), { maxLength: 24 })
-  const damaged = FastCheck.tuple(transcript(dialect, format), damage(dialect, format), headers, cuts).map(
-    ([body, how, headers, cuts]): Case => ({
-      api,
-      format,
-      label: how.label,
-      headers,
-      bytes: encoder.encode(how.apply(body)),
-      cuts
-    })
-  )
-  const random = FastCheck.tuple(FastCheck.uint8Array({ maxLength: 512 }), headers, cuts).map(
-    ([bytes, headers, cuts]): Case => ({ api, format, label: "random bytes", headers, bytes, cuts })
-  )
-  return FastCheck.oneof({ arbitrary: damaged, weight: 5 }, { arbitrary: random, weight: 1 })
-})
+const fuzzCase: Arbitrary.Arbitrary<Case> = Arbitrary.flatMap(
+  Arbitrary.all([pick<Api>("anthropic", "openai"), pick<"sse" | "json">("sse", "json")]),
+  ([api, format]) => {
+    const dialect = api === "anthropic" ? Dialect.anthropic : Dialect.openAi
+    const cuts = Arbitrary.array(nat(), { maxLength: 24 })
+    const damaged = Arbitrary.map(
+      Arbitrary.all([transcript(dialect, format), damage(dialect, format), headers, cuts]),
+      ([body, how, headers, cuts]): Case => ({
+        api,
+        format,
+        label: how.label,
+        headers,
+        bytes: encoder.encode(how.apply(body)),
+        cuts
+      })
+    )
+    const random = Arbitrary.map(
+      Arbitrary.all([
+        Arbitrary.map(Arbitrary.array(int(0, 255), { maxLength: 512 }), (bytes) => Uint8Array.from(bytes)),
+        headers,
+        cuts
+      ]),
+      ([bytes, headers, cuts]): Case => ({ api, format, label: "random bytes", headers, bytes, cuts })
+    )
+    return weighted([
+      [damaged, 5],
+      [random, 1]
+    ])
+  }
+)
 
 /** Splits the bytes at the cut positions: arbitrary chunk boundaries, inside characters and line ends too. */
 const chunked = (bytes: Uint8Array, cuts: ReadonlyArray<number>): ReadonlyArray<Uint8Array> => {
@@ -279,9 +344,12 @@ type Outcome =
 /** The outcome of one decode, or a description of why it is not allowed (a defect, an interruption...). */
 const outcomeOf = (exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>): Outcome | string => {
   if (Exit.isSuccess(exit)) return isResponse(exit.value) ? { ok: true, value: exit.value } : "an invalid response"
-  if (!Cause.isFailType(exit.cause)) return `not a typed failure: ${Cause.pretty(exit.cause)}`
-  return ModelError.isModelError(exit.cause.error)
-    ? { ok: false, error: exit.cause.error }
+  const [reason, ...others] = exit.cause.reasons
+  if (reason === undefined || !Cause.isFailReason(reason) || others.length > 0) {
+    return `not a typed failure: ${Cause.pretty(exit.cause)}`
+  }
+  return ModelError.isModelError(reason.error)
+    ? { ok: false, error: reason.error }
     : "a failure that is not a ModelError"
 }
 
@@ -296,25 +364,6 @@ const reachedBy = (c: Case, pieces: ReadonlyArray<Uint8Array>, outcome: Outcome)
 ]
 
 describe("SSE framing, whatever the line endings and chunk boundaries", () => {
-  it("splitLines: LF, CRLF and lone CR all end lines, and a CRLF split across chunks is one ending", () => {
-    const feed = (pieces: ReadonlyArray<string>) => {
-      let lines = Decode.noLines
-      const out: Array<string> = []
-      for (const piece of pieces) {
-        const [next, complete] = Decode.splitLines(lines, piece)
-        lines = next
-        out.push(...complete)
-      }
-      return { out, partial: lines.partial }
-    }
-    expect(feed(["a\nb\r\nc\rd"])).toEqual({ out: ["a", "b", "c"], partial: "d" })
-    expect(feed(["event: x\r", "\ndata: 1\r", "", "\n\r", "\n"])).toEqual({
-      out: ["event: x", "data: 1", ""],
-      partial: ""
-    })
-    expect(feed(["a\r", "\r", "b"])).toEqual({ out: ["a", ""], partial: "b" })
-  })
-
   it.effect("a stray CR early in a chunk does not swallow the blank lines that end events (found by the fuzz)", () =>
     Effect.gen(function* () {
       const reply: Dialect.Answer = {
@@ -341,6 +390,30 @@ describe("SSE framing, whatever the line endings and chunk boundaries", () => {
       expect(error._tag).toBe("Overloaded")
     })
   )
+
+  it.effect(
+    "LF, CRLF and a lone CR all end lines; a CRLF split across chunks is one ending; an empty chunk is nothing",
+    () =>
+      Effect.gen(function* () {
+        const data = '{"type":"overloaded_error","message":"busy"}'
+        const bodies: ReadonlyArray<ReadonlyArray<string>> = [
+          [`event: error\ndata: ${data}\r\n\r`, "\n"],
+          ["event: error\r", `\ndata: ${data}\r`, "", "\n\r", "\n"],
+          [`event: error\rdata: ${data}\r`, "\r"]
+        ]
+        for (const pieces of bodies) {
+          const error = yield* Effect.flip(
+            decode(
+              "openai",
+              "sse",
+              {},
+              pieces.map((piece) => encoder.encode(piece))
+            )
+          )
+          expect(error._tag, JSON.stringify(pieces)).toBe("Overloaded")
+        }
+      })
+  )
 })
 
 describe("fuzz: the SSE and JSON decoders of both providers", () => {
@@ -364,13 +437,15 @@ describe("fuzz: the SSE and JSON decoders of both providers", () => {
           expect(summary(outcome)).toEqual(summary(whole))
         }
       }),
-    { fastCheck: { seed: SEED, numRuns: RUNS } }
+    { arbitrary: { seed: SEED, runs: RUNS, size: SIZE } }
   )
 
   // Measured on its own sample of the same generator and seed, so it holds when run alone (-t) or in any order.
   it("the generators reach every interesting outcome", async () => {
     const reached = new Map<string, number>()
-    for (const c of FastCheck.sample(fuzzCase, { seed: SEED, numRuns: RUNS })) {
+    for (const c of await Effect.runPromise(
+      Arbitrary.sampleEffect(fuzzCase, { seed: SEED, count: RUNS, size: SIZE })
+    )) {
       const pieces = chunked(c.bytes, c.cuts)
       const outcome = outcomeOf(await Effect.runPromise(Effect.exit(decode(c.api, c.format, c.headers, pieces))))
       if (typeof outcome === "string") return expect.fail(`${c.api} ${c.format} ${c.label}: ${outcome}`)
@@ -399,12 +474,12 @@ describe("fuzz: the SSE and JSON decoders of both providers", () => {
 
 describe("property: where a recorded stream is cut into chunks never changes its parts", () => {
   /** A complete or failing SSE transcript of either format, and cut positions. */
-  const cutTranscript = FastCheck.constantFrom<Api>("anthropic", "openai").chain((api) =>
-    FastCheck.tuple(
-      FastCheck.constant(api),
+  const cutTranscript = Arbitrary.flatMap(pick<Api>("anthropic", "openai"), (api) =>
+    Arbitrary.all([
+      Arbitrary.Constant(api),
       transcript(api === "anthropic" ? Dialect.anthropic : Dialect.openAi, "sse"),
-      FastCheck.array(FastCheck.nat(), { minLength: 1, maxLength: 40 })
-    )
+      Arbitrary.array(nat(), { minLength: 1, maxLength: 40 })
+    ])
   )
   const shapeOf = (exit: Exit.Exit<ReadonlyArray<ResponsePart.ResponsePart>, ModelError.ModelError>) =>
     Exit.match(exit, {
@@ -420,17 +495,17 @@ describe("property: where a recorded stream is cut into chunks never changes its
         const bytes = encoder.encode(body)
         const pieces = chunked(bytes, cuts)
         const collect = (chunks: ReadonlyArray<Uint8Array>) =>
-          Effect.exit(Effect.map(Stream.runCollect(partsOf(api, "sse", {}, chunks)), Chunk.toReadonlyArray))
+          Effect.exit(Stream.runCollect(partsOf(api, "sse", {}, chunks)))
         const whole = yield* collect([bytes])
         const cut = yield* collect(pieces)
         expect(shapeOf(cut)).toEqual(shapeOf(whole))
       }),
-    { fastCheck: { seed: SEED, numRuns: RUNS } }
+    { arbitrary: { seed: SEED, runs: RUNS, size: SIZE } }
   )
 
   it("its generator reaches many chunks and cuts inside characters", () => {
     // Measured on its own sample, so it holds alone and in any order.
-    const sample = FastCheck.sample(cutTranscript, { seed: SEED, numRuns: RUNS })
+    const sample = Effect.runSync(Arbitrary.sampleEffect(cutTranscript, { seed: SEED, count: RUNS, size: SIZE }))
     let manyChunks = 0
     let insideCharacter = 0
     for (const [, body, cuts] of sample) {

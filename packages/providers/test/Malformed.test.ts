@@ -45,7 +45,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
   const json = { "content-type": "application/json" }
   const eventStream = { "content-type": "text/event-stream" }
 
-  it.scoped("200 with a body that is not JSON -> unknown", () =>
+  it.effect("200 with a body that is not JSON -> unknown", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         api,
@@ -61,7 +61,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
-  it.scoped("200 JSON of the wrong shape -> unknown", () =>
+  it.effect("200 JSON of the wrong shape -> unknown", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         api,
@@ -74,7 +74,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
-  it.scoped("a 5xx HTML page -> server_error, classified on the status", () =>
+  it.effect("a 5xx HTML page -> server_error, classified on the status", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         api,
@@ -89,7 +89,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
-  it.scoped("a 429 whose body is not JSON is still rate_limited", () =>
+  it.effect("a 429 whose body is not JSON is still rate_limited", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         api,
@@ -100,7 +100,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
-  it.scoped("a stream that ends cleanly before it finishes (truncated) -> connection_error, midStream", () =>
+  it.effect("a stream that ends cleanly before it finishes (truncated) -> connection_error, midStream", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, FaultPlan.make([{ kind: "truncate", text: "half an ans" }]))
       const error = yield* failure(provider)
@@ -111,7 +111,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
-  it.scoped("[DONE] without a finish_reason (OpenAI), or message_stop never sent (Anthropic) -> connection_error", () =>
+  it.effect("[DONE] without a finish_reason (OpenAI), or message_stop never sent (Anthropic) -> connection_error", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, FaultPlan.make([{ kind: "truncate", text: "half an ans", done: true }]))
       const error = yield* failure(provider)
@@ -121,7 +121,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
-  it.scoped("a JSON body cut in half -> unknown", () =>
+  it.effect("a JSON body cut in half -> unknown", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, FaultPlan.make([{ kind: "truncate", text: "half" }]), { stream: false })
       const error = yield* failure(provider)
@@ -130,7 +130,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
-  it.scoped("a body over the size limit -> unknown", () =>
+  it.effect("a body over the size limit -> unknown", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, FaultPlan.make([{ kind: "oversize", bytes: 200_000 }]), {
         stream: false,
@@ -142,7 +142,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
-  it.scoped("an error body over the size limit of a 5xx -> server_error", () =>
+  it.effect("an error body over the size limit of a 5xx -> server_error", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, FaultPlan.make([{ kind: "raw", status: 500, body: "x".repeat(50_000) }]), {
         maxBodyBytes: 10_000
@@ -153,7 +153,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
-  it.scoped("one SSE event over the size limit -> unknown, midStream", () =>
+  it.effect("one SSE event over the size limit -> unknown, midStream", () =>
     Effect.gen(function* () {
       const big = `data: ${"y".repeat(50_000)}`
       const { provider } = yield* setup(
@@ -168,7 +168,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
-  it.scoped("keep-alives between events (pings, comments, empty events, an OpenAI `{}` chunk) are skipped", () =>
+  it.effect("keep-alives between events (pings, comments, empty events, an OpenAI `{}` chunk) are skipped", () =>
     Effect.gen(function* () {
       const body =
         api === "anthropic"
@@ -206,7 +206,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
-  it.scoped("an SSE event that is not JSON -> unknown, midStream", () =>
+  it.effect("an SSE event that is not JSON -> unknown, midStream", () =>
     Effect.gen(function* () {
       const body = api === "anthropic" ? sse(["message_start", "{not json"]) : "data: {not json\n\n"
       const { provider } = yield* setup(api, FaultPlan.make([{ kind: "raw", status: 200, headers: eventStream, body }]))
@@ -217,7 +217,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
-  it.scoped("an SSE event of the wrong shape -> unknown, midStream", () =>
+  it.effect("an SSE event of the wrong shape -> unknown, midStream", () =>
     Effect.gen(function* () {
       const body =
         api === "anthropic"
@@ -230,7 +230,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
-  it.scoped("a JSON body cut short: unknown on a 200, server_error on a 503", () =>
+  it.effect("a JSON body cut short: unknown on a 200, server_error on a 503", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         api,
@@ -246,7 +246,7 @@ describe.each(apis)("malformed responses (%s)", (api) => {
     })
   )
 
-  it.scoped("a response that is not HTTP at all -> connection_error, not a defect", () =>
+  it.effect("a response that is not HTTP at all -> connection_error, not a defect", () =>
     Effect.gen(function* () {
       const port = yield* rawServer("SSH-2.0-OpenSSH_9.6\r\n\r\n", "close")
       const provider = yield* providerAt(
@@ -254,13 +254,13 @@ describe.each(apis)("malformed responses (%s)", (api) => {
         api === "anthropic" ? `http://127.0.0.1:${port}` : `http://127.0.0.1:${port}/v1`
       )
       const exit = yield* Effect.exit(ModelProvider.generate(provider, { model: "m", messages: [], tools: [] }))
-      expect(Exit.isFailure(exit) && exit.cause._tag).toBe("Fail")
+      expect(Exit.isFailure(exit) && exit.cause.reasons.map((reason) => reason._tag)).toEqual(["Fail"])
       const error = yield* failure(provider)
       expect(error._tag).toBe("ConnectionError")
     })
   )
 
-  it.scoped("a body shorter than its content-length, then a close -> connection_error, not a defect", () =>
+  it.effect("a body shorter than its content-length, then a close -> connection_error, not a defect", () =>
     Effect.gen(function* () {
       const port = yield* rawServer(
         'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n{"id":"msg',

@@ -1,12 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as HashMap from "effect/HashMap"
-import * as List from "effect/List"
 import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import * as References from "effect/References"
+import * as TestClock from "effect/testing/TestClock"
 import { RetryAfter } from "../src/index.js"
 import { FaultPlan } from "../src/testing/index.js"
 import { apis, failure, setup } from "./support.js"
@@ -38,6 +36,32 @@ describe("RetryAfter.parseAt", () => {
     expect(millisOf(RetryAfter.parseAt({ "retry-after": "Mon, 30 Nov 2026 05:00:00 GMT" }, NOW))).toEqual(
       Option.some(0)
     )
+  })
+
+  it.each([
+    ["a UTC zone name", "Mon, 30 Nov 2026 06:00:42 UTC", 42_000],
+    ["a numeric zone", "Mon, 30 Nov 2026 06:00:42 +0000", 42_000],
+    ["a numeric zone east of UTC", "Mon, 30 Nov 2026 07:00:42 +0100", 42_000],
+    ["a one-digit day", "Tue, 1 Dec 2026 06:00:00 GMT", 24 * 3600 * 1000],
+    ["no comma after the day name", "Mon 30 Nov 2026 06:00:42 GMT", 42_000],
+    ["a full day name", "Monday, 30 Nov 2026 06:00:42 GMT", 42_000]
+  ])("reads a date beyond the HTTP standard's formats: %s", (_, value, millis) => {
+    const parsed = RetryAfter.parseAt({ "retry-after": value }, NOW)
+    expect(millisOf(parsed)).toEqual(Option.some(millis))
+    expect(parsed.ignored).toEqual([])
+  })
+
+  it("reads a date with no zone in local time, as Date.parse does", () => {
+    const localNow = new Date(2026, 10, 30, 6, 0, 0).getTime()
+    const parsed = RetryAfter.parseAt({ "retry-after": "Mon, 30 Nov 2026 06:00:42" }, localNow)
+    expect(millisOf(parsed)).toEqual(Option.some(42_000))
+    expect(parsed.ignored).toEqual([])
+  })
+
+  it("ignores a day name followed by something that is not a date", () => {
+    const parsed = RetryAfter.parseAt({ "retry-after": "Mon, whenever" }, NOW)
+    expect(parsed.retryAfter).toEqual(Option.none())
+    expect(parsed.ignored.length).toBeGreaterThan(0)
   })
 
   it("matches header names case-insensitively", () => {
@@ -86,18 +110,18 @@ describe("RetryAfter.parse", () => {
   it.effect("logs ignored headers at debug level instead of failing", () =>
     Effect.gen(function* () {
       const lines: Array<string> = []
-      const logger = Logger.make(({ message, logLevel, annotations }) => {
-        lines.push(`${logLevel.label} ${JSON.stringify(message)} ${HashMap.has(annotations, "module")}`)
+      const logger = Logger.make(({ message, logLevel, fiber }) => {
+        const annotations = fiber.getRef(References.CurrentLogAnnotations)
+        lines.push(`${logLevel.toUpperCase()} ${JSON.stringify(message)} ${"module" in annotations}`)
       })
       const hint = yield* RetryAfter.parse({ "retry-after": "tomorrow-ish" }).pipe(
-        Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
-        Logger.withMinimumLogLevel(LogLevel.Debug)
+        Effect.provide(Logger.layer([logger])),
+        Effect.provideService(References.MinimumLogLevel, "Debug")
       )
       expect(hint).toEqual(Option.none())
       expect(lines).toHaveLength(1)
       expect(lines[0]).toContain("DEBUG")
       expect(lines[0]).toContain("tomorrow-ish")
-      void List
     })
   )
 })
@@ -107,7 +131,7 @@ describe.each(apis)("retry-after over the wire (%s)", (api) => {
   const rateLimited = (headers: Record<string, string>) =>
     FaultPlan.make([{ kind: "error", status: 429, error_type: "rate_limit_error", message: "slow down", headers }])
 
-  it.scoped("seconds", () =>
+  it.effect("seconds", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, rateLimited({ "retry-after": "12" }))
       const error = yield* failure(provider)
@@ -116,7 +140,7 @@ describe.each(apis)("retry-after over the wire (%s)", (api) => {
     })
   )
 
-  it.scoped("milliseconds", () =>
+  it.effect("milliseconds", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, rateLimited({ "retry-after-ms": "1234", "retry-after": "60" }))
       const error = yield* failure(provider)
@@ -124,7 +148,7 @@ describe.each(apis)("retry-after over the wire (%s)", (api) => {
     })
   )
 
-  it.scoped("HTTP date, relative to the Clock", () =>
+  it.effect("HTTP date, relative to the Clock", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW)
       const { provider } = yield* setup(api, rateLimited({ "retry-after": "Mon, 30 Nov 2026 06:00:30 GMT" }))
@@ -133,7 +157,7 @@ describe.each(apis)("retry-after over the wire (%s)", (api) => {
     })
   )
 
-  it.scoped("garbage is ignored and the error is still classified", () =>
+  it.effect("garbage is ignored and the error is still classified", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, rateLimited({ "retry-after": "whenever", "retry-after-ms": "-3" }))
       const error = yield* failure(provider)
@@ -142,7 +166,7 @@ describe.each(apis)("retry-after over the wire (%s)", (api) => {
     })
   )
 
-  it.scoped("a hint above 24 h is kept", () =>
+  it.effect("a hint above 24 h is kept", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, rateLimited({ "retry-after": "90000" }))
       const error = yield* failure(provider)
@@ -151,7 +175,7 @@ describe.each(apis)("retry-after over the wire (%s)", (api) => {
     })
   )
 
-  it.scoped("is read on other statuses too (503)", () =>
+  it.effect("is read on other statuses too (503)", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         api,

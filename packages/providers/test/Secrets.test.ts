@@ -5,9 +5,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ModelError, ModelProvider } from "@agent-kernel/kernel"
 import * as Effect from "effect/Effect"
-import * as Inspectable from "effect/Inspectable"
+import * as Formatter from "effect/Formatter"
 import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
+import * as References from "effect/References"
 import * as Schema from "effect/Schema"
 import * as NodeUtil from "node:util"
 import { FaultPlan } from "../src/testing/index.js"
@@ -19,11 +19,11 @@ const everyRendering = (error: ModelError.ModelError): ReadonlyArray<string> => 
   JSON.stringify(Schema.encodeSync(ModelError.ModelError)(error)),
   String(error),
   NodeUtil.inspect(error, { depth: 10 }),
-  Inspectable.format(error)
+  Formatter.format(error)
 ]
 
 describe.each(apis)("the key never leaks (%s)", (api) => {
-  it.scoped("from an error body that echoes it", () =>
+  it.effect("from an error body that echoes it", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         api,
@@ -36,7 +36,7 @@ describe.each(apis)("the key never leaks (%s)", (api) => {
     })
   )
 
-  it.scoped("from a mid-stream error that echoes it", () =>
+  it.effect("from a mid-stream error that echoes it", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         api,
@@ -58,7 +58,7 @@ describe.each(apis)("the key never leaks (%s)", (api) => {
     })
   )
 
-  it.scoped("from a malformed body that contains it", () =>
+  it.effect("from a malformed body that contains it", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         api,
@@ -73,7 +73,7 @@ describe.each(apis)("the key never leaks (%s)", (api) => {
     })
   )
 
-  it.scoped("from a transport error", () =>
+  it.effect("from a transport error", () =>
     Effect.gen(function* () {
       const provider = yield* providerAt(api, "http://127.0.0.1:1")
       const error = yield* failure(provider)
@@ -84,7 +84,7 @@ describe.each(apis)("the key never leaks (%s)", (api) => {
 
   // The body excerpts are cut at 2,000 characters (a malformed body, a non-JSON error body) and
   // 200 (the note about an unparseable error body): a key crossing a cut must be scrubbed first.
-  it.scoped.each([
+  it.effect.each([
     { name: "a malformed 200 body cut at 2,000 characters", status: 200, cut: 2_000 },
     { name: "a non-JSON error body cut at 2,000 characters", status: 500, cut: 2_000 },
     { name: "a non-JSON error body, its note cut at 200 characters", status: 500, cut: 200 }
@@ -104,12 +104,12 @@ describe.each(apis)("the key never leaks (%s)", (api) => {
     })
   )
 
-  it.scoped("in logs at every level", () =>
+  it.effect("in logs at every level", () =>
     Effect.gen(function* () {
       const lines: Array<string> = []
       const logger = Logger.make((options) => {
         lines.push(NodeUtil.inspect(options.message, { depth: 10 }))
-        lines.push(NodeUtil.inspect(options.annotations, { depth: 10 }))
+        lines.push(NodeUtil.inspect(options.fiber.getRef(References.CurrentLogAnnotations), { depth: 10 }))
       })
       const { provider } = yield* setup(
         api,
@@ -125,8 +125,8 @@ describe.each(apis)("the key never leaks (%s)", (api) => {
       )
       const error = yield* failure(provider).pipe(
         Effect.tap((e) => Effect.logError("provider failed", e)),
-        Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
-        Logger.withMinimumLogLevel(LogLevel.All)
+        Effect.provide(Logger.layer([logger])),
+        Effect.provideService(References.MinimumLogLevel, "All")
       )
       expect(error._tag).toBe("RateLimited")
       // The debug note about the unusable retry-after, and the error we logged.
@@ -136,7 +136,7 @@ describe.each(apis)("the key never leaks (%s)", (api) => {
     })
   )
 
-  it.scoped("to the server: the key travels only in its header", () =>
+  it.effect("to the server: the key travels only in its header", () =>
     Effect.gen(function* () {
       const { provider, server } = yield* setup(api, FaultPlan.make([{ kind: "reply" }]))
       yield* ModelProvider.generate(provider, { model: "m", messages: [], tools: [] })

@@ -6,10 +6,8 @@
  */
 import { Content, ModelError, ModelProvider, ResponsePart } from "@agent-kernel/kernel"
 import { describe, expect, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { FaultPlan } from "../src/testing/index.js"
@@ -19,10 +17,10 @@ const joined = (parts: ReadonlyArray<ResponsePart.ResponsePart>): string =>
   parts.flatMap((part) => (part.type === "text_delta" ? [part.text] : [])).join("")
 
 const collect = (provider: ModelProvider.Service, req: ModelProvider.ModelRequest = request()) =>
-  Effect.map(Stream.runCollect(provider.stream(req)), Chunk.toReadonlyArray)
+  Stream.runCollect(provider.stream(req))
 
 describe.each(apis)("streaming (%s)", (api) => {
-  it.scoped("deltas arrive in order, and the first while the server still holds the rest", () =>
+  it.effect("deltas arrive in order, and the first while the server still holds the rest", () =>
     Effect.gen(function* () {
       const text = "The quick brown fox jumps over the lazy dog."
       // The head is message_start, ping, content_block_start, then deltas (Anthropic); a role chunk, then deltas
@@ -33,7 +31,7 @@ describe.each(apis)("streaming (%s)", (api) => {
         FaultPlan.make([{ kind: "reply", text, delta_chars: 4, hold_after_events: hold }])
       )
       const seen = yield* Queue.unbounded<ResponsePart.ResponsePart>()
-      const reader = yield* Effect.fork(
+      const reader = yield* Effect.forkChild(
         Stream.runForEach(provider.stream(request()), (part) => Queue.offer(seen, part))
       )
       // Anthropic reports usage first (message_start); the first text comes next.
@@ -47,13 +45,11 @@ describe.each(apis)("streaming (%s)", (api) => {
       expect(first).toEqual({ type: "text_delta", index: 0, text: "The " })
       // Still held: nothing after the first delta has been written, and the stream is still open.
       for (let i = 0; i < 5; i++) yield* ioTick
-      expect(Option.isNone(yield* reader.poll)).toBe(true)
-      expect((yield* Queue.takeAll(seen)).pipe(Chunk.toReadonlyArray).filter((p) => p.type === "text_delta")).toEqual(
-        []
-      )
+      expect(reader.pollUnsafe()).toBeUndefined()
+      expect((yield* Queue.clear(seen)).filter((p) => p.type === "text_delta")).toEqual([])
       yield* server.release
       yield* Fiber.join(reader)
-      const rest = Chunk.toReadonlyArray(yield* Queue.takeAll(seen))
+      const rest = yield* Queue.clear(seen)
       const parts = [...before, first, ...rest]
       expect(joined(parts)).toBe(text)
       // Each delta is 4 characters, in order.
@@ -64,7 +60,7 @@ describe.each(apis)("streaming (%s)", (api) => {
     })
   )
 
-  it.scoped("tool calls stream as a start and input fragments; the folded response has the parsed input", () =>
+  it.effect("tool calls stream as a start and input fragments; the folded response has the parsed input", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         api,
@@ -86,7 +82,7 @@ describe.each(apis)("streaming (%s)", (api) => {
     })
   )
 
-  it.scoped("a mid-stream error after text: the text was streamed, then the stream fails midStream with usage", () =>
+  it.effect("a mid-stream error after text: the text was streamed, then the stream fails midStream with usage", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(
         api,
@@ -103,7 +99,7 @@ describe.each(apis)("streaming (%s)", (api) => {
     })
   )
 
-  it.scoped("a refusal mid-stream keeps its partial text and finishes content_filtered", () =>
+  it.effect("a refusal mid-stream keeps its partial text and finishes content_filtered", () =>
     Effect.gen(function* () {
       const { provider } = yield* setup(api, FaultPlan.make([{ kind: "reply", text: "I can't", stop: "refusal" }]))
       const parts = yield* collect(provider)
@@ -112,7 +108,7 @@ describe.each(apis)("streaming (%s)", (api) => {
     })
   )
 
-  it.scoped("one-shot generate is the stream folded: the same response as streaming, and as JSON", () =>
+  it.effect("one-shot generate is the stream folded: the same response as streaming, and as JSON", () =>
     Effect.gen(function* () {
       const plan = FaultPlan.make([{ kind: "reply", text: "same answer" }], { after: "repeat_last" })
       const streamed = yield* setup(api, plan)
@@ -128,7 +124,7 @@ describe.each(apis)("streaming (%s)", (api) => {
 
 const ev = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
 
-it.scoped(
+it.effect(
   "anthropic: thinking deltas with their signature, and redacted thinking kept whole, as parts and in the response",
   () =>
     Effect.gen(function* () {
@@ -275,14 +271,14 @@ const optionCases: ReadonlyArray<{
 ]
 
 describe.each(apis)("request options on the wire (%s)", (api) => {
-  it.scoped.each(optionCases)("$name appears in the recorded request body", (c) =>
+  it.effect.each(optionCases)("$name appears in the recorded request body", (c) =>
     Effect.gen(function* () {
       const body = yield* recordedBody(api, request(c.request))
       expect(body).toMatchObject(api === "anthropic" ? c.anthropic : c.openai)
     })
   )
 
-  it.scoped("an extra key that collides with a modelled field fails before any request", () =>
+  it.effect("an extra key that collides with a modelled field fails before any request", () =>
     Effect.gen(function* () {
       const error = yield* refusedBeforeSending(api, request({ extra: { temperature: 2 } }))
       expect(error.message).toContain("extra.temperature")
@@ -292,14 +288,14 @@ describe.each(apis)("request options on the wire (%s)", (api) => {
 })
 
 describe("options a provider lacks fail before any request, naming option and provider", () => {
-  it.scoped("anthropic: top_k and thinking reach the wire", () =>
+  it.effect("anthropic: top_k and thinking reach the wire", () =>
     Effect.gen(function* () {
       const body = yield* recordedBody("anthropic", request({ top_k: 40, thinking: { budget_tokens: 2048 } }))
       expect(body).toMatchObject({ top_k: 40, thinking: { type: "enabled", budget_tokens: 2048 } })
     })
   )
 
-  it.scoped("openai: reasoning_effort reaches the wire", () =>
+  it.effect("openai: reasoning_effort reaches the wire", () =>
     Effect.gen(function* () {
       const body = yield* recordedBody("openai", request({ reasoning_effort: "low" }))
       expect(body).toMatchObject({ reasoning_effort: "low" })
@@ -331,7 +327,7 @@ describe("options a provider lacks fail before any request, naming option and pr
       }
     ]
   ]
-  it.scoped.each(lacking.map(([api, option, req]) => ({ api, option, req })))("$api: $option", ({ api, option, req }) =>
+  it.effect.each(lacking.map(([api, option, req]) => ({ api, option, req })))("$api: $option", ({ api, option, req }) =>
     Effect.gen(function* () {
       const error = yield* refusedBeforeSending(api, request(req))
       expect(error.details?.["option"]).toBe(option)
@@ -355,7 +351,7 @@ const pdf: Content.ContentBlock = {
 }
 
 describe("content on the wire", () => {
-  it.scoped("anthropic: thinking with its signature and redacted thinking go back verbatim", () =>
+  it.effect("anthropic: thinking with its signature and redacted thinking go back verbatim", () =>
     Effect.gen(function* () {
       const body = yield* recordedBody(
         "anthropic",
@@ -391,7 +387,7 @@ describe("content on the wire", () => {
     })
   )
 
-  it.scoped("anthropic: images and documents (base64 and URL), cache_control on system, tools and messages", () =>
+  it.effect("anthropic: images and documents (base64 and URL), cache_control on system, tools and messages", () =>
     Effect.gen(function* () {
       const cache = { type: "ephemeral", ttl: "1h" } as const
       const body = yield* recordedBody(
@@ -429,7 +425,7 @@ describe("content on the wire", () => {
     })
   )
 
-  it.scoped(
+  it.effect(
     "openai: images as image_url (base64 as a data URL), a base64 document as a file, system blocks joined",
     () =>
       Effect.gen(function* () {

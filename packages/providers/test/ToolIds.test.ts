@@ -1,8 +1,8 @@
 /**
- * Issue 10, item 1, over the wire: OpenAI-compatible servers that omit
- * tool-call ids, send empty ones or send one id twice. The fake server plays
- * each; the OpenAI decoder reads it (streamed and as one JSON body); a kernel
- * Session runs the tools. Every result is kept and sits with its own call,
+ * OpenAI-compatible servers that omit tool-call ids, send empty ones or send
+ * one id twice, over the wire. The fake server plays each; the OpenAI
+ * decoder reads it (streamed and as one JSON body); a kernel Session runs
+ * the tools. Every result is kept and sits with its own call,
  * the ids are unique, and the next request sends matching ids on each
  * assistant tool call and its tool message.
  *
@@ -127,10 +127,10 @@ const cases: ReadonlyArray<readonly [Case, string]> = [
   ["duplicate", "a server that sends one tool-call id twice"]
 ]
 
-describe("tool-call ids from OpenAI-compatible servers, end to end (issue 10, item 1)", () => {
+describe("tool-call ids an OpenAI-compatible server omits, leaves empty or repeats, end to end", () => {
   for (const stream of [true, false]) {
     for (const [which, title] of cases) {
-      it.scoped(
+      it.effect(
         `${title} (${stream ? "stream" : "JSON"}): every result kept with its call, ids unique, the next request matches`,
         () =>
           Effect.gen(function* () {
@@ -174,7 +174,7 @@ describe("tool-call ids from OpenAI-compatible servers, end to end (issue 10, it
     }
   }
 
-  it.scoped("anthropic: one tool_use id sent twice is made unique too, and the next request matches", () =>
+  it.effect("anthropic: one tool_use id sent twice is made unique too, and the next request matches", () =>
     Effect.gen(function* () {
       const { outcome, requests } = yield* run("anthropic", "duplicate", true)
       assert.strictEqual(outcome.status, "completed", JSON.stringify(outcome.error))

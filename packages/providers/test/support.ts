@@ -4,13 +4,12 @@
  */
 import { Content, type ModelError, ModelProvider } from "@agent-kernel/kernel"
 import { afterAll, beforeAll, expect } from "@effect/vitest"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
-import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import * as TestClock from "effect/TestClock"
-import type * as Duration from "effect/Duration"
+import * as TestClock from "effect/testing/TestClock"
 import { Anthropic, OpenAi, type Timeouts, Transport } from "../src/index.js"
 import { FakeProvider, type FaultPlan } from "../src/testing/index.js"
 import { NodeTransport } from "../src/node/index.js"
@@ -106,7 +105,7 @@ export const failure = (
   req: ModelProvider.ModelRequest = request()
 ): Effect.Effect<ModelError.ModelError> =>
   ModelProvider.generate(provider, req).pipe(
-    Effect.flatMap((response) => Effect.dieMessage(`expected a failure, got ${JSON.stringify(response)}`)),
+    Effect.flatMap((response) => Effect.die(new Error(`expected a failure, got ${JSON.stringify(response)}`))),
     Effect.flip
   )
 
@@ -117,16 +116,16 @@ export const ioTick: Effect.Effect<void> = Effect.promise(() => new Promise<void
  * Advances `TestClock` by `step` repeatedly, letting I/O run between steps,
  * until the fiber finishes. Returns its exit and how many steps it took.
  */
-export const adjustUntilDone = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, step: Duration.DurationInput, maxSteps = 40) =>
+export const adjustUntilDone = <A, E>(fiber: Fiber.Fiber<A, E>, step: Duration.Input, maxSteps = 40) =>
   Effect.gen(function* () {
     for (let steps = 0; steps < maxSteps; steps++) {
       // Give the in-flight request time to reach the point where it waits.
       for (let i = 0; i < 5; i++) yield* ioTick
-      const polled = yield* fiber.poll
-      if (Option.isSome(polled)) return { exit: polled.value, steps }
+      const polled = fiber.pollUnsafe()
+      if (polled !== undefined) return { exit: polled, steps }
       yield* TestClock.adjust(step)
     }
-    return yield* Effect.dieMessage(`fiber still running after ${maxSteps} clock steps`)
+    return yield* Effect.die(new Error(`fiber still running after ${maxSteps} clock steps`))
   })
 
 /** Fails the test file if any promise rejection went unhandled while it ran. */

@@ -2,26 +2,28 @@
  * A consumer of the packed packages, as an app would write it: a Session
  * built from the packages' Layers, one run against the fake provider over
  * HTTP with a real MCP plugin process, one run over the fetch HttpClient
- * (no Node transport), and one through @agent-kernel/ai's adapter around an
- * @effect/ai `LanguageModel` (made with @effect/ai's own `LanguageModel.make`,
- * answering from memory, so no provider package is needed). It prints one
- * line a run; the consumer check expects each to end `completed`.
+ * (no Node transport), one through @agent-kernel/ai's adapter around an
+ * effect/ai `LanguageModel` (made with effect/ai's own `LanguageModel.make`,
+ * answering from memory), and one effect/ai `LanguageModel.generateText`
+ * through the kernel's Anthropic provider as a `LanguageModel` in one Layer.
+ * It prints one line a run; the consumer check expects each to end
+ * `completed`.
  *
  * The check runs it with plain node after compiling it with strict flags.
  */
-import { LanguageModelProvider, SingleRequest } from "@agent-kernel/ai"
+import { AnthropicLanguageModel, LanguageModelProvider, SingleRequest } from "@agent-kernel/ai"
 import { Session } from "@agent-kernel/kernel"
 import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
 import { Anthropic, Transport } from "@agent-kernel/providers"
 import { NodeTransport } from "@agent-kernel/providers/node"
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
-import * as LanguageModel from "@effect/ai/LanguageModel"
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as LanguageModel from "effect/ai/LanguageModel"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as path from "node:path"
 
 const app = path.resolve(import.meta.dirname, "..")
@@ -29,12 +31,14 @@ const app = path.resolve(import.meta.dirname, "..")
 // The model lists the app's folder through the plugin, then answers.
 const plan = FaultPlan.make([
   { kind: "reply", tool_calls: [{ name: "list_files", input: {} }], stop: "tool_use" },
-  { kind: "reply", text: "The app holds its sources and the plugin.", stop: "end_turn" }
+  { kind: "reply", text: "The app holds its sources and the plugin.", stop: "end_turn" },
+  { kind: "reply", text: "Hello over fetch.", stop: "end_turn" },
+  { kind: "reply", text: "Hello from effect/ai.", stop: "end_turn" }
 ])
 
 const ToolsLive = PluginToolbox.layer({
   providers: [McpStdio.make({ name: "workspace", command: process.execPath, args: ["workspace.mjs"], cwd: app })]
-}).pipe(Layer.provide(NodeContext.layer))
+}).pipe(Layer.provide(NodeServices.layer))
 
 const runOnce = (input: string) =>
   Effect.flatMap(Session.make({ model: "fake-model" }), (session) => session.run(input))
@@ -68,19 +72,19 @@ const program = Effect.gen(function* () {
         LanguageModel.make({
           generateText: () =>
             Effect.succeed([
-              { type: "text", text: "Hello from @effect/ai." },
-              { type: "finish", reason: "stop", usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 } }
+              { type: "text", text: "Hello from memory." },
+              { type: "finish", reason: "stop", usage: { inputTokens: { total: 3 }, outputTokens: { total: 5 } } }
             ]),
           // The adapter calls streamText: the same answer as parts.
           streamText: () =>
             Stream.make(
               { type: "text-start" as const, id: "t" },
-              { type: "text-delta" as const, id: "t", delta: "Hello from @effect/ai." },
+              { type: "text-delta" as const, id: "t", delta: "Hello from memory." },
               { type: "text-end" as const, id: "t" },
               {
                 type: "finish" as const,
                 reason: "stop" as const,
-                usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 }
+                usage: { inputTokens: { total: 3 }, outputTokens: { total: 5 } }
               }
             )
         })
@@ -89,10 +93,19 @@ const program = Effect.gen(function* () {
     Layer.provide(SingleRequest.layerNoHttp)
   )
   const viaEffectAi = yield* runOnce("Hello").pipe(Effect.provide(EffectAiLive))
-  const answered = viaEffectAi.final_text === "Hello from @effect/ai."
-  console.log(`@effect/ai adapter: ${viaEffectAi.status}${answered ? "" : " (but the answer was lost)"}`)
+  const answered = viaEffectAi.final_text === "Hello from memory."
+  console.log(`effect/ai adapter: ${viaEffectAi.status}${answered ? "" : " (but the answer was lost)"}`)
 
-  return withTools.status === "completed" && listed && overFetch.status === "completed" && answered
+  // The other direction: effect/ai's own API over the kernel's Anthropic provider, from one Layer.
+  const viaLanguageModel = yield* LanguageModel.generateText({ prompt: "Hello" }).pipe(
+    Effect.provide(AnthropicLanguageModel.layer({ model: "fake-model", apiKey, baseUrl: server.url }))
+  )
+  const generated = viaLanguageModel.finishReason === "stop" && viaLanguageModel.text === "Hello from effect/ai."
+  console.log(
+    `effect/ai LanguageModel: ${generated ? "completed" : `${viaLanguageModel.finishReason} "${viaLanguageModel.text}"`}`
+  )
+
+  return withTools.status === "completed" && listed && overFetch.status === "completed" && answered && generated
 })
 
 Effect.runPromise(Effect.scoped(program)).then(

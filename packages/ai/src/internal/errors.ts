@@ -1,13 +1,28 @@
 /**
- * The pure half of error mapping: what an `AiError` (or a response the
+ * The pure half of error mapping: what an `AiError` reason (or a response the
  * single-request guard recorded) says, as classification facts.
  *
  * @internal
  */
-import type { ModelError } from "@agent-kernel/kernel"
+import { ModelError } from "@agent-kernel/kernel"
 import { Anthropic, Classification, OpenAi, Redaction } from "@agent-kernel/providers"
-import type * as AiError from "@effect/ai/AiError"
+import type * as AiError from "effect/ai/AiError"
+import * as Cause from "effect/Cause"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+
+// The kernel's error as JSON; one whose details JSON cannot hold is not carried.
+const ModelErrorJson = Schema.toCodecJson(ModelError.ModelError)
+export const encodeModelError = Schema.encodeOption(ModelErrorJson)
+export const decodeModelError = Schema.decodeUnknownOption(ModelErrorJson)
+
+/** A kernel error with its JSON edited; the error itself when JSON cannot hold it or the edit does not decode. */
+export const editModelError = (error: ModelError.ModelError, edit: (json: unknown) => unknown): ModelError.ModelError =>
+  Option.getOrElse(Option.flatMap(Option.map(encodeModelError(error), edit), decodeModelError), () => error)
+
+/** What an `AiError` reason kept of the HTTP exchange. */
+export type HttpContext = typeof AiError.HttpContext.Type
 
 /** The wire dialect whose error bodies and classification table apply. */
 export type Dialect = "anthropic" | "openai"
@@ -25,8 +40,9 @@ export const dialects: Record<
 }
 
 /**
- * The dialect of the @effect/ai client that raised an error, from its
- * `module`. OpenRouter speaks OpenAI's error shape. `undefined` when the
+ * The dialect of the client that raised an error, from its `module`
+ * (`AnthropicClient`, `OpenAiClient`, `OpenRouterClient`, their language
+ * models). OpenRouter speaks OpenAI's error shape. `undefined` when the
  * module is not one whose wire format the tables know.
  */
 export const dialectOfModule = (module: string): Dialect | undefined => {
@@ -45,16 +61,17 @@ export interface HttpFailure {
 
 /** A request that got no response. */
 export interface TransportFailure {
-  readonly reason: "Transport" | "Encode" | "InvalidUrl"
+  readonly reason: "TransportError" | "EncodeError" | "InvalidUrlError"
   readonly description?: string | undefined
   /** The socket error code (ECONNREFUSED, ECONNRESET...), when the cause kept one. */
   readonly code?: string | undefined
+  /** The request timed out rather than failed (a `TimeoutError` in the cause). */
+  readonly timedOut?: boolean | undefined
 }
 
 /**
- * The body an `HttpResponseError` kept. @effect/ai stores it as
- * `JSON.stringify(value, null, 2)` of the parsed JSON (or of the text for
- * a text body); a text body may itself hold JSON.
+ * The body an `AiError`'s HTTP context kept, as text: parsed when it is JSON
+ * (a text body that itself holds JSON, too).
  */
 export const bodyOf = (stored: string | undefined): unknown => {
   if (stored === undefined) return undefined
@@ -62,22 +79,38 @@ export const bodyOf = (stored: string | undefined): unknown => {
   return typeof value === "string" ? Redaction.bodyOfText(value) : value
 }
 
-/** The socket error code inside an `HttpRequestError`'s cause, if any. */
-export const codeOf = (cause: unknown): string | undefined => {
+/** Each object along a chain of `cause`s, at most `depth` deep. */
+const causeChain = (cause: unknown, depth = 6): ReadonlyArray<object> => {
+  const chain: Array<object> = []
   let current = cause
-  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
-    if ("code" in current && typeof current.code === "string") return current.code
-    current = "cause" in current ? current.cause : undefined
+  for (let i = 0; i < depth && typeof current === "object" && current !== null; i++) {
+    chain.push(current)
+    current = "cause" in current ? current.cause : "reason" in current ? current.reason : undefined
   }
+  return chain
+}
+
+/** The socket error code inside a cause chain, if any. */
+export const codeOf = (cause: unknown): string | undefined => {
+  for (const link of causeChain(cause)) if ("code" in link && typeof link.code === "string") return link.code
   return undefined
 }
 
-/** The failure an `HttpResponseError` describes. */
-export const httpFailureOf = (error: AiError.HttpResponseError): HttpFailure => ({
-  status: error.response.status,
-  headers: Redaction.keptHeaders(error.response.headers),
-  body: bodyOf(error.body)
-})
+/** Whether a cause chain holds a timeout (`Cause.TimeoutError`, as `Effect.timeout` raises). */
+export const timedOutOf = (cause: unknown): boolean => causeChain(cause).some(Cause.isTimeoutError)
+
+/** Response headers as plain strings (a redacted value is dropped), lower-cased, credentials left out. */
+export const plainHeaders = (headers: Readonly<Record<string, string | Redacted.Redacted<string>>>) => {
+  const plain: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) if (!Redacted.isRedacted(value)) plain[name] = value
+  return Redaction.keptHeaders(plain)
+}
+
+/** The failure a reason's HTTP context describes, if it kept the response. */
+export const httpFailureOf = (http: HttpContext | undefined): HttpFailure | undefined =>
+  http?.response === undefined
+    ? undefined
+    : { status: http.response.status, headers: plainHeaders(http.response.headers), body: bodyOf(http.body) }
 
 /**
  * What the tables say about an HTTP failure, with the row that decided: the
@@ -96,24 +129,47 @@ export const classifyHttp = (dialect: Dialect, failure: HttpFailure) => {
 
 /**
  * The category of a request that got no response, as the kernel's own
- * providers classify transport failures: a socket failure is transient, a
- * request that could not be built is the request's fault.
+ * providers classify transport failures: a timeout is a timeout, a socket
+ * failure is transient, a request that could not be built is the request's
+ * fault.
  */
 export const transportCategory = (failure: TransportFailure): ModelError.Category =>
-  failure.reason === "Transport" ? "connection_error" : "invalid_request"
+  failure.reason !== "TransportError" ? "invalid_request" : failure.timedOut === true ? "timeout" : "connection_error"
 
 /**
- * The category of an HTTP response that could not be read (`Decode`,
- * `EmptyBody`): a 5xx is a server error, as the kernel's providers treat a
- * malformed 5xx; anything else is `unknown`, because @effect/ai keeps no
- * cause here (a reset mid-body and a garbled body look the same).
+ * The category of a response that could not be read or made no sense: a 5xx
+ * is a server error, as the kernel's providers treat a malformed 5xx;
+ * anything else is `unknown`, never retried.
  */
-export const unreadableCategory = (status: number): ModelError.Category =>
-  status >= 500 && status < 600 ? "server_error" : "unknown"
+export const unreadableCategory = (status: number | undefined): ModelError.Category =>
+  status !== undefined && status >= 500 && status < 600 ? "server_error" : "unknown"
 
 /** `x-should-retry: false` forbids retrying, as the official SDKs read it. */
 export const retryableOf = (headers: Readonly<Record<string, string>>): false | undefined =>
   Classification.shouldRetryOf(headers) === false ? false : undefined
+
+/**
+ * Whether a message says the prompt is over the model's context window, and
+ * the counts it gives: each dialect's overflow rows, read on the message
+ * alone (for an `InvalidRequestError` that kept no response).
+ */
+export const contextOverflowOf = (
+  message: string | undefined
+): { readonly promptTokens?: number | undefined; readonly maxTokens?: number | undefined } | undefined => {
+  if (message === undefined) return undefined
+  for (const dialect of ["anthropic", "openai"] as const) {
+    const classified = Classification.classify(
+      dialects[dialect].table.filter(
+        (rule) => rule.category === "context_length_exceeded" && rule.message !== undefined
+      ),
+      { status: 400, message }
+    )
+    if (classified.category === "context_length_exceeded") {
+      return { promptTokens: classified.promptTokens, maxTokens: classified.maxTokens }
+    }
+  }
+  return undefined
+}
 
 const credentialHeaders = new Set(["authorization", "x-api-key", "api-key", "proxy-authorization"])
 

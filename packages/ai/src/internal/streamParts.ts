@@ -1,28 +1,30 @@
 /**
- * @effect/ai `streamText` parts as kernel `ResponsePart`s: a pure fold, one
- * @effect/ai part in, the kernel parts it makes out.
+ * effect/ai `streamText` parts as kernel `ResponsePart`s: a pure fold, one
+ * effect/ai part in, the kernel parts it makes out.
  *
  * @internal
  */
-import type { ModelProvider, ResponsePart } from "@agent-kernel/kernel"
-import type * as Response from "@effect/ai/Response"
+import type { ResponsePart, Usage } from "@agent-kernel/kernel"
+import type * as Response from "effect/ai/Response"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { stopReasonOf, usageOf } from "./response.js"
 
 // Provider metadata is open-ended; read only the fields the kernel keeps, by Schema.
 const ThinkingSignature = Schema.Struct({
-  anthropic: Schema.Struct({ type: Schema.Literal("thinking"), signature: Schema.String })
+  anthropic: Schema.Struct({ info: Schema.Struct({ type: Schema.Literal("thinking"), signature: Schema.String }) })
 })
 const RedactedThinking = Schema.Struct({
-  anthropic: Schema.Struct({ type: Schema.Literal("redacted_thinking"), redactedData: Schema.String })
+  anthropic: Schema.Struct({
+    info: Schema.Struct({ type: Schema.Literal("redacted_thinking"), redactedData: Schema.String })
+  })
 })
 const decodeSignature = Schema.decodeUnknownOption(ThinkingSignature)
 const decodeRedacted = Schema.decodeUnknownOption(RedactedThinking)
 
 /** What the stream has said so far. */
 export interface State {
-  /** The kernel block index of each @effect/ai part id, in order of first appearance. */
+  /** The kernel block index of each effect/ai part id, in order of first appearance. */
   readonly indices: ReadonlyMap<string, number>
   /** Tool calls started through `tool-params-start`, with whether any input delta came. */
   readonly tools: ReadonlyMap<string, { readonly hasInput: boolean }>
@@ -43,7 +45,7 @@ export const initial = (model: string): State => ({
 
 /** A part the kernel cannot take: the provider finished with `error`, or sent an error part. */
 export type Stop =
-  | { readonly _tag: "FinishedWithError"; readonly usage: ModelProvider.Usage }
+  | { readonly _tag: "FinishedWithError"; readonly usage: Usage.Usage }
   | { readonly _tag: "ErrorPart"; readonly error: unknown }
 
 /** The answer to one part. */
@@ -68,11 +70,34 @@ const parts = (state: State, made: ReadonlyArray<ResponsePart.ResponsePart> = []
   parts: made
 })
 
+const reasoningDelta = (state: State, part: Response.ReasoningDeltaPart): Stepped => {
+  if (state.redacted.has(part.id)) return parts(state)
+  const signature = Option.map(decodeSignature(part.metadata), (read) => read.anthropic.info.signature)
+  if (part.delta.length === 0 && Option.isNone(signature)) return parts(state)
+  const [next, index] = indexed(state, part.id)
+  return parts(next, [
+    ...(part.delta.length > 0 ? [{ type: "thinking_delta", index, text: part.delta } as const] : []),
+    ...(Option.isSome(signature) ? [{ type: "thinking_signature", index, signature: signature.value } as const] : [])
+  ])
+}
+
+const toolCall = (state: State, part: Response.ToolCallPart<string, unknown>): Stepped => {
+  if (part.providerExecuted) return parts(state)
+  const started = state.tools.get(part.id)
+  // Streamed already: its input came as deltas (or none came, and the call's params say it all).
+  if (started?.hasInput === true) return parts(state)
+  const [next, index] = indexed(state, part.id)
+  return parts({ ...next, tools: new Map(next.tools).set(part.id, { hasInput: true }), hasToolUse: true }, [
+    ...(started === undefined ? [{ type: "tool_use_start", index, id: part.id, name: part.name } as const] : []),
+    { type: "tool_input_delta", index, json: JSON.stringify(part.params ?? {}) }
+  ])
+}
+
 /**
- * One @effect/ai stream part as kernel parts. Text, reasoning (with its
- * Anthropic signature; redacted thinking kept whole) and tool calls keep
- * the order and block of their part ids; sources, files and provider-
- * executed tools have no kernel block and make none.
+ * One effect/ai part as kernel parts. Text, reasoning (with its Anthropic
+ * signature; redacted thinking kept whole) and tool calls keep the order and
+ * block of their part ids; sources, files and provider-executed tools have
+ * no kernel block and make none.
  */
 export const step = (state: State, part: Response.AnyPart): Stepped => {
   switch (part.type) {
@@ -86,21 +111,11 @@ export const step = (state: State, part: Response.AnyPart): Stepped => {
       if (Option.isNone(redacted)) return parts(state)
       const [next, index] = indexed(state, part.id)
       return parts({ ...next, redacted: new Set(next.redacted).add(part.id) }, [
-        { type: "redacted_thinking", index, data: redacted.value.anthropic.redactedData }
+        { type: "redacted_thinking", index, data: redacted.value.anthropic.info.redactedData }
       ])
     }
-    case "reasoning-delta": {
-      if (state.redacted.has(part.id)) return parts(state)
-      const signature = Option.map(decodeSignature(part.metadata), (read) => read.anthropic.signature)
-      if (part.delta.length === 0 && Option.isNone(signature)) return parts(state)
-      const [next, index] = indexed(state, part.id)
-      return parts(next, [
-        ...(part.delta.length > 0 ? [{ type: "thinking_delta", index, text: part.delta } as const] : []),
-        ...(Option.isSome(signature)
-          ? [{ type: "thinking_signature", index, signature: signature.value } as const]
-          : [])
-      ])
-    }
+    case "reasoning-delta":
+      return reasoningDelta(state, part)
     case "tool-params-start": {
       if (part.providerExecuted) return parts(state)
       const [next, index] = indexed(state, part.id)
@@ -116,22 +131,13 @@ export const step = (state: State, part: Response.AnyPart): Stepped => {
         { type: "tool_input_delta", index, json: part.delta }
       ])
     }
-    case "tool-call": {
-      if (part.providerExecuted) return parts(state)
-      const started = state.tools.get(part.id)
-      // Streamed already: its input came as deltas (or none came, and the call's params say it all).
-      if (started?.hasInput === true) return parts(state)
-      const [next, index] = indexed(state, part.id)
-      return parts({ ...next, tools: new Map(next.tools).set(part.id, { hasInput: true }), hasToolUse: true }, [
-        ...(started === undefined ? [{ type: "tool_use_start", index, id: part.id, name: part.name } as const] : []),
-        { type: "tool_input_delta", index, json: JSON.stringify(part.params ?? {}) }
-      ])
-    }
+    case "tool-call":
+      return toolCall(state, part)
     case "response-metadata":
-      return parts(Option.isSome(part.modelId) ? { ...state, model: part.modelId.value } : state)
+      return parts(part.modelId !== undefined ? { ...state, model: part.modelId } : state)
     case "finish": {
-      const usage = usageOf(part)
-      const stop = stopReasonOf(part.reason, state.hasToolUse)
+      const usage = usageOf(part.usage)
+      const stop = stopReasonOf(part.reason, part.metadata, state.hasToolUse)
       if (stop === "error") return { _tag: "FinishedWithError", usage }
       return parts(state, [
         { type: "usage", usage },

@@ -2,40 +2,39 @@
  * Offers again the requests a runner read from the cluster's message table
  * but never delivered.
  *
- * @effect/cluster 0.60's `SqlMessageStorage` marks every message it reads
+ * `effect/cluster`'s `SqlMessageStorage` marks every message it reads
  * (`last_read = NOW()`) and reads a message again only once that mark is ten
- * minutes old (SqlMessageStorage.ts:297 and :336), unless the shard is
- * acquired again or the request reset. A runner's storage loop can drop a
- * message it has just marked (Sharding.ts:575, a shard no longer held when
- * the message is handed on; Sharding.ts:598, a request it still counts as
- * processed): a read issued while it held the shard that reaches the
- * database after the shard's new holder has reset the shard's marks
- * (Sharding.ts:395) leaves a message that nobody delivers for ten minutes.
- * Its workflow waits as long, and so does the caller waiting for its result.
+ * minutes old, unless the shard is acquired again or the request reset. A
+ * runner's storage loop drops a message it has just marked when the shard is
+ * no longer held by the time the message is handed on (`Sharding`'s storage
+ * read loop): a read issued while it held the shard that reaches the database
+ * after the shard's new holder has reset the shard's marks leaves a message
+ * that nobody delivers for ten minutes. Its workflow waits as long, and so
+ * does the caller waiting for its result.
  *
  * Clearing the mark of a request still unprocessed `after` its read makes the
  * shard's holder read it again at its next poll. A request that is in fact
- * being processed is read and skipped (Sharding.ts:598), as upstream does
- * every ten minutes anyway; only requests are cleared, never the interrupt or
- * acknowledgement envelopes. Each runner clears the marks of the shards it
- * holds, which lets the database use the storage's index on
- * `(shard_id, processed, last_read, …)`.
+ * being processed is read and skipped, as upstream does every ten minutes
+ * anyway; only requests are cleared, never the interrupt or acknowledgement
+ * envelopes. Each runner clears the marks of the shards it holds, which lets
+ * the database use the storage's index on `(shard_id, processed, last_read,
+ * …)`.
  */
-import * as ShardId from "@effect/cluster/ShardId"
-import * as Sharding from "@effect/cluster/Sharding"
-import * as ShardingConfig from "@effect/cluster/ShardingConfig"
-import * as SqlClient from "@effect/sql/SqlClient"
-import type * as SqlError from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
+import * as ShardId from "effect/cluster/ShardId"
+import * as Sharding from "effect/cluster/Sharding"
+import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
 
-/** The `kind` of a request row in the message table (SqlMessageStorage.ts, `messageKind.Request`). */
+/** The `kind` of a request row in the message table (`SqlMessageStorage`'s `messageKind.Request`). */
 const requestKind = 0
 
 /** Every shard of the cluster configured by `config`: each of its groups' shards 1..`shardsPerGroup`. */
-export const allShards = (config: ShardingConfig.ShardingConfig["Type"]): ReadonlyArray<ShardId.ShardId> =>
+export const allShards = (config: ShardingConfig.ShardingConfig["Service"]): ReadonlyArray<ShardId.ShardId> =>
   [...ShardingConfig.shardGroupConfig(config).available].flatMap((group) =>
     Array.from({ length: config.shardsPerGroup }, (_, i) => ShardId.make(group, i + 1))
   )
@@ -99,9 +98,9 @@ export const sweep = (
           : Effect.void
       ),
       // A failed sweep, typed or not, is logged and the next runs as planned; an interrupt ends the loop.
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause) ? Effect.interrupt : Effect.logWarning("cannot offer stale reads again", cause)
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning("cannot offer stale reads again", cause)
       )
     )
-    yield* Effect.repeat(once, Schedule.spaced(Duration.unsafeDivide(after, 2)))
+    yield* Effect.repeat(once, Schedule.spaced(Duration.divideUnsafe(after, 2)))
   })

@@ -3,7 +3,8 @@
  * into a fresh temporary directory, `pg_ctl start` on a free port bound to
  * 127.0.0.1 (the socket directory is the temporary one too, so nothing is
  * shared with a system server), and, when its scope closes, an immediate
- * stop and the directory removed.
+ * stop and the directory removed. A test can stop the server meanwhile, as
+ * in a crash (`stop`), and start it again on the same port (`start`).
  *
  * initdb refuses to run as root, so as root every program runs as the
  * `postgres` user (`runuser -u postgres --`) in a directory that user owns;
@@ -29,9 +30,9 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
-import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as Ports from "./Ports.js"
 
 /**
  * A running throwaway cluster.
@@ -45,6 +46,13 @@ export interface TempPostgres {
   readonly port: number
   /** The temporary directory: `data/` (the cluster), `postgres.log`, and the server's socket. */
   readonly directory: string
+  /**
+   * Stops the server at once (`pg_ctl -m immediate stop`), as in a crash:
+   * every connection is cut, and the server is down until `start`.
+   */
+  readonly stop: Effect.Effect<void, PostgresStartError>
+  /** Starts the stopped server again, on the same port and data; waits until it takes connections. */
+  readonly start: Effect.Effect<void, PostgresStartError>
 }
 
 /**
@@ -97,7 +105,7 @@ const isRoot = (): boolean => typeof process.getuid === "function" && process.ge
 
 /** Runs a program (as `postgres` when we are root) and fails with its output if it does not exit 0. */
 const exec = (step: string, file: string, args: ReadonlyArray<string>): Effect.Effect<void, PostgresStartError> =>
-  Effect.async<void, PostgresStartError>((resume) => {
+  Effect.callback<void, PostgresStartError>((resume) => {
     const [command, argv] = isRoot() ? ["runuser", ["-u", "postgres", "--", file, ...args]] : [file, [...args]]
     const child = ChildProcess.execFile(command, argv, { timeout: 120_000 }, (error, stdout, stderr) => {
       if (error === null) resume(Effect.void)
@@ -105,17 +113,6 @@ const exec = (step: string, file: string, args: ReadonlyArray<string>): Effect.E
     })
     return Effect.sync(() => child.kill("SIGKILL"))
   })
-
-/** A port that was free a moment ago: the OS picks it for a listener that is closed at once. */
-const freePort: Effect.Effect<number, PostgresStartError> = Effect.async((resume) => {
-  const server = Net.createServer()
-  server.once("error", (error) => resume(Effect.fail(new PostgresStartError({ step: "port", output: error.message }))))
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
 
 /** A temporary directory the server's user owns. */
 const makeDirectory: Effect.Effect<string, PostgresStartError> = Effect.try({
@@ -151,14 +148,13 @@ export const start = (
     )
     const data = Path.join(directory, "data")
     yield* exec("initdb", initdb, ["-D", data, "-A", "trust", "-U", "agent", "-E", "UTF8", "--no-sync"])
-    const port = yield* freePort
+    const port = yield* Ports.free.pipe(
+      Effect.mapError((error) => new PostgresStartError({ step: "port", output: error.message }))
+    )
     // Durability is pointless for a throwaway cluster: fsync off keeps it fast on a busy disk.
     const serverOptions = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`
     const log = Path.join(directory, "postgres.log")
-    yield* Effect.acquireRelease(
-      exec("pg_ctl start", pgCtl, ["-D", data, "-o", serverOptions, "-l", log, "-w", "start"]),
-      () => Effect.ignore(exec("pg_ctl stop", pgCtl, ["-D", data, "-m", "immediate", "-w", "stop"]))
-    ).pipe(
+    const startServer = exec("pg_ctl start", pgCtl, ["-D", data, "-o", serverOptions, "-l", log, "-w", "start"]).pipe(
       Effect.catchTag("PostgresStartError", (error) =>
         Effect.fail(
           new PostgresStartError({
@@ -168,5 +164,7 @@ export const start = (
         )
       )
     )
-    return { url: `postgres://agent@127.0.0.1:${port}/postgres`, port, directory }
+    const stopServer = exec("pg_ctl stop", pgCtl, ["-D", data, "-m", "immediate", "-w", "stop"])
+    yield* Effect.acquireRelease(startServer, () => Effect.ignore(stopServer))
+    return { url: `postgres://agent@127.0.0.1:${port}/postgres`, port, directory, stop: stopServer, start: startServer }
   })

@@ -45,7 +45,7 @@ const quota = SharedRetryQuota.layer({
 })
 
 /** The test's go: any line on stdin. */
-const go = Effect.async<void>((resume) => {
+const go = Effect.callback<void>((resume) => {
   process.stdin.once("data", () => {
     // An open stdin would keep the process alive after its report.
     process.stdin.destroy()

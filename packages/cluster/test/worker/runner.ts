@@ -29,18 +29,27 @@
  *   pausing `COUNTER_DELAY_MS`: `count` (a write) and `recount`, declared
  *   idempotent.
  * - `SETTINGS`: the session settings as JSON.
+ * - `DRAIN_TIMEOUT_SECONDS`: the runner's `drainTimeout` (default 20).
+ * - `SHARD_LOCK_EXPIRATION_SECONDS`: the runner's `shardLockExpiration`
+ *   (default the `Runner`'s, 30 s): how long a killed runner's shards wait
+ *   before the others take them.
+ *
+ * SIGTERM stops it as an orchestrator would: its layers close, and the
+ * runner drains (`Runner.drain`) before it exits.
  */
 import { DurableSessions } from "@agent-kernel/durable"
 import { EventBus, ModelProvider, RetryBudget, type RetryQuota, Settings, Toolbox } from "@agent-kernel/kernel"
 import { McpStdio, PluginToolbox } from "@agent-kernel/plugins"
 import { Anthropic } from "@agent-kernel/providers"
 import { NodeTransport } from "@agent-kernel/providers/node"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import * as Path from "node:path"
@@ -59,6 +68,9 @@ const env = (name: string): string => {
   return value
 }
 const optional = (name: string): string | undefined => process.env[name]
+/** A number of seconds from the environment, if set. */
+const seconds = (value: string | undefined): Duration.Duration | undefined =>
+  value === undefined ? undefined : Duration.seconds(Number(value))
 
 const sessions = env("SESSIONS")
   .split(",")
@@ -82,7 +94,7 @@ const counted = (provider: ModelProvider.Service, counts: Ref.Ref<Counts>): Mode
   return {
     name: provider.name,
     stream,
-    generate: (request) => Effect.ensuring(Effect.zipRight(begin, generate(request)), end)
+    generate: (request) => Effect.ensuring(Effect.andThen(begin, generate(request)), end)
   }
 }
 
@@ -123,21 +135,23 @@ const tools = (): Layer.Layer<never> | Layer.Layer<Toolbox.Toolbox> => {
   const file = optional("COUNTER_FILE")
   if (file === undefined) return Layer.empty
   const delay = optional("COUNTER_DELAY_MS") ?? "500"
-  return Layer.scoped(
+  return Layer.effect(
     Toolbox.Toolbox,
     Effect.flatMap(
       Effect.all([McpStdio.make(counter(file, delay, "count")), McpStdio.make(counter(file, delay, "recount"))]),
       (providers) => PluginToolbox.make({ providers: providers.map(Effect.succeed) })
     )
-  ).pipe(Layer.provide(NodeContext.layer))
+  ).pipe(Layer.provide(NodeServices.layer))
 }
 
 /** The lines of stdin; it ends when stdin closes. */
-const commands = Stream.async<string>((emit) => {
-  const lines = Readline.createInterface({ input: process.stdin })
-  lines.on("line", (line) => void emit.single(line.trim()))
-  lines.on("close", () => void emit.end())
-})
+const commands = Stream.callback<string>((queue) =>
+  Effect.sync(() => {
+    const lines = Readline.createInterface({ input: process.stdin })
+    lines.on("line", (line) => Queue.offerUnsafe(queue, line.trim()))
+    lines.on("close", () => Queue.endUnsafe(queue))
+  })
+)
 
 const print = (name: string, value: unknown) =>
   Effect.sync(() => process.stdout.write(`${name} ${JSON.stringify(value)}\n`))
@@ -166,7 +180,14 @@ const program = Effect.gen(function* () {
     Layer.provide(tools()),
     Layer.provide(retries),
     Layer.provide(quota()),
-    Layer.provideMerge(Runner.layer({ host: "127.0.0.1", port: Number(env("PORT")) })),
+    Layer.provideMerge(
+      Runner.layer({
+        host: "127.0.0.1",
+        port: Number(env("PORT")),
+        drainTimeout: Duration.seconds(Number(optional("DRAIN_TIMEOUT_SECONDS") ?? "20")),
+        shardLockExpiration: seconds(optional("SHARD_LOCK_EXPIRATION_SECONDS"))
+      })
+    ),
     Layer.provide(model),
     Layer.provide(
       Releases.recording(releases).pipe(Layer.provide(StateStore.layerPostgres({ table: optional("STATE_TABLE") })))
@@ -184,7 +205,7 @@ const program = Effect.gen(function* () {
       ),
       (runs) => {
         const slowest = runs.reduce<(typeof runs)[number] | undefined>(
-          (worst, run) => (worst === undefined || Duration.greaterThan(run.took, worst.took) ? run : worst),
+          (worst, run) => (worst === undefined || Duration.isGreaterThan(run.took, worst.took) ? run : worst),
           undefined
         )
         return print("report", {
@@ -216,7 +237,5 @@ const program = Effect.gen(function* () {
   }).pipe(Effect.provide(live))
 }).pipe(Effect.scoped)
 
-Effect.runPromise(program).catch((error: unknown) => {
-  process.stderr.write(`${String(error)}\n`)
-  process.exit(1)
-})
+// SIGTERM interrupts the program: its layers close, the runner's drain first.
+NodeRuntime.runMain(program)

@@ -1,15 +1,14 @@
 import { Content, type EventBus, ModelError, ModelProvider, type Session } from "@agent-kernel/kernel"
-import type * as SqlClient from "@effect/sql/SqlClient"
-import * as Activity from "@effect/workflow/Activity"
-import * as DurableClock from "@effect/workflow/DurableClock"
-import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
-import * as Context from "effect/Context"
+import type * as Clock from "effect/Clock"
+import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type * as SqlClient from "effect/sql/SqlClient"
+import * as DurableClock from "effect/workflow/DurableClock"
+import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import { asJournalError, fail, type JournalError } from "./sqlEngine.js"
 import * as Steps from "./steps.js"
 import * as Store from "./store.js"
@@ -58,14 +57,16 @@ export const makeClock = (clock: Clock.Clock, startedAt: number, fresh: boolean)
   let pinned = startedAt
   let executing = 0
   let replaying = !fresh
-  const millis = () => (executing > 0 ? real.unsafeCurrentTimeMillis() : pinned)
+  const millis = () => (executing > 0 ? real.currentTimeMillisUnsafe() : pinned)
+  const nanos = () => BigInt(Math.round(millis() * 1_000_000))
   return {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
     real,
-    unsafeCurrentTimeMillis: millis,
-    unsafeCurrentTimeNanos: () => BigInt(Math.round(millis() * 1_000_000)),
+    currentTimeMillisUnsafe: millis,
+    currentTimeNanosUnsafe: nanos,
     currentTimeMillis: Effect.sync(millis),
-    currentTimeNanos: Effect.sync(() => BigInt(Math.round(millis() * 1_000_000))),
+    currentTimeNanos: Effect.sync(nanos),
+    monotonicTimeNanosUnsafe: () => real.monotonicTimeNanosUnsafe(),
+    monotonicTimeNanos: real.monotonicTimeNanos,
     sleep: (duration) => real.sleep(duration),
     completed: (at) => {
       if (at > pinned) pinned = at
@@ -110,7 +111,7 @@ export const replayAware = (bus: EventBus.Service, clock: JournalClock, withheld
 /** A journaled model attempt: what the seam returned, and when. */
 const ModelStep = Steps.codec(
   Schema.Struct({
-    result: Schema.Either({ right: ModelProvider.ModelResponse, left: ModelError.ModelError }),
+    result: Schema.Result(ModelProvider.ModelResponse, ModelError.ModelError),
     at: Schema.Number
   })
 )
@@ -141,7 +142,7 @@ export const unknownOutcome = (call: Content.ToolUseBlock): Content.ToolResultBl
  *
  * @internal
  */
-export type Journal = WorkflowEngine.WorkflowEngine | WorkflowEngine.WorkflowInstance | SqlClient.SqlClient
+export type Journal = Steps.StepContext | SqlClient.SqlClient
 
 /** @internal */
 export interface Options {
@@ -156,25 +157,13 @@ export interface Options {
   readonly stopping: () => boolean
   /** Told of a journal failure in a step (which then fails the loop), before the loop sees it. */
   readonly failed: (error: JournalError) => void
-}
-
-/**
- * How the execution `executionId` runs a journaled step: its result, once
- * journaled, is answered from the journal and `execute` does not run again.
- * The light engine (its `Steps` in `context`) journals the step itself; on
- * the other engines it is the activity of that name.
- *
- * @internal
- */
-export const stepOf = (context: Context.Context<Journal>, executionId: string) => {
-  const steps = Context.get(context, Steps.Steps)
-  return <A, I>(name: string, codec: Steps.Codec<A, I>, execute: Effect.Effect<A>): Effect.Effect<A> =>
-    Option.isSome(steps)
-      ? steps.value.run(executionId, name, codec, execute)
-      : Effect.provide(
-          Activity.make({ name, success: codec.schema, execute, interruptRetryPolicy: Steps.interruptRetryPolicy }),
-          context
-        )
+  /** Writes the events published so far to the session's log: before a durable wait. */
+  readonly flush: Effect.Effect<void>
+  /**
+   * Before a step executes for real: the events published before it are to be written to the log
+   * (see `EventLog.Writer.beforeStep`), so that a reader sees what the run is waiting on.
+   */
+  readonly beforeStep: Effect.Effect<void>
 }
 
 /**
@@ -201,7 +190,7 @@ export const wrap =
   (options: Options, context: Context.Context<Journal>) =>
   (live: Session.Effects): Session.Effects => {
     const { clock, executionId } = options
-    const step = stepOf(context, executionId)
+    const step = Steps.stepOf(context, executionId)
     // The store's own client when the engine's layer has one (on Postgres, the owner lock's connection).
     const sql = Store.storeSqlIn(context)
     // The tool calls of the turns before `toolTurn`, and those of `toolTurn` so far: every call of a
@@ -210,11 +199,12 @@ export const wrap =
     let earlierTools = 0
     let turnTools = 0
     let lastCall = "0/0"
-    const now = () => Effect.sync(() => clock.unsafeCurrentTimeMillis())
+    const now = () => Effect.sync(() => clock.currentTimeMillisUnsafe())
     const journaled = <A, R>(step: Effect.Effect<A, never, R>): Effect.Effect<A, never, R> =>
-      Effect.tapDefect(step, (cause) =>
+      Effect.tapCause(step, (cause) =>
         Effect.sync(() => {
-          for (const defect of Cause.defects(cause)) Option.map(asJournalError(defect), options.failed)
+          for (const reason of cause.reasons)
+            if (Cause.isDieReason(reason)) Option.map(asJournalError(reason.defect), options.failed)
         })
       )
     return {
@@ -223,7 +213,12 @@ export const wrap =
         return step(
           `model/${lastCall}`,
           ModelStep,
-          clock.live(Effect.flatMap(live.model(request, info), (result) => Effect.map(now(), (at) => ({ result, at }))))
+          Effect.andThen(
+            options.beforeStep,
+            clock.live(
+              Effect.flatMap(live.model(request, info), (result) => Effect.map(now(), (at) => ({ result, at })))
+            )
+          )
         ).pipe(
           Effect.map((step) => {
             clock.completed(step.at)
@@ -239,30 +234,33 @@ export const wrap =
           toolTurn = info.turn
         }
         turnTools++
-        // For calls made one after the other this is the count of calls so far, as it was before calls
-        // were numbered by their index, so a journal written then replays.
+        // For calls made one after the other this is the count of calls so far, the count a journal
+        // without call indexes holds, so such a journal still replays.
         const n = earlierTools + info.index + 1
         const invoke = clock.live(
           Effect.flatMap(live.tool(call, info), (result) => Effect.map(now(), (at) => ({ result, at })))
         )
         const claimed = Effect.suspend(
           () => sql<{ readonly call_id: string }>`INSERT INTO agent_tool_calls (execution_id, call_id, started_at)
-            VALUES (${executionId}, ${`${info.turn}/${n}/${call.id}`}, ${clock.unsafeCurrentTimeMillis()})
+            VALUES (${executionId}, ${`${info.turn}/${n}/${call.id}`}, ${clock.currentTimeMillisUnsafe()})
             ON CONFLICT DO NOTHING RETURNING call_id`
         ).pipe(
           Effect.map((rows) => rows.length > 0),
           // A claim that cannot be written leaves the call unclaimed: it must not run, and the
           // failure is the journal's (the run stops unfinished), not the tool's result.
-          Effect.catchAll(fail(`cannot claim the tool call ${call.id}`, executionId))
+          Effect.catch(fail(`cannot claim the tool call ${call.id}`, executionId))
         )
         return step(
           `tool/${info.turn}/${n}/${call.id}`,
           ToolStep,
-          options.idempotent(call.name)
-            ? invoke
-            : Effect.flatMap(claimed, (fresh) =>
-                fresh ? invoke : clock.live(Effect.map(now(), (at) => ({ result: unknownOutcome(call), at })))
-              )
+          Effect.andThen(
+            options.beforeStep,
+            options.idempotent(call.name)
+              ? invoke
+              : Effect.flatMap(claimed, (fresh) =>
+                  fresh ? invoke : clock.live(Effect.map(now(), (at) => ({ result: unknownOutcome(call), at })))
+                )
+          )
         ).pipe(
           Effect.map((step) => {
             clock.completed(step.at)
@@ -281,14 +279,14 @@ export const wrap =
           // A wait of any length is a journaled deadline: the default keeps waits under a minute in memory.
           inMemoryThreshold: Duration.zero
         }
-        const wait = DurableClock.sleep(durable).pipe(
-          Effect.zipRight(step(`woke/${name}`, Instant, clock.live(Effect.map(now(), (at) => ({ at }))))),
+        const wait = Effect.andThen(options.flush, DurableClock.sleep(durable)).pipe(
+          Effect.andThen(step(`woke/${name}`, Instant, clock.live(Effect.map(now(), (at) => ({ at }))))),
           Effect.map((step) => clock.completed(step.at))
         )
         // Whether this wait's wake-up is journaled: it ended in an earlier execution, which went on past it.
         const woken = Effect.flatMap(WorkflowEngine.WorkflowEngine, (engine) =>
           engine.deferredResult(DurableClock.make(durable).deferred)
-        ).pipe(Effect.map((exit) => exit !== undefined))
+        ).pipe(Effect.map(Option.isSome))
         return Effect.suspend(() =>
           // A run stopped while suspended on a wait replays up to that wait and ends there: it does not
           // wait again. A wait it had woken from is replayed, so what the run did after it is kept.

@@ -1,24 +1,23 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import type * as SqlError from "@effect/sql/SqlError"
-import type * as Activity from "@effect/workflow/Activity"
-import * as Workflow from "@effect/workflow/Workflow"
-import * as WorkflowEngine from "@effect/workflow/WorkflowEngine"
 import * as Cause from "effect/Cause"
-import type * as Clock from "effect/Clock"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as FiberId from "effect/FiberId"
 import * as FiberMap from "effect/FiberMap"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
+import type * as Activity from "effect/workflow/Activity"
+import * as Workflow from "effect/workflow/Workflow"
+import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import * as Steps from "./steps.js"
-import * as Store from "./store.js"
+import { Integer, storeSql } from "./storeSql.js"
 
 /**
  * The journal cannot be read or written: the database failed, or a row does
@@ -134,28 +133,24 @@ export const migrate: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient
 export const purge = (ids: ReadonlyArray<string>): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     if (ids.length === 0) return
-    const sql = yield* Store.storeSql
-    // No transaction: @libsql/client runs one on a new connection (a new, empty database for
-    // `:memory:`). The execution's row goes last, so a delete a crash cut short is done again.
+    const sql = yield* storeSql
+    // The execution's row goes last, so a delete a crash cut short is done again.
     yield* sql`DELETE FROM workflow_activities WHERE ${sql.in("execution_id", ids)}`
     yield* sql`DELETE FROM workflow_deferreds WHERE ${sql.in("execution_id", ids)}`
     yield* sql`DELETE FROM workflow_clocks WHERE ${sql.in("execution_id", ids)}`
     yield* sql`DELETE FROM workflow_executions WHERE ${sql.in("execution_id", ids)}`
   })
 
-/** An integer column: libsql in `intMode: "bigint"` reads bigint, Postgres BIGINT a string, others a number. */
-const Integer = Schema.Union(
-  Schema.Number,
-  Schema.transform(Schema.BigIntFromSelf, Schema.Number, { strict: true, decode: Number, encode: BigInt }),
-  Schema.NumberFromString
-)
-
-/** A journaled exit, in its encoded form (the values as the activity's schemas encode them). */
-const ExitJson = Schema.parseJson(
-  Schema.Exit({ success: Schema.Unknown, failure: Schema.Unknown, defect: Schema.Defect })
-)
-const encodeExit = Schema.encodeSync(ExitJson)
-const decodeExit = Schema.decodeUnknownEither(ExitJson)
+/**
+ * A journaled exit, in its encoded form (the values as the activity's
+ * schemas encode them), as JSON text.
+ */
+const ExitJson = Schema.fromJsonString(Schema.toCodecJson(Schema.Exit(Schema.Unknown, Schema.Unknown, Schema.Defect())))
+const encodeExitJson = Schema.encodeSync(ExitJson)
+// JSON has no `undefined` (a void result): it is journaled as null, as effect/workflow's engines pass it.
+const encodeExit = (exit: Exit.Exit<unknown, unknown>): string =>
+  encodeExitJson(Exit.map(exit, (value) => value ?? null))
+const decodeExit = Schema.decodeUnknownResult(ExitJson)
 
 const ExecutionRow = Schema.Struct({
   workflow: Schema.String,
@@ -166,22 +161,27 @@ const ExecutionRow = Schema.Struct({
 const ActivityRow = Schema.Struct({ name: Schema.String, attempt: Integer, exit: Schema.String })
 const DeferredRow = Schema.Struct({ name: Schema.String, exit: Schema.String })
 const ClockRow = Schema.Struct({ name: Schema.String, wake_at: Integer })
-const decodeRows = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknown(Schema.Array(schema))
+const decodeExecutions = Schema.decodeUnknownEffect(Schema.Array(ExecutionRow))
+const decodeActivities = Schema.decodeUnknownEffect(Schema.Array(ActivityRow))
+const decodeDeferreds = Schema.decodeUnknownEffect(Schema.Array(DeferredRow))
+const decodeClocks = Schema.decodeUnknownEffect(Schema.Array(ClockRow))
 
 /**
- * The schemas of a registered workflow. Their context is `unknown` in
- * `Workflow.Any`; a workflow registered with this engine (as `AgentRun`)
- * decodes without services, so it is taken as `never`.
+ * An activity made by `Activity.make`, whose exit schema (its values in
+ * their JSON form) checks a journaled exit before the engine's caller
+ * decodes it.
  */
-type Codec = Schema.Schema<unknown, unknown>
-const codec = (schema: Schema.Schema.All): Codec => schema as Codec
+const exitSchemaOf = (activity: Activity.Any): Option.Option<Codec> =>
+  Predicate.hasProperty(activity, "exitSchemaPartial") && Schema.isSchema(activity.exitSchemaPartial)
+    ? Option.some(codec(activity.exitSchemaPartial))
+    : Option.none()
 
-/** An activity's exit, its values encoded: how the engine's caller decodes a journaled one. */
-const activityExit = (activity: Activity.Any) =>
-  Schema.ExitFromSelf({
-    success: codec(activity.successSchema),
-    failure: codec(activity.errorSchema),
-    defect: Schema.Defect
+/** Whether `journaled` is an exit the activity's schemas decode: a garbage row is a JournalError, not a defect. */
+const checkActivity = (activity: Activity.Any, exit: Exit.Exit<unknown, unknown>) =>
+  Option.match(exitSchemaOf(activity), {
+    onNone: () => Result.succeed(exit),
+    onSome: (schema) =>
+      Result.map(Schema.decodeUnknownResult(schema)(Exit.map(exit, (value) => value ?? null)), () => exit)
   })
 
 /**
@@ -189,18 +189,19 @@ const activityExit = (activity: Activity.Any) =>
  * the same encoding), its value decoded by the step's codec. A step has no
  * typed error: a journaled failure is the defect it died with.
  */
-const decodeStep = <A, I>(
+/** @internal */
+export const decodeStep = <S extends Steps.Pure>(
   journaled: string,
-  codec: Steps.Codec<A, I>
-): Either.Either<Exit.Exit<A>, ParseResult.ParseError> =>
-  Either.flatMap(decodeExit(journaled), (exit) =>
+  codec: Steps.Codec<S>
+): Result.Result<Exit.Exit<S["Type"]>, Schema.SchemaError> =>
+  Result.flatMap(decodeExit(journaled), (exit) =>
     Exit.isSuccess(exit)
-      ? Either.map(codec.decode(exit.value), Exit.succeed)
-      : Either.right(Exit.die(Cause.squash(exit.cause)))
+      ? Result.map(codec.decode(exit.value), Exit.succeed)
+      : Result.succeed(Exit.die(Cause.squash(exit.cause)))
   )
 
-/** A step's exit as journaled: as an activity's (its value encoded by the step's codec); throws a `ParseError`. */
-const encodeStep = <A, I>(exit: Exit.Exit<A>, codec: Steps.Codec<A, I>): string =>
+/** A step's exit as journaled: as an activity's (its value encoded by the step's codec); throws a `SchemaError`. */
+const encodeStep = <S extends Steps.Pure>(exit: Exit.Exit<S["Type"]>, codec: Steps.Codec<S>): string =>
   encodeExit(Exit.isSuccess(exit) ? Exit.succeed(codec.encode(exit.value)) : Exit.die(Cause.squash(exit.cause)))
 
 /**
@@ -210,11 +211,12 @@ const encodeStep = <A, I>(exit: Exit.Exit<A>, codec: Steps.Codec<A, I>): string 
  * run ends failed and no replay performs the step again (a `JournalError`
  * would leave the run unfinished, to perform it again on every resume).
  */
-const journalForm = <A, I>(
+/** @internal */
+export const journalForm = <S extends Steps.Pure>(
   name: string,
-  exit: Exit.Exit<A>,
-  codec: Steps.Codec<A, I>
-): readonly [Exit.Exit<A>, string] => {
+  exit: Exit.Exit<S["Type"]>,
+  codec: Steps.Codec<S>
+): readonly [Exit.Exit<S["Type"]>, string] => {
   try {
     return [exit, encodeStep(exit, codec)]
   } catch (error) {
@@ -223,13 +225,28 @@ const journalForm = <A, I>(
   }
 }
 
+/**
+ * A schema of a registered workflow or activity. Their services are `unknown`
+ * in `Workflow.Any` and `Activity.Any`; a workflow registered with this engine
+ * (as `AgentRun`) decodes and encodes without services, so they are taken as
+ * `never`.
+ */
+type Codec = Schema.Codec<unknown, unknown, never, never>
+const codec = (schema: Schema.Top): Codec => schema as Codec
+
 /** The JSON of a workflow's own exit and payload. */
-const workflowCodecs = (workflow: Workflow.Any) => ({
-  result: Schema.parseJson(
-    Schema.Exit({ success: codec(workflow.successSchema), failure: codec(workflow.errorSchema), defect: Schema.Defect })
-  ),
-  payload: Schema.parseJson(codec(workflow.payloadSchema))
-})
+const workflowCodecs = (workflow: Workflow.Any) => {
+  const result = Schema.fromJsonString(
+    Schema.toCodecJson(Schema.Exit(codec(workflow.successSchema), codec(workflow.errorSchema), Schema.Defect()))
+  )
+  const payload = Schema.fromJsonString(Schema.toCodecJson(codec(workflow.payloadSchema)))
+  return {
+    encodeResult: Schema.encodeUnknownEffect(result),
+    decodeResult: Schema.decodeUnknownEffect(result),
+    encodePayload: Schema.encodeUnknownEffect(payload),
+    decodePayload: Schema.decodeUnknownEffect(payload)
+  }
+}
 
 /** What the engine holds of an execution's journal: loaded once, then kept in step with every write. */
 interface Journal {
@@ -240,34 +257,35 @@ interface Journal {
 
 const emptyJournal = (): Journal => ({ activities: new Map(), deferreds: new Map(), clocks: new Map() })
 
+type Execute = (
+  payload: object,
+  executionId: string
+) => Effect.Effect<unknown, unknown, WorkflowEngine.WorkflowInstance | WorkflowEngine.WorkflowEngine>
+
 interface Registered {
   readonly workflow: Workflow.Any
   readonly codecs: ReturnType<typeof workflowCodecs>
-  readonly execute: (
-    payload: object,
-    executionId: string
-  ) => Effect.Effect<unknown, unknown, WorkflowEngine.WorkflowInstance | WorkflowEngine.WorkflowEngine>
+  readonly execute: Execute
   /** The bodies of this registration: closed with the registration's scope, which interrupts them as a crash. */
-  readonly bodies: Scope.CloseableScope
+  readonly bodies: Scope.Closeable
   /** Set once the registration's scope closes: a body interrupted from then on was not stopped by its caller. */
   closing: boolean
 }
 
 interface Running {
-  readonly fiber: Fiber.RuntimeFiber<Workflow.Result<unknown, unknown>>
-  readonly instance: WorkflowEngine.WorkflowInstance["Type"]
+  readonly fiber: Fiber.Fiber<Workflow.Result<unknown, unknown>>
+  readonly instance: WorkflowEngine.WorkflowInstance["Service"]
 }
 
 /** The journal's own failure in an exit: not the workflow's (or activity's) result, never recorded as one. */
-const journalFailure = (exit: Exit.Exit<unknown, unknown>): Option.Option<JournalError> =>
-  Exit.isFailure(exit) ? Option.flatMap(Cause.dieOption(exit.cause), asJournalError) : Option.none()
+/** @internal */
+export const journalFailure = (exit: Exit.Exit<unknown, unknown>): Option.Option<JournalError> =>
+  Exit.isFailure(exit)
+    ? Option.firstSomeOf(exit.cause.reasons.filter(Cause.isDieReason).map((reason) => asJournalError(reason.defect)))
+    : Option.none()
 
 const messageOf = (error: unknown): string =>
-  ParseResult.isParseError(error)
-    ? ParseResult.TreeFormatter.formatErrorSync(error)
-    : error instanceof Error
-      ? error.message
-      : String(error)
+  Schema.isSchemaError(error) ? error.message : error instanceof Error ? error.message : String(error)
 
 /**
  * The journal (or a run step's store) failed at `what`: the defect a run
@@ -313,10 +331,10 @@ export const fail =
  */
 export const make = (
   options: Options = {}
-): Effect.Effect<WorkflowEngine.WorkflowEngine["Type"], JournalError, SqlClient.SqlClient | Scope.Scope> =>
+): Effect.Effect<WorkflowEngine.WorkflowEngine["Service"], JournalError, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const clock: Clock.Clock = yield* Effect.clock
+    const clock: Clock.Clock = yield* Clock.Clock
     yield* Effect.mapError(
       migrate,
       (error) => new JournalError({ message: `cannot create the journal's tables: ${error.message}` })
@@ -326,7 +344,7 @@ export const make = (
     // set (finalizers run in reverse): a body interrupted by the engine's shutdown is a crash
     // (resumed on the next start), one interrupted while the engine lives was stopped by its
     // caller (left ended).
-    const bodiesScope = yield* Scope.fork(layerScope, ExecutionStrategy.sequential)
+    const bodiesScope = yield* Scope.fork(layerScope, "sequential")
     const clocks = yield* FiberMap.make<string>()
     let closing = false
     yield* Effect.addFinalizer(() => Effect.sync(() => (closing = true)))
@@ -338,7 +356,7 @@ export const make = (
     const resumeRequested = new Set<string>()
     // Starting a run (or finding the one in progress) is one step per process: two callers of one
     // execution id must not both start its body.
-    const starting = yield* Effect.makeSemaphore(1)
+    const starting = yield* Semaphore.make(1)
     const beforeWrite = options.beforeWrite ?? (() => Effect.void)
 
     const write = (
@@ -347,20 +365,20 @@ export const make = (
       name: string,
       statement: Effect.Effect<unknown, SqlError.SqlError>
     ): Effect.Effect<void> =>
-      Effect.zipRight(
+      Effect.andThen(
         beforeWrite({ kind, executionId, name }),
-        Effect.catchAll(Effect.asVoid(statement), fail(`cannot journal the ${kind} "${name}"`, executionId))
+        Effect.catch(Effect.asVoid(statement), fail(`cannot journal the ${kind} "${name}"`, executionId))
       )
 
     const load = (executionId: string): Effect.Effect<Journal> =>
       Effect.gen(function* () {
-        const activities = yield* decodeRows(ActivityRow)(
+        const activities = yield* decodeActivities(
           yield* sql`SELECT name, attempt, exit FROM workflow_activities WHERE execution_id = ${executionId}`
         )
-        const deferreds = yield* decodeRows(DeferredRow)(
+        const deferreds = yield* decodeDeferreds(
           yield* sql`SELECT name, exit FROM workflow_deferreds WHERE execution_id = ${executionId}`
         )
-        const clockRows = yield* decodeRows(ClockRow)(
+        const clockRows = yield* decodeClocks(
           yield* sql`SELECT name, wake_at FROM workflow_clocks WHERE execution_id = ${executionId}`
         )
         const journal: Journal = {
@@ -370,7 +388,7 @@ export const make = (
         }
         journals.set(executionId, journal)
         return journal
-      }).pipe(Effect.catchAll(fail("cannot read the journal", executionId)))
+      }).pipe(Effect.catch(fail("cannot read the journal", executionId)))
 
     const journalOf = (executionId: string): Effect.Effect<Journal> =>
       Effect.suspend(() => {
@@ -380,9 +398,9 @@ export const make = (
 
     const readExecution = (executionId: string) =>
       sql`SELECT workflow, payload, status, result FROM workflow_executions WHERE execution_id = ${executionId}`.pipe(
-        Effect.flatMap(decodeRows(ExecutionRow)),
-        Effect.map((rows) => Option.fromNullable(rows[0])),
-        Effect.catchAll(fail("cannot read the execution", executionId))
+        Effect.flatMap(decodeExecutions),
+        Effect.map((rows) => Option.fromUndefinedOr(rows[0])),
+        Effect.catch(fail("cannot read the execution", executionId))
       )
 
     /** Records how a body generation ended. */
@@ -396,8 +414,8 @@ export const make = (
         )
       if (Option.isSome(journalFailure(result.exit))) return Effect.void
       return Effect.gen(function* () {
-        const encoded = yield* Effect.catchAll(
-          Schema.encode(entry.codecs.result)(result.exit),
+        const encoded = yield* Effect.catch(
+          entry.codecs.encodeResult(result.exit),
           fail("cannot encode the workflow's result", executionId)
         )
         yield* write(
@@ -415,24 +433,32 @@ export const make = (
         const instance = WorkflowEngine.WorkflowInstance.initial(entry.workflow, executionId)
         let current: Running | undefined
         return entry.execute(payload, executionId).pipe(
+          // Stopped by its caller while the engine lives (an interruption that is no suspension, no
+          // engine's interrupt and no shutdown): the run ended there, not to be resumed. Marked as the body
+          // ends, before its scope's finalizers tell its caller the body is over.
+          Effect.onExit((exit) =>
+            Exit.isFailure(exit) &&
+            Cause.hasInterruptsOnly(exit.cause) &&
+            !instance.suspended &&
+            !instance.interrupted &&
+            !closing &&
+            !entry.closing
+              ? Effect.ignore(
+                  sql`UPDATE workflow_executions SET status = 'stopped' WHERE execution_id = ${executionId}`
+                )
+              : Effect.void
+          ),
           Workflow.intoResult,
           Effect.provideService(WorkflowEngine.WorkflowInstance, instance),
           Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
           Effect.provideService(Steps.Steps, Option.some(steps)),
           Effect.tap((result) => record(entry, executionId, result)),
-          Effect.onExit((exit) =>
+          Effect.onExit(() =>
             Effect.suspend(() => {
               if (closing) return Effect.void
               // Unregistered: a crash for the run, which the next registration resumes.
               if (entry.closing) return Effect.sync(() => forget(executionId, current))
-              // Stopped by its caller while the engine lives: the run ended there, not to be resumed.
-              const stopped =
-                Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
-                  ? Effect.ignore(
-                      sql`UPDATE workflow_executions SET status = 'stopped' WHERE execution_id = ${executionId}`
-                    )
-                  : Effect.void
-              return Effect.zipRight(stopped, starting.withPermits(1)(ended(executionId, current)))
+              return starting.withPermit(ended(executionId, current))
             })
           ),
           Effect.forkIn(entry.bodies),
@@ -459,16 +485,13 @@ export const make = (
     const ended = (executionId: string, generation: Running | undefined): Effect.Effect<void> =>
       Effect.suspend(() => {
         if (!forget(executionId, generation) || !resumeRequested.delete(executionId)) return Effect.void
-        return Effect.catchAllDefect(resumeUnlocked(executionId), (defect) =>
+        return Effect.catchDefect(resumeUnlocked(executionId), (defect) =>
           Effect.logError("an execution cannot be resumed", defect)
         )
       })
 
     const decodePayload = (entry: Registered, executionId: string, payload: string) =>
-      Effect.catchAll(
-        Schema.decodeUnknown(entry.codecs.payload)(payload),
-        fail("the journaled payload does not decode", executionId)
-      ).pipe(Effect.map((decoded) => decoded as object))
+      Effect.catch(entry.codecs.decodePayload(payload), fail("the journaled payload does not decode", executionId))
 
     /** Replays the execution from its journal. Called holding `starting`. */
     const replay = (executionId: string, row: typeof ExecutionRow.Type): Effect.Effect<Running | undefined> =>
@@ -476,6 +499,7 @@ export const make = (
         const entry = workflows.get(row.workflow)
         if (entry === undefined) return undefined
         const payload = yield* decodePayload(entry, executionId, row.payload)
+        if (!Predicate.isObject(payload)) return yield* fail("the journaled payload", executionId)("not an object")
         yield* journalOf(executionId)
         return yield* start(entry, executionId, payload)
       })
@@ -492,37 +516,38 @@ export const make = (
         yield* replay(executionId, row.value)
       })
 
-    const resume = (executionId: string): Effect.Effect<void> => starting.withPermits(1)(resumeUnlocked(executionId))
+    const resume = (executionId: string): Effect.Effect<void> => starting.withPermit(resumeUnlocked(executionId))
 
     const poll = (
       entry: Registered,
       executionId: string
-    ): Effect.Effect<Workflow.Result<unknown, unknown> | undefined> =>
+    ): Effect.Effect<Option.Option<Workflow.Result<unknown, unknown>>> =>
       Effect.gen(function* () {
         const current = running.get(executionId)
         if (current !== undefined) {
-          const done = current.fiber.unsafePoll()
-          if (done === null) return undefined
-          if (Exit.isSuccess(done)) return done.value
+          const done = current.fiber.pollUnsafe()
+          if (done === undefined) return Option.none()
+          if (Exit.isSuccess(done)) return Option.some(done.value)
         }
         const row = yield* readExecution(executionId)
-        if (Option.isNone(row)) return undefined
-        if (row.value.status === "suspended") return new Workflow.Suspended({})
+        if (Option.isNone(row)) return Option.none()
+        if (row.value.status === "suspended") return Option.some(new Workflow.Suspended({}))
         // Stopped by its caller: it ended there, interrupted.
-        if (row.value.status === "stopped") return new Workflow.Complete({ exit: Exit.interrupt(FiberId.none) })
-        if (row.value.status !== "complete" || row.value.result === null) return undefined
-        const exit = yield* Effect.catchAll(
-          Schema.decodeUnknown(entry.codecs.result)(row.value.result),
+        if (row.value.status === "stopped") return Option.some(new Workflow.Complete({ exit: Exit.interrupt() }))
+        if (row.value.status !== "complete" || row.value.result === null) return Option.none()
+        const exit = yield* Effect.catch(
+          entry.codecs.decodeResult(row.value.result),
           fail("the journaled result does not decode", executionId)
         )
-        return new Workflow.Complete({ exit: exit as Exit.Exit<unknown, unknown> })
+        if (!Exit.isExit(exit)) return yield* fail("the journaled result", executionId)("not an exit")
+        return Option.some(new Workflow.Complete({ exit }))
       })
 
     const registered = (workflow: Workflow.Any): Effect.Effect<Registered> =>
       Effect.suspend(() => {
-        const entry = workflows.get(workflow.name)
+        const entry = workflows.get(workflow._tag)
         return entry === undefined
-          ? Effect.die(new JournalError({ message: `the workflow ${workflow.name} is not registered` }))
+          ? Effect.die(new JournalError({ message: `the workflow ${workflow._tag} is not registered` }))
           : Effect.succeed(entry)
       })
 
@@ -553,7 +578,7 @@ export const make = (
     /** Wakes the execution at `wakeAt` (wall clock), once, whoever arms it first. */
     const arm = (executionId: string, name: string, deferredName: string, wakeAt: number) =>
       Effect.flatMap(clock.currentTimeMillis, (now) => clock.sleep(Duration.millis(Math.max(0, wakeAt - now)))).pipe(
-        Effect.zipRight(deferredDone({ executionId, deferredName, exit: Exit.void })),
+        Effect.andThen(deferredDone({ executionId, deferredName, exit: Exit.void })),
         FiberMap.run(clocks, `${executionId}/${name}`, { onlyIfMissing: true }),
         Effect.asVoid
       )
@@ -570,59 +595,94 @@ export const make = (
           SELECT ${executionId}, ${name}, ${attempt}, ${encoded}
           WHERE EXISTS (SELECT 1 FROM workflow_executions WHERE execution_id = ${executionId})
           ON CONFLICT DO NOTHING`
-      ).pipe(Effect.tap(() => journal.activities.set(`${name}/${attempt}`, encoded)))
+      ).pipe(Effect.andThen(Effect.sync(() => journal.activities.set(`${name}/${attempt}`, encoded))))
 
     // A step is the activity of attempt 1 (`Activity.CurrentAttempt` outside `Activity.retry`), minus the
     // activity's machinery: no schema built per step, no fiber, scope or span of its own.
     const steps: Steps.Service = {
-      run: <A, I>(executionId: string, name: string, codec: Steps.Codec<A, I>, execute: Effect.Effect<A>) =>
-        Effect.flatMap(journalOf(executionId), (journal): Effect.Effect<A> => {
+      journalsFailures: false,
+      run: <S extends Steps.Pure>(
+        executionId: string,
+        name: string,
+        codec: Steps.Codec<S>,
+        execute: Effect.Effect<S["Type"]>
+      ) =>
+        Effect.flatMap(journalOf(executionId), (journal): Effect.Effect<S["Type"]> => {
           const journaled = journal.activities.get(`${name}/1`)
           if (journaled !== undefined) {
             const exit = decodeStep(journaled, codec)
-            return Either.isLeft(exit)
-              ? fail(`the journaled activity "${name}/1" does not decode`, executionId)(exit.left)
-              : exit.right
+            return Result.isFailure(exit)
+              ? fail(`the journaled activity "${name}/1" does not decode`, executionId)(exit.failure)
+              : exit.success
           }
           return Effect.flatMap(Steps.attempt(name, execute), (exit) => {
             // The step's store failed: that is no result of it, so nothing is journaled (see `activityExecute`).
             const failure = journalFailure(exit)
             if (Option.isSome(failure)) return Effect.die(failure.value)
             const [result, encoded] = journalForm(name, exit, codec)
-            return Effect.zipRight(journalActivity(journal, executionId, name, 1, encoded), result)
+            return Effect.flatMap(journalActivity(journal, executionId, name, 1, encoded), () => result)
           })
         })
     }
 
-    const engine: WorkflowEngine.WorkflowEngine["Type"] = WorkflowEngine.makeUnsafe({
+    /** The activity's journaled exit, checked against its schemas; none when it has not completed. */
+    const journaledActivity = (
+      journal: Journal,
+      executionId: string,
+      activity: Activity.Any,
+      key: string
+    ): Effect.Effect<Option.Option<Exit.Exit<unknown, unknown>>> => {
+      const journaled = journal.activities.get(key)
+      if (journaled === undefined) return Effect.succeedNone
+      const exit = Result.flatMap(decodeExit(journaled), (exit) => checkActivity(activity, exit))
+      return Result.isFailure(exit)
+        ? fail(`the journaled activity "${key}" does not decode`, executionId)(exit.failure)
+        : Effect.succeedSome(exit.success)
+    }
+
+    const interrupt = (workflow: Workflow.Any, executionId: string) =>
+      Effect.gen(function* () {
+        const entry = yield* registered(workflow)
+        const current = running.get(executionId)
+        if (current !== undefined && current.fiber.pollUnsafe() === undefined) {
+          current.instance.interrupted = true
+          // The interruption may end the fiber before it records the body's interrupted result: recorded below.
+          yield* Fiber.interrupt(current.fiber)
+        }
+        const row = yield* readExecution(executionId)
+        if (Option.isNone(row) || row.value.status === "complete") return
+        yield* record(entry, executionId, new Workflow.Complete({ exit: Exit.interrupt() }))
+      })
+
+    const engine: WorkflowEngine.WorkflowEngine["Service"] = WorkflowEngine.makeUnsafe({
       register: (workflow, execute) =>
         Effect.gen(function* () {
           const entry: Registered = {
             workflow,
             codecs: workflowCodecs(workflow),
             execute,
-            bodies: yield* Scope.fork(bodiesScope, ExecutionStrategy.sequential),
+            bodies: yield* Scope.fork(bodiesScope, "sequential"),
             closing: false
           }
-          workflows.set(workflow.name, entry)
+          workflows.set(workflow._tag, entry)
           // Unregistered with its scope: its bodies are interrupted as by a shutdown (a crash, to be
           // resumed by the next registration), and it no longer starts runs.
           yield* Effect.addFinalizer(() =>
             Effect.suspend(() => {
               entry.closing = true
-              if (workflows.get(workflow.name) === entry) workflows.delete(workflow.name)
+              if (workflows.get(workflow._tag) === entry) workflows.delete(workflow._tag)
               return Scope.close(entry.bodies, Exit.void)
             })
           )
           // Recovery: every execution of this workflow that had not ended replays from its journal
           // (a suspended one re-arms its clock from the journaled deadline).
           const pending = yield* sql<{ readonly execution_id: string }>`SELECT execution_id FROM workflow_executions
-            WHERE workflow = ${workflow.name} AND status IN ('running', 'suspended')`.pipe(
-            Effect.catchAll(fail("cannot list the executions to resume"))
+            WHERE workflow = ${workflow._tag} AND status IN ('running', 'suspended')`.pipe(
+            Effect.catch(fail("cannot list the executions to resume"))
           )
           for (const row of pending) {
             // One execution the journal cannot replay must not keep the others from resuming.
-            yield* Effect.catchAllDefect(resume(row.execution_id), (defect) =>
+            yield* Effect.catchDefect(resume(row.execution_id), (defect) =>
               Effect.logError("an execution cannot be resumed", defect)
             )
           }
@@ -635,21 +695,21 @@ export const make = (
         Effect.gen(function* () {
           const entry = yield* registered(workflow)
           const { executionId } = options
-          const current = yield* starting.withPermits(1)(
+          const current = yield* starting.withPermit(
             Effect.gen(function* () {
               // In progress here (its entry goes when its body ends): join it.
               const current = running.get(executionId)
               if (current !== undefined) return current
-              const payload = yield* Effect.catchAll(
-                Schema.encode(entry.codecs.payload)(options.payload),
+              const payload = yield* Effect.catch(
+                entry.codecs.encodePayload(options.payload),
                 fail("cannot encode the payload", executionId)
               )
-              const inserted = yield* Effect.zipRight(
-                beforeWrite({ kind: "execution", executionId, name: workflow.name }),
+              const inserted = yield* Effect.andThen(
+                beforeWrite({ kind: "execution", executionId, name: workflow._tag }),
                 sql`INSERT INTO workflow_executions (execution_id, workflow, payload, status)
-                  VALUES (${executionId}, ${workflow.name}, ${payload}, 'running')
+                  VALUES (${executionId}, ${workflow._tag}, ${payload}, 'running')
                   ON CONFLICT DO NOTHING RETURNING execution_id`.pipe(
-                  Effect.catchAll(fail("cannot journal the execution", executionId))
+                  Effect.catch(fail("cannot journal the execution", executionId))
                 )
               )
               if (inserted.length > 0) {
@@ -666,45 +726,27 @@ export const make = (
           )
           if (options.discard) return undefined
           if (current !== undefined) return yield* Fiber.join(current.fiber)
-          return (yield* poll(entry, executionId)) ?? new Workflow.Suspended({})
+          return Option.getOrElse(yield* poll(entry, executionId), () => new Workflow.Suspended({}))
           // The engine's interface types the result by `discard`; `undefined` is returned exactly when it is true.
         }) as Effect.Effect<Discard extends true ? void : Workflow.Result<unknown, unknown>>,
 
       poll: (workflow, executionId) => Effect.flatMap(registered(workflow), (entry) => poll(entry, executionId)),
 
-      interrupt: (workflow, executionId) =>
-        Effect.gen(function* () {
-          const entry = yield* registered(workflow)
-          const current = running.get(executionId)
-          if (current !== undefined && current.fiber.unsafePoll() === null) {
-            current.instance.interrupted = true
-            yield* Fiber.interrupt(current.fiber)
-            return
-          }
-          const row = yield* readExecution(executionId)
-          if (Option.isNone(row) || row.value.status === "complete") return
-          yield* record(entry, executionId, new Workflow.Complete({ exit: Exit.interrupt(FiberId.none) }))
-        }),
+      interrupt,
+
+      // Compensation finalizers and child workflows are not journaled here: an unsafe interrupt is an interrupt.
+      interruptUnsafe: interrupt,
 
       resume: (_workflow, executionId) => resume(executionId),
 
-      activityExecute: (activity: Activity.Any, attempt: number) =>
+      activityExecute: (activity, attempt) =>
         Effect.gen(function* () {
           const instance = yield* WorkflowEngine.WorkflowInstance
           const { executionId } = instance
           const journal = yield* journalOf(executionId)
           const key = `${activity.name}/${attempt}`
-          const journaled = journal.activities.get(key)
-          if (journaled !== undefined) {
-            const exit = decodeExit(journaled).pipe(
-              // The engine decodes it with the activity's schemas; checked here, so a garbage row
-              // is a JournalError, not a parse defect.
-              Either.flatMap((exit) => Either.map(Schema.decodeUnknownEither(activityExit(activity))(exit), () => exit))
-            )
-            if (Either.isLeft(exit))
-              return yield* fail(`the journaled activity "${key}" does not decode`, executionId)(exit.left)
-            return new Workflow.Complete({ exit: exit.right })
-          }
+          const journaled = yield* journaledActivity(journal, executionId, activity, key)
+          if (Option.isSome(journaled)) return new Workflow.Complete({ exit: journaled.value })
           const activityInstance = WorkflowEngine.WorkflowInstance.initial(instance.workflow, executionId)
           activityInstance.interrupted = instance.interrupted
           const result: Workflow.Result<unknown, unknown> = yield* activity.executeEncoded.pipe(
@@ -719,21 +761,21 @@ export const make = (
             yield* journalActivity(journal, executionId, activity.name, attempt, encodeExit(result.exit))
           }
           return result
-        }) as Effect.Effect<Workflow.Result<unknown, unknown>, never, WorkflowEngine.WorkflowInstance>,
+        }),
 
       deferredResult: (deferred) =>
         Effect.gen(function* () {
           const instance = yield* WorkflowEngine.WorkflowInstance
           const journal = yield* journalOf(instance.executionId)
           const journaled = journal.deferreds.get(deferred.name)
-          if (journaled === undefined) return undefined
+          if (journaled === undefined) return Option.none()
           const exit = decodeExit(journaled)
-          if (Either.isLeft(exit))
+          if (Result.isFailure(exit))
             return yield* fail(
               `the journaled deferred "${deferred.name}" does not decode`,
               instance.executionId
-            )(exit.left)
-          return exit.right
+            )(exit.failure)
+          return Option.some(exit.success)
         }),
 
       deferredDone,

@@ -1,5 +1,3 @@
-import * as Schema from "effect/Schema"
-
 /**
  * An immutable list built for appending: a view of the first `length` items
  * of a backing array that is only ever pushed to. The newest view of a
@@ -37,27 +35,3 @@ export const toArray = <A>(self: Log<A>): ReadonlyArray<A> => self.backing.slice
 
 /** @internal */
 export const last = <A>(self: Log<A>): A | undefined => (self.length === 0 ? undefined : self.backing[self.length - 1])
-
-/** @internal */
-export const isLog = (u: unknown): u is Log<unknown> =>
-  typeof u === "object" &&
-  u !== null &&
-  "backing" in u &&
-  Array.isArray(u.backing) &&
-  "length" in u &&
-  typeof u.length === "number" &&
-  Number.isInteger(u.length) &&
-  u.length >= 0 &&
-  u.length <= u.backing.length
-
-/**
- * A log encoded as the plain array of its items.
- *
- * @internal
- */
-export const schema = <A, I, R>(item: Schema.Schema<A, I, R>): Schema.Schema<Log<A>, ReadonlyArray<I>, R> =>
-  Schema.transform(
-    Schema.Array(item),
-    Schema.declare((u): u is Log<A> => isLog(u), { identifier: "Log" }),
-    { strict: true, decode: (items) => fromArray(items), encode: (log) => toArray(log) }
-  )

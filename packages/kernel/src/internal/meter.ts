@@ -1,18 +1,17 @@
-import * as Either from "effect/Either"
-import * as MetricLabel from "effect/MetricLabel"
-import * as Metrics from "../Metrics.js"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import type * as Result from "effect/Result"
 import type * as KernelEvent from "../KernelEvent.js"
 import type * as ModelError from "../ModelError.js"
+import * as Metrics from "../Metrics.js"
 import type * as ModelProvider from "../ModelProvider.js"
 import * as Telemetry from "./telemetry.js"
 
 /**
- * A provider's recorder of the GenAI metrics and the turn histogram. A
- * metric's tags are looked up by the identity of their array, so each
- * model's arrays are made once and kept here: a call then updates a
- * histogram without building a key. Sessions share the meter of their
- * provider's name (`forProvider`), so a new session's first call finds its
- * arrays too, rather than building and hashing new metric keys.
+ * A provider's recorder of the GenAI metrics: each model's histograms are
+ * made once, with their attributes, and kept, so a call updates its series
+ * with no metric of its own. Sessions share the meter of their provider's
+ * name (`forProvider`).
  *
  * @internal
  */
@@ -20,26 +19,21 @@ export interface Meter {
   readonly modelCall: (
     model: string,
     durationMs: number,
-    result: Either.Either<ModelProvider.ModelResponse, ModelError.ModelError>
-  ) => void
-  readonly turn: (durationMs: number) => void
+    result: Result.Result<ModelProvider.ModelResponse, ModelError.ModelError>
+  ) => Effect.Effect<void>
 }
 
-interface ModelLabels {
-  readonly call: ReadonlyArray<MetricLabel.MetricLabel>
-  readonly input: ReadonlyArray<MetricLabel.MetricLabel>
-  readonly output: ReadonlyArray<MetricLabel.MetricLabel>
-  readonly failed: Map<ModelError.Category, ReadonlyArray<MetricLabel.MetricLabel>>
+interface ModelMetrics {
+  readonly duration: Metric.Histogram<number>
+  readonly input: Metric.Histogram<number>
+  readonly output: Metric.Histogram<number>
+  readonly failed: Map<ModelError.Category, Metric.Histogram<number>>
 }
-
-const none: ReadonlyArray<MetricLabel.MetricLabel> = []
 
 /**
- * The meters made so far, by provider name. They hold only tag arrays, one
- * set a model, as many as Effect's metric registry (process-wide, never
- * pruned) holds metric keys for the same names, and record nothing of their
- * own: sharing one changes no figure. Keyed by name, not by the provider
- * object, so that sessions over providers made per session share one too.
+ * The meters made so far, by provider name: they hold only histograms, as
+ * many as Effect's metric registry keeps series for the same attributes, and
+ * record nothing of their own.
  */
 const meters = new Map<string, Meter>()
 
@@ -59,74 +53,67 @@ export const forProvider = (provider: string): Meter => {
 }
 
 const make = (provider: string): Meter => {
-  const byModel = new Map<string, ModelLabels>()
-  const labelsOf = (model: string): ModelLabels => {
-    let labels = byModel.get(model)
-    if (labels === undefined) {
-      const call = [
-        MetricLabel.make(Telemetry.Attr.operationName, Telemetry.Operation.chat),
-        MetricLabel.make(Telemetry.Attr.providerName, provider),
-        MetricLabel.make(Telemetry.Attr.requestModel, model)
-      ]
-      labels = {
-        call,
-        input: [...call, MetricLabel.make(Telemetry.Attr.tokenType, "input")],
-        output: [...call, MetricLabel.make(Telemetry.Attr.tokenType, "output")],
+  const byModel = new Map<string, ModelMetrics>()
+  const callOf = (model: string) => ({
+    [Telemetry.Attr.operationName]: Telemetry.Operation.chat,
+    [Telemetry.Attr.providerName]: provider,
+    [Telemetry.Attr.requestModel]: model
+  })
+  const metricsOf = (model: string): ModelMetrics => {
+    let metrics = byModel.get(model)
+    if (metrics === undefined) {
+      const call = callOf(model)
+      metrics = {
+        duration: Metrics.operationDurationWith(call),
+        input: Metrics.tokenUsageWith({ ...call, [Telemetry.Attr.tokenType]: "input" }),
+        output: Metrics.tokenUsageWith({ ...call, [Telemetry.Attr.tokenType]: "output" }),
         failed: new Map()
       }
-      byModel.set(model, labels)
+      byModel.set(model, metrics)
     }
-    return labels
+    return metrics
+  }
+  const failedOf = (model: string, category: ModelError.Category) => {
+    const metrics = metricsOf(model)
+    let failed = metrics.failed.get(category)
+    if (failed === undefined) {
+      failed = Metrics.operationDurationWith({ ...callOf(model), [Telemetry.Attr.errorType]: category })
+      metrics.failed.set(category, failed)
+    }
+    return failed
   }
   return {
     modelCall: (model, durationMs, result) => {
-      const labels = labelsOf(model)
-      if (Either.isRight(result)) {
-        const { usage } = result.right
-        Metrics.operationDuration.unsafeUpdate(durationMs / 1000, labels.call)
-        Metrics.tokenUsage.unsafeUpdate(usage.input_tokens, labels.input)
-        Metrics.tokenUsage.unsafeUpdate(usage.output_tokens, labels.output)
-        return
-      }
-      const category = result.left.category
-      let failed = labels.failed.get(category)
-      if (failed === undefined) {
-        failed = [...labels.call, MetricLabel.make(Telemetry.Attr.errorType, category)]
-        labels.failed.set(category, failed)
-      }
-      Metrics.operationDuration.unsafeUpdate(durationMs / 1000, failed)
-    },
-    turn: (durationMs) => Metrics.turnDuration.unsafeUpdate(durationMs / 1000, none)
+      if (result._tag === "Failure") return Metric.update(failedOf(model, result.failure.category), durationMs / 1000)
+      const { usage } = result.success
+      const metrics = metricsOf(model)
+      // The call's three series, under the metric attributes of the fiber, as `Metric.update` reads them.
+      return Effect.contextWith((context) => {
+        metrics.duration.updateUnsafe(durationMs / 1000, context)
+        metrics.input.updateUnsafe(usage.input_tokens, context)
+        metrics.output.updateUnsafe(usage.output_tokens, context)
+        return Effect.void
+      })
+    }
   }
 }
 
-/** The `status` tag of `Metrics.runs` for each status, as an array made once: see `runEnded`. */
-const statusTags = new Map<KernelEvent.RunStatus, ReadonlyArray<MetricLabel.MetricLabel>>()
+/** Records a turn's duration, under the metric attributes of the fiber. @internal */
+export const turn = (durationMs: number): Effect.Effect<void> =>
+  Effect.contextWith((context) => {
+    Metrics.turnDuration.updateUnsafe(durationMs / 1000, context)
+    return Effect.void
+  })
 
 /**
  * Records a run's end in the kernel's counters: its turns, and one run of
- * its status, under the metric labels of the run's fiber (`labels`, what
- * `Effect.tagMetrics` sets) as `Metric.increment` would. With no such label
- * the status's tag array is one made once, found by identity: a tagged
- * counter unites its tags with the fiber's into a new array at each update,
- * whose metric key is then built and hashed again.
+ * its status, under the metric attributes of the run's fiber.
  *
  * @internal
  */
-export const runEnded = (
-  status: KernelEvent.RunStatus,
-  turns: number,
-  labels: ReadonlyArray<MetricLabel.MetricLabel>
-): void => {
-  Metrics.turns.unsafeUpdate(turns, labels)
-  if (labels.length > 0) {
-    Metrics.runsWithStatus(status).unsafeUpdate(1, labels)
-    return
-  }
-  let tags = statusTags.get(status)
-  if (tags === undefined) {
-    tags = [MetricLabel.make("status", status)]
-    statusTags.set(status, tags)
-  }
-  Metrics.runs.unsafeUpdate(1, tags)
-}
+export const runEnded = (status: KernelEvent.RunStatus, turns: number): Effect.Effect<void> =>
+  Effect.andThen(Metric.update(Metrics.turns, turns), Metric.update(Metrics.runsWithStatus(status), 1))
+
+/** Counts a retry of its error's category. @internal */
+export const retried = (category: ModelError.Category): Effect.Effect<void> =>
+  Metric.update(Metrics.retriesOfCategory(category), 1)

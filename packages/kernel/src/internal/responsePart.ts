@@ -1,6 +1,7 @@
 import type * as Content from "../Content.js"
 import type * as ModelProvider from "../ModelProvider.js"
 import type * as ResponsePart from "../ResponsePart.js"
+import type * as Usage from "../Usage.js"
 
 /** A content block being assembled, at its provider index. @internal */
 export type Building =
@@ -19,7 +20,7 @@ export type Building =
 export interface State {
   /** Blocks in the order of their first part; `toResponse` sorts them by index. */
   readonly blocks: ReadonlyArray<Building>
-  readonly usage: ModelProvider.Usage | undefined
+  readonly usage: Usage.Usage | undefined
   readonly finish: { readonly stop_reason: ModelProvider.StopReason; readonly model?: string | undefined } | undefined
 }
 
@@ -27,7 +28,7 @@ export interface State {
 export const empty: State = { blocks: [], usage: undefined, finish: undefined }
 
 const position = (blocks: ReadonlyArray<Building>, index: number): number => {
-  // The block a part belongs to is almost always the last one opened: look there first.
+  // Searched from the end: a part usually belongs to the block opened last.
   for (let i = blocks.length - 1; i >= 0; i--) if (blocks[i]!.index === index) return i
   return -1
 }
@@ -156,7 +157,7 @@ export const text = (state: State): string => {
 }
 
 /** @internal */
-export const usage = (state: State): ModelProvider.Usage | undefined => state.usage
+export const usage = (state: State): Usage.Usage | undefined => state.usage
 
 /**
  * The accumulator of a whole response: what folding `fromResponse(response)`

@@ -1,18 +1,14 @@
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
-import * as FiberRef from "effect/FiberRef"
 import { identity } from "effect/Function"
-import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
-import * as MutableRef from "effect/MutableRef"
+import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import * as Runtime from "effect/Runtime"
+import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
-import * as Tracer from "effect/Tracer"
+import type * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
 import * as ContextProvider from "../ContextProvider.js"
 import * as Decision from "../Decision.js"
@@ -21,7 +17,7 @@ import * as KernelEvent from "../KernelEvent.js"
 import * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
 import * as RetryBudget from "../RetryBudget.js"
-import type * as RetryPolicy from "../RetryPolicy.js"
+import * as RetryPolicy from "../RetryPolicy.js"
 import * as RetryQuota from "../RetryQuota.js"
 import type * as RunOutcome from "../RunOutcome.js"
 import type * as SessionApi from "../Session.js"
@@ -31,8 +27,10 @@ import * as Effects from "./effects.js"
 import * as Log from "./log.js"
 import * as Loop from "./loop.js"
 import * as Meter from "./meter.js"
+import * as Run from "./run.js"
 import * as SessionState from "./sessionState.js"
 import * as Telemetry from "./telemetry.js"
+import * as Tools from "./tools.js"
 
 /**
  * The default capacity of a session's event stream (`Session.defaultSubscriberCapacity`).
@@ -42,422 +40,229 @@ import * as Telemetry from "./telemetry.js"
 export const defaultSubscriberCapacity = 1_024
 
 /**
+ * The session's own event stream: a bounded PubSub with back-pressure, made
+ * at the first subscription (an idle session, or one nobody subscribes to,
+ * holds none), and how many subscribers read it.
+ */
+interface Events {
+  readonly hub: Effect.Effect<PubSub.PubSub<KernelEvent.KernelEvent>>
+  subscribers: number
+  current: PubSub.PubSub<KernelEvent.KernelEvent> | undefined
+}
+
+/**
  * Makes a session. `effects` may wrap the effects seam of every run: a
  * durable runtime journals a session there, without touching the loop.
  *
  * @internal
  */
-export const make = (
+export const make = Effect.fnUntraced(function* (
   options: SessionApi.Options,
   effects: (live: Effects.Effects) => Effects.Effects = identity
-): Effect.Effect<SessionApi.Service, never, ModelProvider.ModelProvider> =>
-  // The services are read from the context in one step, not one effect each.
-  Effect.contextWith((services: Context.Context<ModelProvider.ModelProvider>) => {
-    const settings = options.settings ?? Settings.defaults
-    const budget = Context.get(services, RetryBudget.RetryBudget).budgetFor(settings)
-    const provider = Context.get(services, ModelProvider.ModelProvider)
-    // What only a run needs is made at the first run: an idle session holds none of it (its lock
-    // and its runs' bus, a fraction of what an idle session may hold).
-    let lock: RunLock | undefined
-    let bus: EventBus.Service | undefined
-    const env = new SessionEnv(options, settings, budget, provider.name, services)
-    const capacity: number = options.subscriberCapacity ?? defaultSubscriberCapacity
-    // The accessors are built when read: an idle session holds its state and nothing else.
-    return {
-      id: env.id,
-      settings,
-      // Made when the first run is asked for, before any run starts: runs are still serialised.
-      run: (input) => {
-        if (lock === undefined) lock = { busy: false, waiting: undefined }
-        if (bus === undefined) bus = runBus(env)
-        return runOnce(env, lock, bus, provider, effects, input)
-      },
-      get history() {
-        return Effect.sync(() => Log.toArray(MutableRef.get(env.state).history))
-      },
-      get context() {
-        return Effect.sync(() => Log.toArray(MutableRef.get(env.state).context))
-      },
-      get state() {
-        return Effect.sync(() => SessionState.toPublic(MutableRef.get(env.state)))
-      },
-      get events() {
-        return Stream.unwrapScoped(subscribe(env, capacity))
-      },
-      get subscribe() {
-        return subscribe(env, capacity)
-      },
-      get retryBudget() {
-        return Effect.sync(() => budget.snapshot(MutableRef.get(env.state).budget))
-      }
-    } satisfies SessionApi.Service
-  })
-
-/**
- * What a session holds that does not change between runs (`Loop.Env`). A
- * class, so that its two lazy fields are getters of the prototype: an object
- * literal with getters is made in dictionary mode, which cost a session half
- * a kilobyte and a few microseconds, and every read of its fields in the loop
- * a slow property lookup.
- */
-class SessionEnv implements Loop.Env {
-  readonly id: string
-  readonly model: string
-  readonly models: ReadonlyArray<string>
-  readonly policy: RetryPolicy.RetryPolicy | undefined
-  readonly system: string | undefined
-  readonly maxOutputTokens: number | undefined
-  readonly request: ModelProvider.RequestOptions | undefined
-  readonly toolConcurrency: number
-  readonly metrics: boolean
-  readonly toolbox: Toolbox.Service
-  readonly contextProvider: ContextProvider.Service
-  readonly bus: EventBus.Service
-  readonly state: MutableRef.MutableRef<SessionState.State>
-  readonly listeners: Loop.Listeners = { hub: undefined, subscribers: 0 }
-  private lazyMeter: Meter.Meter | undefined = undefined
-  private lazyCallTimeouts: ModelProvider.CallTimeouts | undefined = undefined
-
-  readonly settings: Settings.Settings
-  readonly budget: RetryBudget.Budget
-  private readonly providerName: string
-
-  constructor(
-    options: SessionApi.Options,
-    settings: Settings.Settings,
-    budget: RetryBudget.Budget,
-    providerName: string,
-    services: Context.Context<never>
-  ) {
-    this.settings = settings
-    this.budget = budget
-    this.providerName = providerName
-    this.id = options.id ?? `session-${crypto.randomUUID()}`
-    this.model = options.model
-    this.models =
-      settings.fallback_models.length === 0
-        ? [options.model]
-        : [options.model, ...settings.fallback_models.filter((model) => model !== options.model)]
-    this.policy = options.policy
-    this.system = options.system
-    this.maxOutputTokens = options.maxOutputTokens
-    this.request = options.request
-    this.toolConcurrency = options.toolConcurrency ?? 1
-    this.metrics = options.metrics ?? true
-    this.toolbox = Context.get(services, Toolbox.Toolbox)
-    this.contextProvider = Context.get(services, ContextProvider.ContextProvider)
-    this.bus = Context.get(services, EventBus.EventBus)
-    this.state = MutableRef.make(SessionState.initial(options, budget))
+) {
+  const provider = yield* ModelProvider.ModelProvider
+  const settings = options.settings ?? Settings.defaults
+  const budget = (yield* RetryBudget.RetryBudget).budgetFor(settings)
+  const env: Run.Env = {
+    id: options.id ?? `session-${crypto.randomUUID()}`,
+    model: options.model,
+    models: [options.model, ...settings.fallback_models.filter((model) => model !== options.model)],
+    settings,
+    policy: policyOf(options.policy, settings),
+    system: options.system,
+    maxOutputTokens: options.maxOutputTokens,
+    request: options.request,
+    toolConcurrency: options.toolConcurrency ?? 1,
+    metrics: options.metrics ?? true,
+    meter: Meter.forProvider(provider.name),
+    toolbox: yield* Toolbox.Toolbox,
+    contextProvider: yield* ContextProvider.ContextProvider,
+    bus: yield* EventBus.EventBus,
+    budget
   }
-
-  /** Looked up at the first run: a session that never runs, or runs without metrics, adds no entry. */
-  get meter(): Meter.Meter {
-    if (this.lazyMeter === undefined) this.lazyMeter = Meter.forProvider(this.providerName)
-    return this.lazyMeter
+  const state = yield* Ref.make(SessionState.initial(options, budget))
+  const lock = yield* Semaphore.make(1)
+  const events: Events = {
+    hub: yield* Effect.cached(
+      Effect.tap(
+        PubSub.bounded<KernelEvent.KernelEvent>(options.subscriberCapacity ?? defaultSubscriberCapacity),
+        (hub) => Effect.sync(() => (events.current = hub))
+      )
+    ),
+    subscribers: 0,
+    current: undefined
   }
+  const timeouts = ModelProvider.callTimeoutsFrom(settings)
+  const live = Effects.make({ provider, toolbox: env.toolbox, attemptTimeout: timeouts.attempt })
+  const subscribe = subscribeTo(events)
+  const runs: Runs = { env, state, events, provider: provider.name, timeouts, effects: () => effects(live) }
+  return {
+    id: env.id,
+    settings,
+    run: (input) => lock.withPermit(runOnce(runs, input)),
+    history: Effect.map(Ref.get(state), (state) => Log.toArray(state.history)),
+    context: Effect.map(Ref.get(state), (state) => Log.toArray(state.context)),
+    state: Effect.map(Ref.get(state), SessionState.toPublic),
+    events: Stream.unwrap(subscribe),
+    subscribe,
+    retryBudget: Effect.map(Ref.get(state), (state) => budget.snapshot(state.budget))
+  } satisfies SessionApi.Service
+})
 
-  /** Made at the first run: an idle session holds none. */
-  get callTimeouts(): ModelProvider.CallTimeouts {
-    if (this.lazyCallTimeouts === undefined) this.lazyCallTimeouts = ModelProvider.callTimeoutsFrom(this.settings)
-    return this.lazyCallTimeouts
-  }
+/** The session's retry policy: the one given, or the settings' own, made at the first retryable error. */
+const policyOf = (
+  given: RetryPolicy.RetryPolicy | undefined,
+  settings: Settings.Settings
+): (() => RetryPolicy.RetryPolicy) => {
+  let policy = given
+  return () => (policy ??= RetryPolicy.fromSettings(settings))
 }
 
-/**
- * The session's PubSub, made at the first subscription. It is bounded with
- * the back-pressure strategy: a publisher waits while the slowest subscriber
- * has `capacity` events unread, so memory stays bounded and no event is lost.
- */
-const hubOf = (env: Loop.Env, capacity: number): Effect.Effect<PubSub.PubSub<KernelEvent.KernelEvent>> =>
-  Effect.suspend(() => {
-    const { listeners } = env
-    return listeners.hub !== undefined
-      ? Effect.succeed(listeners.hub)
-      : Effect.map(PubSub.bounded<KernelEvent.KernelEvent>(capacity), (hub) => (listeners.hub ??= hub))
-  })
-
 /** A subscription to the session's events for the life of the scope; while it lasts, the loop builds events. */
-const subscribe = (
-  env: Loop.Env,
-  capacity: number
-): Effect.Effect<Stream.Stream<KernelEvent.KernelEvent>, never, Scope.Scope> =>
-  Effect.flatMap(hubOf(env, capacity), (hub) =>
-    Effect.acquireRelease(
+const subscribeTo = (events: Events): Effect.Effect<Stream.Stream<KernelEvent.KernelEvent>, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const subscription = yield* PubSub.subscribe(yield* events.hub)
+    yield* Effect.acquireRelease(
       Effect.sync(() => {
-        env.listeners.subscribers++
+        events.subscribers++
       }),
       () =>
         Effect.sync(() => {
-          env.listeners.subscribers--
+          events.subscribers--
         })
-    ).pipe(Effect.zipRight(Stream.fromPubSub(hub, { scoped: true })))
+    )
+    return Stream.fromSubscription(subscription)
+  })
+
+/**
+ * Offers events to the session's stream, if anyone subscribes, in order.
+ * Uninterruptible: the session's state already holds what they describe,
+ * so an interrupted offer would leave a subscriber short of an event. A
+ * subscriber that goes away releases the wait.
+ */
+const offerTo =
+  (events: Events) =>
+  (published: ReadonlyArray<KernelEvent.KernelEvent>): Effect.Effect<void> =>
+    Effect.suspend(() =>
+      events.subscribers === 0 || events.current === undefined
+        ? Effect.void
+        : Effect.uninterruptible(Effect.asVoid(PubSub.publishAll(events.current, published)))
+    )
+
+/** What every run of a session starts from. */
+interface Runs {
+  readonly env: Run.Env
+  readonly state: Ref.Ref<SessionState.State>
+  readonly events: Events
+  readonly provider: string
+  /** The call timeouts of the settings, given to every call of every run. */
+  readonly timeouts: ModelProvider.CallTimeouts
+  /** The run's effects: the live ones, as `Options.effects` wraps them for each run. */
+  readonly effects: () => Effects.Effects
+}
+
+/**
+ * One run, holding the session's lock: it starts, runs its turns
+ * interruptibly, and ends (answering what is pending, publishing
+ * `run_ended`) however the turns end, in the invoke_agent span.
+ */
+const runOnce = (runs: Runs, input: string | Content.Message): Effect.Effect<RunOutcome.RunOutcome> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function* () {
+      const { env, state, events } = runs
+      const clock = yield* Clock.Clock
+      const message = typeof input === "string" ? Content.userText(input) : input
+      const started = yield* Ref.updateAndGet(state, (current) =>
+        SessionState.startRun(current, env.id, clock.currentTimeMillisUnsafe(), message)
+      )
+      const runId = SessionState.figures(started).run_id
+      const offer = offerTo(events)
+      const run: Run.Run = {
+        env,
+        state,
+        runId,
+        runNumber: started.runs,
+        startedAt: SessionState.figures(started).started_at,
+        clock,
+        effects: runs.effects(),
+        quota: yield* RetryQuota.RetryQuota,
+        listening: () => env.bus.observed || events.subscribers > 0,
+        subscribed: () => events.subscribers > 0,
+        offer,
+        notify: (published) => env.bus.deliver(published),
+        overhead: undefined
+      }
+      // The bus the run's services publish to (a plugin's breaker): the session's stream and its observers.
+      const bus: EventBus.Service = {
+        ...env.bus,
+        observed: true,
+        publish: (event) =>
+          Effect.flatMap(Clock.currentTimeMillis, (at) => Run.publishAll(run, [KernelEvent.stamp(event, at)])),
+        deliver: (published) => Run.publishAll(run, published)
+      }
+      return yield* Telemetry.withSpan(
+        Telemetry.Operation.invokeAgent,
+        Telemetry.run({ session: env.id, runId, provider: runs.provider, model: env.model }),
+        (span) => lifecycle(run, span, typeof input === "string" ? input : Content.textOf(message), restore)
+      ).pipe(
+        Effect.provideService(EventBus.EventBus, bus),
+        Effect.provideService(ModelProvider.CurrentCallTimeouts, runs.timeouts)
+      )
+    })
   )
 
-/** The bus the runs' services publish to (a plugin's breaker): the session's stream and its observers. */
-const runBus = (env: Loop.Env): EventBus.Service => ({
-  observed: true,
-  responseObserved: env.bus.responseObserved,
-  publish: (event) =>
-    Effect.flatMap(Effect.clock, (clock) =>
-      Effect.suspend(() => {
-        const stamped = [KernelEvent.stamp(event, clock.unsafeCurrentTimeMillis())]
-        return Effect.zipRight(Loop.offer(env, stamped), env.bus.deliver(stamped))
-      })
-    ),
-  deliver: (events) => Effect.suspend(() => Effect.zipRight(Loop.offer(env, events), env.bus.deliver(events))),
-  modelResponded: env.bus.modelResponded
+/** A run from its start to its end, in its span. */
+const lifecycle = Effect.fnUntraced(function* (
+  run: Run.Run,
+  span: Tracer.Span,
+  input: string,
+  restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+) {
+  yield* Run.publish(run, {
+    type: "run_started",
+    at: Run.now(run),
+    run_id: run.runId,
+    model: run.env.model,
+    input
+  })
+  const exit = yield* Effect.exit(restore(Loop.turns(run)))
+  const ending = endingOf(run, exit)
+  // An interrupted run lets the toolbox release what it left running (plugin processes) first.
+  const closed = ending === undefined ? yield* Effect.exit(run.env.toolbox.onRunInterrupted ?? Effect.void) : Exit.void
+  const outcome = yield* finish(run, ending ?? Decision.End({ status: "interrupted" }))
+  Telemetry.annotate(span, Telemetry.runEnded(outcome.status, outcome.error))
+  if (Exit.isFailure(exit) && ending === undefined)
+    return yield* Effect.failCause(Exit.isFailure(closed) ? Cause.combine(exit.cause, closed.cause) : exit.cause)
+  return outcome
 })
 
-/**
- * What serialises a session's runs: whether one holds the session, and the
- * wake-ups of the runs that wait for it. A run that finds the session free
- * takes it at once, on its own stack. Effect's semaphore takes even a free
- * permit through an async callback, which sent every run through the
- * scheduler (a task, a microtask and a fiber message) before its first step.
- *
- * @internal
- */
-export interface RunLock {
-  busy: boolean
-  /** Made when a run first waits: most sessions never run two at once. */
-  waiting: Set<() => void> | undefined
-}
-
-/**
- * Takes the lock: a free one at once (`Effect.void`), in the caller's uninterruptible region, where
- * this is called (an interruption between taking it and the exit handler's region would leave it
- * held); a held one after waiting, interruptibly, for a release, then trying again.
- */
-const enter = (
-  lock: RunLock,
-  restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-): Effect.Effect<void> => {
-  if (!lock.busy) {
-    lock.busy = true
-    return Effect.void
-  }
-  const released = Effect.async<void>((resume) => {
-    // Checked again where the waiter registers, in one synchronous step: the fiber may have yielded
-    // between the check above and here (Effect does every 2,048 operations, even where it cannot be
-    // interrupted), and a release in between woke only the runs already waiting.
-    if (!lock.busy) return resume(Effect.void)
-    if (lock.waiting === undefined) lock.waiting = new Set()
-    const waiting = lock.waiting
-    const wake = () => {
-      waiting.delete(wake)
-      resume(Effect.void)
-    }
-    waiting.add(wake)
-    return Effect.sync(() => {
-      waiting.delete(wake)
-    })
-  })
-  return Effect.flatMap(restore(released), () => enter(lock, restore))
-}
-
-/**
- * Frees the lock and wakes every waiting run, as Effect's semaphore does:
- * the first to run takes it, the others wait again, and one interrupted
- * before it ran takes nothing and holds up none of the others.
- */
-const leave = (lock: RunLock): void => {
-  lock.busy = false
-  if (lock.waiting !== undefined) for (const wake of lock.waiting) wake()
-}
-
-/**
- * One run, serialised with the session's other runs. Its services are set
- * in the fiber's context for the run and restored after it, and its lock
- * released, in one exit handler: `withPermits` and a provided context would
- * each wrap the run in an acquire-use-release of its own, which cost a run
- * more than a step. What the run reads from its fiber (its clock, context
- * and tracer) is read in one step.
- */
-const runOnce = (
-  env: Loop.Env,
-  lock: RunLock,
-  bus: EventBus.Service,
-  provider: ModelProvider.Service,
-  wrap: (live: Effects.Effects) => Effects.Effects,
-  input: string | Content.Message
-): Effect.Effect<RunOutcome.RunOutcome> =>
-  Effect.uninterruptibleMask((restore) => {
-    // Called in the mask's region, as the run starts: a free lock is taken with no effect of its own.
-    const entered = enter(lock, restore)
-    return entered === Effect.void
-      ? locked(env, lock, bus, provider, wrap, input, restore)
-      : Effect.flatMap(entered, () => locked(env, lock, bus, provider, wrap, input, restore))
-  })
-
-/**
- * The run, once it holds the lock, in the caller's uninterruptible region
- * (`restore` makes its loop interruptible), and its exit handler.
- */
-const locked = (
-  env: Loop.Env,
-  lock: RunLock,
-  bus: EventBus.Service,
-  provider: ModelProvider.Service,
-  wrap: (live: Effects.Effects) => Effects.Effects,
-  input: string | Content.Message,
-  restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-): Effect.Effect<RunOutcome.RunOutcome> => {
-  // Set as the run's services go into the fiber's context: the context to put back.
-  let outer: Context.Context<never> | undefined
-  // Set once the run has started: what closing an interrupted run answers and ends.
-  let started: { readonly live: Loop.Run; readonly cursor: Loop.Cursor } | undefined
-  // The caller's runtime is read first, where the run is interruptible (the calls' fibers take its
-  // flags): an interruption there comes before the run has started anything it must close.
-  const run = Effect.flatMap(restore(Effect.runtime<never>()), (caller) =>
-    Effect.withFiberRuntime<RunOutcome.RunOutcome>((fiber) => {
-      const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-      const message = typeof input === "string" ? Content.userText(input) : input
-      const state = SessionState.startRun(MutableRef.get(env.state), env.id, clock.unsafeCurrentTimeMillis(), message)
-      const runId = SessionState.figures(state).run_id
-      const spans = Effects.spansOf(fiber)
-      const runSpan = spans.enabled
-        ? Telemetry.run(spans, { session: env.id, runId, provider: provider.name, model: env.model })
-        : undefined
-      const cursor: Loop.Cursor = {
-        state,
-        events: Loop.noEvents,
-        turnSpan: undefined,
-        tools: undefined,
-        running: undefined
-      }
-      // The run's services: its span as the parent of every span in it, the bus that carries a
-      // plugin's events to the session's stream and observers, and the settings' call timeouts.
-      const context = fiber.getFiberRef(FiberRef.currentContext)
-      outer = context
-      // One copy of the context's map, where a `Context.add` each made one of its own.
-      const map = new Map(context.unsafeMap)
-      if (runSpan !== undefined) map.set(Tracer.ParentSpan.key, runSpan)
-      map.set(EventBus.EventBus.key, bus)
-      map.set(ModelProvider.CurrentCallTimeouts.key, env.callTimeouts)
-      const services = Context.unsafeMake<never>(map)
-      // The calls' runtime: the caller's flags and refs, the run's services.
-      const runtime = Runtime.make({
-        context: services,
-        fiberRefs: caller.fiberRefs,
-        runtimeFlags: caller.runtimeFlags
-      })
-      return Effect.flatMap(FiberRef.set(FiberRef.currentContext, services), () => {
-        const live: Loop.Run = {
-          env,
-          runId,
-          runNumber: state.runs,
-          clock,
-          spans,
-          runSpan,
-          effects: wrap(
-            Effects.make({
-              provider,
-              toolbox: env.toolbox,
-              // The settings' own attempt timeout, made once a session with the other call timeouts.
-              attemptTimeout: env.callTimeouts.attempt,
-              runtime,
-              spans
-            })
-          ),
-          quota: Context.get(services, RetryQuota.RetryQuota)
-        }
-        started = { live, cursor }
-        if (Loop.listening(env))
-          Loop.note(cursor, {
-            type: "run_started",
-            at: clock.unsafeCurrentTimeMillis(),
-            run_id: runId,
-            model: env.model,
-            input: typeof input === "string" ? input : Content.textOf(message)
-          })
-        // The loop only ever ends on its error channel: its end and the run's in one handler.
-        const ended = Effect.catchAllCause(restore(Loop.turns(live, cursor)), (cause) => {
-          const ending = endingOf(env, cause)
-          // An interrupted run is closed by the exit handler.
-          return ending === undefined ? Effect.interrupt : finish(live, cursor, ending)
-        })
-        const delivered = Loop.commit(env, cursor)
-        return delivered === Effect.void ? ended : Effect.flatMap(delivered, () => ended)
-      })
-    })
-  )
-  // `Effect.onExit`'s handling, without its own uninterruptible region: this one is already.
-  return Effect.matchCauseEffect(run, {
-    onFailure: (cause) => {
-      // Restores the caller's context and frees the lock, whatever closing an interrupted run does (a
-      // toolbox's onRunInterrupted may die).
-      const released = release(lock, outer, undefined)
-      const closed =
-        started !== undefined && Cause.isInterrupted(cause) ? Effect.ensuring(interrupted(started), released) : released
-      return Effect.matchCauseEffect(closed, {
-        onFailure: (closing) => Effect.failCause(Cause.sequential(cause, closing)),
-        onSuccess: () => Effect.failCause(cause)
-      })
-    },
-    onSuccess: (outcome) => release(lock, outer, outcome)
-  })
-}
-
-/**
- * Puts the caller's context back (if the run set its own), frees the lock
- * and returns `value`, in one step: the context's update frees the lock.
- */
-const release = <A>(lock: RunLock, outer: Context.Context<never> | undefined, value: A): Effect.Effect<A> =>
-  outer === undefined
-    ? Effect.sync(() => {
-        leave(lock)
-        return value
-      })
-    : FiberRef.modify(FiberRef.currentContext, () => {
-        leave(lock)
-        return [value, outer]
-      })
-
-/**
- * Closes an interrupted run: the toolbox first releases what the run may
- * have left running (plugin processes), then every tool_use gets a
- * tool_result, so the history stays valid.
- */
-const interrupted = (started: { readonly live: Loop.Run; readonly cursor: Loop.Cursor }): Effect.Effect<unknown> =>
-  Effect.flatMap(started.live.env.toolbox.onRunInterrupted ?? Effect.void, () =>
-    finish(started.live, started.cursor, Decision.End({ status: "interrupted" }))
-  )
-
 /** How the loop's end reads as a run's ending; `undefined` when the run was interrupted. */
-const endingOf = (env: Loop.Env, cause: Cause.Cause<Loop.Ended>): Decision.End | undefined => {
-  // How every run that is not interrupted ends, read without the search `Cause.failureOption` makes.
-  if (Cause.isFailType(cause)) return cause.error.ending
-  const ended = Cause.failureOption(cause)
-  if (Option.isSome(ended)) return ended.value.ending
-  if (Cause.isInterruptedOnly(cause)) return undefined
+const endingOf = (run: Run.Run, exit: Exit.Exit<Decision.End>): Decision.End | undefined => {
+  if (Exit.isSuccess(exit)) return exit.value
+  if (Cause.hasInterruptsOnly(exit.cause)) return undefined
   // A defect in a plugged-in service (a toolbox's definitions, a context provider) still
   // ends the run with a status, a run_ended event and a valid history.
   return Decision.End({
     status: "failed",
     error: new ModelError.Unknown({
       provider: "agent-kernel",
-      model: env.model,
-      message: `the run failed unexpectedly: ${Effects.describeDefect(Cause.squash(cause))}`
+      model: run.env.model,
+      message: `the run failed unexpectedly: ${Effects.describeDefect(Cause.squash(exit.cause))}`
     })
   })
 }
 
 /**
- * Ends a run: answers pending tool calls, publishes run_ended, and builds the
- * outcome. Called where the run ends: it commits the run's last state at once
- * and returns the rest (the delivery, then the metrics and the spans' end).
+ * Ends a run: answers the tool calls still pending, publishes run_ended,
+ * counts the run, and builds its outcome.
  */
-const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effect.Effect<RunOutcome.RunOutcome> => {
-  const { env } = run
-  // A result that came back before the run ended is kept; only the calls still out are answered.
-  const state = SessionState.answerPending(cursor.state, Loop.pendingReason(ending.status), cursor.running?.results)
+const finish = Effect.fnUntraced(function* (run: Run.Run, ending: Decision.End) {
+  const state = yield* Ref.updateAndGet(run.state, (state) =>
+    SessionState.answerPending(state, Tools.pendingReason(ending.status))
+  )
   const figures = SessionState.figures(state)
-  const wall = run.clock.unsafeCurrentTimeMillis() - figures.started_at
-  const retries = { max_per_call: figures.max_per_call, session_total: env.budget.snapshot(state.budget).used }
-  // The history as the run left it, made when read: the log is append-only, so a later run never
-  // changes what this one's outcome shows, and a session of many runs never copies its history
-  // once a run for an outcome nobody reads.
-  let history: Content.History | undefined
+  const wall = Run.now(run) - figures.started_at
+  const retries = { max_per_call: figures.max_per_call, session_total: run.env.budget.snapshot(state.budget).used }
   const outcome: RunOutcome.RunOutcome = {
     run_id: figures.run_id,
     status: ending.status,
@@ -469,38 +274,21 @@ const finish = (run: Loop.Run, cursor: Loop.Cursor, ending: Decision.End): Effec
     wall_ms: wall,
     context_reductions: figures.reductions,
     final_text: figures.final_text,
-    get history() {
-      if (history === undefined) history = Log.toArray(state.history)
-      return history
-    }
+    history: Log.toArray(state.history)
   }
-  cursor.state = state
-  if (Loop.listening(env))
-    Loop.note(cursor, {
-      type: "run_ended",
-      at: run.clock.unsafeCurrentTimeMillis(),
-      run_id: figures.run_id,
-      status: ending.status,
-      turns: figures.turns,
-      retries,
-      usage: figures.usage,
-      cost_usd: figures.cost_usd,
-      wall_ms: wall,
-      error: ending.error === undefined ? null : KernelEvent.summarize(ending.error),
-      final_text: figures.final_text
-    })
-  const delivered = Loop.commit(env, cursor)
-  const ended = Effect.withFiberRuntime<RunOutcome.RunOutcome>((fiber) => {
-    // Turns are counted once a run, not once a turn: the counter reads the same, for less work a step.
-    if (env.metrics) Meter.runEnded(ending.status, figures.turns, fiber.getFiberRef(FiberRef.currentMetricLabels))
-    const exit = ending.status === "interrupted" ? Exit.interrupt(FiberId.none) : Exit.succeed(outcome)
-    run.spans.end(cursor.turnSpan, exit)
-    run.spans.end(
-      run.runSpan,
-      exit,
-      run.runSpan === undefined ? undefined : Telemetry.runEnded(ending.status, ending.error)
-    )
-    return Effect.succeed(outcome)
+  yield* Run.publish(run, {
+    type: "run_ended",
+    at: Run.now(run),
+    run_id: figures.run_id,
+    status: ending.status,
+    turns: figures.turns,
+    retries,
+    usage: figures.usage,
+    cost_usd: figures.cost_usd,
+    wall_ms: wall,
+    error: ending.error === undefined ? null : KernelEvent.summarize(ending.error),
+    final_text: figures.final_text
   })
-  return delivered === Effect.void ? ended : Effect.flatMap(delivered, () => ended)
-}
+  if (run.env.metrics) yield* Meter.runEnded(ending.status, figures.turns)
+  return outcome
+})

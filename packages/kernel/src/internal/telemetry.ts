@@ -1,26 +1,24 @@
 /**
- * The names the kernel's spans, span events and metric tags carry: the
- * OpenTelemetry GenAI semantic conventions where they name a thing (version
- * `semconvVersion`, `gen_ai.provider.name` rather than the older
+ * The names the kernel's spans, span events and metric attributes carry:
+ * the OpenTelemetry GenAI semantic conventions where they name a thing
+ * (version `semconvVersion`, `gen_ai.provider.name` rather than the older
  * `gen_ai.system`), and `agent_kernel.*` for what they do not (a retry
- * decision, a fallback, a context reduction, a turn). A span is started here
- * (through the run's `Spans`) with its name, kind and first attributes
- * written into it; every other function is pure: it turns what the loop
- * knows into attributes, and the loop hands them to its spans. No other
- * module spells an attribute name.
+ * decision, a fallback, a context reduction, a turn). Every function here is
+ * pure: it turns what the loop knows into a span's options or attributes,
+ * which the loop hands to `Effect.withSpan`/`Effect.useSpan`. No other module
+ * spells an attribute name.
  *
  * @internal
  */
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
-import type * as Tracer from "effect/Tracer"
+import * as Tracer from "effect/Tracer"
 import type * as Content from "../Content.js"
 import type * as ModelError from "../ModelError.js"
 import type * as ModelProvider from "../ModelProvider.js"
-import type * as Effects from "./effects.js"
 
 /** The GenAI semantic conventions these names follow. @internal */
 export const semconvVersion = "1.41.0"
@@ -78,67 +76,103 @@ export const EventName = {
   contextReduced: "agent_kernel.context_reduced"
 } as const
 
+/** No stack frame is captured for the kernel's spans: their names say where they are. */
+const traceOptions: Tracer.TraceOptions = { captureStackTrace: false }
+
 /**
- * A run of a session: the GenAI "invoke agent" span, in-process.
- *
- * Each span is started here, with its first attributes written into it as
- * it starts: a record of them to copy from cost a step of a traced run more
- * than the attributes themselves.
+ * Runs `body` in a span named `name` that is the current span inside it, as
+ * `Effect.withSpan` does, with the span handed to `body` so it can write
+ * what it learns before the span ends: for a call whose provider or toolbox
+ * makes spans of its own, or reads its own.
  *
  * @internal
  */
-export const run = (
-  spans: Effects.Spans,
-  options: {
-    readonly session: string
-    readonly runId: string
-    readonly provider: string
-    readonly model: string
-  }
-): Tracer.Span | undefined => {
-  const span = spans.start(Operation.invokeAgent, "internal", undefined)
-  if (span === undefined) return undefined
-  span.attribute(Attr.operationName, Operation.invokeAgent)
-  span.attribute(Attr.providerName, options.provider)
-  span.attribute(Attr.conversationId, options.session)
-  span.attribute(Attr.requestModel, options.model)
-  span.attribute(Attr.runId, options.runId)
-  return span
+export const withSpan = <A, E, R>(
+  name: string,
+  options: Tracer.SpanOptionsNoTrace,
+  body: (span: Tracer.Span) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
+  Effect.useSpan(name, options, (span) => Effect.withParentSpan(body(span), span, traceOptions))
+
+/**
+ * Runs `body` in a span named `name` that is the current span inside it, the
+ * parent of the spans `body` makes, handed to `body`. Unlike `withSpan` it
+ * names no stack frame: for a call whose causes the kernel turns into
+ * messages of its own rather than printing them (a model call).
+ *
+ * @internal
+ */
+export const withCallSpan = <A, E, R>(
+  name: string,
+  options: Tracer.SpanOptionsNoTrace,
+  body: (span: Tracer.Span) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
+  Effect.useSpan(name, options, (span) => Effect.provideService(body(span), Tracer.ParentSpan, span))
+
+/**
+ * Runs `body` in a span named `name` that ends with it, handed to `body`:
+ * the parent of the spans `body` makes by naming it (`SpanOptions.parent`),
+ * for a span whose work makes no span of its own (a turn, a retry's wait).
+ *
+ * @internal
+ */
+export const useSpan: <A, E, R>(
+  name: string,
+  options: Tracer.SpanOptionsNoTrace,
+  body: (span: Tracer.Span) => Effect.Effect<A, E, R>
+) => Effect.Effect<A, E, R> = Effect.useSpan
+
+/** Writes attributes into a span. @internal */
+export const annotate = (span: Tracer.Span, attributes: Record<string, unknown> | undefined): void => {
+  if (attributes !== undefined) for (const key in attributes) span.attribute(key, attributes[key])
 }
+
+/** A run of a session: the GenAI "invoke agent" span, in-process. @internal */
+export const run = (options: {
+  readonly session: string
+  readonly runId: string
+  readonly provider: string
+  readonly model: string
+}): Tracer.SpanOptionsNoTrace => ({
+  kind: "internal",
+  attributes: {
+    [Attr.operationName]: Operation.invokeAgent,
+    [Attr.providerName]: options.provider,
+    [Attr.conversationId]: options.session,
+    [Attr.requestModel]: options.model,
+    [Attr.runId]: options.runId
+  }
+})
 
 /** What the run span learns when the run ends. @internal */
 export const runEnded = (status: string, error: ModelError.ModelError | undefined): Record<string, unknown> =>
   error === undefined ? { [Attr.status]: status } : { [Attr.status]: status, [Attr.errorType]: error.category }
 
 /** A turn: the conventions name none, so it is the kernel's own. @internal */
-export const turn = (
-  spans: Effects.Spans,
-  parent: Tracer.AnySpan | undefined,
-  turn: number
-): Tracer.Span | undefined => {
-  const span = spans.start(SpanName.turn, "internal", parent)
-  span?.attribute(Attr.turn, turn)
-  return span
-}
+export const turn = (turn: number): Tracer.SpanOptionsNoTrace => ({
+  kind: "internal",
+  attributes: { [Attr.turn]: turn }
+})
 
 /** One attempt of a model call: the GenAI inference span, `chat {model}`. @internal */
 export const modelCall = (
-  spans: Effects.Spans,
-  parent: Tracer.AnySpan | undefined,
   provider: string,
   request: ModelProvider.ModelRequest,
-  info: { readonly turn: number; readonly attempt: number }
-): Tracer.Span | undefined => {
-  const span = spans.start(`${Operation.chat} ${request.model}`, "client", parent)
-  if (span === undefined) return undefined
-  span.attribute(Attr.operationName, Operation.chat)
-  span.attribute(Attr.providerName, provider)
-  span.attribute(Attr.requestModel, request.model)
-  span.attribute(Attr.turn, info.turn)
-  span.attribute(Attr.attempt, info.attempt)
-  if (request.max_output_tokens !== undefined) span.attribute(Attr.requestMaxTokens, request.max_output_tokens)
-  return span
+  info: { readonly turn: number; readonly attempt: number; readonly parent: Tracer.AnySpan | undefined }
+): Tracer.SpanOptionsNoTrace => {
+  const attributes: Record<string, unknown> = {
+    [Attr.operationName]: Operation.chat,
+    [Attr.providerName]: provider,
+    [Attr.requestModel]: request.model,
+    [Attr.turn]: info.turn,
+    [Attr.attempt]: info.attempt
+  }
+  if (request.max_output_tokens !== undefined) attributes[Attr.requestMaxTokens] = request.max_output_tokens
+  return { kind: "client", attributes, parent: info.parent }
 }
+
+/** @internal */
+export const modelCallName = (request: ModelProvider.ModelRequest): string => `${Operation.chat} ${request.model}`
 
 /**
  * What a model call's span learns from its exit: the response's model,
@@ -150,103 +184,93 @@ export const modelCall = (
 export const modelCallEnded = (
   exit: Exit.Exit<ModelProvider.ModelResponse, ModelError.ModelError>
 ): Record<string, unknown> => {
-  if (Exit.isSuccess(exit)) {
-    const { model, stop_reason, usage } = exit.value
-    const attributes: Record<string, unknown> = {
-      [Attr.responseModel]: model,
-      [Attr.responseFinishReasons]: [stop_reason],
-      [Attr.inputTokens]: usage.input_tokens,
-      [Attr.outputTokens]: usage.output_tokens
-    }
-    if (usage.cache_read_tokens !== undefined) attributes[Attr.cacheReadTokens] = usage.cache_read_tokens
-    if (usage.cache_write_tokens !== undefined) attributes[Attr.cacheWriteTokens] = usage.cache_write_tokens
-    return attributes
+  if (Exit.isFailure(exit)) return { [Attr.errorType]: errorTypeOf(exit.cause) }
+  const { model, stop_reason, usage } = exit.value
+  const attributes: Record<string, unknown> = {
+    [Attr.responseModel]: model,
+    [Attr.responseFinishReasons]: [stop_reason],
+    [Attr.inputTokens]: usage.input_tokens,
+    [Attr.outputTokens]: usage.output_tokens
   }
-  return { [Attr.errorType]: errorTypeOf(exit.cause) }
+  if (usage.cache_read_tokens !== undefined) attributes[Attr.cacheReadTokens] = usage.cache_read_tokens
+  if (usage.cache_write_tokens !== undefined) attributes[Attr.cacheWriteTokens] = usage.cache_write_tokens
+  return attributes
 }
 
 /**
- * A failed call's `error.type`: the error's category; `interrupted` for a call
- * cut short (by the attempt bound, whose `Timeout` the loop sees after the
- * span has ended, or by the run's end); `unknown` for a defect.
+ * A failed call's `error.type`: the error's category; `interrupted` for a
+ * call cut short (by the attempt's timeout or the run's end); `unknown` for a
+ * defect.
  */
-const errorTypeOf = (cause: Cause.Cause<ModelError.ModelError>): string => {
-  const failure = Cause.failureOption(cause)
-  if (Option.isSome(failure)) return failure.value.category
-  return Cause.isInterruptedOnly(cause) ? "interrupted" : "unknown"
+const errorTypeOf = (cause: Cause.Cause<ModelError.ModelError | ToolErrorResult>): string => {
+  const error = Cause.findErrorOption(cause)
+  if (error._tag === "Some") return error.value._tag === "ToolErrorResult" ? "tool_error" : error.value.category
+  return Cause.hasInterruptsOnly(cause) ? "interrupted" : "unknown"
 }
 
 /** One tool call: the GenAI `execute_tool {name}` span. @internal */
 export const toolCall = (
-  spans: Effects.Spans,
-  parent: Tracer.AnySpan | undefined,
   call: Content.ToolUseBlock,
-  turn: number
-): Tracer.Span | undefined => {
-  const span = spans.start(`${Operation.executeTool} ${call.name}`, "internal", parent)
-  if (span === undefined) return undefined
-  span.attribute(Attr.operationName, Operation.executeTool)
-  span.attribute(Attr.toolName, call.name)
-  span.attribute(Attr.toolCallId, call.id)
-  span.attribute(Attr.toolType, "function")
-  span.attribute(Attr.turn, turn)
-  return span
-}
-
-/** The error a tool span ends with when the call's result is an error result. @internal */
-export class ToolErrorResult extends Data.TaggedError("ToolErrorResult")<{ readonly message: string }> {}
-
-/**
- * A tool call's span ends as an error when its result is one (a crash, a
- * timeout, a denial, bad arguments): the toolbox never fails, so the exit
- * alone would say every call went well. This is the exit its span ends with.
- *
- * @internal
- */
-export const toolCallExit = (exit: Exit.Exit<Content.ToolResultBlock>): Exit.Exit<unknown, unknown> =>
-  Exit.isSuccess(exit) && exit.value.is_error ? Exit.fail(new ToolErrorResult({ message: exit.value.content })) : exit
-
-/**
- * What a tool call's span learns from its exit: `error.type` when it ended
- * as an error (see `toolCallExit`), nothing when it went well.
- *
- * @internal
- */
-export const toolCallEnded = (exit: Exit.Exit<Content.ToolResultBlock>): Record<string, unknown> | undefined => {
-  if (Exit.isFailure(exit)) return { [Attr.errorType]: errorTypeOf(exit.cause) }
-  return exit.value.is_error ? { [Attr.errorType]: "tool_error" } : undefined
-}
-
-/**
- * A retry's wait, with the decision that scheduled it.
- *
- * @internal
- */
-export const retry = (
-  spans: Effects.Spans,
-  parent: Tracer.AnySpan | undefined,
-  options: {
-    readonly error: ModelError.ModelError
-    readonly model: string
-    readonly attempt: number
-    readonly delayMs: number
-    readonly source: string
-    readonly budget: { readonly used: number; readonly remaining: number }
+  info: { readonly turn: number; readonly parent: Tracer.AnySpan | undefined }
+): Tracer.SpanOptionsNoTrace => ({
+  kind: "internal",
+  parent: info.parent,
+  attributes: {
+    [Attr.operationName]: Operation.executeTool,
+    [Attr.toolName]: call.name,
+    [Attr.toolCallId]: call.id,
+    [Attr.toolType]: "function",
+    [Attr.turn]: info.turn
   }
-): Tracer.Span | undefined => {
-  const span = spans.start(SpanName.retry, "internal", parent)
-  if (span === undefined) return undefined
-  span.attribute(Attr.requestModel, options.model)
-  span.attribute(Attr.errorType, options.error.category)
-  span.attribute(Attr.retryCategory, options.error.category)
-  span.attribute(Attr.retryAttempt, options.attempt)
-  span.attribute(Attr.retryDelayMs, options.delayMs)
-  span.attribute(Attr.retrySource, options.source)
-  span.attribute(Attr.budgetUsed, options.budget.used)
-  span.attribute(Attr.budgetLeft, options.budget.remaining)
+})
+
+/** @internal */
+export const toolCallName = (call: Content.ToolUseBlock): string => `${Operation.executeTool} ${call.name}`
+
+/**
+ * The failure a tool span ends with when the call's result is an error
+ * result (a crash, a timeout, a denial, bad arguments): the toolbox never
+ * fails, so its exit alone would say every call went well.
+ *
+ * @internal
+ */
+export class ToolErrorResult extends Data.TaggedError("ToolErrorResult")<{
+  readonly message: string
+  readonly result: Content.ToolResultBlock
+}> {}
+
+/**
+ * What a tool call's span learns when it ends as an error: `error.type`.
+ *
+ * @internal
+ */
+export const toolCallEnded = (cause: Cause.Cause<ToolErrorResult>): Record<string, unknown> => ({
+  [Attr.errorType]: errorTypeOf(cause)
+})
+
+/** A retry's wait, with the decision that scheduled it. @internal */
+export const retry = (options: {
+  readonly parent: Tracer.AnySpan
+  readonly error: ModelError.ModelError
+  readonly model: string
+  readonly attempt: number
+  readonly delayMs: number
+  readonly source: string
+  readonly budget: { readonly used: number; readonly remaining: number }
+}): Tracer.SpanOptionsNoTrace => {
+  const attributes: Record<string, unknown> = {
+    [Attr.requestModel]: options.model,
+    [Attr.errorType]: options.error.category,
+    [Attr.retryCategory]: options.error.category,
+    [Attr.retryAttempt]: options.attempt,
+    [Attr.retryDelayMs]: options.delayMs,
+    [Attr.retrySource]: options.source,
+    [Attr.budgetUsed]: options.budget.used,
+    [Attr.budgetLeft]: options.budget.remaining
+  }
   if (options.error.retryAfter !== undefined)
-    span.attribute(Attr.retryAfterMs, Duration.toMillis(options.error.retryAfter))
-  return span
+    attributes[Attr.retryAfterMs] = Duration.toMillis(options.error.retryAfter)
+  return { kind: "internal", attributes, parent: options.parent }
 }
 
 /** A fallback to the next model of the chain, as an event of the turn's span. @internal */
@@ -275,3 +299,12 @@ export const contextReduced = (options: {
   [Attr.reducedTarget]: options.target,
   [Attr.reductions]: options.reductions
 })
+
+/**
+ * Adds an event to a span at the Clock's time (when tracing's timing is on,
+ * as for the span's own times).
+ *
+ * @internal
+ */
+export const event = (span: Tracer.Span, name: string, attributes: Record<string, unknown>): Effect.Effect<void> =>
+  Effect.clockWith((clock) => Effect.sync(() => span.event(name, clock.currentTimeNanosUnsafe(), attributes)))

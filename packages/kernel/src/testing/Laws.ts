@@ -1,7 +1,7 @@
 /**
  * Laws: reusable property checks that you run against your own retry policy
- * (and your settings and budget). Each law draws fault plans and seeds with
- * fast-check, and when it finds one that breaks it, fails with a
+ * (and your settings and budget). Each law draws fault plans and seeds, and
+ * when it finds one that breaks it, fails with a
  * `LawViolation` whose message names the shrunk fault plan (in the syntax of
  * `agent simulate --faults`), the seed, the offending step and the timeline.
  *
@@ -9,6 +9,7 @@
  * policy computes, `RetryPolicy.delays`, as it would behave anywhere a
  * schedule is used) or about the policy **in the kernel** (checked on
  * simulated kernel runs with your settings and budget, `Simulator.simulate`).
+ * Cases are drawn and shrunk with Effect's `effect/Arbitrary`.
  * The kernel has safety nets of its own (it never sleeps less than a
  * retry-after and never retries a fatal error), so a policy law catches a
  * policy bug that the kernel would hide, and a kernel law checks what your
@@ -27,14 +28,13 @@
  *
  * @since 0.1.0
  */
+import * as Arbitrary from "effect/Arbitrary"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FastCheck from "effect/FastCheck"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
-import * as Runtime from "effect/Runtime"
 import type * as ModelError from "../ModelError.js"
 import type * as RetryBudget from "../RetryBudget.js"
 import * as RetryPolicy from "../RetryPolicy.js"
@@ -102,9 +102,15 @@ export interface Law {
   readonly name: string
   /** `policy`: checked on the policy's own delays. `kernel`: checked on simulated kernel runs. */
   readonly scope: Scope
-  readonly cases: (subject: ResolvedSubject) => FastCheck.Arbitrary<Case>
+  readonly cases: (subject: ResolvedSubject) => Arbitrary.Arbitrary<Case>
   /** `None` when the case keeps the law. */
   readonly test: (subject: ResolvedSubject, testCase: Case) => Effect.Effect<Option.Option<Problem>>
+  /**
+   * The longest array its cases draw. effect/Arbitrary draws no array longer than the check's size,
+   * whatever its `maxLength`, so `check` grows the size up to this and the law reaches its longest
+   * outages. Default: Arbitrary's default size (10).
+   */
+  readonly size?: ((subject: ResolvedSubject) => number) | undefined
 }
 
 /**
@@ -143,14 +149,23 @@ export class LawViolation extends Data.TaggedError("LawViolation")<{
 export interface CheckOptions {
   /** Cases to try. Default 100. */
   readonly numRuns?: number | undefined
-  /** fast-check's seed, to replay a failure. Default: random. */
+  /** The generator's seed, to replay a failure (a `LawViolation` names the one it was found with). Default: random. */
   readonly seed?: number | undefined
+  /** How many smaller cases to try once a case breaks the law. Default 1000: a short counterexample reads best. */
+  readonly maxShrinks?: number | undefined
+  /** The size the cases grow to (`Arbitrary.checkEffect`'s `size`). Default: the law's `size`. */
+  readonly size?: number | undefined
 }
 
-const seedArb = FastCheck.integer({ min: 0, max: 2 ** 31 - 1 })
+const seedArb = Arbitraries.integer(0, 2 ** 31 - 1)
 
-const caseOf = (faults: FastCheck.Arbitrary<ReadonlyArray<Simulator.Fault>>): FastCheck.Arbitrary<Case> =>
-  FastCheck.record({ faults, seed: seedArb })
+const caseOf = (faults: Arbitrary.Arbitrary<ReadonlyArray<Simulator.Fault>>): Arbitrary.Arbitrary<Case> =>
+  Arbitrary.all({ faults, seed: seedArb })
+
+/** The arrays the arbitraries draw, one after the other. */
+const concat = <A>(
+  parts: ReadonlyArray<Arbitrary.Arbitrary<ReadonlyArray<A>>>
+): Arbitrary.Arbitrary<ReadonlyArray<A>> => Arbitrary.map(Arbitrary.all(parts), (arrays) => arrays.flat())
 
 const resolve = (subject: Subject): ResolvedSubject => ({
   policy: subject.policy,
@@ -170,7 +185,7 @@ const describeError = (error: ModelError.ModelError): string => {
 }
 
 const policyDelays = (subject: ResolvedSubject, testCase: Case, errors = errorsOf(testCase.faults)) =>
-  Effect.map(RetryPolicy.delays(subject.policy, errors).pipe(Effect.withRandom(Random.make(testCase.seed))), (delays) =>
+  Effect.map(RetryPolicy.delays(subject.policy, errors).pipe(Random.withSeed(testCase.seed)), (delays) =>
     delays.map(Duration.toMillis)
   )
 
@@ -180,6 +195,12 @@ const simulate = (subject: ResolvedSubject, testCase: Case) =>
     settings: subject.settings,
     budget: subject.budget
   })
+
+/** How long the kernel laws' fault plans run after their leading outage. */
+const PLAN_LENGTH = 16
+
+/** An error of an unbroken outage: transient, and retryable (a `retryable: false` ends the call). */
+const outageError = Arbitraries.transientError({ maxRetryAfterMs: 5_000, notRetryable: false })
 
 // Tolerance for float noise in jittered delays, never for a real difference.
 const slack = (ms: number) => 1e-6 * Math.max(1, Math.abs(ms))
@@ -199,7 +220,7 @@ export const honorsRetryAfter: Law = {
   name: "honorsRetryAfter",
   scope: "policy",
   cases: () =>
-    caseOf(FastCheck.array(Arbitraries.transientError({ maxRetryAfterMs: 60_000 }), { minLength: 1, maxLength: 10 })),
+    caseOf(Arbitrary.array(Arbitraries.transientError({ maxRetryAfterMs: 60_000 }), { minLength: 1, maxLength: 10 })),
   test: (subject, testCase) =>
     Effect.map(policyDelays(subject, testCase), (delays) => {
       const errors = errorsOf(testCase.faults)
@@ -227,31 +248,33 @@ export const honorsRetryAfter: Law = {
  * @since 0.1.0
  * @category laws
  */
-export const respectsPerCallCap = (max?: number): Law => ({
-  name: `respectsPerCallCap(${max ?? "max_retries"})`,
-  scope: "kernel",
-  cases: (subject) => {
-    const cap = max ?? subject.settings.max_retries
+export const respectsPerCallCap = (max?: number): Law => {
+  const leadPast = (subject: ResolvedSubject) => (max ?? subject.settings.max_retries) + 3
+  return {
+    name: `respectsPerCallCap(${max ?? "max_retries"})`,
+    scope: "kernel",
     // Lead with an unbroken outage long enough to pass the cap, then anything.
-    return caseOf(
-      FastCheck.tuple(
-        FastCheck.array(Arbitraries.transientError({ maxRetryAfterMs: 5_000 }), { maxLength: cap + 3 }),
-        Arbitraries.faultPlan({ maxRetryAfterMs: 30_000 })
-      ).map(([outage, rest]) => [...outage, ...rest])
-    )
-  },
-  test: (subject, testCase) =>
-    Effect.map(simulate(subject, testCase), (simulation) => {
-      const cap = max ?? subject.settings.max_retries
-      const over = simulation.timeline.find((step) => step.retry !== null && step.retry > cap)
-      if (over === undefined) return Option.none()
-      return Option.some({
-        step: over.call,
-        simulation,
-        message: `call ${over.call} is retry ${over.retry} of one call (turn ${over.turn} on ${over.model}), more than ${cap}`
+    cases: (subject) =>
+      caseOf(
+        concat([
+          Arbitrary.array(outageError, { maxLength: leadPast(subject) }),
+          Arbitraries.faultPlan({ maxRetryAfterMs: 30_000, maxLength: PLAN_LENGTH })
+        ])
+      ),
+    size: (subject) => Math.max(leadPast(subject), PLAN_LENGTH),
+    test: (subject, testCase) =>
+      Effect.map(simulate(subject, testCase), (simulation) => {
+        const cap = max ?? subject.settings.max_retries
+        const over = simulation.timeline.find((step) => step.retry !== null && step.retry > cap)
+        if (over === undefined) return Option.none()
+        return Option.some({
+          step: over.call,
+          simulation,
+          message: `call ${over.call} is retry ${over.retry} of one call (turn ${over.turn} on ${over.model}), more than ${cap}`
+        })
       })
-    })
-})
+  }
+}
 
 /**
  * **Kernel law.** The session budget is charged (a retry, or a fallback step
@@ -286,16 +309,19 @@ export const respectsSessionBudget = (
   options: { readonly refundPerSuccess?: number | undefined } = {}
 ): Law => {
   const refund = options.refundPerSuccess
+  const [lead, plan] = [max + 3, Math.max(PLAN_LENGTH, 2 * max + 4)]
   return {
     name: `respectsSessionBudget(${max}${refund !== undefined ? `, refund ${refund} per success` : ""})`,
     scope: "kernel",
+    // Lead with an unbroken outage long enough to pass the budget, then anything.
     cases: () =>
       caseOf(
-        FastCheck.tuple(
-          FastCheck.array(Arbitraries.transientError({ maxRetryAfterMs: 5_000 }), { maxLength: max + 3 }),
-          Arbitraries.faultPlan({ maxRetryAfterMs: 30_000, maxLength: Math.max(16, 2 * max + 4) })
-        ).map(([outage, rest]) => [...outage, ...rest])
+        concat([
+          Arbitrary.array(outageError, { maxLength: lead }),
+          Arbitraries.faultPlan({ maxRetryAfterMs: 30_000, maxLength: plan })
+        ])
       ),
+    size: () => Math.max(lead, plan),
     test: (subject, testCase) =>
       Effect.map(simulate(subject, testCase), (simulation) => {
         let charges = 0
@@ -348,11 +374,11 @@ export const neverRetries = (categories: ReadonlyArray<ModelError.Category>): La
   scope: "policy and kernel",
   cases: () =>
     caseOf(
-      FastCheck.tuple(
-        FastCheck.array(Arbitraries.transientError({ maxRetryAfterMs: 5_000 }), { maxLength: 4 }),
-        Arbitraries.modelError({ categories, maxRetryAfterMs: 5_000 }),
+      concat([
+        Arbitrary.array(Arbitraries.transientError({ maxRetryAfterMs: 5_000 }), { maxLength: 4 }),
+        Arbitrary.map(Arbitraries.modelError({ categories, maxRetryAfterMs: 5_000 }), (error) => [error]),
         Arbitraries.faultPlan({ categories, maxLength: 6 })
-      ).map(([before, error, after]) => [...before, error, ...after])
+      ])
     ),
   test: (subject, testCase) =>
     Effect.gen(function* () {
@@ -385,8 +411,8 @@ export const neverRetries = (categories: ReadonlyArray<ModelError.Category>): La
  * @category models
  */
 export interface Bounds {
-  readonly min?: Duration.DurationInput | undefined
-  readonly max?: Duration.DurationInput | undefined
+  readonly min?: Duration.Input | undefined
+  readonly max?: Duration.Input | undefined
 }
 
 /**
@@ -410,13 +436,13 @@ export interface Bounds {
  */
 export const delaysWithin = (bounds: Bounds | ((retry: number) => Bounds)): Law => {
   const at = typeof bounds === "function" ? bounds : () => bounds
-  const ms = (d: Duration.DurationInput | undefined, fallback: number) =>
-    d === undefined ? fallback : Duration.toMillis(Duration.decode(d))
+  const ms = (d: Duration.Input | undefined, fallback: number) => (d === undefined ? fallback : Duration.toMillis(d))
   return {
     name: typeof bounds === "function" ? "delaysWithin(envelope)" : `delaysWithin(${describeBounds(bounds)})`,
     scope: "policy",
     cases: () =>
-      caseOf(FastCheck.array(Arbitraries.transientError({ retryAfter: false }), { minLength: 1, maxLength: 12 })),
+      caseOf(Arbitrary.array(Arbitraries.transientError({ retryAfter: false }), { minLength: 1, maxLength: 12 })),
+    size: () => 12,
     test: (subject, testCase) =>
       Effect.map(policyDelays(subject, testCase), (delays) => {
         for (const [i, delay] of delays.entries()) {
@@ -436,8 +462,8 @@ export const delaysWithin = (bounds: Bounds | ((retry: number) => Bounds)): Law 
 
 const describeBounds = (bounds: Bounds): string =>
   [
-    ...(bounds.min !== undefined ? [`min ${fmt(Duration.toMillis(Duration.decode(bounds.min)))}`] : []),
-    ...(bounds.max !== undefined ? [`max ${fmt(Duration.toMillis(Duration.decode(bounds.max)))}`] : [])
+    ...(bounds.min !== undefined ? [`min ${fmt(Duration.toMillis(bounds.min))}`] : []),
+    ...(bounds.max !== undefined ? [`max ${fmt(Duration.toMillis(bounds.max))}`] : [])
   ].join(", ")
 
 /**
@@ -476,7 +502,7 @@ export const terminatesWithin = (limit: number): Law => ({
   name: limit === 1_000 ? "terminates" : `terminatesWithin(${limit})`,
   scope: "policy",
   cases: () =>
-    caseOf(FastCheck.array(Arbitraries.transientError({ maxRetryAfterMs: 10_000 }), { minLength: 1, maxLength: 5 })),
+    caseOf(Arbitrary.array(Arbitraries.transientError({ maxRetryAfterMs: 10_000 }), { minLength: 1, maxLength: 5 })),
   test: (subject, testCase) => {
     // The case's errors, repeated: an outage that never ends.
     const pattern = errorsOf(testCase.faults)
@@ -522,11 +548,12 @@ export const neverFallsBackOn = (categories: ReadonlyArray<ModelError.Category>)
   scope: "kernel",
   cases: () =>
     caseOf(
-      FastCheck.tuple(
-        FastCheck.array(Arbitraries.modelError({ categories, maxRetryAfterMs: 5_000 }), { maxLength: 8 }),
-        Arbitraries.faultPlan({ categories, maxRetryAfterMs: 90_000 })
-      ).map(([lead, rest]) => [...lead, ...rest])
+      concat([
+        Arbitrary.array(Arbitraries.modelError({ categories, maxRetryAfterMs: 5_000 }), { maxLength: 8 }),
+        Arbitraries.faultPlan({ categories, maxRetryAfterMs: 90_000, maxLength: PLAN_LENGTH })
+      ])
     ),
+  size: () => PLAN_LENGTH,
   test: (subject, testCase) => {
     const settings =
       subject.settings.fallback_models.length > 0
@@ -567,7 +594,7 @@ const runCase = (law: Law, subject: ResolvedSubject, testCase: Case): Effect.Eff
   law
     .test(subject, testCase)
     .pipe(
-      Effect.catchAllDefect((defect) =>
+      Effect.catchDefect((defect) =>
         Effect.succeed(Option.some<Problem>({ step: 0, message: `the check died: ${Cause.pretty(Cause.die(defect))}` }))
       )
     )
@@ -591,30 +618,33 @@ const runCase = (law: Law, subject: ResolvedSubject, testCase: Case): Effect.Eff
  */
 export const check = Effect.fn("Laws.check")(function* (law: Law, subject: Subject, options: CheckOptions = {}) {
   const resolved = resolve(subject)
-  const runtime = yield* Effect.runtime<never>()
-  const run = Runtime.runPromise(runtime)
-  const details = yield* Effect.promise(() =>
-    FastCheck.check(
-      FastCheck.asyncProperty(law.cases(resolved), (testCase) =>
-        run(runCase(law, resolved, testCase)).then(Option.isNone)
-      ),
-      {
-        numRuns: options.numRuns ?? 100,
-        ...(options.seed !== undefined ? { seed: options.seed } : {})
-      }
-    )
+  // Drawn here rather than by the runner, so that a violation can name the seed that replays it.
+  const seed = options.seed ?? (yield* Random.nextInt)
+  const result = yield* Arbitrary.checkEffect(
+    law.cases(resolved),
+    (testCase) => Effect.map(runCase(law, resolved, testCase), Option.isNone),
+    {
+      runs: options.numRuns ?? 100,
+      maxShrinks: options.maxShrinks ?? 1_000,
+      size: options.size ?? law.size?.(resolved),
+      seed
+    }
   )
-  if (!details.failed || details.counterexample === null) {
-    if (details.failed) return yield* Effect.dieMessage(`${law.name}: fast-check failed without a counterexample`)
-    return
+  switch (result._tag) {
+    case "Passed":
+      return
+    case "Falsified": {
+      const testCase = result.shrunkInput
+      const problem = yield* runCase(law, resolved, testCase)
+      if (Option.isNone(problem))
+        return yield* Effect.die(
+          new Error(`${law.name}: the counterexample did not fail again (is the subject deterministic?)`)
+        )
+      return yield* Effect.fail(violation(law, testCase, problem.value, { ...result, seed }))
+    }
+    default:
+      return yield* Effect.die(new Error(`${law.name}: ${Arbitrary.formatCheckFailure(result) ?? result._tag}`))
   }
-  const [testCase] = details.counterexample
-  const problem = yield* runCase(law, resolved, testCase)
-  if (Option.isNone(problem))
-    return yield* Effect.dieMessage(
-      `${law.name}: the counterexample did not fail again (is the subject deterministic?)`
-    )
-  return yield* Effect.fail(violation(law, testCase, problem.value, details))
 })
 
 /**
@@ -635,12 +665,7 @@ const violation = (
   law: Law,
   testCase: Case,
   problem: Problem,
-  details: {
-    readonly numRuns: number
-    readonly numShrinks: number
-    readonly seed: number
-    readonly counterexamplePath: string | null
-  }
+  details: { readonly runs: number; readonly shrinks: number; readonly seed: number; readonly replay: string }
 ): LawViolation => {
   const plan = Simulator.formatFaults(testCase.faults)
   const lines = [
@@ -668,9 +693,9 @@ const violation = (
   }
   lines.push(
     problem.simulation === undefined
-      ? `  replay:  RetryPolicy.delays(policy, errors) with Effect.withRandom(Random.make(${testCase.seed}))`
+      ? `  replay:  RetryPolicy.delays(policy, errors).pipe(Random.withSeed(${testCase.seed}))`
       : `  replay:  agent simulate --faults "${plan}" --seed ${testCase.seed}`,
-    `  found after ${details.numRuns} runs and ${details.numShrinks} shrinks (fast-check seed ${details.seed}, path "${details.counterexamplePath ?? ""}")`
+    `  found after ${details.runs} runs and ${details.shrinks} shrinks (Laws.check seed ${details.seed}, Arbitrary.checkEffect replay "${details.replay}")`
   )
   return new LawViolation({
     law: law.name,

@@ -41,7 +41,7 @@ export interface Options {
    * Passed to `TestClockDriver.run`. Against a real socket, set it below the
    * provider's own timeouts so the clock never jumps past a request in flight.
    */
-  readonly horizon?: Duration.DurationInput | undefined
+  readonly horizon?: Duration.Input | undefined
 }
 
 /**

@@ -5,7 +5,7 @@
  *
  * It does not re-implement the loop. It runs the real kernel (a `Session`
  * against a scripted model whose script is the fault plan) on a virtual
- * clock that starts at 0, with jitter drawn from `Random.make(seed)`, and
+ * clock that starts at 0, with jitter drawn from `Random.withSeed(seed)`, and
  * reads the timeline back from the kernel's own events. A simulated timeline
  * is therefore what a real run with the same seed does, by construction (the
  * tests check it against runs under Effect's `TestClock`).
@@ -16,11 +16,11 @@ import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import { identity } from "effect/Function"
 import * as Random from "effect/Random"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import * as TestContext from "effect/TestContext"
+import * as TestClock from "effect/testing/TestClock"
 import * as Content from "../Content.js"
 import * as EventBus from "../EventBus.js"
 import type * as KernelEvent from "../KernelEvent.js"
@@ -150,9 +150,10 @@ export interface Options {
   readonly model?: string | undefined
   /**
    * Which clock runs the simulation:
-   * - `"virtual"` (default): sleeping moves virtual time forward at once.
+   * - `"virtual"` (default): time moves to the next wake-up whenever the
+   *   run's fibers are idle; runs under `Effect.runSync` too.
    * - `"test"`: Effect's `TestClock`, driven by `TestClockDriver.run`. Same
-   *   timeline, but each sleep costs a few real timer ticks.
+   *   timeline, but each wake-up costs real event-loop turns.
    */
   readonly clock?: "virtual" | "test" | undefined
 }
@@ -239,13 +240,13 @@ export const simulate = Effect.fn("Simulator.simulate")(
       options.budget === undefined ? identity : Effect.provide(RetryBudget.layer(options.budget))
     )
     yield* options.clock === "test"
-      ? TestClockDriver.run(run).pipe(Effect.provide(TestContext.TestContext))
-      : Effect.withClock(run, VirtualClock.make())
+      ? TestClockDriver.run(run).pipe(Effect.provide(TestClock.layer()))
+      : VirtualClock.run(run)
     return build(options.seed, faults, observed)
   },
   (effect, _policy, _faults, options) =>
     effect.pipe(
-      Effect.withRandom(Random.make(options.seed)),
+      Random.withSeed(options.seed),
       // Nor does it belong in the application's traces.
       Effect.withTracerEnabled(false)
     )
@@ -368,14 +369,14 @@ export class FaultPlanError extends Data.TaggedError("FaultPlanError")<{ readonl
 
 const isCategory = Schema.is(ModelError.Category)
 
-const faultOf = (raw: string, index: number): Either.Either<Fault, string> => {
+const faultOf = (raw: string, index: number): Result.Result<Fault, string> => {
   const item = raw.trim()
   const where = `fault ${index + 1} ("${item}")`
-  if (item === "") return Either.left(`fault ${index + 1} is empty`)
+  if (item === "") return Result.fail(`fault ${index + 1} is empty`)
   const [head = "", ...options] = item.split(":")
   const name = head.trim().toLowerCase()
   if (name === "ok") {
-    return options.length === 0 ? Either.right("ok") : Either.left(`${where}: "ok" takes no options`)
+    return options.length === 0 ? Result.succeed("ok") : Result.fail(`${where}: "ok" takes no options`)
   }
   let category: ModelError.Category | undefined
   let status: number | undefined
@@ -383,13 +384,13 @@ const faultOf = (raw: string, index: number): Either.Either<Fault, string> => {
     status = Number(name)
     category = statusCategories[status]
     if (category === undefined)
-      return Either.left(
+      return Result.fail(
         `${where}: no category for HTTP status ${status} (known: ${Object.keys(statusCategories).join(", ")})`
       )
   } else if (isCategory(name)) {
     category = name
   } else {
-    return Either.left(
+    return Result.fail(
       `${where}: expected an HTTP status, a category (${ModelError.Category.literals.join(", ")}) or "ok"`
     )
   }
@@ -403,12 +404,12 @@ const faultOf = (raw: string, index: number): Either.Either<Fault, string> => {
     } else if (/^\s*retryable\s*=\s*false\s*$/.test(option)) {
       retryable = false
     } else {
-      return Either.left(
+      return Result.fail(
         `${where}: unknown option "${option}" (expected retry_after=SECONDS, retry_after_ms=MS or retryable=false)`
       )
     }
   }
-  return Either.right(
+  return Result.succeed(
     ScriptedModel.error(category, {
       ...(status !== undefined ? { status } : {}),
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
@@ -440,8 +441,8 @@ export const parseFaults = (text: string): Effect.Effect<ReadonlyArray<Fault>, F
   const problems: Array<string> = []
   items.forEach((item, i) => {
     const parsed = faultOf(item, i)
-    if (Either.isLeft(parsed)) problems.push(parsed.left)
-    else faults.push(parsed.right)
+    if (Result.isFailure(parsed)) problems.push(parsed.failure)
+    else faults.push(parsed.success)
   })
   return problems.length === 0
     ? Effect.succeed(faults)

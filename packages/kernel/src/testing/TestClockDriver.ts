@@ -5,13 +5,11 @@
  *
  * @since 0.1.0
  */
-import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 
 /**
  * @since 0.1.0
@@ -23,19 +21,43 @@ export interface Options {
    * timeouts of a request in flight on a real socket, say) are left alone, so
    * the clock never jumps past real I/O. Default: no limit.
    */
-  readonly horizon?: Duration.DurationInput | undefined
+  readonly horizon?: Duration.Input | undefined
   /** How many times to yield before moving the clock, so a computing fiber reaches its next sleep. Default 8. */
   readonly yields?: number | undefined
 }
 
 /**
+ * The clock the driven effect sees: the TestClock, with every sleep in
+ * flight noted by the instant it ends, so the driver knows the next one.
+ */
+const recording = (clock: Clock.Clock, ends: Array<number>): Clock.Clock => ({
+  currentTimeMillisUnsafe: () => clock.currentTimeMillisUnsafe(),
+  currentTimeMillis: clock.currentTimeMillis,
+  currentTimeNanosUnsafe: () => clock.currentTimeNanosUnsafe(),
+  currentTimeNanos: clock.currentTimeNanos,
+  monotonicTimeNanosUnsafe: () => clock.monotonicTimeNanosUnsafe(),
+  monotonicTimeNanos: clock.monotonicTimeNanos,
+  sleep: (duration) =>
+    Effect.suspend(() => {
+      const end = clock.currentTimeMillisUnsafe() + Duration.toMillis(duration)
+      ends.push(end)
+      return Effect.ensuring(
+        clock.sleep(duration),
+        Effect.sync(() => ends.splice(ends.indexOf(end), 1))
+      )
+    })
+})
+
+// One real event-loop turn, so that sockets and processes the effect waits on make progress.
+const eventLoopTurn = Effect.callback<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
+/**
  * Forks the effect, then, until it is done, lets it run and sets the
- * TestClock to the earliest pending wake-up within the horizon. Use inside
+ * TestClock to the earliest wake-up in flight within the horizon. Use inside
  * `it.effect`, where the TestClock is installed.
- *
- * TestClock keeps the sleeps of interrupted fibers until their time passes;
- * yielding before every move lets the effect reach its own next sleep, so a
- * stale wake-up is only taken when the effect is waiting anyway.
  *
  * @example
  * ```ts
@@ -54,15 +76,19 @@ export const run = <A, E, R>(effect: Effect.Effect<A, E, R>, options: Options = 
   Effect.gen(function* () {
     const horizon = options.horizon === undefined ? Number.POSITIVE_INFINITY : Duration.toMillis(options.horizon)
     const yields = options.yields ?? 8
-    const fiber = yield* Effect.fork(effect)
+    const clock = yield* Clock.Clock
+    const ends: Array<number> = []
+    const fiber = yield* Effect.forkChild(Effect.provideService(effect, Clock.Clock, recording(clock, ends)))
     while (true) {
-      for (let i = 0; i < yields; i++) yield* Effect.yieldNow()
-      // One real event-loop turn too, so that sockets and processes the effect waits on make progress.
-      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
-      if (Option.isSome(yield* Fiber.poll(fiber))) break
-      const now = yield* Clock.currentTimeMillis
-      const next = Chunk.findFirst(yield* TestClock.sleeps(), (at) => at > now && at - now <= horizon)
-      if (Option.isSome(next)) yield* TestClock.setTime(next.value)
+      for (let i = 0; i < yields; i++) yield* Effect.yieldNow
+      yield* eventLoopTurn
+      if (fiber.pollUnsafe() !== undefined) break
+      const now = clock.currentTimeMillisUnsafe()
+      const next = ends.reduce(
+        (earliest, end) => (end > now && end - now <= horizon && end < earliest ? end : earliest),
+        Infinity
+      )
+      if (Number.isFinite(next)) yield* TestClock.setTime(next)
     }
     return yield* Fiber.join(fiber)
   })

@@ -1,8 +1,8 @@
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
-const Media = Schema.Struct({ type: Schema.Literal("image", "audio"), data: Schema.String, mimeType: Schema.String })
-const Block = Schema.Union(
+const Media = Schema.Struct({ type: Schema.Literals(["image", "audio"]), data: Schema.String, mimeType: Schema.String })
+const Block = Schema.Union([
   Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }),
   Media,
   Schema.Struct({ type: Schema.Literal("resource_link"), uri: Schema.String, name: Schema.optional(Schema.String) }),
@@ -15,7 +15,7 @@ const Block = Schema.Union(
       blob: Schema.optional(Schema.String)
     })
   })
-)
+])
 const decodeBlock = Schema.decodeUnknownOption(Block)
 
 /** What `Client.callTool` resolves to: a CallToolResult, or the 2024-10-07 `toolResult` form. @internal */

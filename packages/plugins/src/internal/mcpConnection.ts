@@ -4,16 +4,17 @@
  * `request`, which is where a request failed by the process's end becomes that end.
  */
 import type { ModelProvider } from "@agent-kernel/kernel"
-import type * as Command from "@effect/platform/Command"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type * as FileSystem from "@effect/platform/FileSystem"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
-import type * as Chunk from "effect/Chunk"
+import type * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
+import type * as FileSystem from "effect/FileSystem"
+import type * as ChildProcess from "effect/process/ChildProcess"
+import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as PluginError from "../PluginError.js"
 import * as ToolProvider from "../ToolProvider.js"
@@ -28,10 +29,12 @@ const MAX_PAGES = 1000
 /** @internal */
 export interface Options {
   readonly provider: string
-  readonly command: Command.Command
+  readonly command: ChildProcess.Command
   readonly maxMessageBytes: number
   readonly stderrTailBytes: number
   readonly shutdownGraceMillis: number
+  /** The bound of each start-up request: `initialize`, and the first `tools/list` of the process. */
+  readonly startupTimeoutMillis: number
   /** Watch the launched members of the process group after the handshake. */
   readonly watchGroup: boolean
   readonly groupPollMillis: number
@@ -48,12 +51,15 @@ export interface Options {
 export interface Connection {
   readonly provider: string
   readonly proc: PluginProcess.Proc
-  readonly scope: Scope.CloseableScope
+  readonly scope: Scope.Closeable
   readonly client: Client
   readonly transport: StdioTransport
+  /** Until its first `tools/list` is answered, the process is still starting. */
+  readonly toolsListed: Ref.Ref<boolean>
+  readonly startupTimeoutMillis: number
 }
 
-const feed = (transport: StdioTransport, options: Options) => (chunks: Chunk.Chunk<Uint8Array>) =>
+const feed = (transport: StdioTransport, options: Options) => (chunks: ReadonlyArray<Uint8Array>) =>
   Effect.suspend(() => {
     const before = transport.badLines
     for (const chunk of chunks) transport.feed(chunk)
@@ -68,12 +74,18 @@ const feed = (transport: StdioTransport, options: Options) => (chunks: Chunk.Chu
  */
 export const open = (
   options: Options,
-  scope: Scope.CloseableScope
-): Effect.Effect<Connection, PluginError.PluginError, CommandExecutor.CommandExecutor | FileSystem.FileSystem> =>
+  scope: Scope.Closeable
+): Effect.Effect<
+  Connection,
+  PluginError.PluginError,
+  ChildProcessSpawner.ChildProcessSpawner | FileSystem.FileSystem
+> =>
   Effect.gen(function* () {
-    const stdin = yield* Queue.unbounded<Uint8Array>()
+    const stdin = yield* Queue.unbounded<Uint8Array, Cause.Done>()
     const transport = new StdioTransport({
-      write: (bytes) => Queue.unsafeOffer(stdin, bytes),
+      write: (bytes) => {
+        Queue.offerUnsafe(stdin, bytes)
+      },
       maxMessageBytes: options.maxMessageBytes
     })
     const proc = yield* PluginProcess.spawn({
@@ -88,11 +100,11 @@ export const open = (
       onStarted: options.onStarted,
       // The transport's close makes the SDK fail every pending request at once; each maps it to the end.
       onEnd: (end) =>
-        Effect.zipRight(
+        Effect.andThen(
           end._tag === "Exited" ? options.onCrashed : Effect.void,
           Effect.sync(() => transport.shutdown())
         )
-    }).pipe(Scope.extend(scope))
+    }).pipe(Scope.provide(scope))
     const client = new Client(
       { name: "agent-kernel", version: "0.1.0" },
       {
@@ -103,11 +115,50 @@ export const open = (
     )
     // Bad lines and stray responses are reported by the transport; call failures surface on the call.
     client.onerror = () => {}
-    const conn: Connection = { provider: options.provider, proc, scope, client, transport }
-    yield* request(conn, "startup", "initialize", () => client.connect(transport, { timeout: NO_SDK_TIMEOUT }))
+    const conn: Connection = {
+      provider: options.provider,
+      proc,
+      scope,
+      client,
+      transport,
+      toolsListed: yield* Ref.make(false),
+      startupTimeoutMillis: options.startupTimeoutMillis
+    }
+    yield* duringStartup(
+      conn,
+      "initialize",
+      request(conn, "startup", "initialize", () => client.connect(transport, { timeout: NO_SDK_TIMEOUT }))
+    )
     if (options.watchGroup) yield* proc.watchGroup
     return conn
   })
+
+/**
+ * A start-up request under the start-up bound (Effect's Clock): past it the
+ * request is cancelled and the start fails with `StartupTimeout`.
+ */
+const duringStartup = <A>(
+  conn: Connection,
+  name: "initialize" | "tools/list",
+  effect: Effect.Effect<A, PluginError.PluginError>
+): Effect.Effect<A, PluginError.PluginError> => {
+  const millis = conn.startupTimeoutMillis
+  return effect.pipe(
+    Effect.provideService(ToolProvider.CancelReason, () => `the plugin did not start within ${millis} ms`),
+    Effect.timeoutOrElse({
+      duration: Duration.millis(millis),
+      orElse: () =>
+        Effect.fail(
+          new PluginError.StartupTimeout({
+            provider: conn.provider,
+            request: name,
+            timeoutMillis: millis,
+            stderrTail: conn.proc.stderrTail()
+          })
+        )
+    })
+  )
+}
 
 /**
  * What a request fails with once the process has ended: a crash (with the stderr tail) or a stop.
@@ -142,8 +193,8 @@ export const request = <A>(
   tool: string,
   run: (signal: AbortSignal) => Promise<A>
 ): Effect.Effect<A, PluginError.PluginError> =>
-  Effect.flatMap(FiberRef.get(ToolProvider.CancelReason), (reason) =>
-    Effect.async<A, unknown>((resume) => {
+  Effect.flatMap(Effect.service(ToolProvider.CancelReason), (reason) =>
+    Effect.callback<A, unknown>((resume) => {
       const controller = new AbortController()
       run(controller.signal).then(
         (value) => resume(Effect.succeed(value)),
@@ -153,7 +204,7 @@ export const request = <A>(
     })
   ).pipe(
     // Decided only now, so a call failed by a crash builds one error, the crash's.
-    Effect.catchAll((error) =>
+    Effect.catch((error) =>
       Effect.flatMap(Deferred.poll(conn.proc.ended), (end) =>
         end._tag === "Some"
           ? Effect.flatMap(end.value, (how) => Effect.fail(endError(conn, how, during)))
@@ -162,8 +213,21 @@ export const request = <A>(
     )
   )
 
-/** Every page of the server's tools. @internal */
+/**
+ * Every page of the server's tools. The first listing of a process is part of
+ * its start, under the start-up bound.
+ * @internal
+ */
 export const listTools = (
+  conn: Connection
+): Effect.Effect<ReadonlyArray<ModelProvider.ToolDefinition>, PluginError.PluginError> =>
+  Effect.flatMap(Ref.get(conn.toolsListed), (listed) =>
+    listed
+      ? allPages(conn)
+      : Effect.tap(duringStartup(conn, "tools/list", allPages(conn)), () => Ref.set(conn.toolsListed, true))
+  )
+
+const allPages = (
   conn: Connection
 ): Effect.Effect<ReadonlyArray<ModelProvider.ToolDefinition>, PluginError.PluginError> =>
   Effect.gen(function* () {

@@ -1,14 +1,14 @@
 /**
- * The Node-only part of the plugins: the spawner that watches plugin
- * processes straight from `node:child_process`. Import it from
+ * The Node-only part of the plugins: the layer that gives `McpStdio` what it
+ * needs from `@effect/platform-node`. Import it from
  * `@agent-kernel/plugins/node`; the main entry runs on any platform with a
- * `CommandExecutor`.
+ * `ChildProcessSpawner` (`effect/process`) and a `FileSystem`.
  *
  * @since 0.1.0
  */
 
 /**
- * Plugin processes started and watched with `node:child_process`: crashes seen sooner.
+ * What `McpStdio` needs on Node, in one layer.
  *
  * @since 0.1.0
  */

@@ -4,11 +4,12 @@
  *
  * @internal
  */
-import { type Content, type ModelProvider, ResponsePart } from "@agent-kernel/kernel"
-import * as Either from "effect/Either"
+import { type Content, type ModelProvider, ResponsePart, type Usage as TokenUsage } from "@agent-kernel/kernel"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import type * as Decode from "./decode.js"
+import * as Decode from "./decode.js"
 
 const knownBlocks = ["text", "tool_use", "thinking", "redacted_thinking"]
 
@@ -27,9 +28,9 @@ export const ThinkingBlock = Schema.Struct({
 export const RedactedThinkingBlock = Schema.Struct({ type: Schema.Literal("redacted_thinking"), data: Schema.String })
 /** Block types this kernel does not model (server tools, citations...): skipped. */
 export const OtherBlock = Schema.Struct({
-  type: Schema.String.pipe(Schema.filter((type) => !knownBlocks.includes(type)))
+  type: Schema.String.check(Schema.makeFilter((type) => !knownBlocks.includes(type)))
 })
-export const Block = Schema.Union(TextBlock, ToolUseBlock, ThinkingBlock, RedactedThinkingBlock, OtherBlock)
+export const Block = Schema.Union([TextBlock, ToolUseBlock, ThinkingBlock, RedactedThinkingBlock, OtherBlock])
 export type Block = typeof Block.Type
 
 const OptionalCount = Schema.optional(Schema.NullOr(Schema.Number))
@@ -64,21 +65,28 @@ export const ContentBlockStart = Schema.Struct({
   index: Schema.Number,
   content_block: Block
 })
-export const Delta = Schema.Union(
+const knownDeltas = ["text_delta", "input_json_delta", "thinking_delta", "signature_delta"]
+
+export const Delta = Schema.Union([
   Schema.Struct({ type: Schema.Literal("text_delta"), text: Schema.String }),
   Schema.Struct({ type: Schema.Literal("input_json_delta"), partial_json: Schema.String }),
   Schema.Struct({ type: Schema.Literal("thinking_delta"), thinking: Schema.String }),
-  Schema.Struct({ type: Schema.Literal("signature_delta"), signature: Schema.String }),
-  Schema.Struct({
-    type: Schema.String.pipe(
-      Schema.filter((t) => !["text_delta", "input_json_delta", "thinking_delta", "signature_delta"].includes(t))
-    )
-  })
-)
+  Schema.Struct({ type: Schema.Literal("signature_delta"), signature: Schema.String })
+])
+/** Delta types this kernel does not model: skipped. */
+export const OtherDelta = Schema.Struct({
+  type: Schema.String.check(Schema.makeFilter((type) => !knownDeltas.includes(type)))
+})
 export const ContentBlockDelta = Schema.Struct({
   type: Schema.Literal("content_block_delta"),
   index: Schema.Number,
   delta: Delta
+})
+// Its own member, so that every delta a stream is made of is told apart by its literal `type`.
+export const OtherContentBlockDelta = Schema.Struct({
+  type: Schema.Literal("content_block_delta"),
+  index: Schema.Number,
+  delta: OtherDelta
 })
 export const ContentBlockStop = Schema.Struct({ type: Schema.Literal("content_block_stop"), index: Schema.Number })
 export const MessageDelta = Schema.Struct({
@@ -93,16 +101,17 @@ export const StreamError = Schema.Struct({
   error: Schema.Struct({ type: Schema.String, message: Schema.optional(Schema.String) })
 })
 
-export const StreamEvent = Schema.Union(
+export const StreamEvent = Schema.Union([
   MessageStart,
   ContentBlockStart,
   ContentBlockDelta,
+  OtherContentBlockDelta,
   ContentBlockStop,
   MessageDelta,
   MessageStop,
   Ping,
   StreamError
-)
+])
 export type StreamEvent = typeof StreamEvent.Type
 
 export const streamEventTypes = new Set([
@@ -121,16 +130,19 @@ export const EventType = Schema.Struct({ type: Schema.String })
 // ---------------------------------------------------------------------------
 // Decoding: pure, over the schemas above.
 
-const decodeErrorBody = Schema.decodeUnknownOption(ErrorBody)
-const decodeMessage = Schema.decodeUnknownEither(Message)
-const decodeEvent = Schema.decodeUnknownEither(StreamEvent)
-const decodeEventType = Schema.decodeUnknownOption(EventType)
+const decodeErrorBody = Schema.decodeUnknownOption(Decode.compiled(ErrorBody))
+const decodeMessage = Schema.decodeUnknownResult(Decode.compiled(Message))
+const decodeEvent = Schema.decodeUnknownResult(Decode.compiled(StreamEvent))
+const decodeEventType = Schema.decodeUnknownOption(Decode.compiled(EventType))
 
 /** The facts of an error object (`{type: "error", error: {type, message}}`). */
 export const errorFacts = (body: unknown): Option.Option<Decode.ErrorFacts> =>
-  Option.map(decodeErrorBody(body), (decoded) => ({ type: decoded.error.type, message: decoded.error.message }))
+  // Every stream event is asked: only an object with an `error` key can be one, and most events are not.
+  Predicate.hasProperty(body, "error")
+    ? Option.map(decodeErrorBody(body), (decoded) => ({ type: decoded.error.type, message: decoded.error.message }))
+    : Option.none()
 
-const usageOf = (usage: Usage): ModelProvider.Usage => ({
+const usageOf = (usage: Usage): TokenUsage.Usage => ({
   input_tokens: usage.input_tokens ?? 0,
   output_tokens: usage.output_tokens ?? 0,
   ...(usage.cache_read_input_tokens != null ? { cache_read_tokens: usage.cache_read_input_tokens } : {}),
@@ -138,12 +150,15 @@ const usageOf = (usage: Usage): ModelProvider.Usage => ({
 })
 
 /** Merges a later usage report into an earlier one: counts it gives replace, nulls and absent ones keep. */
-const mergeUsage = (self: Usage, that: Usage | undefined): Usage => {
-  if (that === undefined) return self
-  const out: Record<string, number | null | undefined> = { ...self }
-  for (const [key, value] of Object.entries(that)) if (typeof value === "number") out[key] = value
-  return out
-}
+const mergeUsage = (self: Usage, that: Usage | undefined): Usage =>
+  that === undefined
+    ? self
+    : {
+        input_tokens: that.input_tokens ?? self.input_tokens,
+        output_tokens: that.output_tokens ?? self.output_tokens,
+        cache_creation_input_tokens: that.cache_creation_input_tokens ?? self.cache_creation_input_tokens,
+        cache_read_input_tokens: that.cache_read_input_tokens ?? self.cache_read_input_tokens
+      }
 
 const stopOf = (
   stopReason: string | null | undefined,
@@ -169,7 +184,7 @@ const stopOf = (
 }
 
 /** The model ran out of context window while answering: a failure, though the response is complete. */
-const windowExceeded = (usage: ModelProvider.Usage): Decode.Failure => ({
+const windowExceeded = (usage: TokenUsage.Usage): Decode.Failure => ({
   _tag: "Rejected",
   category: "context_length_exceeded",
   message: "stop_reason model_context_window_exceeded: the model ran out of context window",
@@ -183,14 +198,14 @@ const finish = (
   model: string,
   content: ReadonlyArray<Content.ContentBlock>,
   stopReason: string | null | undefined,
-  usage: ModelProvider.Usage
-): Either.Either<ModelProvider.ModelResponse, Decode.Failure> => {
+  usage: TokenUsage.Usage
+): Result.Result<ModelProvider.ModelResponse, Decode.Failure> => {
   const stop = stopOf(
     stopReason,
     content.some((block) => block.type === "tool_use")
   )
-  if (stop === "model_context_window_exceeded") return Either.left(windowExceeded(usage))
-  return Either.right({ model, content, stop_reason: stop, usage })
+  if (stop === "model_context_window_exceeded") return Result.fail(windowExceeded(usage))
+  return Result.succeed({ model, content, stop_reason: stop, usage })
 }
 
 const contentOf = (blocks: ReadonlyArray<Block>): ReadonlyArray<Content.ContentBlock> =>
@@ -215,11 +230,11 @@ const contentOf = (blocks: ReadonlyArray<Block>): ReadonlyArray<Content.ContentB
 export const message = (
   json: unknown,
   model: string
-): Either.Either<ReadonlyArray<ResponsePart.ResponsePart>, Decode.Failure> =>
-  Either.match(decodeMessage(json), {
-    onLeft: (error) => Either.left({ _tag: "Malformed", reason: `unexpected shape: ${error.message}` }),
-    onRight: (decoded) =>
-      Either.map(
+): Result.Result<ReadonlyArray<ResponsePart.ResponsePart>, Decode.Failure> =>
+  Result.match(decodeMessage(json), {
+    onFailure: (error) => Result.fail({ _tag: "Malformed", reason: `unexpected shape: ${error.message}` }),
+    onSuccess: (decoded) =>
+      Result.map(
         finish(decoded.model ?? model, contentOf(decoded.content), decoded.stop_reason, usageOf(decoded.usage)),
         ResponsePart.fromResponse
       )
@@ -292,7 +307,7 @@ const started = (index: number, block: Block): readonly [BlockKind, ReadonlyArra
 const deltaPart = (
   index: number,
   kind: BlockKind,
-  delta: typeof Delta.Type
+  delta: typeof Delta.Type | typeof OtherDelta.Type
 ): ReadonlyArray<ResponsePart.ResponsePart> => {
   if ("text" in delta && kind === "text" && delta.text.length > 0)
     return [{ type: "text_delta", index, text: delta.text }]
@@ -309,7 +324,7 @@ const continued = (
   state: StreamState,
   parts: ReadonlyArray<ResponsePart.ResponsePart>,
   done = false
-): Either.Either<Decode.Stepped<StreamState>, never> => Either.right({ state, parts, done })
+): Result.Result<Decode.Stepped<StreamState>, never> => Result.succeed({ state, parts, done })
 
 /**
  * One event: the parts it adds. An event that changes nothing the response
@@ -319,22 +334,22 @@ const continued = (
 const stepStream = (
   state: StreamState,
   event: Decode.Event
-): Either.Either<Decode.Stepped<StreamState>, Decode.Failure> => {
+): Result.Result<Decode.Stepped<StreamState>, Decode.Failure> => {
   if (Option.isNone(event.json)) {
-    return Either.left({ _tag: "Malformed", reason: `event ${event.name} is not JSON`, body: event.data })
+    return Result.fail({ _tag: "Malformed", reason: `event ${event.name} is not JSON`, body: event.data })
   }
-  const type = Option.map(decodeEventType(event.json.value), (_) => _.type)
-  // Unknown event types are allowed by the API's versioning policy; they carry nothing this decoder reads.
-  if (Option.isSome(type) && !streamEventTypes.has(type.value)) return continued(state, [])
   const decoded = decodeEvent(event.json.value)
-  if (Either.isLeft(decoded)) {
-    return Either.left({
+  if (Result.isFailure(decoded)) {
+    // Unknown event types are allowed by the API's versioning policy; they carry nothing this decoder reads.
+    const type = Option.map(decodeEventType(event.json.value), (_) => _.type)
+    if (Option.isSome(type) && !streamEventTypes.has(type.value)) return continued(state, [])
+    return Result.fail({
       _tag: "Malformed",
-      reason: `unexpected ${event.name} event: ${decoded.left.message}`,
+      reason: `unexpected ${event.name} event: ${decoded.failure.message}`,
       body: event.data
     })
   }
-  const value = decoded.right
+  const value = decoded.success
   switch (value.type) {
     case "message_start": {
       const [usage, parts] = reportUsage(state, value.message.usage)
@@ -354,7 +369,7 @@ const stepStream = (
     case "content_block_delta": {
       const kind = state.blocks.get(value.index)
       if (kind === undefined) {
-        return Either.left({ _tag: "Malformed", reason: `delta for unknown block ${value.index}`, body: event.data })
+        return Result.fail({ _tag: "Malformed", reason: `delta for unknown block ${value.index}`, body: event.data })
       }
       return continued(state, deltaPart(value.index, kind, value.delta))
     }
@@ -369,7 +384,7 @@ const stepStream = (
     case "message_stop":
       return continued({ ...state, stopped: true }, [], true)
     case "error":
-      return Either.left({
+      return Result.fail({
         _tag: "ErrorObject",
         facts: { type: value.error.type, message: value.error.message },
         body: event.json.value
@@ -378,13 +393,13 @@ const stepStream = (
 }
 
 /** After message_stop: the finish part, or why there is no complete response. */
-const finishStream = (state: StreamState): Either.Either<ReadonlyArray<ResponsePart.ResponsePart>, Decode.Failure> => {
-  if (!state.stopped) return Either.left({ _tag: "Truncated", reason: "stream ended before message_stop" })
+const finishStream = (state: StreamState): Result.Result<ReadonlyArray<ResponsePart.ResponsePart>, Decode.Failure> => {
+  if (!state.stopped) return Result.fail({ _tag: "Truncated", reason: "stream ended before message_stop" })
   const stop = stopOf(state.stopReason, state.hasToolUse)
   if (stop === "model_context_window_exceeded") {
-    return Either.left(windowExceeded(usageOf(Option.getOrElse(state.usage, () => ({})))))
+    return Result.fail(windowExceeded(usageOf(Option.getOrElse(state.usage, () => ({})))))
   }
-  return Either.right([{ type: "finish", stop_reason: stop, model: state.model }])
+  return Result.succeed([{ type: "finish", stop_reason: stop, model: state.model }])
 }
 
 /** The Messages API decoder: JSON bodies and SSE streams. */

@@ -1,6 +1,7 @@
 /**
  * Decoding a response body, the same for every provider: a thin effectful
- * shell (bounded reads, SSE framing, the idle timeout, classification) around
+ * shell (bounded reads, SSE framing with `effect/encoding`'s `Sse` parser, the
+ * idle timeout, classification) around
  * each provider's pure decoder, which says what every event means as
  * response parts. A body becomes a stream of `ResponsePart`s, emitted as the
  * events arrive.
@@ -11,14 +12,16 @@
  *
  * @internal
  */
-import * as Sse from "@effect/experimental/Sse"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import type { ModelError, ModelProvider, ResponsePart } from "@agent-kernel/kernel"
+import type { ModelError, ResponsePart, Usage } from "@agent-kernel/kernel"
+import * as Arr from "effect/Array"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Sse from "effect/encoding/Sse"
+import type * as HttpClientError from "effect/http/HttpClientError"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler"
 import * as Stream from "effect/Stream"
 import type * as Classification from "../Classification.js"
 import * as Http from "./http.js"
@@ -41,7 +44,7 @@ export type Failure =
       readonly message: string
       readonly details: Record<string, unknown>
       readonly promptTokens?: number | undefined
-      readonly usage: ModelProvider.Usage
+      readonly usage: Usage.Usage
     }
 
 /** One SSE event handed to a provider's decoder, its data parsed when it is JSON. */
@@ -67,11 +70,11 @@ export interface Stepped<S> {
 /** A provider's pure stream decoder: a fold over events that emits the response's parts. */
 export interface StreamDecoder<S> {
   readonly initial: (model: string) => S
-  readonly step: (state: S, event: Event) => Either.Either<Stepped<S>, Failure>
+  readonly step: (state: S, event: Event) => Result.Result<Stepped<S>, Failure>
   /** At the end of the stream: the closing parts (the last usage, `finish`), or why the response is incomplete. */
-  readonly finish: (state: S) => Either.Either<ReadonlyArray<ResponsePart.ResponsePart>, Failure>
+  readonly finish: (state: S) => Result.Result<ReadonlyArray<ResponsePart.ResponsePart>, Failure>
   /** The usage the stream reported so far, if any. */
-  readonly usage: (state: S) => Option.Option<ModelProvider.Usage>
+  readonly usage: (state: S) => Option.Option<Usage.Usage>
 }
 
 /** How one provider reads its wire format. */
@@ -79,7 +82,7 @@ export interface Decoder<S> {
   /** The facts of the provider's error object, when a JSON value is one. */
   readonly errorFacts: (json: unknown) => Option.Option<ErrorFacts>
   /** A complete non-streaming body, as the parts a stream of it would make. */
-  readonly message: (json: unknown, model: string) => Either.Either<ReadonlyArray<ResponsePart.ResponsePart>, Failure>
+  readonly message: (json: unknown, model: string) => Result.Result<ReadonlyArray<ResponsePart.ResponsePart>, Failure>
   readonly stream: StreamDecoder<S>
 }
 
@@ -89,28 +92,40 @@ export interface Head {
   readonly headers: Readonly<Record<string, string>>
 }
 
+/**
+ * A wire schema whose decoder Effect compiles once, on its first use, to
+ * plain JavaScript (the interpreter where code generation is not allowed):
+ * a stream decodes every one of its events with it.
+ */
+export const compiled = <S extends Schema.Top>(schema: S): S => {
+  SchemaJITCompiler.enable(schema.ast)
+  return schema
+}
+
 /** An error event that is not the provider's error object: the fields at the top level. */
 const FlatError = Schema.Struct({
   type: Schema.String,
   message: Schema.optional(Schema.String),
-  code: Schema.optional(Schema.Union(Schema.String, Schema.Number))
+  code: Schema.optional(Schema.Union([Schema.String, Schema.Number]))
 })
 
-const decodeFlatError = Schema.decodeUnknownOption(FlatError)
+const decodeFlatError = Schema.decodeUnknownOption(compiled(FlatError))
+
+const keptAlive = <S>(state: S): Result.Result<Stepped<S>, Failure> => Result.succeed({ state, parts: [], done: false })
 
 /** Steps a decoder by one continuing event: a keep-alive, an error event, or the decoder's own step. */
-export const stepEvent = <S>(decoder: Decoder<S>, state: S, event: Sse.Event): Either.Either<Stepped<S>, Failure> => {
+export const stepEvent = <S>(decoder: Decoder<S>, state: S, event: Sse.Event): Result.Result<Stepped<S>, Failure> => {
   // An event with empty data (`data:` alone) is a keep-alive: it carries nothing.
-  if (event.data.trim().length === 0) return Either.right({ state, parts: [], done: false })
+  if (!Http.hasContent(event.data)) return keptAlive(state)
   const json = Http.parseJson(event.data)
   const facts = Option.flatMap(json, decoder.errorFacts)
   if (Option.isSome(facts)) {
-    return Either.left({ _tag: "ErrorObject", facts: facts.value, body: Option.getOrElse(json, () => event.data) })
+    return Result.fail({ _tag: "ErrorObject", facts: facts.value, body: Option.getOrElse(json, () => event.data) })
   }
   if (event.event === "error") {
     // A flat `event: error` ({"type": "overloaded_error", "message": ...}) carries its type at the top.
     const flat = Option.flatMap(json, decodeFlatError)
-    return Either.left({
+    return Result.fail({
       _tag: "ErrorObject",
       facts: Option.match(flat, {
         onNone: () => ({ message: event.data }),
@@ -131,13 +146,13 @@ export const decodeJson = <S>(
   decoder: Decoder<S>,
   text: string,
   model: string
-): Either.Either<ReadonlyArray<ResponsePart.ResponsePart>, Failure> => {
+): Result.Result<ReadonlyArray<ResponsePart.ResponsePart>, Failure> => {
   const json = Http.parseJson(text)
-  if (Option.isNone(json)) return Either.left({ _tag: "Malformed", reason: "not JSON", body: text })
+  if (Option.isNone(json)) return Result.fail({ _tag: "Malformed", reason: "not JSON", body: text })
   // Some servers answer 200 with an error object: classified like any error, by its type and code.
   const facts = decoder.errorFacts(json.value)
-  if (Option.isSome(facts)) return Either.left({ _tag: "ErrorObject", facts: facts.value, body: json.value })
-  return Either.mapLeft(decoder.message(json.value, model), (failure) =>
+  if (Option.isSome(facts)) return Result.fail({ _tag: "ErrorObject", facts: facts.value, body: json.value })
+  return Result.mapError(decoder.message(json.value, model), (failure) =>
     failure._tag === "Malformed" && failure.body === undefined ? { ...failure, body: text } : failure
   )
 }
@@ -189,76 +204,78 @@ const toError = (
 const orFail = <A>(
   call: Http.Call,
   head: Head,
-  decoded: Either.Either<A, Failure>,
+  decoded: Result.Result<A, Failure>,
   midStream: boolean
 ): Effect.Effect<A, ModelError.ModelError> =>
-  Either.match(decoded, {
-    onLeft: (failure) => Effect.flatMap(toError(call, head, failure, midStream), Effect.fail),
-    onRight: Effect.succeed
-  })
+  Result.isSuccess(decoded)
+    ? Effect.succeed(decoded.success)
+    : Effect.flatMap(toError(call, head, decoded.failure, midStream), Effect.fail)
 
-/** Where line splitting stands between two chunks of text. */
-export interface Lines {
-  /** The incomplete last line so far. */
-  readonly partial: string
-  /** The previous chunk ended with a CR, so a LF opening the next one belongs to that CRLF. */
-  readonly afterCr: boolean
+/** What a run of events made: the decoder's state after them, their parts, and whether reading is over. */
+export interface Stepping<S> {
+  readonly state: S
+  readonly parts: Array<ResponsePart.ResponsePart>
+  /** The terminal event came: nothing after it is read. */
+  readonly done: boolean
+  /** The event that failed the response, after the parts of the events before it. */
+  readonly failure: Failure | undefined
 }
 
-/** Before the first chunk. */
-export const noLines: Lines = { partial: "", afterCr: false }
+/** Steps a decoder through a run of events, up to the terminal event or the first failure. */
+export const stepEvents = <S>(decoder: Decoder<S>, state: S, events: ReadonlyArray<Sse.Event>): Stepping<S> => {
+  const parts: Array<ResponsePart.ResponsePart> = []
+  let current = state
+  for (const event of events) {
+    const stepped = stepEvent(decoder, current, event)
+    if (Result.isFailure(stepped)) return { state: current, parts, done: false, failure: stepped.failure }
+    current = stepped.success.state
+    for (const part of stepped.success.parts) parts.push(part)
+    if (stepped.success.done) return { state: current, parts, done: true, failure: undefined }
+  }
+  return { state: current, parts, done: false, failure: undefined }
+}
 
-/**
- * Splits the next chunk of text into complete lines, whatever their ending
- * (LF, CRLF or a lone CR, all legal in SSE), a CRLF split across two chunks
- * included. The incomplete last line is carried over.
- */
-export const splitLines = (lines: Lines, piece: string): readonly [Lines, ReadonlyArray<string>] => {
-  const text = lines.partial + (lines.afterCr && piece.startsWith("\n") ? piece.slice(1) : piece)
-  const complete = text.replace(/\r\n?/g, "\n").split("\n")
-  const partial = complete.pop() ?? ""
-  return [{ partial, afterCr: piece.length > 0 ? piece.endsWith("\r") : lines.afterCr }, complete]
+/** The SSE parser of one body, and the events it framed since they were last taken. */
+interface Framing {
+  readonly parser: Sse.Parser
+  readonly events: Array<Sse.Event>
+}
+
+const framing = (maxEventSize: number): Framing => {
+  const events: Array<Sse.Event> = []
+  // A `retry:` directive is for browsers reconnecting an EventSource: it carries nothing here.
+  const parser = Sse.makeParser(
+    (event) => {
+      if (event._tag === "Event") events.push(event)
+    },
+    { maxEventSize }
+  )
+  return { parser, events }
 }
 
 /**
- * Frames text as server-sent events, failing when one event (or one line)
- * outgrows the body limit.
- *
- * The parser is fed one LF-terminated line at a time. Given a whole chunk, it
- * rescans the chunk from its start for every line: a CR anywhere earlier in
- * the chunk then marks the next LF as the end of a CRLF and swallows the blank
- * line that ends an event, so framing would depend on where the chunks were
- * cut (the fuzz test found it), and the rescans cost time quadratic in the
- * chunk's lines.
+ * A body's server-sent events, framed by `effect/encoding`'s parser (LF,
+ * CRLF or a lone CR, wherever the network cut the chunks), failing when the
+ * body or one event outgrows the body limit.
  */
 const sseEvents = (
   call: Http.Call,
   head: Head,
-  text: Stream.Stream<string, ModelError.ModelError>
+  bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>
 ): Stream.Stream<Sse.Event, ModelError.ModelError> =>
-  Stream.suspend(() => {
-    let pending: Array<Sse.Event> = []
-    const parser = Sse.makeParser(
-      (event) => {
-        if (event._tag === "Event") pending.push(event)
-      },
-      { maxEventSize: call.maxBodyBytes }
-    )
-    const tooLarge = Effect.fail(Http.tooLarge(call, head.status, call.maxBodyBytes, true))
-    return text.pipe(
-      Stream.mapAccumEffect(noLines, (lines, piece) => {
-        const [next, complete] = splitLines(lines, piece)
-        if (next.partial.length > call.maxBodyBytes) return tooLarge
-        for (const line of complete) {
-          if (parser.feed(`${line}\n`) !== undefined) return tooLarge
+  Http.boundedText(bytes, call, head.status, call.maxBodyBytes, true).pipe(
+    Stream.mapAccumArrayEffect(
+      () => framing(call.maxBodyBytes),
+      (state, pieces) => {
+        for (const piece of pieces) {
+          if (state.parser.feed(piece) !== undefined) {
+            return Effect.fail(Http.tooLarge(call, head.status, call.maxBodyBytes, true))
+          }
         }
-        const out = pending
-        pending = []
-        return Effect.succeed([next, out] as const)
-      }),
-      Stream.flattenIterables
+        return Effect.succeed([state, state.events.splice(0)] as const)
+      }
     )
-  })
+  )
 
 const fromJson = <S>(
   call: Http.Call,
@@ -278,46 +295,48 @@ const fromStream = <S>(
   bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
   decoder: Decoder<S>
 ): Stream.Stream<ResponsePart.ResponsePart, ModelError.ModelError> =>
-  Stream.unwrap(
-    Effect.map(Ref.make(decoder.stream.initial(call.model)), (state) => {
-      const handle = (event: Sse.Event) =>
-        Effect.flatMap(
-          Ref.modify(state, (current) => {
-            const stepped = stepEvent(decoder, current, event)
-            return [stepped, Either.isRight(stepped) ? stepped.right.state : current] as const
-          }),
-          (stepped) => orFail(call, head, stepped, true)
-        )
-      const text = Http.boundedBytes(bytes, call, head.status, call.maxBodyBytes, true).pipe(Stream.decodeText())
-      // Only events that add parts restart the idle timer: a server that sends pings forever is cut at the bound.
-      const events = Http.withinIdle(sseEvents(call, head, text).pipe(Stream.mapEffect(handle)), call, {
-        carries: (stepped) => stepped.parts.length > 0,
-        isLast: (stepped) => stepped.done,
-        midStream: true
+  Stream.suspend(() => {
+    // The response so far, read at the end (its closing parts) and on failure (the usage it reported).
+    let state = decoder.stream.initial(call.model)
+    // A pull yields parts only: events that add none (pings, empty blocks) are read on, so they never
+    // reach the idle timer.
+    const parts = Stream.transformPull(sseEvents(call, head, bytes), (pull) => {
+      let over = false
+      let failed: Effect.Effect<never, ModelError.ModelError> | undefined
+      const next: Effect.Effect<
+        Arr.NonEmptyReadonlyArray<ResponsePart.ResponsePart>,
+        ModelError.ModelError | Cause.Done
+      > = Effect.suspend(() => {
+        if (failed !== undefined) return failed
+        if (over) return Cause.done()
+        return Effect.flatMap(pull, (events) => {
+          const stepping = stepEvents(decoder, state, events)
+          state = stepping.state
+          over = stepping.done
+          if (stepping.failure !== undefined) {
+            failed = Effect.flatMap(toError(call, head, stepping.failure, true), Effect.fail)
+          }
+          return Arr.isArrayNonEmpty(stepping.parts) ? Effect.succeed(stepping.parts) : next
+        })
       })
-      const closing = Stream.fromIterableEffect(
-        Effect.flatMap(Ref.get(state), (reached) => orFail(call, head, decoder.stream.finish(reached), true))
-      )
-      return Stream.concat(
-        Stream.mapConcat(events, (stepped) => stepped.parts),
-        closing
-      ).pipe(
-        // A failed stream still cost the tokens it reported: the error carries them.
-        Stream.catchAll((error) =>
-          Stream.fromEffect(
-            Effect.flatMap(Ref.get(state), (reached) =>
-              Effect.fail(
-                Option.match(decoder.stream.usage(reached), {
-                  onNone: () => error,
-                  onSome: (usage) => Http.withUsage(call, error, usage)
-                })
-              )
-            )
-          )
+      return Effect.succeed(next)
+    })
+    const closing = Stream.fromIterableEffect(
+      Effect.suspend(() => orFail(call, head, decoder.stream.finish(state), true))
+    )
+    return Http.withinIdle(parts, call, true).pipe(
+      Stream.concat(closing),
+      // A failed stream still cost the tokens it reported: the error carries them.
+      Stream.catch((error) =>
+        Stream.fail(
+          Option.match(decoder.stream.usage(state), {
+            onNone: () => error,
+            onSome: (usage) => Http.withUsage(call, error, usage)
+          })
         )
       )
-    })
-  )
+    )
+  })
 
 /**
  * Decodes a 2xx body by its content type into response parts: server-sent

@@ -5,9 +5,9 @@
  *
  * @internal
  */
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type { ModelError, ResponsePart } from "@agent-kernel/kernel"
 import * as Effect from "effect/Effect"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Stream from "effect/Stream"
 import type * as Transport from "../Transport.js"
 import * as Decode from "./decode.js"
@@ -31,7 +31,7 @@ export const exchange = <S>(
   decoder: Decode.Decoder<S>,
   request: Request
 ): Stream.Stream<ResponsePart.ResponsePart, ModelError.ModelError> =>
-  Stream.unwrapScoped(
+  Stream.unwrap(
     Effect.gen(function* () {
       const httpRequest = yield* HttpClientRequest.post(request.url).pipe(
         HttpClientRequest.setHeaders(request.headers),

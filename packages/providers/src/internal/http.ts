@@ -1,24 +1,25 @@
 /**
  * Shared machinery of the HTTP providers: phased timeouts, bounded body
- * reads, SSE decoding, and turning every failure into a classified,
- * secret-free `ModelError`.
+ * reads, and turning every failure into a classified, secret-free
+ * `ModelError`.
  *
  * @internal
  */
-import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { ModelError, ModelProvider } from "@agent-kernel/kernel"
+import { ModelError, ModelProvider, type Usage } from "@agent-kernel/kernel"
 import * as Config from "effect/Config"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Chunk from "effect/Chunk"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as HttpClient from "effect/http/HttpClient"
+import type * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Classification from "../Classification.js"
@@ -58,7 +59,13 @@ interface ErrorFields {
   readonly details?: Record<string, unknown> | undefined
   readonly promptTokens?: number | undefined
   readonly maxTokens?: number | undefined
-  readonly usage?: ModelProvider.Usage | undefined
+  readonly usage?: Usage.Usage | undefined
+}
+
+const scrubRecord = (call: Call, record: Record<string, unknown>): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(record)) out[key] = scrubDeep(call, value)
+  return out
 }
 
 /** Builds a model error of a category, with the key scrubbed from message and details. */
@@ -97,11 +104,7 @@ export const makeError = (call: Call, category: ModelError.Category, fields: Err
  * that the kernel counts the tokens of failed attempts too. An error that
  * already carries usage keeps its own.
  */
-export const withUsage = (
-  call: Call,
-  error: ModelError.ModelError,
-  usage: ModelProvider.Usage
-): ModelError.ModelError =>
+export const withUsage = (call: Call, error: ModelError.ModelError, usage: Usage.Usage): ModelError.ModelError =>
   error.usage !== undefined
     ? error
     : makeError(call, error.category, {
@@ -116,12 +119,6 @@ export const withUsage = (
           ? { promptTokens: error.promptTokens, maxTokens: error.maxTokens }
           : {})
       })
-
-const scrubRecord = (call: Call, record: Record<string, unknown>): Record<string, unknown> => {
-  const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(record)) out[key] = scrubDeep(call, value)
-  return out
-}
 
 /**
  * A request option the provider cannot honour: `invalid_request`, raised
@@ -147,37 +144,46 @@ export const timeoutError = (call: Call, phase: Timeouts.Phase, midStream = fals
   })
 }
 
+/** Fails with the phase's `Timeout` error when `self` takes longer than its bound. */
+const within = <A, E, R>(
+  self: Effect.Effect<A, E, R>,
+  call: Call,
+  phase: Timeouts.Phase,
+  bound: Duration.Duration
+): Effect.Effect<A, E | ModelError.ModelError, R> =>
+  Effect.timeoutOrElse(self, { duration: bound, orElse: () => Effect.fail(timeoutError(call, phase)) })
+
 const errorCode = (cause: unknown): string | undefined =>
-  typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
-    ? cause.code
-    : undefined
+  Predicate.hasProperty(cause, "code") && Predicate.isString(cause.code) ? cause.code : undefined
 
 const causeMessage = (cause: unknown): string =>
-  cause instanceof Error ? cause.message : typeof cause === "string" ? cause : "unknown cause"
+  cause instanceof Error ? cause.message : Predicate.isString(cause) ? cause : "unknown cause"
 
 /**
  * Maps a transport failure from the `HttpClient`. Connection refused, reset,
  * DNS failure and any other socket error are `connection_error`; a URL that
- * cannot be built is `invalid_request`.
+ * cannot be built, or a body that cannot be encoded, is `invalid_request`.
+ * `details.reason` names the failure as `Transport`, `Decode`, `InvalidUrl`...
  */
 export const fromClientError = (
   call: Call,
   error: HttpClientError.HttpClientError,
   midStream = false
 ): ModelError.ModelError => {
-  const code = errorCode(error.cause)
-  const details = { reason: error.reason, ...(code !== undefined ? { code } : {}) }
-  if (error._tag === "RequestError" && error.reason === "InvalidUrl") {
-    return makeError(call, "invalid_request", { message: `invalid URL: ${causeMessage(error.cause)}`, details })
+  const reason = error.reason
+  const code = errorCode(reason.cause)
+  const details = { reason: reason._tag.replace(/Error$/, ""), ...(code !== undefined ? { code } : {}) }
+  if (reason._tag === "InvalidUrlError") {
+    return makeError(call, "invalid_request", { message: `invalid URL: ${causeMessage(reason.cause)}`, details })
   }
-  if (error._tag === "RequestError" && error.reason === "Encode") {
+  if (reason._tag === "EncodeError") {
     return makeError(call, "invalid_request", {
-      message: `cannot encode request: ${causeMessage(error.cause)}`,
+      message: `cannot encode request: ${causeMessage(reason.cause)}`,
       details
     })
   }
   return makeError(call, "connection_error", {
-    message: `${code ?? "connection failed"}: ${causeMessage(error.cause)}`,
+    message: `${code ?? "connection failed"}: ${causeMessage(reason.cause)}`,
     midStream: midStream ? true : undefined,
     details
   })
@@ -187,37 +193,39 @@ export const fromClientError = (
  * Sends a request and waits for its status and headers under the connect and
  * first-byte timeouts. The request is aborted when the scope closes.
  */
-export const open = (
+export const open = Effect.fnUntraced(function* (
   transport: Transport.Service,
   request: HttpClientRequest.HttpClientRequest,
   call: Call
-): Effect.Effect<HttpClientResponse.HttpClientResponse, ModelError.ModelError, Scope.Scope> =>
-  Effect.gen(function* () {
-    const client = HttpClient.withScope(transport.client)
-    if (!transport.tracksConnect) {
-      return yield* client.execute(request).pipe(
-        Effect.mapError((error) => fromClientError(call, error)),
-        Effect.timeoutFail({ duration: call.timeouts.firstByte, onTimeout: () => timeoutError(call, "first_byte") })
-      )
-    }
-    const connected = yield* Deferred.make<void>()
-    const { callId } = yield* Effect.acquireRelease(
-      Effect.sync(() => transport.watch(() => Deferred.unsafeDone(connected, Exit.void))),
-      (watch) => Effect.sync(watch.unwatch)
+): Effect.fn.Return<HttpClientResponse.HttpClientResponse, ModelError.ModelError, Scope.Scope> {
+  const client = HttpClient.withScope(transport.client)
+  const classified = (
+    response: Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError, Scope.Scope>
+  ) =>
+    within(
+      Effect.mapError(response, (error) => fromClientError(call, error)),
+      call,
+      "first_byte",
+      call.timeouts.firstByte
     )
-    const fiber = yield* Effect.forkScoped(
-      client.execute(HttpClientRequest.setHeader(request, Transport.callHeader, callId))
-    )
-    // Connect phase: ends when the socket connects, or when the request
-    // settles first (for example, connection refused).
-    yield* Effect.raceFirst(Deferred.await(connected), Effect.asVoid(Fiber.await(fiber))).pipe(
-      Effect.timeoutFail({ duration: call.timeouts.connect, onTimeout: () => timeoutError(call, "connect") })
-    )
-    return yield* Fiber.join(fiber).pipe(
-      Effect.mapError((error) => fromClientError(call, error)),
-      Effect.timeoutFail({ duration: call.timeouts.firstByte, onTimeout: () => timeoutError(call, "first_byte") })
-    )
-  })
+  if (!transport.tracksConnect) return yield* classified(client.execute(request))
+  const connected = yield* Deferred.make<void>()
+  const { callId } = yield* Effect.acquireRelease(
+    Effect.sync(() => transport.watch(() => Deferred.doneUnsafe(connected, Exit.void))),
+    (watch) => Effect.sync(watch.unwatch)
+  )
+  const fiber = yield* Effect.forkScoped(
+    client.execute(HttpClientRequest.setHeader(request, Transport.callHeader, callId))
+  )
+  // Connect phase: ends when the socket connects, or when the request settles first (connection refused...).
+  yield* within(
+    Effect.raceFirst(Deferred.await(connected), Effect.asVoid(Fiber.await(fiber))),
+    call,
+    "connect",
+    call.timeouts.connect
+  )
+  return yield* classified(Fiber.join(fiber))
+})
 
 /** A body (or one SSE event) over its size limit: `unknown`, or `server_error` for a 5xx. */
 export const tooLarge = (call: Call, status: number, limit: number, midStream: boolean): ModelError.ModelError =>
@@ -228,98 +236,39 @@ export const tooLarge = (call: Call, status: number, limit: number, midStream: b
     details: { limit_bytes: limit }
   })
 
-/** A body's bytes under a size limit, with transport failures classified. */
-export const boundedBytes = (
+/** A body as text, under a size limit, with transport failures classified. */
+export const boundedText = (
   bytes: Stream.Stream<Uint8Array, HttpClientError.HttpClientError>,
   call: Call,
   status: number,
   limit: number,
   midStream: boolean
-): Stream.Stream<Uint8Array, ModelError.ModelError> =>
+): Stream.Stream<string, ModelError.ModelError> =>
   bytes.pipe(
     Stream.mapError((error) => fromClientError(call, error, midStream)),
-    Stream.mapAccumEffect(0, (total, chunk: Uint8Array) => {
-      const next = total + chunk.length
-      return next > limit
-        ? Effect.fail(tooLarge(call, status, limit, midStream))
-        : Effect.succeed([next, chunk] as const)
-    })
+    Stream.limitBytes(limit, () => Stream.fail(tooLarge(call, status, limit, midStream))),
+    Stream.decodeText
   )
 
-/** How `withinIdle` reads a stream's elements. */
-export interface IdleOptions<A> {
-  /** Whether an element carries content: only those restart the idle timer. */
-  readonly carries: (element: A) => boolean
-  /** The terminal element: nothing after it is read. */
-  readonly isLast: (element: A) => boolean
-  readonly midStream: boolean
-}
-
 /**
- * A stream under the idle timeout: `idle` may pass between two elements that
- * `carries` accepts, and no more. Elements that carry nothing (pings, SSE
- * comments, empty events, whitespace) pass through but never restart the
- * timer, so a server that only keeps the connection alive is cut at the
- * bound. The timer starts at the first pull, when the response headers have
- * arrived. Elements are emitted as soon as content arrives: a content
- * element is never held back.
+ * A stream under the idle timeout: each of its pulls must produce within
+ * `idle`. The stream it wraps yields only what carries content, so pings,
+ * comments and whitespace never restart the timer, and a server that only
+ * keeps the connection alive is cut at the bound. The timer starts at the
+ * first pull, once the response headers have arrived.
  */
 export const withinIdle = <A>(
   self: Stream.Stream<A, ModelError.ModelError>,
   call: Call,
-  options: IdleOptions<A>
+  midStream: boolean
 ): Stream.Stream<A, ModelError.ModelError> =>
-  Stream.unwrapScoped(
-    Effect.map(Stream.toPull(self), (pull) => {
-      // The next chunk, or none at the end of the stream.
-      const next: Effect.Effect<Option.Option<Chunk.Chunk<A>>, ModelError.ModelError> = pull.pipe(
-        Effect.map(Option.some),
-        Effect.catchAll(
-          Option.match({
-            onNone: () => Effect.succeed(Option.none<Chunk.Chunk<A>>()),
-            onSome: (error) => Effect.fail(error)
-          })
-        )
-      )
-      // Pulls until a chunk carries content or holds the last element, or the stream ends; returns
-      // everything pulled (up to the last element) and whether reading is over.
-      const untilContent = (
-        pulled: Chunk.Chunk<A>
-      ): Effect.Effect<readonly [Chunk.Chunk<A>, boolean], ModelError.ModelError> =>
-        Effect.flatMap(
-          next,
-          Option.match({
-            onNone: () => Effect.succeed([pulled, true] as const),
-            onSome: (chunk) => {
-              const last = Chunk.findFirstIndex(chunk, options.isLast)
-              if (Option.isSome(last)) {
-                return Effect.succeed([Chunk.appendAll(pulled, Chunk.take(chunk, last.value + 1)), true] as const)
-              }
-              const all = Chunk.appendAll(pulled, chunk)
-              return Chunk.some(chunk, options.carries)
-                ? Effect.succeed([all, false] as const)
-                : Effect.suspend(() => untilContent(all))
-            }
-          })
-        )
-      const withinBound = untilContent(Chunk.empty()).pipe(
-        Effect.timeoutFail({
-          duration: call.timeouts.idle,
-          onTimeout: () => timeoutError(call, "idle", options.midStream)
-        })
-      )
-      return Stream.unfoldChunkEffect(false, (over) =>
-        over ? Effect.succeed(Option.none()) : Effect.map(withinBound, ([chunk, ended]) => Option.some([chunk, ended]))
-      )
-    })
-  )
+  Stream.timeoutOrElse(self, {
+    duration: call.timeouts.idle,
+    orElse: () => Stream.fail(timeoutError(call, "idle", midStream))
+  })
 
-/** Runs a stream to its end (or its last element) under the idle timeout; see `withinIdle`. */
-export const drainWithinIdle = <A>(
-  self: Stream.Stream<A, ModelError.ModelError>,
-  call: Call,
-  options: IdleOptions<A>
-): Effect.Effect<void, ModelError.ModelError> => Stream.runDrain(withinIdle(self, call, options))
+/** Whether text holds anything but whitespace: padding and empty keep-alives do not. */
+export const hasContent = (text: string): boolean => /\S/.test(text)
 
 /**
  * Reads a whole body as text, bounded by size and by the idle timeout, which
@@ -332,17 +281,19 @@ export const readText = (
   status: number,
   limit = call.maxBodyBytes
 ): Effect.Effect<string, ModelError.ModelError> =>
-  Effect.suspend(() => {
-    const pieces: Array<string> = []
-    return drainWithinIdle(
-      boundedBytes(bytes, call, status, limit, false).pipe(
-        Stream.decodeText(),
-        Stream.tap((piece) => Effect.sync(() => pieces.push(piece)))
-      ),
-      call,
-      { carries: (piece) => /\S/.test(piece), isLast: () => false, midStream: false }
-    ).pipe(Effect.map(() => pieces.join("")))
-  })
+  boundedText(bytes, call, status, limit, false).pipe(
+    // Whitespace is held back and handed on with the next text that carries content.
+    Stream.mapAccumArray(
+      () => "",
+      (held, pieces) => {
+        const text = held + pieces.join("")
+        return hasContent(text) ? ["", [text]] : [text, []]
+      },
+      { onHalt: (held) => (held.length > 0 ? [held] : []) }
+    ),
+    (text) => withinIdle(text, call, false),
+    Stream.mkString
+  )
 
 /** Parses JSON without throwing. */
 export const parseJson = Redaction.parseJson
@@ -353,7 +304,7 @@ export const parseJson = Redaction.parseJson
  * table's last row make an otherwise unmatched failure transient, `false`
  * makes a transient one final for this call.
  */
-export const classify = (
+export const classify = Effect.fnUntraced(function* (
   call: Call,
   facts: Classification.Facts,
   context: {
@@ -361,62 +312,56 @@ export const classify = (
     readonly body?: unknown
     readonly midStream?: boolean | undefined
   }
-): Effect.Effect<ModelError.ModelError> =>
-  Effect.gen(function* () {
-    const headers = context.headers ?? {}
-    const { status, ...bodyFacts } = facts
-    const classified = Classification.classifyFailure(call.table, { status, headers, facts: bodyFacts })
-    const retryAfter = yield* RetryAfter.parse(headers)
-    const label = facts.type ?? facts.code ?? (facts.status !== undefined ? `HTTP ${facts.status}` : "error")
-    const details: Record<string, unknown> = {
-      rule: classified.rule?.id ?? "fallback.unknown",
-      ...(context.headers !== undefined ? { headers: Redaction.keptHeaders(context.headers) } : {}),
-      ...(context.body !== undefined ? { body: context.body } : {})
-    }
-    return makeError(call, classified.category, {
-      message: `${label}: ${facts.message ?? "no message"}`,
-      status: facts.status,
-      retryAfter: Option.getOrUndefined(retryAfter),
-      retryable: classified.retryable,
-      midStream: context.midStream === true ? true : undefined,
-      details,
-      promptTokens: classified.promptTokens,
-      maxTokens: classified.maxTokens
-    })
+): Effect.fn.Return<ModelError.ModelError> {
+  const headers = context.headers ?? {}
+  const { status, ...bodyFacts } = facts
+  const classified = Classification.classifyFailure(call.table, { status, headers, facts: bodyFacts })
+  const retryAfter = yield* RetryAfter.parse(headers)
+  const label = facts.type ?? facts.code ?? (facts.status !== undefined ? `HTTP ${facts.status}` : "error")
+  const details: Record<string, unknown> = {
+    rule: classified.rule?.id ?? "fallback.unknown",
+    ...(context.headers !== undefined ? { headers: Redaction.keptHeaders(context.headers) } : {}),
+    ...(context.body !== undefined ? { body: context.body } : {})
+  }
+  return makeError(call, classified.category, {
+    message: `${label}: ${facts.message ?? "no message"}`,
+    status: facts.status,
+    retryAfter: Option.getOrUndefined(retryAfter),
+    retryable: classified.retryable,
+    midStream: context.midStream === true ? true : undefined,
+    details,
+    promptTokens: classified.promptTokens,
+    maxTokens: classified.maxTokens
   })
+})
 
 /**
  * Turns an error response into a classified error. The body is read under a
  * smaller size limit; a body that is not JSON, or not the provider's error
  * shape, is classified on the status alone.
  */
-export const fromErrorResponse = (
+export const fromErrorResponse = Effect.fnUntraced(function* (
   response: HttpClientResponse.HttpClientResponse,
   call: Call,
   extract: (body: unknown) => Option.Option<Omit<Classification.Facts, "status">>
-): Effect.Effect<ModelError.ModelError> =>
-  Effect.gen(function* () {
-    const read = yield* Effect.either(readText(response.stream, call, response.status, call.maxErrorBodyBytes))
-    const text = read._tag === "Right" ? read.right : undefined
-    const json = text === undefined ? Option.none() : parseJson(text)
-    const facts = Option.flatMap(json, extract)
-    // The key is scrubbed before any cut: a key split by the cut would no longer match.
-    const body = Option.isSome(json) ? json.value : text === undefined ? undefined : excerpt(call, text)
-    const bodyNote =
-      read._tag === "Left"
-        ? read.left.message
-        : Option.isNone(facts)
-          ? `unparseable body: ${excerpt(call, text ?? "", 200)}`
-          : undefined
-    return yield* classify(
-      call,
-      {
-        status: response.status,
-        ...Option.getOrElse(facts, () => ({ message: bodyNote }))
-      },
-      { headers: response.headers, body }
-    )
-  })
+): Effect.fn.Return<ModelError.ModelError> {
+  const read = yield* Effect.result(readText(response.stream, call, response.status, call.maxErrorBodyBytes))
+  const text = Result.getOrUndefined(read)
+  const json = text === undefined ? Option.none() : parseJson(text)
+  const facts = Option.flatMap(json, extract)
+  // The key is scrubbed before any cut: a key split by the cut would no longer match.
+  const body = Option.isSome(json) ? json.value : text === undefined ? undefined : excerpt(call, text)
+  const bodyNote = Result.isFailure(read)
+    ? read.failure.message
+    : Option.isNone(facts)
+      ? `unparseable body: ${excerpt(call, text ?? "", 200)}`
+      : undefined
+  return yield* classify(
+    call,
+    { status: response.status, ...Option.getOrElse(facts, () => ({ message: bodyNote })) },
+    { headers: response.headers, body }
+  )
+})
 
 /** A malformed successful response: `unknown` (or `server_error` for a 5xx). */
 export const malformed = (
@@ -437,12 +382,11 @@ export const malformed = (
  * at call time (the timeouts from the session's `CurrentCallTimeouts`, under
  * the provider's own `timeouts` option); the rest is fixed when the provider
  * is built.
- * @internal
  */
 export const callFor =
   (fixed: Omit<Call, "model" | "maxErrorBodyBytes" | "timeouts">, timeouts: Timeouts.Options | undefined) =>
   (model: string): Effect.Effect<Call> =>
-    Effect.map(ModelProvider.CurrentCallTimeouts, (current) => ({
+    Effect.map(Effect.service(ModelProvider.CurrentCallTimeouts), (current) => ({
       ...fixed,
       model,
       timeouts: Timeouts.resolve(timeouts, current),
@@ -463,9 +407,8 @@ export interface CommonOptions {
  * Resolves what every provider needs from its options and the environment:
  * the key and base URL (options first, then `Config`), the defaults, the
  * transport, and the per-request `Call` builder.
- * @internal
  */
-export const configure = (
+export const configure = Effect.fnUntraced(function* (
   options: CommonOptions | undefined,
   provider: {
     readonly name: string
@@ -474,23 +417,17 @@ export const configure = (
     readonly defaultBaseUrl: string
     readonly table: ReadonlyArray<Classification.Rule>
   }
-) =>
-  Effect.gen(function* () {
-    const transport = yield* Transport.Transport
-    const apiKey = options?.apiKey ?? (yield* Config.redacted(provider.keyVariable))
-    const baseUrl = (
-      options?.baseUrl ??
-      (yield* Config.string(provider.baseUrlVariable).pipe(Config.withDefault(provider.defaultBaseUrl)))
-    ).replace(/\/+$/, "")
-    const name = options?.name ?? provider.name
-    const callOf = callFor(
-      {
-        provider: name,
-        secret: apiKey,
-        table: provider.table,
-        maxBodyBytes: options?.maxBodyBytes ?? 32 * 1024 * 1024
-      },
-      options?.timeouts
-    )
-    return { transport, apiKey, baseUrl, name, stream: options?.stream ?? true, callOf }
-  })
+) {
+  const transport = yield* Transport.Transport
+  const apiKey = options?.apiKey ?? (yield* Config.Redacted(provider.keyVariable))
+  const baseUrl = (
+    options?.baseUrl ??
+    (yield* Config.String(provider.baseUrlVariable).pipe(Config.withDefault(provider.defaultBaseUrl)))
+  ).replace(/\/+$/, "")
+  const name = options?.name ?? provider.name
+  const callOf = callFor(
+    { provider: name, secret: apiKey, table: provider.table, maxBodyBytes: options?.maxBodyBytes ?? 32 * 1024 * 1024 },
+    options?.timeouts
+  )
+  return { transport, apiKey, baseUrl, name, stream: options?.stream ?? true, callOf }
+})

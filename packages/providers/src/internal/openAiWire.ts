@@ -4,11 +4,12 @@
  *
  * @internal
  */
-import type { ModelProvider, ResponsePart } from "@agent-kernel/kernel"
-import * as Either from "effect/Either"
+import type { ModelProvider, ResponsePart, Usage as TokenUsage } from "@agent-kernel/kernel"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import type * as Decode from "./decode.js"
+import * as Decode from "./decode.js"
 
 const OptionalString = Schema.optional(Schema.NullOr(Schema.String))
 
@@ -52,7 +53,7 @@ export const DeltaToolCall = Schema.Struct({
 export const Chunk = Schema.Struct({
   model: Schema.optional(Schema.String),
   // Absent in the keep-alive chunks (`data: {}`) some compatible servers send: such a chunk carries nothing.
-  choices: Schema.optionalWith(
+  choices: Schema.optional(
     Schema.Array(
       Schema.Struct({
         delta: Schema.optional(
@@ -66,8 +67,7 @@ export const Chunk = Schema.Struct({
         ),
         finish_reason: OptionalString
       })
-    ),
-    { default: () => [] }
+    )
   ),
   usage: Schema.optional(Schema.NullOr(Usage))
 })
@@ -77,7 +77,7 @@ export const ErrorBody = Schema.Struct({
   error: Schema.Struct({
     message: OptionalString,
     type: OptionalString,
-    code: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Number))),
+    code: Schema.optional(Schema.NullOr(Schema.Union([Schema.String, Schema.Number]))),
     /** Azure OpenAI: the content filter's verdict (`ResponsibleAIPolicyViolation`). */
     innererror: Schema.optional(Schema.NullOr(Schema.Struct({ code: OptionalString })))
   })
@@ -86,21 +86,24 @@ export const ErrorBody = Schema.Struct({
 // ---------------------------------------------------------------------------
 // Decoding: pure, over the schemas above.
 
-const decodeErrorBody = Schema.decodeUnknownOption(ErrorBody)
-const decodeCompletion = Schema.decodeUnknownEither(Completion)
-const decodeChunk = Schema.decodeUnknownEither(Chunk)
+const decodeErrorBody = Schema.decodeUnknownOption(Decode.compiled(ErrorBody))
+const decodeCompletion = Schema.decodeUnknownResult(Decode.compiled(Completion))
+const decodeChunk = Schema.decodeUnknownResult(Decode.compiled(Chunk))
 
 /** The facts of an error object (`{error: {message, type, code, innererror?: {code}}}`). */
 export const errorFacts = (body: unknown): Option.Option<Decode.ErrorFacts> =>
-  Option.map(decodeErrorBody(body), ({ error }) => ({
-    type: error.type ?? undefined,
-    code: error.code === null || error.code === undefined ? undefined : String(error.code),
-    innerCode: error.innererror?.code ?? undefined,
-    message: error.message ?? undefined
-  }))
+  // Every stream chunk is asked: only an object with an `error` key can be one, and most chunks are not.
+  Predicate.hasProperty(body, "error")
+    ? Option.map(decodeErrorBody(body), ({ error }) => ({
+        type: error.type ?? undefined,
+        code: error.code === null || error.code === undefined ? undefined : String(error.code),
+        innerCode: error.innererror?.code ?? undefined,
+        message: error.message ?? undefined
+      }))
+    : Option.none()
 
 /** `input_tokens` excludes cached prompt tokens, which are reported as `cache_read_tokens`, as Anthropic does. */
-const usageOf = (usage: Usage | null | undefined): ModelProvider.Usage => {
+const usageOf = (usage: Usage | null | undefined): TokenUsage.Usage => {
   if (usage == null) return { input_tokens: 0, output_tokens: 0 }
   const cached = usage.prompt_tokens_details?.cached_tokens ?? 0
   return {
@@ -139,10 +142,10 @@ const toolIndex = (k: number): number => 2 + k
 export const message = (
   json: unknown,
   model: string
-): Either.Either<ReadonlyArray<ResponsePart.ResponsePart>, Decode.Failure> =>
-  Either.match(decodeCompletion(json), {
-    onLeft: (error) => Either.left({ _tag: "Malformed", reason: `unexpected shape: ${error.message}` }),
-    onRight: (completion) => {
+): Result.Result<ReadonlyArray<ResponsePart.ResponsePart>, Decode.Failure> =>
+  Result.match(decodeCompletion(json), {
+    onFailure: (error) => Result.fail({ _tag: "Malformed", reason: `unexpected shape: ${error.message}` }),
+    onSuccess: (completion) => {
       const choice = completion.choices[0]
       const text = choice.message.content ?? ""
       const refusal = choice.message.refusal ?? ""
@@ -157,7 +160,7 @@ export const message = (
       const stop = refusal.length > 0 ? "content_filtered" : stopOf(choice.finish_reason, calls.length > 0)
       parts.push({ type: "usage", usage: usageOf(completion.usage) })
       parts.push({ type: "finish", stop_reason: stop, model: completion.model ?? model })
-      return Either.right(parts)
+      return Result.succeed(parts)
     }
   })
 
@@ -206,22 +209,25 @@ const toolPart = (
 
 const usagePart = (usage: Usage): ResponsePart.ResponsePart => ({ type: "usage", usage: usageOf(usage) })
 
+/** The end of an OpenAI stream, `data: [DONE]`. */
+const doneMarker = /^\s*\[DONE\]\s*$/
+
 const stepStream = (
   state: StreamState,
   event: Decode.Event
-): Either.Either<Decode.Stepped<StreamState>, Decode.Failure> => {
-  if (event.data.trim() === "[DONE]") return Either.right({ state: { ...state, done: true }, parts: [], done: true })
+): Result.Result<Decode.Stepped<StreamState>, Decode.Failure> => {
+  if (doneMarker.test(event.data)) return Result.succeed({ state: { ...state, done: true }, parts: [], done: true })
   if (Option.isNone(event.json)) {
-    return Either.left({ _tag: "Malformed", reason: "stream chunk is not JSON", body: event.data })
+    return Result.fail({ _tag: "Malformed", reason: "stream chunk is not JSON", body: event.data })
   }
   const decoded = decodeChunk(event.json.value)
-  if (Either.isLeft(decoded)) {
-    return Either.left({ _tag: "Malformed", reason: `unexpected chunk: ${decoded.left.message}`, body: event.data })
+  if (Result.isFailure(decoded)) {
+    return Result.fail({ _tag: "Malformed", reason: `unexpected chunk: ${decoded.failure.message}`, body: event.data })
   }
-  const chunk = decoded.right
+  const chunk = decoded.success
   const parts: Array<ResponsePart.ResponsePart> = []
   let next: StreamState = { ...state, model: chunk.model ?? state.model }
-  for (const choice of chunk.choices) {
+  for (const choice of chunk.choices ?? []) {
     const delta = choice.delta
     if (delta?.content != null && delta.content.length > 0) {
       parts.push({ type: "text_delta", index: textIndex, text: delta.content })
@@ -241,15 +247,15 @@ const stepStream = (
     next = { ...next, usage: chunk.usage }
     parts.push(usagePart(chunk.usage))
   }
-  return Either.right({ state: next, parts, done: false })
+  return Result.succeed({ state: next, parts, done: false })
 }
 
-const finishStream = (state: StreamState): Either.Either<ReadonlyArray<ResponsePart.ResponsePart>, Decode.Failure> => {
+const finishStream = (state: StreamState): Result.Result<ReadonlyArray<ResponsePart.ResponsePart>, Decode.Failure> => {
   // Without `[DONE]` (some compatible servers omit it) a finish reason still
   // marks a complete answer. No finish reason means the answer was cut short,
   // even when `[DONE]` came (the official SDK treats that as an error too).
   if (state.finish == null) {
-    return Either.left({
+    return Result.fail({
       _tag: "Truncated",
       reason: state.done ? "[DONE] without a finish_reason" : "stream ended before a finish_reason"
     })
@@ -266,7 +272,7 @@ const finishStream = (state: StreamState): Either.Either<ReadonlyArray<ResponseP
       ]
     )
   const stop = state.refused ? "content_filtered" : stopOf(state.finish, state.tools.size > 0)
-  return Either.right([...unstarted, { type: "finish", stop_reason: stop, model: state.model }])
+  return Result.succeed([...unstarted, { type: "finish", stop_reason: stop, model: state.model }])
 }
 
 /** The Chat Completions decoder: JSON bodies and SSE streams. */

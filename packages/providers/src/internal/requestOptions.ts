@@ -7,7 +7,7 @@
  * @internal
  */
 import type { ModelProvider } from "@agent-kernel/kernel"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 
 /** The request options a wire format reads (the request minus its conversation). */
 export type Options = ModelProvider.RequestOptions & {
@@ -21,10 +21,10 @@ export interface Unsupported {
 }
 
 /** Body fields, or the option that stops the request. */
-export type Fields = Either.Either<Record<string, unknown>, Unsupported>
+export type Fields = Result.Result<Record<string, unknown>, Unsupported>
 
-const lacks = (option: string, provider: string): Either.Either<never, Unsupported> =>
-  Either.left({ option, reason: `${option} is not supported by ${provider}` })
+const lacks = (option: string, provider: string): Result.Result<never, Unsupported> =>
+  Result.fail({ option, reason: `${option} is not supported by ${provider}` })
 
 /**
  * Merges `extra` into a body. A key that is a field the provider models
@@ -36,15 +36,15 @@ export const mergeExtra = (
   extra: Readonly<Record<string, unknown>> | undefined,
   modelled: ReadonlySet<string>
 ): Fields => {
-  if (extra === undefined) return Either.right(body)
+  if (extra === undefined) return Result.succeed(body)
   const clash = Object.keys(extra).find((key) => modelled.has(key))
   if (clash !== undefined) {
-    return Either.left({
+    return Result.fail({
       option: "extra",
       reason: `extra.${clash} collides with a field the request models; set it through its own option`
     })
   }
-  return Either.right({ ...body, ...extra })
+  return Result.succeed({ ...body, ...extra })
 }
 
 /** Every body field the Anthropic provider sets itself. */
@@ -89,7 +89,7 @@ const anthropicToolChoice = (options: Options): Record<string, unknown> | undefi
 export const anthropic = (options: Options, provider: string): Fields => {
   if (options.reasoning_effort !== undefined) return lacks("reasoning_effort", provider)
   if (options.temperature !== undefined && options.temperature > 1) {
-    return Either.left({
+    return Result.fail({
       option: "temperature",
       reason: `temperature ${options.temperature} is outside ${provider}'s range 0..1`
     })
@@ -155,7 +155,7 @@ export const openAi = (options: Options, provider: string): Fields => {
   if (options.top_k !== undefined) return lacks("top_k", provider)
   if (options.thinking !== undefined) return lacks("thinking", provider)
   if (options.stop_sequences !== undefined && options.stop_sequences.length > maxOpenAiStops) {
-    return Either.left({
+    return Result.fail({
       option: "stop_sequences",
       reason: `${provider} accepts at most ${maxOpenAiStops} stop_sequences, got ${options.stop_sequences.length}`
     })

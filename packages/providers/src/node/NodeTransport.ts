@@ -1,5 +1,6 @@
 /**
- * The Node transport: an @effect/platform-node `HttpClient` whose agents
+ * The Node transport: an @effect/platform-node `HttpClient` (over `node:http`)
+ * whose agents
  * report when each request's socket is connected (TCP, or TLS for https) or
  * reused from the keep-alive pool, so the connect timeout is told apart from
  * the first-byte timeout.
@@ -13,10 +14,10 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
 import type * as Scope from "effect/Scope"
 import * as NodeCrypto from "node:crypto"
-import * as Http from "node:http"
-import * as Https from "node:https"
+import type * as Http from "node:http"
 import type * as Net from "node:net"
 import type * as Stream from "node:stream"
 import * as Tls from "node:tls"
@@ -37,15 +38,14 @@ export interface Options {
 
 type Registry = Map<string, () => void>
 
+const callIdOf = (value: unknown): string | undefined =>
+  Predicate.isString(value) ? value : Array.isArray(value) && Predicate.isString(value[0]) ? value[0] : undefined
+
+// Array.isArray does not narrow a readonly array out of a union.
 const isArray = (u: unknown): u is ReadonlyArray<unknown> => Array.isArray(u)
 
-const callIdOf = (value: unknown): string | undefined =>
-  typeof value === "string" ? value : Array.isArray(value) && typeof value[0] === "string" ? value[0] : undefined
-
-const idFromHeaders = (headers: Http.ClientRequestArgs["headers"]): string | undefined => {
-  if (headers === undefined || isArray(headers)) return undefined
-  return callIdOf(headers[Transport.callHeader])
-}
+const idFromHeaders = (headers: Http.ClientRequestArgs["headers"]): string | undefined =>
+  headers === undefined || isArray(headers) ? undefined : callIdOf(headers[Transport.callHeader])
 
 const notifyOnConnect = (registry: Registry, id: string | undefined, socket: Stream.Duplex | null | undefined) => {
   if (id === undefined || socket == null) return
@@ -100,30 +100,22 @@ const makeWatch =
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options?: Options): Effect.Effect<Transport.Service, never, Scope.Scope> =>
-  Effect.gen(function* () {
+export const make: (options?: Options) => Effect.Effect<Transport.Service, never, Scope.Scope> = Effect.fnUntraced(
+  function* (options?: Options) {
     const registry: Registry = new Map()
-    const agentOptions: Https.AgentOptions = {
+    const agents = yield* NodeHttpClient.makeAgent({
       keepAlive: options?.keepAlive ?? true,
       ...(options?.lookup !== undefined ? { lookup: options.lookup } : {})
-    }
-    const http = yield* Effect.acquireRelease(
-      Effect.sync(() => track(new Http.Agent(agentOptions), registry)),
-      (agent) => Effect.sync(() => agent.destroy())
-    )
-    const https = yield* Effect.acquireRelease(
-      Effect.sync(() => track(new Https.Agent(agentOptions), registry)),
-      (agent) => Effect.sync(() => agent.destroy())
-    )
-    const client = yield* NodeHttpClient.make.pipe(
+    })
+    const client = yield* NodeHttpClient.makeNodeHttp.pipe(
       Effect.provideService(NodeHttpClient.HttpAgent, {
-        [NodeHttpClient.HttpAgentTypeId]: NodeHttpClient.HttpAgentTypeId,
-        http,
-        https
+        http: track(agents.http, registry),
+        https: track(agents.https, registry)
       })
     )
     return { client, tracksConnect: true, watch: makeWatch(registry) }
-  })
+  }
+)
 
 /**
  * The Node transport as a layer.
@@ -132,4 +124,4 @@ export const make = (options?: Options): Effect.Effect<Transport.Service, never,
  * @category layers
  */
 export const layer = (options?: Options): Layer.Layer<Transport.Transport> =>
-  Layer.scoped(Transport.Transport, make(options))
+  Layer.effect(Transport.Transport, make(options))

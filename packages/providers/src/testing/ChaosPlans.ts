@@ -182,4 +182,4 @@ export const names: ReadonlyArray<string> = Object.keys(all)
  * @category plans
  */
 export const byName = (name: string): Option.Option<FaultPlan.FaultPlan> =>
-  Object.hasOwn(all, name) ? Option.fromNullable(all[name]) : Option.none()
+  Object.hasOwn(all, name) ? Option.fromNullishOr(all[name]) : Option.none()

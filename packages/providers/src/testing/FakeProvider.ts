@@ -26,15 +26,15 @@
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
+import * as Latch from "effect/Latch"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as NodeHttp from "node:http"
+import * as Redaction from "../Redaction.js"
 import * as FaultPlan from "./FaultPlan.js"
 import * as Capacity from "./internal/capacity.js"
 import * as Dialect from "./internal/dialect.js"
@@ -223,6 +223,138 @@ const keyOf = (req: NodeHttp.IncomingMessage): string => {
   return typeof auth === "string" ? auth.replace(/^Bearer\s+/i, "") : ""
 }
 
+/** What the server keeps between requests. */
+interface State {
+  readonly plan: FaultPlan.FaultPlan
+  readonly recorded: SubscriptionRef.SubscriptionRef<ReadonlyArray<RecordedRequest>>
+  readonly arrivals: Ref.Ref<number>
+  readonly admission: Ref.Ref<Capacity.Window>
+  /** Without a capacity, the plan step is the arrival index; with one, it counts admitted requests only. */
+  readonly admitted: Ref.Ref<number>
+  /** Streams held by `hold_after_events` wait here until the test releases them. */
+  readonly released: Latch.Latch
+}
+
+const makeState = (plan: FaultPlan.FaultPlan): Effect.Effect<State> =>
+  Effect.all({
+    plan: Effect.succeed(plan),
+    recorded: SubscriptionRef.make<ReadonlyArray<RecordedRequest>>([]),
+    arrivals: Ref.make(0),
+    admission: Ref.make(Capacity.empty),
+    admitted: Ref.make(0),
+    released: Latch.make(false)
+  })
+
+const record = (state: State, entry: RecordedRequest) =>
+  SubscriptionRef.update(state.recorded, (all) => [...all, entry])
+
+/** The 429 of a request the plan's capacity refused, with when the window has room again. */
+const refuse = (res: NodeHttp.ServerResponse, dialect: Dialect.Dialect, retryAfterMs: number) =>
+  Effect.sync(() => {
+    const error = dialect.errorBody("rate_limit_error", "capacity exceeded: slow down", undefined)
+    res
+      .writeHead(429, {
+        ...jsonHeaders,
+        "retry-after-ms": String(retryAfterMs),
+        "retry-after": String(Math.ceil(retryAfterMs / 1000))
+      })
+      .end(JSON.stringify(error))
+  })
+
+/** Records one request and answers it: a 404 off the known paths, a capacity's 429, a 400 for a body that is not JSON, else the plan's step. */
+const respond = Effect.fnUntraced(function* (
+  state: State,
+  req: NodeHttp.IncomingMessage,
+  res: NodeHttp.ServerResponse,
+  raw: string
+) {
+  const index = yield* Ref.getAndUpdate(state.arrivals, (n) => n + 1)
+  const time = yield* Clock.currentTimeMillis
+  const path = (req.url ?? "/").split("?")[0] ?? "/"
+  const json = Redaction.parseJson(raw)
+  const body = Option.getOrElse(json, () => raw)
+  const dialect = Dialect.forPath(path)
+  if (Option.isNone(dialect)) {
+    yield* record(state, { index, time, api: "unknown", path, model: undefined, stream: false, body, throttled: false })
+    res.writeHead(404, jsonHeaders).end(JSON.stringify({ error: { message: `no route ${path}` } }))
+    return
+  }
+  const incoming = dialect.value.view(body, raw, keyOf(req))
+  const capacity = state.plan.capacity
+  const refusal =
+    capacity === undefined
+      ? Option.none<number>()
+      : yield* Ref.modify(state.admission, (window) => Capacity.admit(window, capacity, time))
+  yield* record(state, {
+    index,
+    time,
+    api: dialect.value.api,
+    path,
+    model: incoming.model,
+    stream: incoming.stream,
+    body,
+    throttled: Option.isSome(refusal)
+  })
+  if (Option.isSome(refusal)) return yield* refuse(res, dialect.value, refusal.value)
+  if (Option.isNone(json)) {
+    const error = dialect.value.errorBody("invalid_request_error", "request body is not JSON", undefined)
+    res.writeHead(400, jsonHeaders).end(JSON.stringify(error))
+    return
+  }
+  const step = FaultPlan.stepAt(
+    state.plan,
+    capacity === undefined ? index : yield* Ref.getAndUpdate(state.admitted, (n) => n + 1)
+  )
+  if (step.delay_ms !== undefined && step.delay_ms > 0) yield* Effect.sleep(step.delay_ms)
+  yield* render(step, dialect.value, incoming, index, req, res, state.released)
+})
+
+/** A server listening on the host and port; closed, with every connection, when the scope closes. */
+const listen = (options: Options | undefined): Effect.Effect<NodeHttp.Server, FakeProviderError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.callback<NodeHttp.Server, FakeProviderError>((resume) => {
+      const server = NodeHttp.createServer()
+      const onError = (error: Error) => resume(Effect.fail(new FakeProviderError({ message: error.message })))
+      server.once("error", onError)
+      server.listen(options?.port ?? 0, options?.host ?? "127.0.0.1", () => {
+        server.off("error", onError)
+        resume(Effect.succeed(server))
+      })
+    }),
+    (server) =>
+      Effect.callback<void>((resume) => {
+        server.close(() => resume(Effect.void))
+        server.closeAllConnections()
+      })
+  )
+
+/**
+ * Answers each request on a fiber of the scope's runtime. Called after
+ * `listen`, so closing the scope interrupts every request first, then closes
+ * the connections and the port.
+ */
+const serve = Effect.fnUntraced(function* (server: NodeHttp.Server, state: State) {
+  const run = yield* FiberSet.makeRuntime<never, void, never>()
+  server.on("request", (req: NodeHttp.IncomingMessage, res: NodeHttp.ServerResponse) => {
+    const parts: Array<Buffer> = []
+    req.on("data", (part: Buffer) => parts.push(part))
+    req.on("end", () => {
+      const fiber = run(
+        respond(state, req, res, Buffer.concat(parts).toString("utf8")).pipe(
+          Effect.catchDefect((defect) =>
+            Effect.sync(() => {
+              if (!res.headersSent) res.writeHead(500, jsonHeaders)
+              res.end(JSON.stringify({ error: { message: `fake provider defect: ${String(defect)}` } }))
+            })
+          )
+        )
+      )
+      // A client that goes away ends the work for its request (a stall or an endless stream).
+      res.once("close", () => fiber.interruptUnsafe())
+    })
+  })
+})
+
 /**
  * Starts the server; it stops (closing every open connection) when the scope
  * closes.
@@ -230,131 +362,34 @@ const keyOf = (req: NodeHttp.IncomingMessage): string => {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (
+export const make: (
   plan: FaultPlan.FaultPlan,
   options?: Options
-): Effect.Effect<FakeProvider, FakeProviderError, Scope.Scope> =>
-  Effect.gen(function* () {
-    const recorded = yield* SubscriptionRef.make<ReadonlyArray<RecordedRequest>>([])
-    const arrivals = yield* Ref.make(0)
-    const admission = yield* Ref.make(Capacity.empty)
-    // Without a capacity, the plan step is the arrival index; with one, it counts admitted requests only.
-    const admitted = yield* Ref.make(0)
-    // Streams held by `hold_after_events` wait here until the test releases them.
-    const released = yield* Effect.makeLatch(false)
-
-    const record = (entry: RecordedRequest) => SubscriptionRef.update(recorded, (all) => [...all, entry])
-
-    const respond = (req: NodeHttp.IncomingMessage, res: NodeHttp.ServerResponse, raw: string): Effect.Effect<void> =>
-      Effect.gen(function* () {
-        const index = yield* Ref.getAndUpdate(arrivals, (n) => n + 1)
-        const time = yield* Clock.currentTimeMillis
-        const path = (req.url ?? "/").split("?")[0] ?? "/"
-        const json = Either.try(() => JSON.parse(raw) as unknown)
-        const body = Either.getOrElse(json, () => raw)
-        const dialect = Dialect.forPath(path)
-        if (Option.isNone(dialect)) {
-          yield* record({ index, time, api: "unknown", path, model: undefined, stream: false, body, throttled: false })
-          res.writeHead(404, jsonHeaders).end(JSON.stringify({ error: { message: `no route ${path}` } }))
-          return
-        }
-        const incoming = dialect.value.view(body, raw, keyOf(req))
-        const capacity = plan.capacity
-        const refusal =
-          capacity === undefined
-            ? Option.none<number>()
-            : yield* Ref.modify(admission, (window) => Capacity.admit(window, capacity, time))
-        yield* record({
-          index,
-          time,
-          api: dialect.value.api,
-          path,
-          model: incoming.model,
-          stream: incoming.stream,
-          body,
-          throttled: Option.isSome(refusal)
-        })
-        if (Option.isSome(refusal)) {
-          const error = dialect.value.errorBody("rate_limit_error", "capacity exceeded: slow down", undefined)
-          res
-            .writeHead(429, {
-              ...jsonHeaders,
-              "retry-after-ms": String(refusal.value),
-              "retry-after": String(Math.ceil(refusal.value / 1000))
-            })
-            .end(JSON.stringify(error))
-          return
-        }
-        if (Either.isLeft(json)) {
-          const error = dialect.value.errorBody("invalid_request_error", "request body is not JSON", undefined)
-          res.writeHead(400, jsonHeaders).end(JSON.stringify(error))
-          return
-        }
-        const step = FaultPlan.stepAt(
-          plan,
-          plan.capacity === undefined ? index : yield* Ref.getAndUpdate(admitted, (n) => n + 1)
-        )
-        if (step.delay_ms !== undefined && step.delay_ms > 0) yield* Effect.sleep(step.delay_ms)
-        yield* render(step, dialect.value, incoming, index, req, res, released)
-      })
-
-    const server = yield* Effect.acquireRelease(
-      Effect.async<NodeHttp.Server, FakeProviderError>((resume) => {
-        const server = NodeHttp.createServer()
-        const onError = (error: Error) => resume(Effect.fail(new FakeProviderError({ message: error.message })))
-        server.once("error", onError)
-        server.listen(options?.port ?? 0, options?.host ?? "127.0.0.1", () => {
-          server.off("error", onError)
-          resume(Effect.succeed(server))
-        })
-      }),
-      (server) =>
-        Effect.async<void>((resume) => {
-          server.close(() => resume(Effect.void))
-          server.closeAllConnections()
-        })
-    )
-    // Made after the server, so closing the scope interrupts every request
-    // first, then closes the connections and the port.
-    const run = yield* FiberSet.makeRuntime<never, void, never>()
-    server.on("request", (req: NodeHttp.IncomingMessage, res: NodeHttp.ServerResponse) => {
-      const parts: Array<Buffer> = []
-      req.on("data", (part: Buffer) => parts.push(part))
-      req.on("end", () => {
-        const fiber = run(
-          respond(req, res, Buffer.concat(parts).toString("utf8")).pipe(
-            Effect.catchAllDefect((defect) =>
-              Effect.sync(() => {
-                if (!res.headersSent) res.writeHead(500, jsonHeaders)
-                res.end(JSON.stringify({ error: { message: `fake provider defect: ${String(defect)}` } }))
-              })
-            )
-          )
-        )
-        // A client that goes away ends the work for its request (a stall or an endless stream).
-        res.once("close", () => fiber.unsafeInterruptAsFork(FiberId.none))
-      })
-    })
-
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    const host = options?.host ?? "127.0.0.1"
-    const url = `http://${host}:${port}`
-    return {
-      url,
-      openAiBaseUrl: `${url}/v1`,
-      port,
-      requests: SubscriptionRef.get(recorded),
-      release: released.open,
-      awaitRequests: (count: number) =>
-        recorded.changes.pipe(
-          Stream.filter((all) => all.length >= count),
-          Stream.take(1),
-          Stream.runHead,
-          Effect.map(Option.getOrElse((): ReadonlyArray<RecordedRequest> => []))
-        )
-    }
-  })
+) => Effect.Effect<FakeProvider, FakeProviderError, Scope.Scope> = Effect.fnUntraced(function* (
+  plan: FaultPlan.FaultPlan,
+  options?: Options
+) {
+  const state = yield* makeState(plan)
+  const server = yield* listen(options)
+  yield* serve(server, state)
+  const address = server.address()
+  const port = typeof address === "object" && address !== null ? address.port : 0
+  const url = `http://${options?.host ?? "127.0.0.1"}:${port}`
+  return {
+    url,
+    openAiBaseUrl: `${url}/v1`,
+    port,
+    requests: SubscriptionRef.get(state.recorded),
+    release: Effect.asVoid(state.released.open),
+    awaitRequests: (count: number) =>
+      SubscriptionRef.changes(state.recorded).pipe(
+        Stream.filter((all) => all.length >= count),
+        Stream.take(1),
+        Stream.runHead,
+        Effect.map(Option.getOrElse((): ReadonlyArray<RecordedRequest> => []))
+      )
+  }
+})
 
 const answerOf = (step: FaultPlan.Step & { readonly kind: "happy" | "reply" }, incoming: Incoming, index: number) =>
   step.kind === "happy" ? happyAnswer(incoming, index) : replyAnswer(step, incoming, index)
@@ -379,6 +414,123 @@ const end = (res: NodeHttp.ServerResponse) =>
     res.end()
   })
 
+/** One request being answered: its wire format, what it asked, and where to write. */
+interface Exchange {
+  readonly dialect: Dialect.Dialect
+  readonly incoming: Incoming
+  readonly index: number
+  readonly req: NodeHttp.IncomingMessage
+  readonly res: NodeHttp.ServerResponse
+  readonly released: Latch.Latch
+}
+
+/** The opening events of a stream, up to and including `text`. */
+const openWith = (ex: Exchange, text: string | undefined) =>
+  Effect.andThen(openStream(ex.res), writeEvents(ex.res, ex.dialect.streamHead(ex.incoming, ex.index, text ?? "")))
+
+/** A successful answer, as one JSON body or as a stream (slow, or held after some events, when the step says so). */
+const renderAnswer = (step: typeof FaultPlan.Reply.Type | typeof FaultPlan.Happy.Type, ex: Exchange) => {
+  const { dialect, incoming, index, res } = ex
+  const answer = answerOf(step, incoming, index)
+  const reply = step.kind === "reply" ? step : undefined
+  const rejected = dialect.rejects(answer, incoming)
+  if (Option.isSome(rejected)) return writeJson(res, rejected.value)
+  if (!incoming.stream) return writeJson(res, dialect.json(answer, incoming, index), reply?.headers)
+  const events = [
+    ...dialect.streamHead(incoming, index, answer.text, { deltaChars: reply?.delta_chars, usage: answer.usage }),
+    ...dialect.streamTail(answer, incoming, index)
+  ]
+  const pause = reply?.event_delay_ms ?? 0
+  const hold = reply?.hold_after_events
+  const write = (some: ReadonlyArray<string>) =>
+    pause > 0
+      ? Effect.forEach(some, (event) => Effect.andThen(Effect.sleep(pause), writeEvents(res, [event])), {
+          discard: true
+        })
+      : writeEvents(res, some)
+  return Effect.all([
+    openStream(res, reply?.headers),
+    hold === undefined
+      ? write(events)
+      : Effect.all([write(events.slice(0, hold)), ex.released.await, write(events.slice(hold))]),
+    end(res)
+  ])
+}
+
+/** Partial text, then an error event in the format's shape or flat; not streaming, a 500 error body. */
+const renderStreamError = (step: typeof FaultPlan.StreamError.Type, ex: Exchange) => {
+  const { dialect, res } = ex
+  const message = step.message ?? step.error_type
+  if (!ex.incoming.stream) {
+    return writeJson(res, { status: 500, body: dialect.errorBody(step.error_type, message, step.code) })
+  }
+  const error =
+    step.flat === true
+      ? Dialect.sse("error", {
+          type: step.error_type,
+          message,
+          ...(step.code !== undefined ? { code: step.code } : {})
+        })
+      : dialect.streamError(step.error_type, message, step.code)
+  return Effect.all([openWith(ex, step.text), writeEvents(res, [error]), end(res)])
+}
+
+/** A stream that ends without finishing its message; not streaming, half a JSON body. */
+const renderTruncate = (step: typeof FaultPlan.Truncate.Type, ex: Exchange) => {
+  const { dialect, incoming, index, res } = ex
+  if (!incoming.stream) {
+    const answer = replyAnswer({ kind: "reply", text: step.text ?? "partial" }, incoming, index)
+    const json = JSON.stringify(dialect.json(answer, incoming, index).body)
+    return Effect.sync(() => {
+      res.writeHead(200, jsonHeaders).end(json.slice(0, Math.floor(json.length / 2)))
+    })
+  }
+  return Effect.all([
+    openWith(ex, step.text),
+    writeEvents(res, step.done === true ? Option.toArray(dialect.doneMarker) : []),
+    end(res)
+  ])
+}
+
+/** What a keep-alive step writes every `every_ms`: events that carry nothing, or a space before a JSON body. */
+const beatOf = (step: typeof FaultPlan.KeepAlive.Type, ex: Exchange): string => {
+  if (!ex.incoming.stream) return " "
+  switch (step.style) {
+    case "comment":
+      return ": keep-alive\n\n"
+    case "empty":
+      return "data:\n\n"
+    case "empty_events":
+      return ex.dialect.emptyEvents(ex.incoming, ex.index)
+    default:
+      return ex.dialect.ping(ex.incoming, ex.index)
+  }
+}
+
+const renderKeepAlive = (step: typeof FaultPlan.KeepAlive.Type, ex: Exchange) =>
+  Effect.andThen(
+    ex.incoming.stream
+      ? openWith(ex, step.text)
+      : Effect.sync(() => {
+          ex.res.writeHead(200, jsonHeaders).flushHeaders()
+        }),
+    Effect.forever(Effect.andThen(Effect.sleep(step.every_ms ?? 1000), writeEvents(ex.res, [beatOf(step, ex)])))
+  )
+
+/** A TCP reset, before answering or after the partial stream. */
+const renderReset = (step: typeof FaultPlan.Reset.Type, ex: Exchange) =>
+  Effect.sync(() => {
+    if (step.text !== undefined && ex.incoming.stream) {
+      ex.res.writeHead(200, sseHeaders)
+      // The RST goes once the partial stream is handed to the socket, so it reaches the client first.
+      ex.res.write(ex.dialect.streamHead(ex.incoming, ex.index, step.text).join(""), () =>
+        ex.req.socket.resetAndDestroy()
+      )
+    } else {
+      ex.req.socket.resetAndDestroy()
+    }
+  })
+
 /** Plays one step of the plan as the response to one request, in the request's wire format. */
 const render = (
   step: FaultPlan.Step,
@@ -387,117 +539,40 @@ const render = (
   index: number,
   req: NodeHttp.IncomingMessage,
   res: NodeHttp.ServerResponse,
-  released: Effect.Latch
+  released: Latch.Latch
 ): Effect.Effect<void> => {
+  const ex: Exchange = { dialect, incoming, index, req, res, released }
   switch (step.kind) {
     case "happy":
-    case "reply": {
-      const answer = answerOf(step, incoming, index)
-      const headers = step.kind === "reply" ? step.headers : undefined
-      const rejected = dialect.rejects(answer, incoming)
-      if (Option.isSome(rejected)) return writeJson(res, rejected.value)
-      if (!incoming.stream) return writeJson(res, dialect.json(answer, incoming, index), headers)
-      const events = [
-        ...dialect.streamHead(incoming, index, answer.text, {
-          deltaChars: step.kind === "reply" ? step.delta_chars : undefined,
-          usage: answer.usage
-        }),
-        ...dialect.streamTail(answer, incoming, index)
-      ]
-      const pause = step.kind === "reply" ? (step.event_delay_ms ?? 0) : 0
-      const hold = step.kind === "reply" ? step.hold_after_events : undefined
-      const write = (some: ReadonlyArray<string>) =>
-        pause > 0
-          ? Effect.forEach(some, (event) => Effect.zipRight(Effect.sleep(pause), writeEvents(res, [event])), {
-              discard: true
-            })
-          : writeEvents(res, some)
-      return Effect.all([
-        openStream(res, headers),
-        hold === undefined
-          ? write(events)
-          : Effect.all([write(events.slice(0, hold)), released.await, write(events.slice(hold))]),
-        end(res)
-      ])
-    }
+    case "reply":
+      return renderAnswer(step, ex)
     case "error": {
       const message = `${step.message ?? step.error_type}${step.echo_key === true ? ` (key: ${incoming.key})` : ""}`
-      return writeJson(
-        res,
-        { status: step.status, body: dialect.errorBody(step.error_type, message, step.code) },
-        step.headers
-      )
+      const body = dialect.errorBody(step.error_type, message, step.code)
+      return writeJson(res, { status: step.status, body }, step.headers)
     }
     case "raw":
       return Effect.sync(() => {
         res.writeHead(step.status, { ...step.headers }).end(step.body)
       })
-    case "stream_error": {
-      const message = step.message ?? step.error_type
-      if (!incoming.stream) {
-        return writeJson(res, { status: 500, body: dialect.errorBody(step.error_type, message, step.code) })
-      }
-      return Effect.all([
-        openStream(res),
-        writeEvents(res, dialect.streamHead(incoming, index, step.text ?? "")),
-        writeEvents(res, [
-          step.flat === true
-            ? Dialect.sse("error", {
-                type: step.error_type,
-                message,
-                ...(step.code !== undefined ? { code: step.code } : {})
-              })
-            : dialect.streamError(step.error_type, message, step.code)
-        ]),
-        end(res)
-      ])
-    }
-    case "truncate": {
-      if (!incoming.stream) {
-        const answer = replyAnswer({ kind: "reply", text: step.text ?? "partial" }, incoming, index)
-        const json = JSON.stringify(dialect.json(answer, incoming, index).body)
-        return Effect.sync(() => {
-          res.writeHead(200, jsonHeaders).end(json.slice(0, Math.floor(json.length / 2)))
-        })
-      }
-      return Effect.all([
-        openStream(res),
-        writeEvents(res, dialect.streamHead(incoming, index, step.text ?? "")),
-        writeEvents(res, step.done === true ? Option.toArray(dialect.doneMarker) : []),
-        end(res)
-      ])
-    }
+    case "stream_error":
+      return renderStreamError(step, ex)
+    case "truncate":
+      return renderTruncate(step, ex)
     case "stall":
-      return Effect.zipRight(
+      return Effect.andThen(
         incoming.stream
-          ? Effect.zipRight(openStream(res), writeEvents(res, dialect.streamHead(incoming, index, step.text ?? "")))
+          ? openWith(ex, step.text)
           : Effect.sync(() => {
               res.writeHead(200, jsonHeaders)
               res.write('{"id": "msg_fake", ')
             }),
         Effect.never
       )
-    case "keepalive": {
-      const beat = !incoming.stream
-        ? " "
-        : step.style === "comment"
-          ? ": keep-alive\n\n"
-          : step.style === "empty"
-            ? "data:\n\n"
-            : step.style === "empty_events"
-              ? dialect.emptyEvents(incoming, index)
-              : dialect.ping(incoming, index)
-      return Effect.zipRight(
-        incoming.stream
-          ? Effect.zipRight(openStream(res), writeEvents(res, dialect.streamHead(incoming, index, step.text ?? "")))
-          : Effect.sync(() => {
-              res.writeHead(200, jsonHeaders).flushHeaders()
-            }),
-        Effect.forever(Effect.zipRight(Effect.sleep(step.every_ms ?? 1000), writeEvents(res, [beat])))
-      )
-    }
+    case "keepalive":
+      return renderKeepAlive(step, ex)
     case "headers_only":
-      return Effect.zipRight(
+      return Effect.andThen(
         Effect.sync(() => {
           res.writeHead(200, incoming.stream ? sseHeaders : jsonHeaders).flushHeaders()
         }),
@@ -506,16 +581,7 @@ const render = (
     case "hang":
       return Effect.never
     case "reset":
-      return Effect.sync(() => {
-        if (step.text !== undefined && incoming.stream) {
-          res.writeHead(200, sseHeaders)
-          for (const event of dialect.streamHead(incoming, index, step.text)) res.write(event)
-          // Let the partial stream reach the client before the RST.
-          setTimeout(() => req.socket.resetAndDestroy(), 20)
-        } else {
-          req.socket.resetAndDestroy()
-        }
-      })
+      return renderReset(step, ex)
     case "oversize":
       return Effect.sync(() => {
         res.writeHead(200, jsonHeaders)

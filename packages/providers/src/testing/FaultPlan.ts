@@ -21,17 +21,18 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 
-const Headers = Schema.Record({ key: Schema.String, value: Schema.String })
+const Headers = Schema.Record(Schema.String, Schema.String)
 
 /** An HTTP status code. */
-const Status = Schema.Int.pipe(Schema.between(100, 599))
+const Status = Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 599 }))
+
+const NonNegative = Schema.Number.check(Schema.isGreaterThanOrEqualTo(0))
 
 /** Fields every step may carry: a delay (on Effect's Clock) before answering. */
 const common = {
-  delay_ms: Schema.optional(Schema.Number.pipe(Schema.nonNegative()))
+  delay_ms: Schema.optional(NonNegative)
 }
 
 /**
@@ -52,7 +53,7 @@ export const Reply = Schema.Struct({
     Schema.Array(Schema.Struct({ name: Schema.String, input: Schema.Unknown, id: Schema.optional(Schema.String) }))
   ),
   stop: Schema.optional(
-    Schema.Literal("end_turn", "tool_use", "max_tokens", "refusal", "model_context_window_exceeded")
+    Schema.Literals(["end_turn", "tool_use", "max_tokens", "refusal", "model_context_window_exceeded"])
   ),
   usage: Schema.optional(
     Schema.Struct({
@@ -63,15 +64,15 @@ export const Reply = Schema.Struct({
   ),
   headers: Schema.optional(Headers),
   /** In a stream: the wait before each event after the headers (on the server's `Clock`), to play a slow model. */
-  event_delay_ms: Schema.optional(Schema.Number.pipe(Schema.nonNegative())),
+  event_delay_ms: Schema.optional(NonNegative),
   /** In a stream: the characters of text per delta event. Default: 8. */
-  delta_chars: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  delta_chars: Schema.optional(Schema.Int.check(Schema.isGreaterThan(0))),
   /**
    * In a stream: write this many events, then hold the rest until the test
    * calls `FakeProvider.release`, so a client can be seen reading the first
    * parts while the server still holds the others.
    */
-  hold_after_events: Schema.optional(Schema.Int.pipe(Schema.nonNegative()))
+  hold_after_events: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)))
 })
 
 /**
@@ -179,8 +180,8 @@ export const KeepAlive = Schema.Struct({
   kind: Schema.Literal("keepalive"),
   ...common,
   text: Schema.optional(Schema.String),
-  every_ms: Schema.optional(Schema.Number.pipe(Schema.positive())),
-  style: Schema.optional(Schema.Literal("ping", "comment", "empty", "empty_events"))
+  every_ms: Schema.optional(Schema.Number.check(Schema.isGreaterThan(0))),
+  style: Schema.optional(Schema.Literals(["ping", "comment", "empty", "empty_events"]))
 })
 
 /**
@@ -217,7 +218,7 @@ export const Reset = Schema.Struct({ kind: Schema.Literal("reset"), ...common, t
 export const Oversize = Schema.Struct({
   kind: Schema.Literal("oversize"),
   ...common,
-  bytes: Schema.Int.pipe(Schema.between(0, 1024 * 1024 * 1024))
+  bytes: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1024 * 1024 * 1024 }))
 })
 
 /**
@@ -226,7 +227,7 @@ export const Oversize = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const Step = Schema.Union(
+export const Step = Schema.Union([
   Reply,
   Happy,
   ErrorStep,
@@ -239,7 +240,7 @@ export const Step = Schema.Union(
   Hang,
   Reset,
   Oversize
-)
+])
 
 /**
  * @since 0.1.0
@@ -260,7 +261,7 @@ export type Step = typeof Step.Type
  * @category schemas
  */
 export const Capacity = Schema.Struct({
-  requests_per_second: Schema.Int.pipe(Schema.positive())
+  requests_per_second: Schema.Int.check(Schema.isGreaterThan(0))
 })
 
 /**
@@ -280,7 +281,7 @@ export const FaultPlan = Schema.Struct({
   name: Schema.optional(Schema.String),
   description: Schema.optional(Schema.String),
   steps: Schema.Array(Step),
-  after: Schema.optional(Schema.Literal("happy", "repeat_last")),
+  after: Schema.optional(Schema.Literals(["happy", "repeat_last"])),
   capacity: Schema.optional(Capacity)
 })
 
@@ -331,8 +332,8 @@ export const happy: FaultPlan = { name: "happy", steps: [] }
  * @since 0.1.0
  * @category decoding
  */
-export const decode = (input: unknown): Effect.Effect<FaultPlan, ParseResult.ParseError> =>
-  Schema.decodeUnknown(FaultPlan, { errors: "all" })(input)
+export const decode = (input: unknown): Effect.Effect<FaultPlan, Schema.SchemaError> =>
+  Schema.decodeUnknownEffect(FaultPlan, { errors: "all", reportInput: true })(input)
 
 /**
  * Decodes a plan from JSON text.
@@ -340,8 +341,8 @@ export const decode = (input: unknown): Effect.Effect<FaultPlan, ParseResult.Par
  * @since 0.1.0
  * @category decoding
  */
-export const fromJson = (text: string): Effect.Effect<FaultPlan, ParseResult.ParseError> =>
-  Schema.decodeUnknown(Schema.parseJson(FaultPlan), { errors: "all" })(text)
+export const fromJson = (text: string): Effect.Effect<FaultPlan, Schema.SchemaError> =>
+  Schema.decodeUnknownEffect(Schema.fromJsonString(FaultPlan), { errors: "all", reportInput: true })(text)
 
 /**
  * The step that answers request number `index` (from 0).
@@ -362,5 +363,5 @@ export const stepAt = (plan: FaultPlan, index: number): Step => {
  * @since 0.1.0
  * @category decoding
  */
-export const validate = (plan: FaultPlan): Effect.Effect<FaultPlan, ParseResult.ParseError> =>
-  Effect.flatMap(Schema.encode(FaultPlan)(plan), decode)
+export const validate = (plan: FaultPlan): Effect.Effect<FaultPlan, Schema.SchemaError> =>
+  Effect.flatMap(Schema.encodeEffect(FaultPlan)(plan), decode)

@@ -117,7 +117,7 @@ const AnthropicRequest = Schema.Struct({
     Schema.Array(
       Schema.Struct({
         role: Schema.String,
-        content: Schema.Union(
+        content: Schema.Union([
           Schema.String,
           Schema.Array(
             Schema.Struct({
@@ -126,7 +126,7 @@ const AnthropicRequest = Schema.Struct({
               content: Schema.optional(Schema.Unknown)
             })
           )
-        )
+        ])
       })
     )
   )
@@ -427,10 +427,10 @@ export const openAi: Dialect = {
 // ---------------------------------------------------------------------------
 // OpenAI Responses
 
-const ResponsesText = Schema.Union(
+const ResponsesText = Schema.Union([
   Schema.String,
   Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) }))
-)
+])
 
 const ResponsesRequest = Schema.Struct({
   model: Schema.optional(Schema.String),
@@ -439,7 +439,7 @@ const ResponsesRequest = Schema.Struct({
     Schema.Array(Schema.Struct({ name: Schema.optional(Schema.String), parameters: Schema.optional(Schema.Unknown) }))
   ),
   input: Schema.optional(
-    Schema.Union(
+    Schema.Union([
       Schema.String,
       Schema.Array(
         Schema.Struct({
@@ -449,7 +449,7 @@ const ResponsesRequest = Schema.Struct({
           output: Schema.optional(Schema.Unknown)
         })
       )
-    )
+    ])
   )
 })
 
@@ -629,4 +629,4 @@ export const all: ReadonlyArray<Dialect> = [anthropic, openAi, openAiResponses]
 
 /** The format served on a request path, if any. */
 export const forPath = (path: string): Option.Option<Dialect> =>
-  Option.fromNullable(all.find((dialect) => path.endsWith(dialect.path)))
+  Option.fromNullishOr(all.find((dialect) => path.endsWith(dialect.path)))
