@@ -5,21 +5,24 @@
  * inspector's own server (`InspectorServer.layer`) with a new action token,
  * every secret of the environment kept out of its pages, and its banner on
  * stdout. Given `--provider`, a resume asked from the page takes the store's
- * ownership for that run (the engine and lock `agent --session PATH
- * --resume` takes), runs it here and lets go when it ends, one run at a time
- * (the reader refuses a second meanwhile, see `DurableStore.Options.resume`).
+ * ownership (the engine and lock `agent --session PATH --resume` takes),
+ * which resumes every unfinished run of the store: they all run here, and
+ * the store is let go once each has ended, one such batch at a time (the
+ * reader refuses a resume meanwhile, see `DurableStore.Options.resume`).
  * A store that is
  * missing, is no session store or cannot be reached, and a port that cannot
  * be listened on, are bad usage (exit 2).
  */
-import { EventBus } from "@agent-kernel/kernel"
+import { EventBus, type RunOutcome } from "@agent-kernel/kernel"
 import { ActionToken, InspectorStore, Secrets } from "@agent-kernel/inspector"
 import { DurableStore } from "@agent-kernel/inspector/durable"
 import { InspectorServer } from "@agent-kernel/inspector/node"
 import { NodeTransport } from "@agent-kernel/providers/node"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import type * as HttpServerError from "effect/http/HttpServerError"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -60,32 +63,54 @@ const cannotResume = (source: Source): string =>
     source._tag === "Sqlite" ? `agent --session ${source.file} --resume` : "the process that owns the store"
   }`
 
+/** How a resumed run ended, in a line of stderr. */
+const endOf = (id: string, exit: Exit.Exit<Option.Option<RunOutcome.RunOutcome>, unknown>): string =>
+  Exit.match(exit, {
+    onSuccess: Option.match({
+      onNone: () => `agent ui: the resumed run of ${id} had no unfinished run\n`,
+      onSome: (outcome) => `agent ui: the resumed run of ${id} ended ${outcome.status}\n`
+    }),
+    onFailure: (cause) => `agent ui: could not resume ${id}: ${messageOf(Cause.squash(cause))}\n`
+  })
+
+/** What taking the store starts, in a line of stderr: `runs`, read before it was taken, `id` first. */
+const takingNotice = (id: string, runs: ReadonlyArray<string>): string =>
+  runs.length <= 1
+    ? `agent ui: resuming the unfinished run of ${id}\n`
+    : `agent ui: taking the store resumes its ${runs.length} unfinished runs: ${runs.join(", ")}\n`
+
 /**
  * Finishes the session's unfinished run in this process, as `agent --session PATH --resume` does:
- * the provider and plugins `prepared` names, and the store's ownership (`engine`: its lock), for
- * this run only; all let go when it ends. Its end is told on stderr once the store is let go.
+ * the provider and plugins `prepared` names, and the store's ownership (`engine`: its lock). Taking
+ * the store resumes every unfinished run of it (`runs`, `id`'s first): each is awaited, and all is let
+ * go once they have all ended. Each run's end is told on stderr once the store is let go; the
+ * result is `id`'s.
  */
-const resumeRun = (prepared: Run.Prepared, engine: Layer.Layer<Engine.Engine, Engine.StoreError>) => (id: string) =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const provider = yield* Run.makeProvider(prepared)
-      const toolbox = yield* Run.makeToolbox(prepared)
-      const bus = yield* EventBus.make()
-      const owned = yield* Layer.build(sessionsLayer(engine, Run.sessionConfig(prepared), { provider, bus, toolbox }))
-      yield* Effect.sync(() => process.stderr.write(`agent ui: resuming the unfinished run of ${id}\n`))
-      return yield* Context.get(owned, DurableSessions.DurableSessions).resume(id)
-    })
-  ).pipe(
-    // Told once the store is let go.
-    Effect.tap((outcome) => {
-      const ended = Option.match(outcome, { onNone: () => "had no unfinished run", onSome: (o) => `ended ${o.status}` })
-      return Effect.sync(() => process.stderr.write(`agent ui: the resumed run of ${id} ${ended}\n`))
-    }),
-    Effect.tapError((error) =>
-      Effect.sync(() => process.stderr.write(`agent ui: could not resume ${id}: ${messageOf(error)}\n`))
-    ),
-    Effect.provide(NodeTransport.layer())
-  )
+const resumeRun =
+  (prepared: Run.Prepared, engine: Layer.Layer<Engine.Engine, Engine.StoreError>) =>
+  (id: string, runs: ReadonlyArray<string>) =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const provider = yield* Run.makeProvider(prepared)
+        const toolbox = yield* Run.makeToolbox(prepared)
+        const bus = yield* EventBus.make()
+        const owned = yield* Layer.build(sessionsLayer(engine, Run.sessionConfig(prepared), { provider, bus, toolbox }))
+        yield* Effect.sync(() => process.stderr.write(takingNotice(id, runs)))
+        const sessions = Context.get(owned, DurableSessions.DurableSessions)
+        // One run's failure loses none of the others' ends.
+        return yield* Effect.forEach(runs, (run) => Effect.exit(sessions.resume(run)), { concurrency: "unbounded" })
+      })
+    ).pipe(
+      Effect.tapError((error) =>
+        Effect.sync(() => process.stderr.write(`agent ui: could not resume ${runs.join(", ")}: ${messageOf(error)}\n`))
+      ),
+      // Told once the store is let go.
+      Effect.tap((exits) =>
+        Effect.sync(() => process.stderr.write(exits.map((exit, index) => endOf(runs[index] ?? id, exit)).join("")))
+      ),
+      Effect.flatMap((exits) => exits[0] ?? Effect.succeedNone),
+      Effect.provide(NodeTransport.layer())
+    )
 
 const messageOf = (error: unknown): string =>
   Predicate.hasProperty(error, "message") ? String(error.message) : String(error)
@@ -127,7 +152,8 @@ export const serve = (input: Input) =>
       const options: DurableStore.Options = Option.match(prepared, {
         onNone: () => ({ cannotResume: cannotResume(source) }),
         onSome: (prepared) => ({
-          resume: (id: string) => Effect.provideContext(resumeRun(prepared, engine)(id), services)
+          resume: (id: string, runs: ReadonlyArray<string>) =>
+            Effect.provideContext(resumeRun(prepared, engine)(id, runs), services)
         })
       })
       const store = yield* Layer.build(reader(options)).pipe(

@@ -4,10 +4,15 @@
  * with SIGINT; bad input is bad usage (exit 2). The command runs as users
  * run it: node on the bundle (see testBundle.ts).
  */
-import { FakeProvider, type FaultPlan } from "@agent-kernel/providers/testing"
+import { DurableSessions, Engine } from "@agent-kernel/durable"
+import { EventBus, Settings, Toolbox } from "@agent-kernel/kernel"
+import { Anthropic } from "@agent-kernel/providers"
+import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as http from "node:http"
@@ -47,6 +52,35 @@ const countThenWait: FaultPlan.FaultPlan = {
     { kind: "reply", text: "counted once" }
   ]
 }
+
+/**
+ * Leaves the sessions `ids` of the store `file` each with an unfinished run whose model call was in
+ * flight: their owner (the store's engine and lock, as `agent --session` takes them; the CLI keeps
+ * one session a store) starts them, and is closed under them once the provider at `url` has their
+ * calls, as a killed process stops (nothing more is written).
+ */
+const crashedRuns = (file: string, url: string, ids: ReadonlyArray<string>, awaitCalls: Effect.Effect<unknown>) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.make()
+    const owned = yield* Layer.buildWithScope(
+      DurableSessions.layer({ model: "fake-model", settings: { ...Settings.defaults, jitter: "none" } }).pipe(
+        Layer.provideMerge(Engine.layerSqlite(file)),
+        Layer.provide(Anthropic.layerFetch({ apiKey: Redacted.make("fake-key"), baseUrl: url })),
+        Layer.provide(Toolbox.layerEmpty),
+        Layer.provide(EventBus.layer())
+      ),
+      scope
+    )
+    for (const id of ids) {
+      yield* Effect.forkDetach(
+        Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.run(id, `go ${id}`)).pipe(
+          Effect.provide(owned)
+        )
+      )
+    }
+    yield* awaitCalls
+    yield* Scope.close(scope, Exit.void)
+  })
 
 describe("agent ui", () => {
   it("serves the inspector over a store an agent --session process wrote, until SIGINT (exit 130)", async () => {
@@ -284,6 +318,74 @@ describe("agent ui", () => {
       )
       assert.strictEqual((await Effect.runPromise(provider.requests)).length, 3)
       assert.strictEqual(invocations(counter).get("once"), 1)
+      ui.child.kill("SIGINT")
+      assert.strictEqual(await ui.exited, 130)
+    } finally {
+      for (const child of running) child.child.kill("SIGKILL")
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  })
+
+  it("a resume takes the store for every unfinished run of it: each ends once, no model call sent twice, and the store is let go after the last", async () => {
+    const dir = tempDir()
+    const store = path.join(dir, "agent.db")
+    const scope = Effect.runSync(Scope.make())
+    const crashing = await Effect.runPromise(
+      Scope.provide(
+        FakeProvider.make(
+          FaultPlan.make([{ kind: "reply", text: "never sent", hold_after_events: 1 }], { after: "repeat_last" })
+        ),
+        scope
+      )
+    )
+    const provider = await Effect.runPromise(
+      Scope.provide(
+        FakeProvider.make(FaultPlan.make([{ kind: "reply", text: "finished" }], { after: "repeat_last" })),
+        scope
+      )
+    )
+    const running: Array<ReturnType<typeof start>> = []
+    try {
+      await Effect.runPromise(crashedRuns(store, crashing.url, ["alpha", "beta"], crashing.awaitRequests(2)))
+      const ui = start(["ui", "--session", store, "--port", "0", "--provider", "anthropic"], {
+        env: { ANTHROPIC_API_KEY: "fake-key", ANTHROPIC_BASE_URL: provider.url }
+      })
+      running.push(ui)
+      await ui.seen(/action token \(resume, interrupt\): \S+\n/)
+      const { url, token } = bannerOf(ui.stdout())
+      const resumed = await fetch(`${url}api/sessions/beta/resume`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}` }
+      })
+      assert.strictEqual(resumed.status, 200, await resumed.clone().text())
+      await waitFor(
+        () => ui.stderr().includes("agent ui: the resumed run of beta ended"),
+        "agent ui to tell the end of the run it was asked to resume",
+        ui.stderr
+      )
+      assert.include(ui.stderr(), "agent ui: taking the store resumes its 2 unfinished runs: beta, alpha\n")
+      assert.include(ui.stderr(), "agent ui: the resumed run of beta ended completed\n")
+      assert.include(ui.stderr(), "agent ui: the resumed run of alpha ended completed\n")
+      for (const id of ["alpha", "beta"]) {
+        const events = await eventsOver(url, id)
+        assert.deepStrictEqual(
+          events.map((logged) => logged.seq),
+          Array.from({ length: events.length }, (_, i) => i + 1)
+        )
+        assert.deepStrictEqual(
+          events.filter((logged) => logged.event.type === "run_ended").map((logged) => logged.event.status),
+          ["completed"],
+          id
+        )
+      }
+      // One call each to finish the two runs: none cut off, none sent again.
+      assert.strictEqual((await Effect.runPromise(provider.requests)).length, 2)
+      // The store is let go once the last run ended: another process takes it while agent ui goes on.
+      const after = await cli(["sessions", store])
+      assert.strictEqual(after.code, 0, after.stderr)
+      assert.match(after.stdout, /^alpha\tcompleted\t1\t/m)
+      assert.match(after.stdout, /^beta\tcompleted\t1\t/m)
+      assert.strictEqual((await Effect.runPromise(provider.requests)).length, 2)
       ui.child.kill("SIGINT")
       assert.strictEqual(await ui.exited, 130)
     } finally {

@@ -208,56 +208,73 @@ describe("the durable adapter on the embedded store", () => {
       )
   )
 
-  it.live("a reader resumes one run at a time: another resume meanwhile is refused, naming the run it resumes", () =>
-    Effect.scoped(
-      Effect.gen(function* () {
-        const file = storeFile()
-        const held = yield* heldProvider
-        const crashed = yield* owner(Engine.layerSqlite(file), held.url)
-        yield* crashed.start("first", "go")
-        yield* crashed.start("second", "go")
-        yield* held.awaitRequests(2)
-        const plain = yield* reader(file)
-        for (const id of ["first", "second"]) {
-          yield* until(plain.events(id, { after: 0, limit: 10 }), (events) => events.length > 0)
-        }
-        yield* crashed.close
+  it.live(
+    "a reader resumes one batch at a time: taking the store finishes every unfinished run of it, once each; another resume meanwhile is refused, naming them",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const file = storeFile()
+          const held = yield* heldProvider
+          const crashed = yield* owner(Engine.layerSqlite(file), held.url)
+          yield* crashed.start("first", "go")
+          yield* crashed.start("second", "go")
+          yield* held.awaitRequests(2)
+          const plain = yield* reader(file)
+          for (const id of ["first", "second"]) {
+            yield* until(plain.events(id, { after: 0, limit: 10 }), (events) => events.length > 0)
+          }
+          yield* crashed.close
 
-        // As agent ui does: the store's ownership taken for the run (its answer held), let go when it ends.
-        const resuming = yield* reader(file, {
-          resume: (id) =>
-            Effect.flatMap(owner(Engine.layerSqlite(file), held.url), (taken) =>
-              Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.resume(id)).pipe(
-                Effect.provide(taken.context),
-                Effect.ensuring(taken.close)
+          // As agent ui does: the store's ownership taken (its answers held), let go once every run it resumed ended.
+          const given: Array<ReadonlyArray<string>> = []
+          const resuming = yield* reader(file, {
+            // The page is answered at once: the held runs log nothing new until released.
+            resumeWait: "100 millis",
+            resume: (_, runs) =>
+              Effect.flatMap(owner(Engine.layerSqlite(file), held.url), (taken) =>
+                Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+                  Effect.forEach(runs, (run) => sessions.resume(run), { concurrency: "unbounded" })
+                ).pipe(
+                  Effect.provide(taken.context),
+                  Effect.ensuring(taken.close),
+                  Effect.andThen(Effect.sync(() => given.push(runs)))
+                )
               )
-            )
-        })
-        yield* resuming.resume("first")
-        yield* held.awaitRequests(3)
-        const busy = (id: string) =>
-          new InspectorStore.ActionRefused({
-            session_id: id,
-            action: "resume",
-            reason:
-              "this inspector is resuming the run of first: it resumes one run at a time; try again when that one ends"
           })
-        expect(yield* Effect.flip(resuming.resume("second"))).toEqual(busy("second"))
-        expect(yield* Effect.flip(resuming.resume("first"))).toEqual(busy("first"))
+          yield* resuming.resume("second")
+          // Both runs' model calls are in flight again, once each.
+          yield* held.awaitRequests(4)
+          const busy = (id: string) =>
+            new InspectorStore.ActionRefused({
+              session_id: id,
+              action: "resume",
+              reason:
+                "this inspector is resuming the runs of second, first (taking the store resumes all its unfinished runs): try again when they end"
+            })
+          expect(yield* Effect.flip(resuming.resume("first"))).toEqual(busy("first"))
+          expect(yield* Effect.flip(resuming.resume("second"))).toEqual(busy("second"))
 
-        yield* held.release
-        yield* until(statusOf(resuming, "first"), (status) => status === "completed")
-        yield* until(Effect.exit(resuming.resume("second")), Exit.isSuccess)
-        yield* until(statusOf(resuming, "second"), (status) => status === "completed")
-        for (const id of ["first", "second"]) {
-          const events = yield* resuming.events(id, { after: 0, limit: 100 })
-          expect(seqs(events)).toEqual(range(1, events.length))
-          expect(events.filter((logged) => logged.event.type === "run_ended").map((logged) => logged.event)).toEqual([
-            expect.objectContaining({ type: "run_ended", status: "completed", final_text: answer })
-          ])
-        }
-      })
-    )
+          yield* held.release
+          // The one resume finishes both: the store is let go once both ended.
+          yield* until(
+            Effect.sync(() => given.length),
+            (count) => count === 1
+          )
+          expect(given).toEqual([["second", "first"]])
+          for (const id of ["first", "second"]) {
+            expect(yield* statusOf(resuming, id)).toBe("completed")
+            const events = yield* resuming.events(id, { after: 0, limit: 100 })
+            expect(seqs(events)).toEqual(range(1, events.length))
+            expect(events.filter((logged) => logged.event.type === "run_ended").map((logged) => logged.event)).toEqual([
+              expect.objectContaining({ type: "run_ended", status: "completed", final_text: answer })
+            ])
+          }
+          // Two calls cut off by the crash, and one each to finish: none sent again after.
+          expect((yield* held.requests).length).toBe(4)
+          const again = Effect.exit(Effect.flatMap(owner(Engine.layerSqlite(file), held.url), (next) => next.close))
+          yield* until(again, Exit.isSuccess)
+        })
+      )
   )
 
   it.live("a run its owner left unfinished is resumable; the reader refuses to resume it, saying how", () =>

@@ -16,8 +16,9 @@
  *   run has now, and `resume` finishes a run here.
  *
  * A reader without the sessions' service runs no model unless given how
- * (`Options.resume`: `agent ui` with a provider takes the store's ownership
- * for the run); without it, its `resume` is refused, saying how to finish
+ * (`Options.resume`: `agent ui` with a provider takes the store's ownership,
+ * which resumes every unfinished run of the store, and keeps it until they
+ * have all ended); without it, its `resume` is refused, saying how to finish
  * the run (`Options.cannotResume`). On a cluster's store (effect/cluster's
  * `cluster_runners` beside the sessions') the runners hold every unfinished
  * run and resume a dead runner's themselves: a reader refuses every resume.
@@ -83,14 +84,16 @@ export interface Options {
   /**
    * How a reader (`make`, `layer`, `layerSqlite`) finishes a session's
    * unfinished run itself, when a live process holds none: it takes the
-   * store's ownership for that run (the owner's lock and engine), runs it,
-   * and lets go when it ends (`agent ui` with a provider). A failure before
-   * the run logs anything (another process took the store meanwhile, say)
-   * refuses the resume with its message. One run at a time: while one
-   * runs, a resume is refused, naming it (it holds the store). Default: none,
-   * and `resume` is refused, saying `cannotResume`.
+   * store's ownership (the owner's lock and engine), which resumes every
+   * unfinished run of the store, and lets go once they have all ended
+   * (`agent ui` with a provider). `runs` are those runs, read before the
+   * store is taken, `id`'s first. A failure before the run logs anything
+   * (another process took the store meanwhile, say) refuses the resume with
+   * its message. One batch at a time: while it runs, a resume is refused,
+   * naming its runs (this process holds the store). Default: none, and
+   * `resume` is refused, saying `cannotResume`.
    */
-  readonly resume?: ((id: string) => Effect.Effect<unknown, unknown>) | undefined
+  readonly resume?: ((id: string, runs: ReadonlyArray<string>) => Effect.Effect<unknown, unknown>) | undefined
   /**
    * Why a reader without `resume` refuses to resume a run, and how to finish
    * it instead. Default: finish it with `agent --session FILE --resume`, or
@@ -125,8 +128,8 @@ interface Durable {
   readonly resume: Option.Option<(id: string) => Effect.Effect<unknown, unknown>>
   /** Whether the sessions' runs are this process's own: a reader leaves a run another process holds to it. */
   readonly runsHere: boolean
-  /** The run this process is resuming now, if any: it resumes one at a time. */
-  readonly resuming: Effect.Effect<Option.Option<string>>
+  /** The runs this process is resuming now, if any: it resumes one batch at a time. */
+  readonly resuming: Effect.Effect<Option.Option<ReadonlyArray<string>>>
   /** Whether the store is a cluster's, whose runners resume its runs (a dead runner's on a live one). */
   readonly clusterStore: Effect.Effect<boolean, InspectorStore.StoreUnavailable>
 }
@@ -160,37 +163,50 @@ const isClusterStore = (sql: SqlClient.SqlClient) =>
 /** A resume asked while this reader resumes another run (or the same one). */
 class ResumeInProgress extends Data.TaggedError("ResumeInProgress")<{ readonly message: string }> {}
 
-const resumeInProgress = (other: string) =>
-  new ResumeInProgress({
-    message: `this inspector is resuming the run of ${other}: it resumes one run at a time; try again when that one ends`
-  })
+/** Why a resume is refused while this reader resumes `runs`. */
+const resumeInProgressMessage = (runs: ReadonlyArray<string>): string =>
+  runs.length === 1
+    ? `this inspector is resuming the run of ${runs[0]}: it resumes one run at a time; try again when that one ends`
+    : `this inspector is resuming the runs of ${runs.join(", ")} (taking the store resumes all its unfinished runs): try again when they end`
+
+const resumeInProgress = (runs: ReadonlyArray<string>) =>
+  new ResumeInProgress({ message: resumeInProgressMessage(runs) })
 
 /**
- * A reader's resumes, one at a time: each takes the store's ownership for its run, which a second
- * would find taken by this very process. `run` runs a resume if none is running, else fails with
- * `ResumeInProgress`; `resuming` is the run being resumed.
+ * A reader's resumes, one batch at a time: each takes the store's ownership for its runs, which a
+ * second would find taken by this very process. `run` runs a resume if none is running, else fails
+ * with `ResumeInProgress`; `resuming` is the runs being resumed.
  */
 const oneAtATime = Effect.gen(function* () {
   const permit = yield* Semaphore.make(1)
-  const current = yield* Ref.make(Option.none<string>())
-  const run = <A, E>(id: string, resume: Effect.Effect<A, E>): Effect.Effect<A, E | ResumeInProgress> =>
+  const current = yield* Ref.make(Option.none<ReadonlyArray<string>>())
+  const run = <A, E>(
+    runs: ReadonlyArray<string>,
+    resume: Effect.Effect<A, E>
+  ): Effect.Effect<A, E | ResumeInProgress> =>
     permit
       .withPermitsIfAvailable(1)(
-        Effect.ensuring(Effect.andThen(Ref.set(current, Option.some(id)), resume), Ref.set(current, Option.none()))
+        Effect.ensuring(Effect.andThen(Ref.set(current, Option.some(runs)), resume), Ref.set(current, Option.none()))
       )
       .pipe(
         Effect.flatMap(
           Option.match({
             onSome: Effect.succeed,
             onNone: () =>
-              Effect.flatMap(Ref.get(current), (other) =>
-                Effect.fail(resumeInProgress(Option.getOrElse(other, () => id)))
+              Effect.flatMap(Ref.get(current), (others) =>
+                Effect.fail(resumeInProgress(Option.getOrElse(others, () => runs)))
               )
           })
         )
       )
   return { run, resuming: Ref.get(current) }
 })
+
+/** The batch a resume of `id` runs: `id`, then every other unfinished run of the store. */
+const batchOf = (id: string, unfinished: ReadonlyArray<string>): ReadonlyArray<string> => [
+  id,
+  ...unfinished.filter((other) => other !== id)
+]
 
 /** `detect`'s first success, kept: a failure is tried again on the next call. */
 const once = <A, E>(detect: Effect.Effect<A, E>) =>
@@ -293,6 +309,17 @@ const findSummary = (durable: Durable, id: string) =>
       const found = page.sessions.find((summary) => summary.id === id)
       if (found !== undefined) return Option.some(found)
       if (offset + lookupPage >= page.total) return Option.none<DurableSessions.Summary>()
+    }
+  })
+
+/** The ids of the store's unfinished runs that no live process holds. */
+const resumableIds = (page: Durable["page"]) =>
+  Effect.gen(function* () {
+    const ids: Array<string> = []
+    for (let offset = 0; ; offset += lookupPage) {
+      const found = yield* page({ activity: "resumable", offset, limit: lookupPage })
+      ids.push(...found.sessions.map((summary) => summary.id))
+      if (offset + lookupPage >= found.total) return ids
     }
   })
 
@@ -435,8 +462,15 @@ export const make = (
     const scope = yield* Effect.scope
     const clusterStore = yield* once(isClusterStore(Context.get(context, SqlClient.SqlClient)))
     const resumes = yield* oneAtATime
+    const page: Durable["page"] = (query) => Effect.provideContext(DurableSessions.page(query), context)
+    // Taking the store resumes every unfinished run of it: the resume is given them all, the guard names them all.
+    const resumeBatch = (resume: NonNullable<Options["resume"]>) => (id: string) =>
+      Effect.flatMap(resumableIds(page), (unfinished) => {
+        const runs = batchOf(id, unfinished)
+        return resumes.run(runs, resume(id, runs))
+      })
     const durable: Durable = {
-      page: (query) => Effect.provideContext(DurableSessions.page(query), context),
+      page,
       runs: (id) => Effect.provideContext(EventLog.runs(id), context),
       events: (id, query) => Effect.provideContext(EventLog.events(id, query), context),
       follow: (id, follow) => Stream.provideContext(EventLog.follow(id, follow), context),
@@ -449,7 +483,7 @@ export const make = (
           context
         ),
       stop: (id) => Effect.provideContext(DurableSessions.requestStop(id), context),
-      resume: Option.map(Option.fromNullishOr(options.resume), (resume) => (id: string) => resumes.run(id, resume(id))),
+      resume: Option.map(Option.fromNullishOr(options.resume), resumeBatch),
       resuming: resumes.resuming,
       runsHere: false,
       clusterStore
