@@ -707,10 +707,6 @@ export const body = (
           )
         })
     }
-    // What the body published that the log has yet to write (its last events, or the rows of an end whose
-    // transaction rolled back) is written as it ends, but on a failing store: a resume logs what it replays.
-    const settleLog = (exit: Exit.Exit<unknown, unknown>) =>
-      storeFailed(exit, instance.cause) ? Effect.void : Effect.ignore(log.settle)
     return yield* Effect.onExit(
       Effect.gen(function* () {
         const context = yield* Effect.context<Journal.Journal>()
@@ -840,13 +836,8 @@ export const body = (
         Effect.provideService(Steps.Steps, stepsOf)
       ),
       (exit) => (Exit.hasInterrupts(exit) && running.stopped ? recordStop : Effect.void)
-    ).pipe(Effect.onExit((exit) => settleLog(exit)))
+    )
   })
-
-/** Whether a body ended on its store's failure: it failed with a `JournalError`, or suspended on one (`suspendedOn`). */
-const storeFailed = (exit: Exit.Exit<unknown, unknown>, suspendedOn: Cause.Cause<unknown> | undefined): boolean =>
-  (Exit.isFailure(exit) && Option.isSome(journalErrorIn(exit.cause))) ||
-  (suspendedOn !== undefined && Option.isSome(journalErrorIn(suspendedOn)))
 
 /**
  * Registers the workflow with the engine, for the runs of this process.

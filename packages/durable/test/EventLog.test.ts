@@ -634,45 +634,6 @@ describe("a stop at the run's end: observers and the log get the end the store r
   )
 })
 
-describe("events still waiting for the log when a body ends", () => {
-  it.live("a body its engine interrupts before the end step: the events it published are logged, not its end", () =>
-    Effect.gen(function* () {
-      const file = store()
-      const atEnd = yield* Deferred.make<void>()
-      let passes = 0
-      // The third step is the end (after the start and the model's answer): held there, its events not yet written.
-      const gate: AgentRun.StepGate = (step) =>
-        Effect.suspend(() => (++passes === 3 ? Effect.andThen(Deferred.succeed(atEnd, undefined), Effect.never) : step))
-      const first = yield* ScriptedModel.make([ScriptedModel.text("done")])
-      const { crash } = yield* crashable(processOn(file, first, { gate }), "s", "go")
-      yield* Deferred.await(atEnd)
-      // The engine stops under the body (as a process shutting down does): no caller stopped the run.
-      yield* crash
-      const cut = yield* logOf(file)
-      const published = [
-        "run_started",
-        "turn_started/1",
-        "model_request/1:#1",
-        "text_delta/1:done",
-        "model_response/1",
-        "turn_ended/1"
-      ]
-      expect(cut.map((entry) => shape(entry.event))).toEqual(published)
-      expect(seqs(cut)).toEqual(oneToN(cut.length))
-      // The resume logs the run's end once, and none of the events the cut body logged again.
-      const next = yield* ScriptedModel.make([ScriptedModel.text("done")])
-      yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.resume("s")).pipe(
-        Effect.provide(processOn(file, next)),
-        Effect.scoped
-      )
-      const resumed = yield* logOf(file)
-      expect(resumed.slice(0, cut.length)).toEqual(cut)
-      expect(resumed.map((entry) => shape(entry.event))).toEqual([...published, "run_ended:completed"])
-      expect(seqs(resumed)).toEqual(oneToN(resumed.length))
-    })
-  )
-})
-
 describe("the event log's transaction on SQLite's one connection", () => {
   it.live("a run's end written with its events while another write of the log waits for the connection completes", () =>
     Effect.gen(function* () {

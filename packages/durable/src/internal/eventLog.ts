@@ -170,13 +170,6 @@ export interface Writer {
    */
   readonly endAs: (status: KernelEvent.RunStatus) => void
   /**
-   * Writes, in one transaction of its own, the events taken and not yet
-   * written but a `run_ended` (logged only in the transaction that records
-   * the end it tells): what a body leaves when it ends, before the writer
-   * goes with it.
-   */
-  readonly settle: Effect.Effect<void, SqlError.SqlError>
-  /**
    * Before a step that executes for real: the events taken so far are
    * written at once when the log's last write was `windowMillis` ago or more
    * (the step follows a long one, such as a model call), otherwise within
@@ -395,13 +388,6 @@ const make = (sql: SqlClient.SqlClient, of: RunOf, wake: () => void): Writer => 
           )
         })
       ),
-    settle: turn.withPermit(
-      Effect.suspend(() => {
-        const unended = pending.filter((entry) => !heldUntilRecorded(entry.event))
-        pending.splice(0, pending.length, ...unended)
-        return pending.length === 0 ? Effect.void : sql.withTransaction(write)
-      })
-    ),
     beforeStep: Effect.suspend(() => {
       if (pending.length === 0) return Effect.void
       if (performance.now() - lastWrite >= windowMillis) return flush
