@@ -53,6 +53,32 @@ const countThenWait: FaultPlan.FaultPlan = {
   ]
 }
 
+/** The model flags of the runs here: the Anthropic provider, and the counter plugin writing to `counter`. */
+const counterModel = (counter: string) => [
+  "--provider",
+  "anthropic",
+  "--mcp",
+  `node ${path.join(root, "examples/plugins/counter.mjs")} ${counter} 0`
+]
+
+/**
+ * Runs `agent --session store --prompt "count once"` with `model` and kills it (SIGKILL) in its retry
+ * wait: the tool call and the 429 are journaled, the run is unfinished. The process is pushed onto
+ * `running` so that the test's cleanup kills it if an assertion fails first.
+ */
+const killedInRetryWait = async (
+  model: ReadonlyArray<string>,
+  store: string,
+  env: Record<string, string>,
+  running: Array<ReturnType<typeof start>>
+) => {
+  const run = start([...model, "--json", "--session", store, "--prompt", "count once"], { env })
+  running.push(run)
+  await run.seen('"type":"retry_scheduled"')
+  run.child.kill("SIGKILL")
+  assert.strictEqual(await run.exited, null)
+}
+
 /**
  * Leaves the sessions `ids` of the store `file` each with an unfinished run whose model call was in
  * flight: their owner (the store's engine and lock, as `agent --session` takes them; the CLI keeps
@@ -175,20 +201,11 @@ describe("agent ui", () => {
     const scope = Effect.runSync(Scope.make())
     const provider = await Effect.runPromise(Scope.provide(FakeProvider.make(countThenWait), scope))
     const env = { ANTHROPIC_API_KEY: "fake-key", ANTHROPIC_BASE_URL: provider.url }
-    const model = [
-      "--provider",
-      "anthropic",
-      "--mcp",
-      `node ${path.join(root, "examples/plugins/counter.mjs")} ${counter} 0`
-    ]
+    const model = counterModel(counter)
     const running: Array<ReturnType<typeof start>> = []
     try {
       // Killed in its retry wait: the tool call and the 429 are journaled, the run is unfinished.
-      const run = start([...model, "--json", "--session", store, "--prompt", "count once"], { env })
-      running.push(run)
-      await run.seen('"type":"retry_scheduled"')
-      run.child.kill("SIGKILL")
-      assert.strictEqual(await run.exited, null)
+      await killedInRetryWait(model, store, env, running)
       assert.strictEqual(invocations(counter).get("once"), 1)
 
       // Without a provider the page cannot resume it, and says which flags let it.
@@ -277,19 +294,10 @@ describe("agent ui", () => {
     }
     const provider = await Effect.runPromise(Scope.provide(FakeProvider.make(held), scope))
     const env = { ANTHROPIC_API_KEY: "fake-key", ANTHROPIC_BASE_URL: provider.url }
-    const model = [
-      "--provider",
-      "anthropic",
-      "--mcp",
-      `node ${path.join(root, "examples/plugins/counter.mjs")} ${counter} 0`
-    ]
+    const model = counterModel(counter)
     const running: Array<ReturnType<typeof start>> = []
     try {
-      const run = start([...model, "--json", "--session", store, "--prompt", "count once"], { env })
-      running.push(run)
-      await run.seen('"type":"retry_scheduled"')
-      run.child.kill("SIGKILL")
-      assert.strictEqual(await run.exited, null)
+      await killedInRetryWait(model, store, env, running)
 
       const ui = start(["ui", "--session", store, "--port", "0", ...model], { env })
       running.push(ui)

@@ -37,6 +37,28 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 const statusOf = (store: InspectorStore.Service, id: string) =>
   Effect.map(store.session(id), (detail) => detail.summary.status)
 
+/**
+ * A crashed session: an owner of the file starts a run of each id, its model
+ * calls held, and is closed once each run's start is in the log (a crash loses
+ * what was not written yet). The held provider and a reader of the file are
+ * returned.
+ */
+const crashedSession = (file: string, ids: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const held = yield* heldProvider
+    const crashed = yield* owner(Engine.layerSqlite(file), held.url)
+    for (const id of ids) {
+      yield* crashed.start(id, "go")
+    }
+    yield* held.awaitRequests(ids.length)
+    const store = yield* reader(file)
+    for (const id of ids) {
+      yield* until(store.events(id, { after: 0, limit: 10 }), (events) => events.length > 0)
+    }
+    yield* crashed.close
+    return { held, store }
+  })
+
 describe("the durable adapter on the embedded store", () => {
   it.live("reads a store beside its live owner: sessions, a session's runs, history and events", () =>
     Effect.scoped(
@@ -163,13 +185,7 @@ describe("the durable adapter on the embedded store", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const file = storeFile()
-          const held = yield* heldProvider
-          const crashed = yield* owner(Engine.layerSqlite(file), held.url)
-          yield* crashed.start("crashed", "go")
-          yield* held.awaitRequests(1)
-          const plain = yield* reader(file)
-          yield* until(plain.events("crashed", { after: 0, limit: 10 }), (events) => events.length > 0)
-          yield* crashed.close
+          yield* crashedSession(file, ["crashed"])
 
           const failing = yield* reader(file, {
             resume: () => Effect.fail(new Error("the session store is in use by another process"))
@@ -214,16 +230,7 @@ describe("the durable adapter on the embedded store", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const file = storeFile()
-          const held = yield* heldProvider
-          const crashed = yield* owner(Engine.layerSqlite(file), held.url)
-          yield* crashed.start("first", "go")
-          yield* crashed.start("second", "go")
-          yield* held.awaitRequests(2)
-          const plain = yield* reader(file)
-          for (const id of ["first", "second"]) {
-            yield* until(plain.events(id, { after: 0, limit: 10 }), (events) => events.length > 0)
-          }
-          yield* crashed.close
+          const { held } = yield* crashedSession(file, ["first", "second"])
 
           // As agent ui does: the store's ownership taken (its answers held), let go once every run it resumed ended.
           const given: Array<ReadonlyArray<string>> = []
@@ -280,15 +287,7 @@ describe("the durable adapter on the embedded store", () => {
   it.live("a run its owner left unfinished is resumable; the reader refuses to resume it, saying how", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const file = storeFile()
-        const provider = yield* heldProvider
-        const process = yield* owner(Engine.layerSqlite(file), provider.url)
-        yield* process.start("crashed", "go")
-        yield* provider.awaitRequests(1)
-        const store = yield* reader(file)
-        // A crash loses what was not written yet: the run's start is in the log before the process goes.
-        yield* until(store.events("crashed", { after: 0, limit: 10 }), (events) => events.length > 0)
-        yield* process.close
+        const { store } = yield* crashedSession(storeFile(), ["crashed"])
         const detail = yield* store.session("crashed")
         expect([detail.summary.status, detail.summary.run_status]).toEqual(["resumable", null])
         expect(detail.runs.map((run) => [run.run_id, run.status])).toEqual([["crashed/run-1", null]])
