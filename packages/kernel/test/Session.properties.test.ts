@@ -9,6 +9,7 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
 import { echoToolbox, ofType, runScript } from "./harness.js"
 
@@ -50,8 +51,9 @@ const property = <A>(name: string, arbitrary: Arbitrary.Arbitrary<A>, body: (val
       let ran = 0
       const result = yield* Arbitrary.checkEffect(
         arbitrary,
+        // Each case's run draws its jitter from a Random seeded by the case's number, so a case is one run.
         (value) =>
-          Effect.map(body(value), (hit) => {
+          Effect.map(Random.withSeed(body(value), ran), (hit) => {
             ran++
             if (hit) reached++
             return true
