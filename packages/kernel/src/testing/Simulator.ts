@@ -519,6 +519,23 @@ export const formatOutcome = (outcome: Outcome): string =>
   ].join(", ")
 
 /**
+ * The value at percentile `p` (0-100) of sorted values, by the nearest-rank
+ * method; 0 for no values.
+ *
+ * @example
+ * ```ts
+ * import { Simulator } from "@agent-kernel/kernel/testing"
+ *
+ * Simulator.percentile([1, 2, 3, 4], 50) // 2
+ * ```
+ *
+ * @since 1.0.0
+ * @category distributions
+ */
+export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0
+
+/**
  * Milliseconds, rounded, with a unit that reads well.
  *
  * @since 0.1.0
