@@ -11,11 +11,11 @@ import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import type { Input } from "./simulate.js"
 import { loadSettings } from "./settingsOptions.js"
+import { escapeXml } from "./svg.js"
 import { UsageError } from "./usage.js"
 
 /** The value at percentile `p` (0-100) of sorted values, by the nearest-rank method. */
-export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0
+export const percentile = Simulator.percentile
 
 /** A histogram bin. */
 export interface Bin {
@@ -50,8 +50,6 @@ export const asciiHistogram = (bins: ReadonlyArray<Bin>): string => {
     })
     .join("\n")
 }
-
-const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 
 /** An SVG bar chart of the bins, with the p50, p90 and p99 marked. */
 export const svgHistogram = (

@@ -31,10 +31,12 @@
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Formatter from "effect/Formatter"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import * as Content from "../Content.js"
 import * as KernelEvent from "../KernelEvent.js"
 import * as ModelError from "../ModelError.js"
@@ -587,14 +589,25 @@ export const compare = Effect.fn("PolicyComparison.compare")(function* (
 })
 
 /**
- * A scenario that does not decode: `message` lists every problem.
+ * A scenario that does not decode: `issues` names each bad field and its
+ * problem; `message` lists them all.
  *
  * @since 1.0.0
  * @category errors
  */
 export class ScenarioError extends Schema.TaggedError<ScenarioError>("@agent-kernel/ScenarioError")("ScenarioError", {
-  message: Schema.String
+  message: Schema.String,
+  issues: Schema.Array(Schema.Struct({ field: Schema.String, problem: Schema.String }))
 }) {}
+
+const checkHook: SchemaIssue.CheckHook = (issue) => {
+  const expected = issue.filter.annotations?.expected
+  return typeof expected === "string" && "input" in issue
+    ? `Expected ${expected}, got ${Formatter.format(issue.input)}`
+    : SchemaIssue.defaultCheckHook(issue)
+}
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1({ checkHook })
 
 /**
  * Decodes a scenario, reporting every bad field.
@@ -603,8 +616,17 @@ export class ScenarioError extends Schema.TaggedError<ScenarioError>("@agent-ker
  * @category constructors
  */
 export const decodeScenario = (input: unknown): Effect.Effect<Scenario, ScenarioError> =>
-  Schema.decodeUnknownEffect(Scenario)(input, { errors: "all", onExcessProperty: "error" }).pipe(
-    Effect.mapError((error) => new ScenarioError({ message: `invalid scenario: ${error.message}` }))
+  Schema.decodeUnknownEffect(Scenario)(input, { errors: "all", onExcessProperty: "error", reportInput: true }).pipe(
+    Effect.mapError((error) => {
+      const issues = formatIssues(error.issue).issues.map((issue) => ({
+        field: issue.path === undefined || issue.path.length === 0 ? "(root)" : issue.path.map(String).join("."),
+        problem: issue.message
+      }))
+      return new ScenarioError({
+        issues,
+        message: `invalid scenario:\n${issues.map((issue) => `  - ${issue.field}: ${issue.problem}`).join("\n")}`
+      })
+    })
   )
 
 /**
