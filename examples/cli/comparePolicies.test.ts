@@ -50,7 +50,10 @@ describe("agent compare-policies", () => {
     assert.strictEqual(code, 0, stderr)
     assert.strictEqual(readFileSync(json, "utf8"), readFileSync(golden, "utf8"))
     const lines = stdout.split("\n")
-    assert.strictEqual(lines[0], "scenario: 200 clients x 3 turns against 20 req/s, arriving over 5.00 s, seed 7")
+    assert.strictEqual(
+      lines[0],
+      "scenario: 200 clients x 3 turns against 20 req/s, arriving over 5.00 s, retry-after in ms, seed 7"
+    )
     assert.match(lines[1]!, /^policy +completion +attempts\/success +p50 +p99 +retries\/client +budget out$/)
     assert.deepStrictEqual(
       lines.slice(2, 6).map((line) => line.split(/ {2,}/)[0]),
@@ -58,7 +61,7 @@ describe("agent compare-policies", () => {
     )
     const chart = readFileSync(svg, "utf8")
     assert.match(chart, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/)
-    assert.include(chart, "200 clients x 3 turns against 20 req/s, arriving over 5.00 s, seed 7")
+    assert.include(chart, "200 clients x 3 turns against 20 req/s, arriving over 5.00 s, retry-after in ms, seed 7")
     for (const panel of ["completion", "attempts per success", "p50 run time", "p99 run time"])
       assert.include(chart, `>${panel}</text>`)
     // A bar for each of the four policies in each of the four panels.
@@ -70,7 +73,7 @@ describe("agent compare-policies", () => {
   it("prints only the JSON report with --json -, which decodes through its Schema; no settings, no 'yours'", async () => {
     const { code, stdout, stderr } = await agent(
       "compare-policies",
-      ...["--clients", "30", "--capacity", "5", "--turns", "2", "--no-retry-after", "--json", "-"]
+      ...["--clients", "30", "--capacity", "5", "--turns", "2", "--retry-after", "none", "--json", "-"]
     )
     assert.strictEqual(code, 0, stderr)
     const report = Schema.decodeUnknownSync(PolicyComparison.Report)(JSON.parse(stdout))
@@ -79,7 +82,7 @@ describe("agent compare-policies", () => {
       capacity_rps: 5,
       turns: 2,
       arrival_ms: 0,
-      retry_after: false,
+      retry_after: "none",
       seed: 1
     })
     assert.deepStrictEqual(

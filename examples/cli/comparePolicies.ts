@@ -34,9 +34,11 @@ const options = {
     Flag.withDescription("The clients start evenly over this window (default 0: all at once)"),
     Flag.withDefault(0)
   ),
-  retryAfter: Flag.Boolean("retry-after").pipe(
-    Flag.withDescription("Whether the provider's 429 carries a retry-after (default; --no-retry-after for none)"),
-    Flag.withDefault(true)
+  retryAfter: Flag.Literals("retry-after", ["ms", "seconds", "none"]).pipe(
+    Flag.withDescription(
+      "What the provider's 429 says about when it has room: ms (the exact wait, as a retry-after-ms; default), seconds (rounded up to whole seconds, a retry-after alone) or none"
+    ),
+    Flag.withDefault("ms")
   ),
   seed: Flag.Int("seed").pipe(
     Flag.withMetavar("N"),

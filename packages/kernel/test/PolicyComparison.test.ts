@@ -113,7 +113,7 @@ describe("PolicyComparison fleets", () => {
   it.effect("an anchor runs its documented loop against the shared capacity", () =>
     Effect.gen(function* () {
       const result = yield* PolicyComparison.runContender(
-        scenario({ clients: 4, capacity_rps: 1, turns: 1, retry_after: false }),
+        scenario({ clients: 4, capacity_rps: 1, turns: 1, retry_after: "none" }),
         anchor("vercel", vercelAiSdk)
       )
       const f = result.figures
@@ -128,13 +128,13 @@ describe("PolicyComparison fleets", () => {
   it.effect("the kernel never retries sooner than the provider's retry-after; without one it waits its backoff", () =>
     Effect.gen(function* () {
       // One client, one request a second, two calls: the second is refused at 0 with a retry-after of 1 s.
-      const run = (retry_after: boolean) =>
+      const run = (retry_after: PolicyComparison.RetryAfterHint) =>
         PolicyComparison.runContender(
           scenario({ clients: 1, capacity_rps: 1, turns: 2, retry_after }),
           kernel(noJitter)
         )
-      const hinted = yield* run(true)
-      const blind = yield* run(false)
+      const hinted = yield* run("ms")
+      const blind = yield* run("none")
       assert.strictEqual(hinted.figures.latency_p50_ms, 1_000)
       // 500 ms, then 1 s: the window has room at 1 s.
       assert.strictEqual(blind.figures.latency_p50_ms, 1_500)
@@ -145,10 +145,24 @@ describe("PolicyComparison fleets", () => {
   it.effect("an anchor waits the retry-after, not its longer backoff", () =>
     Effect.gen(function* () {
       const result = yield* PolicyComparison.runContender(
-        scenario({ clients: 1, capacity_rps: 1, turns: 2, retry_after: true }),
+        scenario({ clients: 1, capacity_rps: 1, turns: 2, retry_after: "ms" }),
         anchor("vercel", vercelAiSdk)
       )
       assert.strictEqual(result.figures.latency_p50_ms, 1_000)
+    })
+  )
+
+  it.effect("a retry-after in whole seconds rounds the provider's wait up; in ms it is exact", () =>
+    Effect.gen(function* () {
+      // Two clients, 300 ms apart, one request a second: the second is refused with 700 ms to wait.
+      const run = (retry_after: PolicyComparison.RetryAfterHint) =>
+        PolicyComparison.runContender(
+          scenario({ clients: 2, capacity_rps: 1, turns: 1, arrival_ms: 600, retry_after }),
+          anchor("vercel", vercelAiSdk)
+        )
+      assert.strictEqual((yield* run("ms")).figures.latency_p99_ms, 700)
+      assert.strictEqual((yield* run("seconds")).figures.latency_p99_ms, 1_000)
+      assert.strictEqual((yield* run("none")).figures.latency_p99_ms, 2_000)
     })
   )
 
@@ -182,7 +196,7 @@ const golden = path.join(import.meta.dirname, "fixtures", "policy-comparison.gol
 const goldenReport = Effect.gen(function* () {
   const yours = yield* Settings.decode({ jitter: "full", max_retries: 8, max_session_retries: 30 })
   return yield* PolicyComparison.compare(
-    { clients: 200, capacity_rps: 20, turns: 3, arrival_ms: 5_000, retry_after: true, seed: 7 },
+    { clients: 200, capacity_rps: 20, turns: 3, arrival_ms: 5_000, retry_after: "ms", seed: 7 },
     PolicyComparison.contenders(yours)
   )
 })

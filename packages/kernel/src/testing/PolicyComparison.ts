@@ -57,6 +57,20 @@ const NonNegativeMillis = Schema.Number.check(
 )
 
 /**
+ * What a 429 of the provider says about when it has room (see `Scenario`).
+ *
+ * @since 1.0.0
+ * @category schemas
+ */
+export const RetryAfterHint = Schema.Literals(["ms", "seconds", "none"])
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export type RetryAfterHint = typeof RetryAfterHint.Type
+
+/**
  * The scenario of a comparison.
  *
  * @since 1.0.0
@@ -71,8 +85,13 @@ export const Scenario = Schema.Struct({
   turns: PositiveInt.check(Schema.isLessThanOrEqualTo(1_000, { expected: "at most 1000 turns" })),
   /** The clients start evenly spread over this window (0: all at once). */
   arrival_ms: NonNegativeMillis,
-  /** Whether the provider's 429 says when it has room (a retry-after), as the fake server's does. */
-  retry_after: Schema.Boolean,
+  /**
+   * What the provider's 429 says about when it has room: `ms`, the exact
+   * wait (a `retry-after-ms`, which the fake server sends and every client
+   * here reads first); `seconds`, that wait rounded up to whole seconds (a
+   * `retry-after` alone); `none`, nothing.
+   */
+  retry_after: RetryAfterHint,
   /** Seeds the jitter of every policy. */
   seed: Schema.Int
 })
@@ -85,7 +104,8 @@ export interface Scenario extends Schema.Schema.Type<typeof Scenario> {}
 
 /**
  * A scenario's defaults: 1,000 clients of 3 turns each, all at once, against
- * a provider admitting 50 requests a second that sends a retry-after, seed 1.
+ * a provider admitting 50 requests a second whose 429 says in milliseconds
+ * when it has room, seed 1.
  *
  * @since 1.0.0
  * @category constants
@@ -95,7 +115,7 @@ export const defaultScenario: Scenario = {
   capacity_rps: 50,
   turns: 3,
   arrival_ms: 0,
-  retry_after: true,
+  retry_after: "ms",
   seed: 1
 }
 
@@ -379,6 +399,10 @@ interface SharedProvider {
   readonly counts: Effect.Effect<{ readonly attempts: number; readonly successes: number }>
 }
 
+/** The retry-after a refusal carries, in ms, for the wait until the window has room. */
+const hintOf = (hint: RetryAfterHint, waitMs: number): number | undefined =>
+  hint === "ms" ? waitMs : hint === "seconds" ? Math.ceil(waitMs / 1_000) * 1_000 : undefined
+
 const sharedProvider = (scenario: Scenario): Effect.Effect<SharedProvider> =>
   Effect.gen(function* () {
     const window = yield* Ref.make(Capacity.empty)
@@ -392,7 +416,7 @@ const sharedProvider = (scenario: Scenario): Effect.Effect<SharedProvider> =>
         yield* Ref.update(successes, (n) => n + 1)
         return "admitted" as const
       }
-      return scenario.retry_after ? refusal.value : undefined
+      return hintOf(scenario.retry_after, refusal.value)
     })
     const counts = Effect.all({ attempts: Ref.get(attempts), successes: Ref.get(successes) })
     return { attempt, counts }
@@ -647,7 +671,13 @@ export const toJson = (report: Report): string => `${JSON.stringify(Schema.encod
 export const describeScenario = (scenario: Scenario): string =>
   `${scenario.clients} clients x ${scenario.turns} turns against ${scenario.capacity_rps} req/s, ${
     scenario.arrival_ms === 0 ? "all starting at once" : `arriving over ${Simulator.formatMs(scenario.arrival_ms)}`
-  }${scenario.retry_after ? "" : ", 429s without retry-after"}, seed ${scenario.seed}`
+  }, ${hintLabel[scenario.retry_after]}, seed ${scenario.seed}`
+
+const hintLabel: Record<RetryAfterHint, string> = {
+  ms: "retry-after in ms",
+  seconds: "retry-after in whole seconds",
+  none: "no retry-after"
+}
 
 /**
  * The report as an aligned table, one line per policy.
