@@ -6,7 +6,7 @@ import { PolicyComparison } from "@agent-kernel/kernel/testing"
 import { assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
 import { execFile } from "node:child_process"
-import { mkdtempSync, readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { ensureBundle, entry } from "./testBundle.js"
@@ -93,6 +93,19 @@ describe("agent compare-policies", () => {
       const f = policy.figures
       assert.strictEqual(f.attempts - f.successes, f.retries + (30 - f.completed), policy.name)
     }
+  })
+
+  it("prints the table docs/compare-policies.md shows for its command", async () => {
+    const guide = readFileSync(path.join(root, "docs/compare-policies.md"), "utf8")
+    const mine = path.join(dir, "mine.json")
+    writeFileSync(mine, JSON.stringify({ jitter: "full", max_retries: 8, max_delay_ms: 16000 }))
+    assert.include(guide, '`mine.json` is `{ "jitter": "full", "max_retries": 8, "max_delay_ms": 16000 }`')
+    const args = ["--clients", "1000", "--capacity", "50", "--turns", "3", "--arrival-ms", "30000"]
+    assert.include(guide, `agent compare-policies ${args.join(" ")}`)
+    const { code, stdout, stderr } = await agent("compare-policies", ...args, "--settings", mine)
+    assert.strictEqual(code, 0, stderr)
+    const shown = /```\n(scenario: [\s\S]*?)\nwrote /.exec(guide)?.[1]
+    assert.strictEqual(shown, stdout.trimEnd())
   })
 
   it("rejects bad scenario flags with every problem named by its flag, exit code 2", async () => {

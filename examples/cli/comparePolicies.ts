@@ -36,7 +36,7 @@ const options = {
   ),
   retryAfter: Flag.Literals("retry-after", ["ms", "seconds", "none"]).pipe(
     Flag.withDescription(
-      "What the provider's 429 says about when it has room: ms (the exact wait, as a retry-after-ms; default), seconds (rounded up to whole seconds, a retry-after alone) or none"
+      "What the provider's 429 says about when it has room: the exact wait in ms (a retry-after-ms; default), the wait rounded up to whole seconds (a retry-after alone), or none"
     ),
     Flag.withDefault("ms")
   ),
