@@ -37,7 +37,6 @@ import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
-import * as Content from "../Content.js"
 import * as KernelEvent from "../KernelEvent.js"
 import * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
@@ -46,6 +45,7 @@ import * as Session from "../Session.js"
 import * as Settings from "../Settings.js"
 import * as Toolbox from "../Toolbox.js"
 import * as Capacity from "./Capacity.js"
+import * as InstantTool from "./internal/instantTool.js"
 import * as VirtualClock from "./internal/virtualClock.js"
 import * as ScriptedModel from "./ScriptedModel.js"
 import * as Simulator from "./Simulator.js"
@@ -422,12 +422,6 @@ const sharedProvider = (scenario: Scenario): Effect.Effect<SharedProvider> =>
     return { attempt, counts }
   })
 
-// A tool that answers at once: a run's calls follow one another with no time between them.
-const toolbox: Toolbox.Service = {
-  definitions: Effect.succeed([{ name: "next", description: "Go on", input_schema: { type: "object" } }]),
-  invoke: (call) => Effect.succeed(Content.toolResult(call.id, "ok"))
-}
-
 const providerName = "capacity-limited"
 
 /** One client's model: the shared provider's admission; an admitted call asks for a tool until the last turn. */
@@ -439,7 +433,9 @@ const clientModel = (provider: SharedProvider, turns: number): Effect.Effect<Mod
           ? Effect.map(
               Ref.updateAndGet(answered, (n) => n + 1),
               (n) =>
-                n < turns ? ScriptedModel.toolCalls({ id: `call-${n}`, name: "next" }) : ScriptedModel.text("done")
+                n < turns
+                  ? ScriptedModel.toolCalls({ id: `call-${n}`, name: InstantTool.name })
+                  : ScriptedModel.text("done")
             )
           : Effect.fail(
               ModelError.make("rate_limited", {
@@ -467,7 +463,7 @@ const kernelClient = (settings: Settings.Settings, scenario: Scenario) => {
         metrics: false
       }).pipe(
         Effect.provideService(ModelProvider.ModelProvider, model),
-        Effect.provideService(Toolbox.Toolbox, toolbox)
+        Effect.provideService(Toolbox.Toolbox, InstantTool.toolbox)
       )
       const outcome = yield* session.run("go")
       return { status: outcome.status, retries: outcome.retries.session_total }

@@ -21,7 +21,6 @@ import * as Random from "effect/Random"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/testing/TestClock"
-import * as Content from "../Content.js"
 import * as EventBus from "../EventBus.js"
 import * as KernelEvent from "../KernelEvent.js"
 import * as ModelError from "../ModelError.js"
@@ -32,6 +31,7 @@ import * as Settings from "../Settings.js"
 import * as Toolbox from "../Toolbox.js"
 import type * as Arbitraries from "./Arbitraries.js"
 import * as ScriptedModel from "./ScriptedModel.js"
+import * as InstantTool from "./internal/instantTool.js"
 import * as VirtualClock from "./internal/virtualClock.js"
 import * as TestClockDriver from "./TestClockDriver.js"
 
@@ -176,12 +176,6 @@ export interface Options {
   readonly clock?: "virtual" | "test" | undefined
 }
 
-// A tool that answers at once, so an "ok" in the middle of a plan moves the run to its next turn.
-const toolbox: Toolbox.Service = {
-  definitions: Effect.succeed([{ name: "next", description: "Go on", input_schema: { type: "object" } }]),
-  invoke: (call) => Effect.succeed(Content.toolResult(call.id, "ok"))
-}
-
 /**
  * The model's script for a plan: every `"ok"` but a trailing one asks for a
  * tool (so the run takes another turn), and once the plan runs out the model
@@ -191,7 +185,7 @@ const scriptOf = (faults: ReadonlyArray<Fault>): ReadonlyArray<ScriptedModel.Ste
   const body = faults.at(-1) === "ok" ? faults.slice(0, -1) : faults
   return [
     ...body.map((fault, i) =>
-      fault === "ok" ? ScriptedModel.toolCalls({ id: `call-${i + 1}`, name: "next" }) : fault
+      fault === "ok" ? ScriptedModel.toolCalls({ id: `call-${i + 1}`, name: InstantTool.name }) : fault
     ),
     ScriptedModel.text("done")
   ]
@@ -254,7 +248,7 @@ export const simulate = Effect.fn("Simulator.simulate")(
       Effect.provide(Session.layer({ model: options.model ?? "primary", settings, policy, metrics: false })),
       Effect.provide(model.layer),
       Effect.provideService(EventBus.EventBus, bus),
-      Effect.provideService(Toolbox.Toolbox, toolbox),
+      Effect.provideService(Toolbox.Toolbox, InstantTool.toolbox),
       options.budget === undefined ? identity : Effect.provide(RetryBudget.layer(options.budget))
     )
     yield* options.clock === "test"
