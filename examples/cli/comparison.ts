@@ -67,10 +67,10 @@ const colors = ["#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2"
  * each, the scenario in the title and the policies in a legend.
  */
 export const svgChart = (report: PolicyComparison.Report): string => {
-  const [panelW, gap, left, top, plotH] = [200, 24, 24, 64, 200]
+  const [panelW, gap, left, top, plotH] = [200, 24, 24, 84, 200]
   const plotsW = left * 2 + panels.length * panelW + (panels.length - 1) * gap
   const legendY = top + plotH + 44
-  const h = legendY + 24
+  const h = legendY + 40
   const count = Math.max(1, report.policies.length)
   const barW = Math.min(40, (panelW - 16) / count - 6)
   const drawn = panels.map((panel, p) => {
@@ -116,6 +116,7 @@ export const svgChart = (report: PolicyComparison.Report): string => {
     `<text x="${left}" y="40" font-size="12" fill="#444">${escapeXml(PolicyComparison.describeScenario(report.scenario))}</text>`,
     ...drawn,
     ...legend,
+    `<text x="${left}" y="${legendY + 24}" font-size="11" fill="#444">${escapeXml("Run times are those of the completed runs. Kernel policies ran as the real kernel; the SDKs as clients of their documented retry loops.")}</text>`,
     "</svg>",
     ""
   ].join("\n")
