@@ -128,7 +128,10 @@ const writeFile = (file: string, text: string) =>
     yield* fs.writeFileString(file, text)
   }).pipe(Effect.mapError((error) => new UsageError({ message: `cannot write ${file}: ${error.message}` })))
 
-/** The comparison `input` asks for: the table on stdout (or the JSON, with `--json -`), the files it names. */
+/**
+ * The comparison `input` asks for: the table on stdout (or the JSON, with `--json -`), the files it names. A bad
+ * flag or settings fail with a `UsageError`, which the command line reports once on stderr.
+ */
 export const report = (input: Input) =>
   Effect.gen(function* () {
     const scenario = yield* scenarioOf(input)
@@ -153,4 +156,4 @@ export const report = (input: Input) =>
       yield* writeFile(input.svg.value, svgChart(result))
       if (json !== "-") yield* Console.log(`wrote ${input.svg.value}`)
     }
-  }).pipe(Effect.tapError((error) => Console.error(error.message)))
+  })
