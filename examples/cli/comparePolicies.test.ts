@@ -9,6 +9,7 @@ import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { svgChart } from "./comparison.js"
 import { ensureBundle, entry } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
@@ -158,5 +159,35 @@ describe("agent compare-policies", () => {
     assert.isTrue(loaded.includes("examples/cli/comparePolicies.ts"))
     assert.isFalse(loaded.some((input) => input.endsWith("examples/cli/comparison.ts")))
     assert.isFalse(loaded.some((input) => input.endsWith("PolicyComparison.ts")))
+  })
+})
+
+describe("the chart", () => {
+  it("labels a figure no run could give n/a, draws no bar for it, and escapes the labels", () => {
+    const figures: PolicyComparison.Figures = {
+      completed: 0,
+      completion_pct: 0,
+      attempts: 9,
+      successes: 0,
+      attempts_per_success: null,
+      latency_p50_ms: null,
+      latency_p99_ms: null,
+      retries: 6,
+      retries_per_client: 2,
+      budget_exhausted: 0,
+      outcomes: { retries_exhausted: 3 },
+      makespan_ms: 6_000
+    }
+    const chart = svgChart({
+      format: "agent-kernel/policy-comparison@1",
+      scenario: { ...PolicyComparison.defaultScenario, clients: 3 },
+      policies: [
+        { name: "a", label: "<mine> & co", runs_as: "anchor", parameters: PolicyComparison.vercelAiSdk, figures }
+      ]
+    })
+    assert.strictEqual(chart.match(/>n\/a<\/text>/g)?.length, 3)
+    assert.strictEqual(chart.match(/height="0\.0"/g)?.length, 4)
+    assert.include(chart, "&lt;mine&gt; &amp; co (documented loop)")
+    assert.notInclude(chart, "<mine>")
   })
 })
