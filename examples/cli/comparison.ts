@@ -7,12 +7,11 @@
 import { PolicyComparison, Simulator } from "@agent-kernel/kernel/testing"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import type { Input } from "./comparePolicies.js"
 import { loadSettings } from "./settingsOptions.js"
 import { escapeXml } from "./svg.js"
-import { UsageError } from "./usage.js"
+import { UsageError, writeOutput } from "./usage.js"
 
 /** The flag that sets each scenario field, for a usage message. */
 const flagOf: Readonly<Record<string, string>> = {
@@ -122,12 +121,6 @@ export const svgChart = (report: PolicyComparison.Report): string => {
   ].join("\n")
 }
 
-const writeFile = (file: string, text: string) =>
-  Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
-    yield* fs.writeFileString(file, text)
-  }).pipe(Effect.mapError((error) => new UsageError({ message: `cannot write ${file}: ${error.message}` })))
-
 /**
  * The comparison `input` asks for: the table on stdout (or the JSON, with `--json -`), the files it names. A bad
  * flag or settings fail with a `UsageError`, which the command line reports once on stderr.
@@ -149,11 +142,11 @@ export const report = (input: Input) =>
       )
     }
     if (json !== undefined && json !== "-") {
-      yield* writeFile(json, PolicyComparison.toJson(result))
+      yield* writeOutput(json, PolicyComparison.toJson(result))
       yield* Console.log(`wrote ${json}`)
     }
     if (Option.isSome(input.svg)) {
-      yield* writeFile(input.svg.value, svgChart(result))
+      yield* writeOutput(input.svg.value, svgChart(result))
       if (json !== "-") yield* Console.log(`wrote ${input.svg.value}`)
     }
   })

@@ -7,12 +7,11 @@ import { RetryPolicy, type Settings } from "@agent-kernel/kernel"
 import { Simulator } from "@agent-kernel/kernel/testing"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import type { Input } from "./simulate.js"
 import { loadSettings } from "./settingsOptions.js"
 import { escapeXml } from "./svg.js"
-import { UsageError } from "./usage.js"
+import { UsageError, writeOutput } from "./usage.js"
 
 /** The value at percentile `p` (0-100) of sorted values, by the nearest-rank method. */
 export const percentile = Simulator.percentile
@@ -107,12 +106,6 @@ const describeSettings = (settings: Settings.Settings): string =>
 const distributionLine = (name: string, figure: Simulator.Percentiles, format: (n: number) => string) =>
   `  ${name.padEnd(11)} p50 ${format(figure.p50)}, p90 ${format(figure.p90)}, p99 ${format(figure.p99)}, max ${format(figure.max)}`
 
-const writeSvg = (file: string, svg: string) =>
-  Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
-    yield* fs.writeFileString(file, svg)
-  }).pipe(Effect.mapError((error) => new UsageError({ message: `cannot write ${file}: ${error.message}` })))
-
 /**
  * The report `input` asks for, on stdout (as text, or with `--json` as one
  * `Simulator.Report` JSON document); a bad fault plan or settings are a usage
@@ -145,7 +138,7 @@ export const report = (input: Input) =>
     const writeChart = (file: string) => {
       const marks = [50, 90, 99].map((p) => ({ label: `p${p}`, value: percentile(waits, p) }))
       const title = `total wait over ${input.runs} seeds: ${input.faults.trim()}`
-      return writeSvg(file, svgHistogram(bins, marks, title))
+      return writeOutput(file, svgHistogram(bins, marks, title))
     }
 
     if (input.json) {
