@@ -109,13 +109,14 @@ describe("agent compare-policies", () => {
     assert.strictEqual(shown, stdout.trimEnd())
   })
 
-  it("rejects bad scenario flags with every problem named by its flag, exit code 2", async () => {
+  it("rejects bad scenario flags with every problem named by its flag, once, exit code 2", async () => {
     const { code, stdout, stderr } = await agent(
       "compare-policies",
       ...["--clients", "0", "--capacity", "0", "--turns", "1001", "--arrival-ms", "-5"]
     )
     assert.strictEqual(code, 2)
     assert.strictEqual(stdout, "")
+    assert.strictEqual(stderr.split("--clients:").length - 1, 1, stderr)
     assert.include(stderr, "--clients: Expected a positive integer, got 0")
     assert.include(stderr, "--capacity: Expected a positive integer, got 0")
     assert.include(stderr, "--turns: Expected at most 1000 turns, got 1001")

@@ -123,10 +123,11 @@ describe("agent simulate", () => {
     })
   })
 
-  it("rejects a bad fault plan with every problem on stderr and exit code 2", async () => {
+  it("rejects a bad fault plan with every problem on stderr, once, and exit code 2", async () => {
     const { code, stdout, stderr } = await agent("simulate", "--faults", "429,418,nope,529:retry_after=soon")
     assert.strictEqual(code, 2)
     assert.strictEqual(stdout, "")
+    assert.strictEqual(stderr.split('fault 2 ("418")').length - 1, 1, stderr)
     assert.include(stderr, 'fault 2 ("418"): no category for HTTP status 418')
     assert.include(stderr, 'fault 3 ("nope"): expected an HTTP status, a category')
     assert.include(stderr, 'fault 4 ("529:retry_after=soon"): unknown option "retry_after=soon"')

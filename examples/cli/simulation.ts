@@ -108,8 +108,8 @@ const distributionLine = (name: string, figure: Simulator.Percentiles, format: (
 
 /**
  * The report `input` asks for, on stdout (as text, or with `--json` as one
- * `Simulator.Report` JSON document); a bad fault plan or settings are a usage
- * error, also on stderr.
+ * `Simulator.Report` JSON document). A bad fault plan or settings fail with a
+ * `UsageError`, which the command line reports once on stderr.
  */
 export const report = (input: Input) =>
   Effect.gen(function* () {
@@ -168,4 +168,4 @@ export const report = (input: Input) =>
       yield* writeChart(svgFile)
       yield* Console.log(`\nwrote ${svgFile}`)
     }
-  }).pipe(Effect.tapError((error) => Console.error(error.message)))
+  })
