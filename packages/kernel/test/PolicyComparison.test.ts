@@ -107,6 +107,31 @@ describe("Capacity.admit", () => {
   })
 })
 
+describe("Capacity windows", () => {
+  it("are values: two requests admitted from one window make two windows, each answering for its own", () => {
+    const [, one] = Capacity.admit(Capacity.empty, 2, 0)
+    const [, early] = Capacity.admit(one, 2, 100)
+    const [, late] = Capacity.admit(one, 2, 600)
+    // At 1,050 ms the request at 0 has left both windows; the next refusal waits for each one's own second request.
+    const refusalAfter = (window: Capacity.Window) => Capacity.admit(Capacity.admit(window, 2, 1_050)[1], 2, 1_060)[0]
+    assert.deepStrictEqual(refusalAfter(early), Option.some(40))
+    assert.deepStrictEqual(refusalAfter(late), Option.some(540))
+    assert.deepStrictEqual(refusalAfter(early), Option.some(40))
+  })
+
+  it("admit the capacity in every second of a long run, and refuse the next", () => {
+    // Far more arrivals than a log keeps before it compacts: every second admits exactly the capacity.
+    let window = Capacity.empty
+    const admitted = new Array<number>(20).fill(0)
+    for (let now = 0; now < 20_000; now += 0.25) {
+      const [answer, next] = Capacity.admit(window, 1_500, now)
+      if (Option.isNone(answer)) admitted[Math.floor(now / 1_000)]! += 1
+      window = next
+    }
+    assert.deepStrictEqual(admitted, new Array<number>(20).fill(1_500))
+  })
+})
+
 describe("PolicyComparison fleets", () => {
   // Four clients at once, one request a second, no retry-after: Vercel's loop admits one at 0 s, one at
   // 2 s (the two others were refused again) and one at 6 s; the fourth is refused at 6 s with no retry left.

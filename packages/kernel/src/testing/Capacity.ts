@@ -14,12 +14,20 @@
 import * as Option from "effect/Option"
 
 /**
- * The arrival times (ms) of the requests admitted in the last second, oldest first.
+ * The requests admitted in the last second: a value, like an array of their
+ * arrival times (ms), oldest first. Admitting appends in place when no other
+ * window shares the tail, so a long run admits in constant time however
+ * large the capacity; a window admitted from twice is copied, never changed.
  *
  * @since 1.0.0
  * @category models
  */
-export type Window = ReadonlyArray<number>
+export interface Window {
+  /** Arrival times; the window's are those from `from` to before `to`. */
+  readonly log: Array<number>
+  readonly from: number
+  readonly to: number
+}
 
 /**
  * No request admitted yet.
@@ -27,13 +35,25 @@ export type Window = ReadonlyArray<number>
  * @since 1.0.0
  * @category constructors
  */
-export const empty: Window = []
+export const empty: Window = { log: [], from: 0, to: 0 }
 
 const second = 1_000
 
+/** Past this many expired entries at the head of a log, and half of it, the live part moves to a new one. */
+const compactAfter = 1_024
+
+/** The window with `now` admitted: in place when this window owns the log's tail, on a copy otherwise. */
+const append = (log: Array<number>, from: number, to: number, now: number): Window => {
+  const owned = log.length === to && (from <= compactAfter || 2 * from <= to)
+  const next = owned ? log : log.slice(from, to)
+  next.push(now)
+  return { log: next, from: owned ? from : 0, to: next.length }
+}
+
 /**
  * Admits a request arriving at `now`, or refuses it with the milliseconds
- * until the window has room again (at least 1); the window after.
+ * until the window has room again (at least 1); the window after. `now`
+ * comes from a clock: it is never before an arrival the window admitted.
  *
  * @example
  * ```ts
@@ -51,7 +71,9 @@ export const admit = (
   requestsPerSecond: number,
   now: number
 ): readonly [Option.Option<number>, Window] => {
-  const recent = window.filter((at) => at > now - second)
-  if (recent.length < requestsPerSecond) return [Option.none(), [...recent, now]]
-  return [Option.some(Math.max(1, (recent[recent.length - requestsPerSecond] ?? now) + second - now)), recent]
+  const { log, to } = window
+  let from = window.from
+  while (from < to && (log[from] ?? now) <= now - second) from++
+  if (to - from < requestsPerSecond) return [Option.none(), append(log, from, to, now)]
+  return [Option.some(Math.max(1, (log[to - requestsPerSecond] ?? now) + second - now)), { log, from, to }]
 }
