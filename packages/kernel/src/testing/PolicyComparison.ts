@@ -517,7 +517,7 @@ const figuresOf = (
     retries_per_client: round(retries / ends.length, 4),
     budget_exhausted: outcomes["retry_budget_exhausted"] ?? 0,
     outcomes,
-    makespan_ms: Math.round(Math.max(0, ...ends.map((end) => end.finished_at)))
+    makespan_ms: Math.round(ends.reduce((latest, end) => Math.max(latest, end.finished_at), 0))
   }
 }
 
@@ -590,7 +590,7 @@ export const runContender = (scenario: Scenario, contender: Contender): Effect.E
  * const program = Effect.gen(function* () {
  *   const yours = yield* Settings.decode({ jitter: "full", max_retries: 8 })
  *   const report = yield* PolicyComparison.compare(
- *     { clients: 200, capacity_rps: 20, turns: 3, arrival_ms: 0, seed: 1 },
+ *     { ...PolicyComparison.defaultScenario, clients: 200, capacity_rps: 20 },
  *     PolicyComparison.contenders(yours)
  *   )
  *   console.log(PolicyComparison.formatTable(report))
