@@ -123,6 +123,16 @@ describe("agent compare-policies", () => {
     assert.include(stderr, "--arrival-ms: Expected a non-negative number, got -5")
   })
 
+  it("rejects a fleet of more than a million calls, naming --turns and both factors, exit code 2", async () => {
+    const { code, stdout, stderr } = await agent("compare-policies", "--clients", "100000", "--turns", "1000")
+    assert.strictEqual(code, 2)
+    assert.strictEqual(stdout, "")
+    assert.include(
+      stderr,
+      "--turns: Expected at most 1000000 successful calls in all (clients x turns), got 100000 x 1000"
+    )
+  })
+
   it("rejects a value that is not a number, a misspelt flag and invalid settings with exit code 2", async () => {
     const [notNumber, typo, settings] = await Promise.all([
       agent("compare-policies", "--clients", "many"),

@@ -213,6 +213,26 @@ describe("PolicyComparison fleets", () => {
       assert.include(error.message, "arrival_ms")
     })
   )
+
+  it.effect("decodeScenario refuses a fleet of more than a million calls, naming both factors", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(
+        PolicyComparison.decodeScenario({ ...PolicyComparison.defaultScenario, clients: 100_000, turns: 11 })
+      )
+      assert.deepStrictEqual(error.issues, [
+        {
+          field: "turns",
+          problem: "Expected at most 1000000 successful calls in all (clients x turns), got 100000 x 11"
+        }
+      ])
+      const largest = yield* PolicyComparison.decodeScenario({
+        ...PolicyComparison.defaultScenario,
+        clients: 100_000,
+        turns: 10
+      })
+      assert.strictEqual(largest.clients * largest.turns, 1_000_000)
+    })
+  )
 })
 
 const golden = path.join(import.meta.dirname, "fixtures", "policy-comparison.golden.json")

@@ -56,6 +56,9 @@ const NonNegativeMillis = Schema.Number.check(
   Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number" })
 )
 
+/** A fleet's size in successful calls: the comparison runs every one of them, once per policy. */
+const maxModelCalls = 1_000_000
+
 /**
  * What a 429 of the provider says about when it has room (see `Scenario`).
  *
@@ -71,7 +74,8 @@ export const RetryAfterHint = Schema.Literals(["ms", "seconds", "none"])
 export type RetryAfterHint = typeof RetryAfterHint.Type
 
 /**
- * The scenario of a comparison.
+ * The scenario of a comparison: at most a million successful calls in all
+ * (`clients` x `turns`), each policy's fleet runs every one of them.
  *
  * @since 1.0.0
  * @category schemas
@@ -94,7 +98,16 @@ export const Scenario = Schema.Struct({
   retry_after: RetryAfterHint,
   /** Seeds the jitter of every policy. */
   seed: Schema.Int
-})
+}).check(
+  Schema.makeFilter((scenario) =>
+    scenario.clients * scenario.turns <= maxModelCalls
+      ? undefined
+      : {
+          path: ["turns"],
+          issue: `Expected at most ${maxModelCalls} successful calls in all (clients x turns), got ${scenario.clients} x ${scenario.turns}`
+        }
+  )
+)
 
 /**
  * @since 1.0.0
