@@ -235,6 +235,15 @@ describe("PolicyComparison fleets", () => {
   )
 })
 
+describe("describeScenario", () => {
+  it("names the scenario in one line, with one turn in the singular", () => {
+    assert.strictEqual(
+      PolicyComparison.describeScenario({ ...PolicyComparison.defaultScenario, turns: 1, arrival_ms: 2_000 }),
+      "1000 clients x 1 turn against 50 req/s, arriving over 2.00 s, retry-after in ms, seed 1"
+    )
+  })
+})
+
 const golden = path.join(import.meta.dirname, "fixtures", "policy-comparison.golden.json")
 
 /** The golden report's scenario: a user's full-jitter settings against the kernel's default and the anchors. */

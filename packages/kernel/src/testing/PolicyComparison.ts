@@ -678,7 +678,7 @@ export const toJson = (report: Report): string => `${JSON.stringify(Schema.encod
  * @category formatting
  */
 export const describeScenario = (scenario: Scenario): string =>
-  `${scenario.clients} clients x ${scenario.turns} turns against ${scenario.capacity_rps} req/s, ${
+  `${scenario.clients} clients x ${scenario.turns} ${scenario.turns === 1 ? "turn" : "turns"} against ${scenario.capacity_rps} req/s, ${
     scenario.arrival_ms === 0 ? "all starting at once" : `arriving over ${Simulator.formatMs(scenario.arrival_ms)}`
   }, ${hintLabel[scenario.retry_after]}, seed ${scenario.seed}`
 
