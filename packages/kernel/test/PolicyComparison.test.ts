@@ -119,6 +119,10 @@ describe("Capacity windows", () => {
     assert.deepStrictEqual(refusalAfter(early), Option.some(40))
   })
 
+  it("say a wait in whole seconds rounded up, so a client waiting the header is never early", () => {
+    assert.deepStrictEqual([1, 999, 1_000, 1_001].map(Capacity.retryAfterSeconds), [1, 1, 1, 2])
+  })
+
   it("admit the capacity in every second of a long run, and refuse the next", () => {
     // Far more arrivals than a log keeps before it compacts: every second admits exactly the capacity.
     let window = Capacity.empty

@@ -77,3 +77,20 @@ export const admit = (
   if (to - from < requestsPerSecond) return [Option.none(), append(log, from, to, now)]
   return [Option.some(Math.max(1, (log[to - requestsPerSecond] ?? now) + second - now)), { log, from, to }]
 }
+
+/**
+ * A refusal's wait as a `retry-after` header says it: whole seconds, rounded
+ * up, so that a client waiting it never comes back before the window has room.
+ *
+ * @example
+ * ```ts
+ * import { Capacity } from "@agent-kernel/kernel/testing"
+ *
+ * Capacity.retryAfterSeconds(750) // 1
+ * Capacity.retryAfterSeconds(1_001) // 2
+ * ```
+ *
+ * @since 1.0.0
+ * @category admission
+ */
+export const retryAfterSeconds = (waitMs: number): number => Math.ceil(waitMs / second)

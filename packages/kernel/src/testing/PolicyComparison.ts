@@ -414,7 +414,7 @@ interface SharedProvider {
 
 /** The retry-after a refusal carries, in ms, for the wait until the window has room. */
 const hintOf = (hint: RetryAfterHint, waitMs: number): number | undefined =>
-  hint === "ms" ? waitMs : hint === "seconds" ? Math.ceil(waitMs / 1_000) * 1_000 : undefined
+  hint === "ms" ? waitMs : hint === "seconds" ? Capacity.retryAfterSeconds(waitMs) * 1_000 : undefined
 
 const sharedProvider = (scenario: Scenario): Effect.Effect<SharedProvider> =>
   Effect.gen(function* () {

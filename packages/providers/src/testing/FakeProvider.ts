@@ -256,7 +256,7 @@ const refuse = (res: NodeHttp.ServerResponse, dialect: Dialect.Dialect, retryAft
       .writeHead(429, {
         ...jsonHeaders,
         "retry-after-ms": String(retryAfterMs),
-        "retry-after": String(Math.ceil(retryAfterMs / 1000))
+        "retry-after": String(Capacity.retryAfterSeconds(retryAfterMs))
       })
       .end(JSON.stringify(error))
   })
