@@ -207,6 +207,18 @@ describe("PolicyComparison fleets", () => {
     })
   )
 
+  it.effect("a kernel run takes every turn of the scenario, beyond the settings' cap on turns", () =>
+    Effect.gen(function* () {
+      const turns = Settings.defaults.max_turns + 1
+      const result = yield* PolicyComparison.runContender(
+        scenario({ clients: 2, capacity_rps: 1_000, turns }),
+        kernel(Settings.defaults)
+      )
+      assert.deepStrictEqual(result.figures.outcomes, { completed: 2 })
+      assert.strictEqual(result.figures.successes, 2 * turns)
+    })
+  )
+
   it.effect("decodeScenario names every bad field", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(

@@ -465,13 +465,15 @@ const clientModel = (provider: SharedProvider, turns: number): Effect.Effect<Mod
 
 const kernelClient = (settings: Settings.Settings, scenario: Scenario) => {
   const policy = RetryPolicy.fromSettings(settings)
+  // Every run takes the scenario's turns: the cap on turns is no part of the policy compared.
+  const sessionSettings = { ...settings, max_turns: Math.max(settings.max_turns, scenario.turns) }
   return (provider: SharedProvider, index: number): Effect.Effect<ClientEnd> =>
     Effect.gen(function* () {
       const model = yield* clientModel(provider, scenario.turns)
       const session = yield* Session.make({
         id: `client-${index}`,
         model: "model",
-        settings,
+        settings: sessionSettings,
         policy,
         metrics: false
       }).pipe(
