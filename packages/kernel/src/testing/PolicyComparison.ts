@@ -647,6 +647,17 @@ const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1({ checkHook })
 /**
  * Decodes a scenario, reporting every bad field.
  *
+ * @example
+ * ```ts
+ * import { PolicyComparison } from "@agent-kernel/kernel/testing"
+ * import { Effect } from "effect"
+ *
+ * const scenario = PolicyComparison.decodeScenario({ ...PolicyComparison.defaultScenario, clients: 0 }).pipe(
+ *   // ScenarioError: clients: Expected a positive integer, got 0
+ *   Effect.catchTag("ScenarioError", (error) => Effect.die(error.message))
+ * )
+ * ```
+ *
  * @since 1.0.0
  * @category constructors
  */
