@@ -540,9 +540,17 @@ const figuresOf = (
 const arrivalOf = (scenario: Scenario, index: number): number =>
   scenario.clients === 1 ? 0 : (scenario.arrival_ms * index) / scenario.clients
 
+/**
+ * The most wake-ups a fleet's clock can take: each client's arrival and one
+ * a retry, for at most `retriesPerCall` retries of each turn's call.
+ */
+const wakeUpsOf = (scenario: Scenario, retriesPerCall: number): number =>
+  Math.max(VirtualClock.MAX_WAKE_UPS, scenario.clients * (1 + scenario.turns * Math.max(0, retriesPerCall)))
+
 /** Runs one fleet in virtual time: every client against one shared provider. */
 const runFleet = (
   scenario: Scenario,
+  retriesPerCall: number,
   client: (provider: SharedProvider, index: number) => Effect.Effect<ClientEnd>
 ): Effect.Effect<Figures> =>
   VirtualClock.run(
@@ -561,7 +569,9 @@ const runFleet = (
         { concurrency: "unbounded" }
       )
       return figuresOf(ends, yield* provider.counts)
-    })
+    }),
+    0,
+    wakeUpsOf(scenario, retriesPerCall)
   ).pipe(
     Random.withSeed(scenario.seed),
     // A simulated fleet belongs in no application's traces.
@@ -576,20 +586,26 @@ const runFleet = (
  */
 export const runContender = (scenario: Scenario, contender: Contender): Effect.Effect<PolicyResult> =>
   contender._tag === "Kernel"
-    ? Effect.map(runFleet(scenario, kernelClient(contender.settings, scenario)), (figures) => ({
-        name: contender.name,
-        label: contender.label,
-        runs_as: "kernel" as const,
-        parameters: kernelParameters(contender.settings),
-        figures
-      }))
-    : Effect.map(runFleet(scenario, anchorClient(contender.anchor, scenario)), (figures) => ({
-        name: contender.name,
-        label: contender.label,
-        runs_as: "anchor" as const,
-        parameters: contender.anchor,
-        figures
-      }))
+    ? Effect.map(
+        runFleet(scenario, contender.settings.max_retries, kernelClient(contender.settings, scenario)),
+        (figures) => ({
+          name: contender.name,
+          label: contender.label,
+          runs_as: "kernel" as const,
+          parameters: kernelParameters(contender.settings),
+          figures
+        })
+      )
+    : Effect.map(
+        runFleet(scenario, contender.anchor.max_retries, anchorClient(contender.anchor, scenario)),
+        (figures) => ({
+          name: contender.name,
+          label: contender.label,
+          runs_as: "anchor" as const,
+          parameters: contender.anchor,
+          figures
+        })
+      )
 
 /**
  * Compares the contenders on a scenario, one fleet after another. Takes no

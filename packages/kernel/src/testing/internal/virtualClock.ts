@@ -31,8 +31,12 @@ interface WakeUp {
   readonly wake: () => void
 }
 
-/** A run that never settles (a sleeping loop awaiting what never comes) fails instead of spinning. */
-const MAX_WAKE_UPS = 10_000_000
+/**
+ * A run that never settles (a sleeping loop awaiting what never comes) fails instead of spinning.
+ *
+ * @internal
+ */
+export const MAX_WAKE_UPS = 10_000_000
 
 /**
  * Virtual time from `start`. Past `maxWakeUps` wake-ups time stops and
