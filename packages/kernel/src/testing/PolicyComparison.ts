@@ -151,7 +151,7 @@ export const Anchor = Schema.Struct({
   jitter_fraction: Schema.Number,
   retry_after_below_ms: Schema.NullOr(Schema.Number),
   retry_after_below_backoff: Schema.Boolean,
-  /** Where the numbers are read from. */
+  /** Where the numbers are read from, at the commit read. */
   source: Schema.String
 })
 
@@ -177,7 +177,8 @@ export const anthropicSdk: Anchor = {
   jitter_fraction: 0.25,
   retry_after_below_ms: null,
   retry_after_below_backoff: false,
-  source: "https://github.com/anthropics/anthropic-sdk-typescript/blob/main/src/client.ts"
+  source:
+    "https://github.com/anthropics/anthropic-sdk-typescript/blob/00da52f8f1413b6928548c30d769f562f0f6be23/src/client.ts"
 }
 
 /**
@@ -195,7 +196,8 @@ export const vercelAiSdk: Anchor = {
   jitter_fraction: 0,
   retry_after_below_ms: 60_000,
   retry_after_below_backoff: true,
-  source: "https://github.com/vercel/ai/blob/main/packages/ai/src/util/retry-with-exponential-backoff.ts"
+  source:
+    "https://github.com/vercel/ai/blob/0530ac3468d5d99678cde339bacc0d8e7beb4fd6/packages/ai/src/util/retry-with-exponential-backoff.ts"
 }
 
 /**
