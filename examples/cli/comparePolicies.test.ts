@@ -147,6 +147,22 @@ describe("agent compare-policies", () => {
     assert.include(settings.stderr, 'max_retris: unknown key (did you mean "max_retries"?)')
   })
 
+  it("rejects an --svg or --json in a missing folder before comparing anything, exit code 2", async () => {
+    const missing = path.join(dir, "no-such-folder")
+    const [svg, json] = await Promise.all([
+      agent("compare-policies", "--clients", "5", "--svg", path.join(missing, "chart.svg")),
+      agent("compare-policies", "--clients", "5", "--json", path.join(missing, "report.json"))
+    ])
+    for (const [result, file] of [
+      [svg, "chart.svg"],
+      [json, "report.json"]
+    ] as const) {
+      assert.strictEqual(result.code, 2)
+      assert.strictEqual(result.stdout, "")
+      assert.include(result.stderr, `cannot write ${path.join(missing, file)}`)
+    }
+  })
+
   it("is not loaded by the command line's start-up: the bundle's static imports from main reach neither the comparison nor the kernel's fleet simulator", () => {
     const meta = JSON.parse(readFileSync(path.join(root, "examples/dist/meta.json"), "utf8")) as {
       readonly outputs: Record<

@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import type { Input } from "./comparePolicies.js"
 import { loadSettings } from "./settingsOptions.js"
 import { escapeXml } from "./svg.js"
-import { UsageError, writeOutput } from "./usage.js"
+import { ensureWritable, UsageError, writeOutput } from "./usage.js"
 
 /** The flag that sets each scenario field, for a usage message. */
 const flagOf: Readonly<Record<string, string>> = {
@@ -128,11 +128,13 @@ export const svgChart = (report: PolicyComparison.Report): string => {
 export const report = (input: Input) =>
   Effect.gen(function* () {
     const scenario = yield* scenarioOf(input)
+    const json = Option.getOrUndefined(input.json)
+    for (const file of [json === "-" ? undefined : json, Option.getOrUndefined(input.svg)])
+      if (file !== undefined) yield* ensureWritable(file)
     // The user's own policy joins when they gave settings of their own.
     const yours =
       Option.isSome(input.settings) || input.set.length > 0 ? yield* loadSettings(input.settings, input.set) : undefined
     const result = yield* PolicyComparison.compare(scenario, PolicyComparison.contenders(yours))
-    const json = Option.getOrUndefined(input.json)
     if (json === "-") yield* Console.log(PolicyComparison.toJson(result).trimEnd())
     else {
       yield* Console.log(`scenario: ${PolicyComparison.describeScenario(scenario)}`)

@@ -133,6 +133,14 @@ describe("agent simulate", () => {
     assert.include(stderr, 'fault 4 ("529:retry_after=soon"): unknown option "retry_after=soon"')
   })
 
+  it("rejects an --svg in a missing folder before simulating, exit code 2", async () => {
+    const chart = path.join(dir, "no-such-folder", "chart.svg")
+    const { code, stdout, stderr } = await agent("simulate", "--faults", "529,ok", "--svg", chart)
+    assert.strictEqual(code, 2)
+    assert.strictEqual(stdout, "")
+    assert.include(stderr, `cannot write ${chart}`)
+  })
+
   it("rejects invalid settings and a missing --faults with exit code 2", async () => {
     const bad = path.join(dir, "bad.json")
     writeFileSync(bad, JSON.stringify({ base_delay_ms: -1, max_retris: 3 }))

@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import type { Input } from "./simulate.js"
 import { loadSettings } from "./settingsOptions.js"
 import { escapeXml } from "./svg.js"
-import { UsageError, writeOutput } from "./usage.js"
+import { ensureWritable, UsageError, writeOutput } from "./usage.js"
 
 /** The value at percentile `p` (0-100) of sorted values, by the nearest-rank method. */
 export const percentile = Simulator.percentile
@@ -122,6 +122,7 @@ export const report = (input: Input) =>
     const simulate = (seed: number) => Simulator.simulate(policy, faults, { seed, settings })
 
     const svgFile = Option.getOrUndefined(input.svg)
+    if (svgFile !== undefined) yield* ensureWritable(svgFile)
     const one = yield* simulate(input.seed)
     // One seed, as text and without a chart, needs no distribution.
     const rest =
