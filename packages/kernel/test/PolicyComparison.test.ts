@@ -85,6 +85,11 @@ describe("the anchors' documented delays", () => {
     assert.strictEqual(anchorDelay(anthropicSdk, 0, 120_000, 0.9), 120_000)
     assert.strictEqual(anchorDelay(anthropicSdk, 1, 250, 0.9), 250)
   })
+
+  it("a hint in the past: the Anthropic SDK retries at once, the Vercel AI SDK waits its backoff", () => {
+    assert.strictEqual(anchorDelay(anthropicSdk, 0, -5_000, 0), 0)
+    assert.strictEqual(anchorDelay(vercelAiSdk, 0, -5_000, 0), 2_000)
+  })
 })
 
 describe("Capacity.admit", () => {

@@ -213,16 +213,18 @@ export const anchorBackoff = (anchor: Anchor, retry: number): number => {
 
 /**
  * Whether an anchor waits the server's retry-after (rather than its backoff)
- * before its `retry`-th retry.
+ * before its `retry`-th retry. An anchor that takes any hint takes one in the
+ * past too (an HTTP date gone by), and retries at once; one with a ceiling
+ * takes only a hint from 0.
  *
  * @since 1.0.0
  * @category anchors
  */
 export const usesRetryAfter = (anchor: Anchor, retry: number, retryAfterMs: number): boolean =>
-  retryAfterMs >= 0 &&
-  (anchor.retry_after_below_ms === null ||
-    retryAfterMs < anchor.retry_after_below_ms ||
-    (anchor.retry_after_below_backoff && retryAfterMs < anchorBackoff(anchor, retry)))
+  anchor.retry_after_below_ms === null ||
+  (retryAfterMs >= 0 &&
+    (retryAfterMs < anchor.retry_after_below_ms ||
+      (anchor.retry_after_below_backoff && retryAfterMs < anchorBackoff(anchor, retry))))
 
 /**
  * The wait of an anchor before its `retry`-th retry (from 0), given the
@@ -241,7 +243,7 @@ export const usesRetryAfter = (anchor: Anchor, retry: number, retryAfterMs: numb
  */
 export const anchorDelay = (anchor: Anchor, retry: number, retryAfterMs: number | undefined, random: number): number =>
   retryAfterMs !== undefined && usesRetryAfter(anchor, retry, retryAfterMs)
-    ? retryAfterMs
+    ? Math.max(0, retryAfterMs)
     : anchorBackoff(anchor, retry) * (1 - random * anchor.jitter_fraction)
 
 /**
