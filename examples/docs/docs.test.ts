@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Random from "effect/Random"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as ComparePolicies from "./compare-policies.js"
 import * as ComposePolicy from "./compose-policy.js"
 import * as ContextSample from "./context-provider.js"
 import * as Observe from "./observe.js"
@@ -61,6 +62,20 @@ describe("guide samples", () => {
       const outcome = yield* TestClockDriver.run(ComposePolicy.run)
       assert.strictEqual(outcome.status, "completed")
       assert.strictEqual(outcome.retries.session_total, 1)
+    })
+  )
+
+  it.effect("compare-policies: one row a contender, the user's settings last, each run counted once", () =>
+    Effect.gen(function* () {
+      const report = yield* ComparePolicies.comparison
+      assert.deepStrictEqual(
+        report.policies.map((policy) => policy.name),
+        ["kernel-default", "anthropic-sdk", "vercel-ai-sdk", "yours"]
+      )
+      for (const policy of report.policies) {
+        const counted = Object.values(policy.figures.outcomes).reduce((sum, n) => sum + n, 0)
+        assert.strictEqual(counted, 200, policy.name)
+      }
     })
   )
 

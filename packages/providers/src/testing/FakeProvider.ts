@@ -36,7 +36,7 @@ import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as NodeHttp from "node:http"
 import * as Redaction from "../Redaction.js"
 import * as FaultPlan from "./FaultPlan.js"
-import * as Capacity from "./internal/capacity.js"
+import { Capacity } from "@agent-kernel/kernel/testing"
 import * as Dialect from "./internal/dialect.js"
 import type { Answer, Incoming } from "./internal/dialect.js"
 
@@ -256,7 +256,7 @@ const refuse = (res: NodeHttp.ServerResponse, dialect: Dialect.Dialect, retryAft
       .writeHead(429, {
         ...jsonHeaders,
         "retry-after-ms": String(retryAfterMs),
-        "retry-after": String(Math.ceil(retryAfterMs / 1000))
+        "retry-after": String(Capacity.retryAfterSeconds(retryAfterMs))
       })
       .end(JSON.stringify(error))
   })
@@ -284,7 +284,7 @@ const respond = Effect.fnUntraced(function* (
   const refusal =
     capacity === undefined
       ? Option.none<number>()
-      : yield* Ref.modify(state.admission, (window) => Capacity.admit(window, capacity, time))
+      : yield* Ref.modify(state.admission, (window) => Capacity.admit(window, capacity.requests_per_second, time))
   yield* record(state, {
     index,
     time,
