@@ -1,5 +1,4 @@
 import * as Option from "effect/Option"
-import type * as FaultPlan from "../FaultPlan.js"
 
 /** The arrival times (server Clock, ms) of the requests admitted in the last second, oldest first. */
 export type Window = ReadonlyArray<number>
@@ -17,13 +16,10 @@ const second = 1_000
  */
 export const admit = (
   window: Window,
-  capacity: FaultPlan.Capacity,
+  requestsPerSecond: number,
   now: number
 ): readonly [Option.Option<number>, Window] => {
   const recent = window.filter((at) => at > now - second)
-  if (recent.length < capacity.requests_per_second) return [Option.none(), [...recent, now]]
-  return [
-    Option.some(Math.max(1, (recent[recent.length - capacity.requests_per_second] ?? now) + second - now)),
-    recent
-  ]
+  if (recent.length < requestsPerSecond) return [Option.none(), [...recent, now]]
+  return [Option.some(Math.max(1, (recent[recent.length - requestsPerSecond] ?? now) + second - now)), recent]
 }
