@@ -12,6 +12,12 @@
  * the usage the provider reported (an attempt that failed without usage
  * gives its tokens back).
  *
+ * With `adaptive`, it also paces each model at a rate it learns from the
+ * provider's answers (`AdaptiveRate`), keyed by provider and model: a 429
+ * or 529 cuts the rate and holds every send for its retry-after hint, a
+ * success grows it back. It needs no limit to be set, and works alongside
+ * static ones.
+ *
  * The wait happens inside the attempt, so it counts towards
  * `model_attempt_timeout_ms`. A store that cannot be reached does not stop
  * the calls: the limiter logs a warning and lets the call through, and the
@@ -32,15 +38,17 @@
  *
  * @since 0.1.0
  */
-import { ModelProvider, TokenEstimate } from "@agent-kernel/kernel"
+import { type ModelError, ModelProvider, TokenEstimate } from "@agent-kernel/kernel"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
+import * as AdaptiveRate from "./AdaptiveRate.js"
 import * as RateBucket from "./RateBucket.js"
 import * as StateStore from "./StateStore.js"
 
@@ -70,7 +78,35 @@ export interface Options {
   readonly requests?: Limit | undefined
   /** Tokens (input and output) per window. */
   readonly tokens?: Limit | undefined
+  /**
+   * Paces each model at a rate learnt from the provider's 429s and 529s
+   * (`true`: `AdaptiveRate.defaults`).
+   */
+  readonly adaptive?: true | AdaptiveRate.Policy | undefined
 }
+
+/**
+ * An adaptive grant: the model it was for and the generation to report the
+ * attempt's outcome with. `undefined` when the store could not be reached.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Grant {
+  readonly model: string
+  readonly generation: number
+}
+
+/**
+ * What an attempt taught the adaptive rate: the provider accepted it, or
+ * throttled it (with its retry-after hint).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Outcome =
+  | { readonly _tag: "Accepted" }
+  | { readonly _tag: "Throttled"; readonly retryAfterMs?: number | undefined }
 
 /**
  * What a limiter does.
@@ -83,6 +119,10 @@ export interface Service {
   readonly acquire: (tokens: number) => Effect.Effect<void>
   /** Corrects the token reservation by `delta` (spent minus reserved; negative gives back). */
   readonly settle: (delta: number) => Effect.Effect<void>
+  /** Adaptive limiters: waits for the model's learnt rate to allow one send. */
+  readonly pace?: ((model: string) => Effect.Effect<Grant | undefined>) | undefined
+  /** Adaptive limiters: reports what the provider answered to a paced send. */
+  readonly learn?: ((grant: Grant, outcome: Outcome) => Effect.Effect<void>) | undefined
 }
 
 /**
@@ -100,6 +140,47 @@ const failOpen = <A>(fallback: A) =>
   Effect.catch((error: StateStore.StateStoreError) =>
     Effect.as(Effect.logWarning(`provider limiter: ${error.message}; the call goes ahead unmetered`), fallback)
   )
+
+/** A caller told to come back spreads its return over the horizon, so the waiters do not all return at once. */
+const comeBack = (wait: number, horizon: number) =>
+  Effect.flatMap(Random.nextBetween(0, Math.max(1, horizon)), (spread) => Effect.sleep(Duration.millis(wait + spread)))
+
+/** The adaptive pacing of one account: a state per model in the store. */
+const adaptive = (store: StateStore.Service, key: string, policy: AdaptiveRate.Policy) => {
+  const update = <A>(model: string, f: (state: AdaptiveRate.State, now: number) => readonly [A, AdaptiveRate.State]) =>
+    store.modify({
+      key: `limiter/${key}/adaptive/${model}`,
+      schema: AdaptiveRate.State,
+      initial: AdaptiveRate.initial(policy),
+      f
+    })
+  const pace = (model: string): Effect.Effect<Grant | undefined> =>
+    update(model, (state, now) => AdaptiveRate.reserve(policy, state, now)).pipe(
+      Effect.flatMap((decision) =>
+        decision._tag === "Send"
+          ? Effect.as(decision.wait > 0 ? Effect.sleep(Duration.millis(decision.wait)) : Effect.void, {
+              model,
+              generation: decision.generation
+            })
+          : Effect.andThen(
+              comeBack(decision.wait, policy.horizon),
+              Effect.suspend(() => pace(model))
+            )
+      ),
+      failOpen<Grant | undefined>(undefined)
+    )
+  const learn = (grant: Grant, outcome: Outcome): Effect.Effect<void> =>
+    update(grant.model, (state, now) => [
+      undefined,
+      outcome._tag === "Accepted"
+        ? AdaptiveRate.onSuccess(policy, state, now)
+        : AdaptiveRate.onThrottle(policy, state, now, {
+            generation: grant.generation,
+            retryAfterMs: outcome.retryAfterMs
+          })
+    ]).pipe(failOpen(undefined))
+  return { pace, learn }
+}
 
 /**
  * A limiter over the `StateStore` in context.
@@ -132,7 +213,12 @@ export const make = (options: Options): Effect.Effect<Service, never, StateStore
     }
     const requests = meter("requests", options.requests)
     const tokens = meter("tokens", options.tokens)
+    const paced =
+      options.adaptive === undefined
+        ? {}
+        : adaptive(store, options.key, options.adaptive === true ? AdaptiveRate.defaults : options.adaptive)
     return {
+      ...paced,
       acquire: (estimate) =>
         Effect.gen(function* () {
           const waits = yield* Effect.all(
@@ -169,6 +255,27 @@ export const layerMemory = (options: Options): Layer.Layer<ProviderLimiter> =>
   layer(options).pipe(Layer.provide(StateStore.layerMemory))
 
 /**
+ * A limiter for this process alone that paces each model at a rate learnt
+ * from the provider's answers, with no static limit (add `requests` or
+ * `tokens` to `layerMemory`'s options for both).
+ *
+ * @example
+ * ```ts
+ * import { AdaptiveRate, ProviderLimiter } from "@agent-kernel/cluster"
+ *
+ * const limiter = ProviderLimiter.layerAdaptive({ key: "anthropic", policy: AdaptiveRate.make({ maxRate: 50 }) })
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerAdaptive = (options: {
+  readonly key: string
+  readonly policy?: AdaptiveRate.Policy | undefined
+}): Layer.Layer<ProviderLimiter, never, StateStore.StateStore> =>
+  layer({ key: options.key, adaptive: options.policy ?? true })
+
+/**
  * The tokens a request is expected to cost: its estimated input, and its
  * output ceiling when it sets one.
  *
@@ -179,11 +286,32 @@ export const estimate = (request: ModelProvider.ModelRequest): number =>
   TokenEstimate.request(request) + (request.max_output_tokens ?? 0)
 
 /**
+ * What an attempt's error teaches the adaptive rate: a 429 or 529 is a
+ * throttle (with its retry-after hint); any other error teaches nothing.
+ *
+ * @since 0.2.0
+ * @category outcomes
+ */
+export const outcomeOf = (error: ModelError.ModelError): Outcome | undefined =>
+  error.category === "rate_limited" || error.category === "overloaded"
+    ? {
+        _tag: "Throttled",
+        retryAfterMs: error.retryAfter === undefined ? undefined : Duration.toMillis(error.retryAfter)
+      }
+    : undefined
+
+const accepted: Outcome = { _tag: "Accepted" }
+
+/**
  * A provider whose every attempt goes through the limiter: it reserves one
  * request and the request's estimated tokens before the attempt, and settles
  * the tokens with the usage the attempt reported (the last `usage` part of a
  * stream, or a failure's `usage`) when the attempt ends, however it ends. An
  * attempt that reported no usage gives its whole reservation back.
+ *
+ * An adaptive limiter also paces the attempt at its model's learnt rate, and
+ * learns from it: the first part of a stream, or a response, is a success; a
+ * 429 or 529 a throttle.
  *
  * @since 0.1.0
  * @category combinators
@@ -191,16 +319,35 @@ export const estimate = (request: ModelProvider.ModelRequest): number =>
 export const limit = (provider: ModelProvider.Service, limiter: Service): ModelProvider.Service => {
   const settle = (reserved: number, usage: ModelProvider.Usage | undefined) =>
     limiter.settle(usage === undefined ? -reserved : usage.input_tokens + usage.output_tokens - reserved)
+  const pace = (model: string) => (limiter.pace === undefined ? Effect.undefined : limiter.pace(model))
+  const learn = (grant: Grant | undefined, outcome: Outcome | undefined) =>
+    grant === undefined || outcome === undefined || limiter.learn === undefined
+      ? Effect.void
+      : limiter.learn(grant, outcome)
   const stream = (request: ModelProvider.ModelRequest) =>
     Stream.unwrap(
       Effect.gen(function* () {
         const reserved = estimate(request)
         yield* limiter.acquire(reserved)
+        const grant = yield* pace(request.model)
         const reported = yield* Ref.make<ModelProvider.Usage | undefined>(undefined)
+        const answered = yield* Ref.make(false)
         yield* Effect.addFinalizer(() => Effect.flatMap(Ref.get(reported), (usage) => settle(reserved, usage)))
         return provider.stream(request).pipe(
-          Stream.tap((part) => (part.type === "usage" ? Ref.set(reported, part.usage) : Effect.void)),
-          Stream.tapError((error) => (error.usage === undefined ? Effect.void : Ref.set(reported, error.usage)))
+          Stream.tap((part) =>
+            Effect.andThen(
+              Effect.flatMap(Ref.getAndSet(answered, true), (before) =>
+                before ? Effect.void : learn(grant, accepted)
+              ),
+              part.type === "usage" ? Ref.set(reported, part.usage) : Effect.void
+            )
+          ),
+          Stream.tapError((error) =>
+            Effect.andThen(
+              learn(grant, outcomeOf(error)),
+              error.usage === undefined ? Effect.void : Ref.set(reported, error.usage)
+            )
+          )
         )
       })
     )
@@ -211,17 +358,25 @@ export const limit = (provider: ModelProvider.Service, limiter: Service): ModelP
     stream,
     generate: (request) => {
       const reserved = estimate(request)
-      return Effect.andThen(
-        limiter.acquire(reserved),
-        Effect.onExit(generate(request), (exit) =>
-          settle(
-            reserved,
-            Exit.isSuccess(exit)
-              ? exit.value.usage
-              : Option.getOrUndefined(Option.flatMapNullishOr(Exit.findErrorOption(exit), (error) => error.usage))
+      return Effect.gen(function* () {
+        yield* limiter.acquire(reserved)
+        const grant = yield* pace(request.model)
+        return yield* Effect.onExit(generate(request), (exit) => {
+          const error = Exit.findErrorOption(exit)
+          return Effect.andThen(
+            learn(
+              grant,
+              Exit.isSuccess(exit) ? accepted : Option.getOrUndefined(Option.flatMapNullishOr(error, outcomeOf))
+            ),
+            settle(
+              reserved,
+              Exit.isSuccess(exit)
+                ? exit.value.usage
+                : Option.getOrUndefined(Option.flatMapNullishOr(error, (error) => error.usage))
+            )
           )
-        )
-      )
+        })
+      })
     }
   }
 }
