@@ -1,9 +1,12 @@
 import { FakeProvider, FaultPlan } from "@agent-kernel/providers/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as AdaptiveRate from "../src/AdaptiveRate.js"
 import * as RateBucket from "../src/RateBucket.js"
-import { postgresUrl } from "./postgres.js"
+import { pgLayer, postgresUrl } from "./postgres.js"
 import * as Releases from "./releases.js"
 import * as Workers from "./workers.js"
 
@@ -82,6 +85,66 @@ describe("the provider-wide limiter across processes", () => {
           // at the limit each would go far past it. Arrival times are not held to it: each adds its request's
           // way to the provider, unevenly on a loaded machine (`./releases.ts`).
           assert.isAtMost(excess, Releases.tolerance)
+        })
+      ),
+    180_000
+  )
+
+  it.live(
+    "three processes sharing one adaptive state over Postgres learn the provider's rate together, with few 429s",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const rate = 5
+          const processes = 3
+          const sessions = 15
+          const key = `adaptive-${Date.now()}`
+          const table = "limiter_processes_adaptive"
+          const server = yield* FakeProvider.make(FaultPlan.capacityLimited(rate))
+          const env = {
+            DATABASE_URL: postgresUrl(),
+            PROVIDER_URL: server.url,
+            SESSIONS: String(sessions),
+            RATE: String(rate),
+            LIMITER_KEY: key,
+            TABLE: table,
+            ADAPTIVE: "1"
+          }
+          const workers = yield* Effect.forEach(Array.from({ length: processes }), () =>
+            Workers.start("limitedSessions", env)
+          )
+          yield* Effect.forEach(workers, (w) => w.ready, { concurrency: "unbounded" })
+          yield* Effect.forEach(workers, (w) => w.go)
+          const reports = yield* Effect.forEach(workers, (w) => Effect.flatMap(w.report, Schema.decodeEffect(Report)), {
+            concurrency: "unbounded"
+          })
+          const statuses = reports.flatMap((report) => report.statuses)
+          assert.strictEqual(statuses.length, processes * sessions)
+          assert.deepStrictEqual([...new Set(statuses)], ["completed"])
+          const requests = yield* server.requests
+          const throttled = requests.filter((request) => request.throttled).length
+          // One state for the account's model, in the table every process used.
+          const rows = yield* Effect.flatMap(
+            SqlClient.SqlClient,
+            (sql) =>
+              sql<{
+                key: string
+                state: string
+              }>`SELECT key, state FROM ${sql(table)} WHERE key LIKE ${`limiter/${key}/%`}`
+          ).pipe(Effect.provide(Layer.fresh(pgLayer())))
+          assert.deepStrictEqual(
+            rows.map((row) => row.key),
+            [`limiter/${key}/adaptive/fake-model`]
+          )
+          const state = yield* Schema.decodeEffect(Schema.fromJsonString(AdaptiveRate.State))(rows[0]!.state)
+          console.log(
+            `adaptive limiter across ${processes} processes: ${requests.length} requests for ${statuses.length} sessions ` +
+              `(${(requests.length / statuses.length).toFixed(2)} attempts per success), ${throttled} answered 429; ` +
+              `the shared state ended at ${state.rate.toFixed(2)} req/s after ${state.generation} cuts, accepting ${state.measured.toFixed(2)} req/s`
+          )
+          // The fleet learnt one rate: it never sent the provider far above what it admits.
+          assert.isAtMost(throttled, 0.25 * requests.length)
+          assert.isAtLeast(state.generation, 1)
         })
       ),
     180_000

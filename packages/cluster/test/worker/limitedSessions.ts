@@ -5,7 +5,8 @@
  * one line `report {json}`: each run's status and retries, and the instants at
  * which the limiter let this process's requests go (`../releases.ts`). It connects first, prints
  * `ready`, and starts its sessions when a line arrives on stdin, so that the
- * test starts every process at once.
+ * test starts every process at once. With `ADAPTIVE=1` the limiter is the
+ * adaptive one, told no rate.
  */
 import { RetryBudget, Session, Settings } from "@agent-kernel/kernel"
 import { Anthropic } from "@agent-kernel/providers"
@@ -37,7 +38,11 @@ const store = Releases.recording(releases).pipe(
 const model = ProviderLimiter.provider.pipe(
   Layer.provide(Anthropic.layer({ baseUrl: env("PROVIDER_URL"), apiKey: Redacted.make("test"), stream: false })),
   Layer.provide(NodeTransport.layer()),
-  Layer.provide(ProviderLimiter.layer({ key, requests: Releases.workersLimit(rate) }))
+  Layer.provide(
+    ProviderLimiter.layer(
+      process.env["ADAPTIVE"] === "1" ? { key, adaptive: true } : { key, requests: Releases.workersLimit(rate) }
+    )
+  )
 )
 const quota = SharedRetryQuota.layer({
   key,
