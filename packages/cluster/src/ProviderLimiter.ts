@@ -155,20 +155,16 @@ const adaptive = (store: StateStore.Service, key: string, policy: AdaptiveRate.P
       f
     })
   const pace = (model: string): Effect.Effect<Grant | undefined> =>
-    update(model, (state, now) => AdaptiveRate.reserve(policy, state, now)).pipe(
-      Effect.flatMap((decision) =>
-        decision._tag === "Send"
-          ? Effect.as(decision.wait > 0 ? Effect.sleep(Duration.millis(decision.wait)) : Effect.void, {
-              model,
-              generation: decision.generation
-            })
-          : Effect.andThen(
-              comeBack(decision.wait, policy.horizon),
-              Effect.suspend(() => pace(model))
-            )
-      ),
-      failOpen<Grant | undefined>(undefined)
-    )
+    Effect.gen(function* () {
+      while (true) {
+        const decision = yield* update(model, (state, now) => AdaptiveRate.reserve(policy, state, now))
+        if (decision._tag === "Send") {
+          if (decision.wait > 0) yield* Effect.sleep(Duration.millis(decision.wait))
+          return { model, generation: decision.generation }
+        }
+        yield* comeBack(decision.wait, policy.horizon)
+      }
+    }).pipe(failOpen<Grant | undefined>(undefined))
   const learn = (grant: Grant, outcome: Outcome): Effect.Effect<void> =>
     update(grant.model, (state, now) => [
       undefined,
