@@ -8,17 +8,18 @@
  * `lastMax + scale · (t − K)³`, where `t` is the seconds since the cut and
  * `K = ∛(lastMax · (1 − beta) / scale)`: fast at first, flat near the rate
  * that was throttled, then probing above it. The rate never grows beyond
- * twice the send rate measured over the last intervals, and never leaves
- * `[minRate, maxRate]`.
+ * twice the accepted rate measured over the last intervals, and never
+ * leaves `[minRate, maxRate]`.
  *
  * Where it goes beyond the AWS SDK:
  * - it is paced from the first request, from `initialRate`, doubling with
- *   the measured send rate until the first throttle (a slow start), so a
+ *   the measured accepted rate until the first throttle (a slow start), so a
  *   cold fleet does not learn the capacity from a burst of 429s;
  * - the measured rate is the rate the provider accepted (successes), not
  *   the rate sent, so after a throttle the curve's plateau is the capacity
  *   the provider showed, not the rate that overshot it;
- * - a retry-after hint holds every send for the key until it has passed;
+ * - a retry-after hint holds every send for the key until it has passed
+ *   (sends granted before the hint, at most `horizon` ahead, still go);
  * - one state per key lives in a `StateStore`, so the measured rate is the
  *   whole fleet's and a throttle seen by one runner slows every runner;
  * - a throttle of a request granted before the last cut does not cut again
@@ -61,7 +62,7 @@ export interface Options {
   readonly burst?: number | undefined
   /** How far ahead a send is granted; callers further back come back later. Default 250 ms. */
   readonly horizon?: Duration.Input | undefined
-  /** The interval over which the send rate is measured. Default 500 ms. */
+  /** The interval over which the accepted rate is measured. Default 500 ms. */
   readonly measureInterval?: Duration.Input | undefined
   /** The weight of the newest interval in the measured rate. Default 0.8. */
   readonly smoothing?: number | undefined
@@ -235,7 +236,7 @@ export const curve = (policy: Policy, lastMax: number, seconds: number): number 
   lastMax + policy.scale * (seconds - plateauAfter(policy, lastMax)) ** 3
 
 /**
- * The most a success lets the rate grow to: twice the measured send rate
+ * The most a success lets the rate grow to: twice the measured accepted rate
  * (or the initial rate, before anything is measured). Before the first
  * throttle the rate grows to it at once (a slow start that doubles); after,
  * along the curve, below it.

@@ -251,15 +251,18 @@ export const layerMemory = (options: Options): Layer.Layer<ProviderLimiter> =>
   layer(options).pipe(Layer.provide(StateStore.layerMemory))
 
 /**
- * A limiter for this process alone that paces each model at a rate learnt
- * from the provider's answers, with no static limit (add `requests` or
- * `tokens` to `layerMemory`'s options for both).
+ * A limiter over the `StateStore` in context that paces each model at a
+ * rate learnt from the provider's answers, with no static limit (`layer`
+ * with `adaptive` and `requests` or `tokens` for both).
  *
  * @example
  * ```ts
- * import { AdaptiveRate, ProviderLimiter } from "@agent-kernel/cluster"
+ * import { AdaptiveRate, ProviderLimiter, StateStore } from "@agent-kernel/cluster"
+ * import * as Layer from "effect/Layer"
  *
- * const limiter = ProviderLimiter.layerAdaptive({ key: "anthropic", policy: AdaptiveRate.make({ maxRate: 50 }) })
+ * const limiter = ProviderLimiter.layerAdaptive({ key: "anthropic", policy: AdaptiveRate.make({ maxRate: 50 }) }).pipe(
+ *   Layer.provide(StateStore.layerMemory)
+ * )
  * ```
  *
  * @since 0.2.0
