@@ -111,6 +111,15 @@ const within = (name: string, value: number, low: number, high: number, open = f
  * `InvalidPolicy` for options out of range: `beta` in (0, 1), positive
  * rates with `minRate ≤ initialRate ≤ maxRate`, `smoothing` in (0, 1].
  *
+ * @example
+ * ```ts
+ * import { AdaptiveRate } from "@agent-kernel/cluster"
+ *
+ * const gentle = AdaptiveRate.make({ beta: 0.85, scale: 0.2 })
+ * // A policy is its options: this one is `gentle`, capped at 20 requests a second.
+ * const capped = AdaptiveRate.make({ ...gentle, maxRate: 20 })
+ * ```
+ *
  * @since 0.2.0
  * @category constructors
  */

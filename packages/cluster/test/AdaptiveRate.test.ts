@@ -193,6 +193,12 @@ describe("AdaptiveRate", () => {
     assert.deepStrictEqual(Schema.decodeSync(Schema.fromJsonString(AdaptiveRate.State))(json), state)
   })
 
+  it("a policy is its own options: a policy made from another with one option changed differs in that option only", () => {
+    const gentle = AdaptiveRate.make({ beta: 0.85, scale: 0.2, horizon: "1 second" })
+    assert.deepStrictEqual(AdaptiveRate.make({ ...gentle }), gentle)
+    assert.deepStrictEqual(AdaptiveRate.make({ ...gentle, maxRate: 20 }), { ...gentle, maxRate: 20 })
+  })
+
   it("a policy with options out of range is an InvalidPolicy that names the option", () => {
     for (const [options, name] of [
       [{ beta: 1 }, "beta"],
