@@ -19,7 +19,9 @@
  *   the rate sent, so after a throttle the curve's plateau is the capacity
  *   the provider showed, not the rate that overshot it;
  * - a retry-after hint holds every send for the key until it has passed
- *   (sends granted before the hint, at most `horizon` ahead, still go);
+ *   (sends granted before the hint, at most `horizon` ahead, still go), for
+ *   at most `maxHold`: a longer hint is the concern of each session that
+ *   meets it, which decides whether to wait that long;
  * - one state per key lives in a `StateStore`, so the measured rate is the
  *   whole fleet's and a throttle seen by one runner slows every runner;
  * - a throttle of a request granted before the last cut does not cut again
@@ -66,6 +68,8 @@ export interface Options {
   readonly measureInterval?: Duration.Input | undefined
   /** The weight of the newest interval in the measured rate. Default 0.8. */
   readonly smoothing?: number | undefined
+  /** The longest a retry-after hint holds every send of the key. Default 60 s. */
+  readonly maxHold?: Duration.Input | undefined
 }
 
 /**
@@ -87,6 +91,8 @@ export interface Policy {
   /** Milliseconds. */
   readonly measureInterval: number
   readonly smoothing: number
+  /** Milliseconds. */
+  readonly maxHold: number
 }
 
 /**
@@ -134,7 +140,8 @@ export const make = (options: Options = {}): Policy => {
     burst: options.burst ?? 1,
     horizon: Duration.toMillis(options.horizon ?? 250),
     measureInterval: Duration.toMillis(options.measureInterval ?? 500),
-    smoothing: options.smoothing ?? 0.8
+    smoothing: options.smoothing ?? 0.8,
+    maxHold: Duration.toMillis(options.maxHold ?? 60_000)
   }
   within("beta", policy.beta, 0, 0.999, true)
   within("scale", policy.scale, 0, Number.MAX_VALUE, true)
@@ -145,6 +152,7 @@ export const make = (options: Options = {}): Policy => {
   within("horizon", policy.horizon, 0, Number.MAX_VALUE)
   within("measureInterval", policy.measureInterval, 0, Number.MAX_VALUE, true)
   within("smoothing", policy.smoothing, 0, 1, true)
+  within("maxHold", policy.maxHold, 0, Number.MAX_VALUE)
   return policy
 }
 
@@ -330,8 +338,18 @@ export interface Throttle {
 }
 
 /**
+ * How long a retry-after hint holds every send of the key: the hint, at most
+ * `maxHold`; none for no hint, or one that is not a positive number.
+ *
+ * @since 0.2.0
+ * @category curve
+ */
+export const holdOf = (policy: Policy, retryAfterMs: number | undefined): number =>
+  retryAfterMs !== undefined && retryAfterMs > 0 ? Math.min(retryAfterMs, policy.maxHold) : 0
+
+/**
  * The provider throttled a send (429 or 529) at `now`: every send waits
- * for its retry-after hint, and, unless the send was granted before the
+ * for its retry-after hint (at most `maxHold`), and, unless the send was granted before the
  * last cut, the rate drops to `beta` times the rate being accepted (the
  * lower of the rate in force and the measured one) and the growth curve
  * starts again from there.
@@ -341,10 +359,8 @@ export interface Throttle {
  */
 export const onThrottle = (policy: Policy, state: State, now: number, throttle: Throttle): State => {
   const current = advance(policy, state, now)
-  const held =
-    throttle.retryAfterMs !== undefined && throttle.retryAfterMs > 0
-      ? { ...current, holdUntil: Math.max(current.holdUntil, now + throttle.retryAfterMs) }
-      : current
+  const hold = holdOf(policy, throttle.retryAfterMs)
+  const held = hold > 0 ? { ...current, holdUntil: Math.max(current.holdUntil, now + hold) } : current
   if (throttle.generation !== current.generation) return held
   const accepted = held.measured > 0 ? Math.min(held.measured, held.rate) : held.rate
   return {

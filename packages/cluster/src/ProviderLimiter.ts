@@ -14,8 +14,8 @@
  *
  * With `adaptive`, it also paces each model at a rate it learns from the
  * provider's answers (`AdaptiveRate`), keyed by provider and model: a 429
- * or 529 cuts the rate and holds every send for its retry-after hint, a
- * success grows it back. It needs no limit to be set, and works alongside
+ * or 529 cuts the rate and holds every send for its retry-after hint (at
+ * most the policy's `maxHold`), a success grows it back. It needs no limit to be set, and works alongside
  * static ones.
  *
  * The wait happens inside the attempt, so it counts towards

@@ -26,7 +26,8 @@ const policies = Arbitrary.map(
     burst: between(1, 20),
     horizon: between(0, 2_000),
     measureInterval: between(50, 2_000),
-    smoothing: between(0.05, 1)
+    smoothing: between(0.05, 1),
+    maxHold: between(0, 120_000)
   }),
   (drawn) =>
     AdaptiveRate.make({
@@ -38,7 +39,8 @@ const policies = Arbitrary.map(
       burst: drawn.burst,
       horizon: drawn.horizon,
       measureInterval: drawn.measureInterval,
-      smoothing: drawn.smoothing
+      smoothing: drawn.smoothing,
+      maxHold: drawn.maxHold
     })
 )
 
@@ -81,27 +83,32 @@ describe("AdaptiveRate laws", () => {
     })
   )
 
-  it.effect("the drawn cases reach fresh and stale throttles, holds, come-back answers and growth after a cut", () =>
-    Effect.gen(function* () {
-      const cases = yield* Arbitrary.sampleEffect(RateLaws.events, { count: 200, size: 200, seed: 26 })
-      let later = 0
-      let held = 0
-      let grownAfterCut = 0
-      let stale = 0
-      for (const events of cases) {
-        const steps = RateLaws.play(policy, events)
-        if (steps.some((s) => s.decision?._tag === "Later")) later++
-        if (steps.some((s) => s.decision?._tag === "Send" && s.after.holdUntil > s.now)) held++
-        if (steps.some((s) => s.event._tag === "Throttle" && s.event.stale && s.before.generation > 0)) stale++
-        if (steps.some((s) => s.event._tag === "Success" && s.after.generation > 0 && s.after.rate > s.before.rate))
-          grownAfterCut++
-      }
-      // Each law has cases that exercise it, not only ones it passes vacuously.
-      assert.isAbove(later, 20)
-      assert.isAbove(held, 20)
-      assert.isAbove(stale, 20)
-      assert.isAbove(grownAfterCut, 20)
-    })
+  it.effect(
+    "the drawn cases reach fresh and stale throttles, holds, days-long hints, come-back answers and growth after a cut",
+    () =>
+      Effect.gen(function* () {
+        const cases = yield* Arbitrary.sampleEffect(RateLaws.events, { count: 200, size: 200, seed: 26 })
+        let later = 0
+        let held = 0
+        let grownAfterCut = 0
+        let stale = 0
+        let long = 0
+        for (const events of cases) {
+          const steps = RateLaws.play(policy, events)
+          if (steps.some((s) => s.decision?._tag === "Later")) later++
+          if (steps.some((s) => s.decision?._tag === "Send" && s.after.holdUntil > s.now)) held++
+          if (steps.some((s) => s.event._tag === "Throttle" && s.event.stale && s.before.generation > 0)) stale++
+          if (steps.some((s) => s.event._tag === "Throttle" && (s.event.retryAfterMs ?? 0) > policy.maxHold)) long++
+          if (steps.some((s) => s.event._tag === "Success" && s.after.generation > 0 && s.after.rate > s.before.rate))
+            grownAfterCut++
+        }
+        // Each law has cases that exercise it, not only ones it passes vacuously.
+        assert.isAbove(later, 20)
+        assert.isAbove(held, 20)
+        assert.isAbove(stale, 20)
+        assert.isAbove(long, 20)
+        assert.isAbove(grownAfterCut, 20)
+      })
   )
 
   it("each law rejects a step that breaks it", () => {
@@ -122,6 +129,8 @@ describe("AdaptiveRate laws", () => {
     assert.isTrue(
       Option.isSome(RateLaws.honoursRetryAfter.test(policy, [cut, step({ _tag: "Reserve", gap: 0 }, {}, {}, early)]))
     )
+    const endless = step(throttle, {}, { holdUntil: 10_000 + policy.maxHold + 1 })
+    assert.isTrue(Option.isSome(RateLaws.honoursRetryAfter.test(policy, [endless])))
     const far: AdaptiveRate.Decision = { _tag: "Send", wait: policy.horizon + 1, generation: 0 }
     assert.isTrue(Option.isSome(RateLaws.boundedWaits.test(policy, [step({ _tag: "Reserve", gap: 0 }, {}, {}, far)])))
   })
@@ -185,6 +194,25 @@ describe("AdaptiveRate", () => {
     assert.deepStrictEqual(before, { _tag: "Later", wait: 250 })
     const [within] = AdaptiveRate.reserve(policy, held, 800)
     assert.deepStrictEqual(within, { _tag: "Send", wait: 200, generation: 1 })
+  })
+
+  it("a hint longer than maxHold, or endless, holds the key for maxHold; one that is not a number holds nothing", () => {
+    const start: AdaptiveRate.State = { ...AdaptiveRate.initial(policy), started: true }
+    for (const retryAfterMs of [86_400_000, Number.POSITIVE_INFINITY])
+      assert.strictEqual(
+        AdaptiveRate.onThrottle(policy, start, 0, { generation: 0, retryAfterMs }).holdUntil,
+        policy.maxHold
+      )
+    for (const retryAfterMs of [Number.NaN, -5, 0])
+      assert.strictEqual(AdaptiveRate.onThrottle(policy, start, 0, { generation: 0, retryAfterMs }).holdUntil, 0)
+    // The held state stays finite, so it encodes to JSON for the Postgres store.
+    const held = AdaptiveRate.onThrottle(policy, start, 0, { generation: 0, retryAfterMs: Number.POSITIVE_INFINITY })
+    assert.deepStrictEqual(
+      Schema.decodeSync(Schema.fromJsonString(AdaptiveRate.State))(
+        Schema.encodeSync(Schema.fromJsonString(AdaptiveRate.State))(held)
+      ),
+      held
+    )
   })
 
   it("the state encodes to JSON and back, as the Postgres store keeps it", () => {

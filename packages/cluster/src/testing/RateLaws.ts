@@ -87,7 +87,7 @@ const integer = (minimum: number, maximum: number) =>
 
 /**
  * Cases: up to 200 events at gaps of up to 2 s, about one in five a
- * throttle.
+ * throttle, one throttle's hint in ten days long.
  *
  * @since 0.2.0
  * @category cases
@@ -99,11 +99,12 @@ export const events: Arbitrary.Arbitrary<ReadonlyArray<Event>> = Arbitrary.array
       : kind < 8
         ? Arbitrary.Constant<Event>({ _tag: "Success", gap })
         : Arbitrary.map(
-            Arbitrary.all({ retryAfter: integer(-1, 5_000), stale: integer(0, 3) }),
-            ({ retryAfter, stale }): Event => ({
+            Arbitrary.all({ retryAfter: integer(-1, 5_000), long: integer(0, 9), stale: integer(0, 3) }),
+            ({ long, retryAfter, stale }): Event => ({
               _tag: "Throttle",
               gap,
-              retryAfterMs: retryAfter < 0 ? undefined : retryAfter,
+              // One hint in ten is days long, beyond any sensible hold.
+              retryAfterMs: retryAfter < 0 ? undefined : long === 0 ? retryAfter * 1_000_000 : retryAfter,
               stale: stale === 0
             })
           )
@@ -247,18 +248,21 @@ export const staysWithinBounds: Law = {
 
 /**
  * Never undercuts a retry-after hint: no send is granted to go before any
- * throttle's `now + retryAfterMs`.
+ * throttle's `now + retryAfterMs` (a hint longer than `maxHold` holding for
+ * `maxHold`), and no hint holds the key longer than `maxHold`.
  *
  * @since 0.2.0
  * @category laws
  */
 export const honoursRetryAfter: Law = {
   name: "a retry-after hint is never undercut",
-  test: (_policy, steps) => {
+  test: (policy, steps) => {
     let hold = Number.NEGATIVE_INFINITY
     return first(steps, (step) => {
       if (step.event._tag === "Throttle" && step.event.retryAfterMs !== undefined)
-        hold = Math.max(hold, step.now + step.event.retryAfterMs)
+        hold = Math.max(hold, step.now + Math.min(step.event.retryAfterMs, policy.maxHold))
+      if (step.after.holdUntil > step.before.holdUntil && step.after.holdUntil > step.now + policy.maxHold + slack)
+        return `held the key until ${step.after.holdUntil}, beyond the ${policy.maxHold} ms most a hint holds`
       if (step.decision?._tag !== "Send") return undefined
       return step.now + step.decision.wait < hold - slack
         ? `granted a send at ${step.now + step.decision.wait}, before the hint's ${hold}`
