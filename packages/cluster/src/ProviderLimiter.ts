@@ -47,6 +47,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
+import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as AdaptiveRate from "./AdaptiveRate.js"
 import * as RateBucket from "./RateBucket.js"
@@ -145,38 +146,60 @@ const failOpen = <A>(fallback: A) =>
 const comeBack = (wait: number, horizon: number) =>
   Effect.flatMap(Random.nextBetween(0, Math.max(1, horizon)), (spread) => Effect.sleep(Duration.millis(wait + spread)))
 
-/** The adaptive pacing of one account: a state per model in the store. */
-const adaptive = (store: StateStore.Service, key: string, policy: AdaptiveRate.Policy) => {
-  const update = <A>(model: string, f: (state: AdaptiveRate.State, now: number) => readonly [A, AdaptiveRate.State]) =>
-    store.modify({
-      key: `limiter/${key}/adaptive/${model}`,
-      schema: AdaptiveRate.State,
-      initial: AdaptiveRate.initial(policy),
-      f
-    })
-  const pace = (model: string): Effect.Effect<Grant | undefined> =>
-    Effect.gen(function* () {
-      while (true) {
-        const decision = yield* update(model, (state, now) => AdaptiveRate.reserve(policy, state, now))
-        if (decision._tag === "Send") {
-          if (decision.wait > 0) yield* Effect.sleep(Duration.millis(decision.wait))
-          return { model, generation: decision.generation }
+/**
+ * The adaptive pacing of one account: a state per model in the store. In a
+ * process, one caller per model asks the store at a time and the others queue
+ * behind it in order, so the store sees a request per grant and a return per
+ * process, not one from every waiting caller.
+ */
+const adaptive = (store: StateStore.Service, key: string, policy: AdaptiveRate.Policy) =>
+  Effect.map(Ref.make<ReadonlyMap<string, Semaphore.Semaphore>>(new Map()), (gates) => {
+    const gateOf = (model: string) =>
+      Ref.modify(gates, (all): readonly [Semaphore.Semaphore, ReadonlyMap<string, Semaphore.Semaphore>] => {
+        const found = all.get(model)
+        if (found !== undefined) return [found, all]
+        const made = Semaphore.makeUnsafe(1)
+        return [made, new Map(all).set(model, made)]
+      })
+    const update = <A>(
+      model: string,
+      f: (state: AdaptiveRate.State, now: number) => readonly [A, AdaptiveRate.State]
+    ) =>
+      store.modify({
+        key: `limiter/${key}/adaptive/${model}`,
+        schema: AdaptiveRate.State,
+        initial: AdaptiveRate.initial(policy),
+        f
+      })
+    /** Asks the store until it grants a send: the grant's wait and generation. */
+    const reserve = (model: string) =>
+      Effect.gen(function* () {
+        while (true) {
+          const decision = yield* update(model, (state, now) => AdaptiveRate.reserve(policy, state, now))
+          if (decision._tag === "Send") return decision
+          yield* comeBack(decision.wait, policy.horizon)
         }
-        yield* comeBack(decision.wait, policy.horizon)
-      }
-    }).pipe(failOpen<Grant | undefined>(undefined))
-  const learn = (grant: Grant, outcome: Outcome): Effect.Effect<void> =>
-    update(grant.model, (state, now) => [
-      undefined,
-      outcome._tag === "Accepted"
-        ? AdaptiveRate.onSuccess(policy, state, now)
-        : AdaptiveRate.onThrottle(policy, state, now, {
-            generation: grant.generation,
-            retryAfterMs: outcome.retryAfterMs
-          })
-    ]).pipe(failOpen(undefined))
-  return { pace, learn }
-}
+      })
+    const pace = (model: string): Effect.Effect<Grant | undefined> =>
+      Effect.gen(function* () {
+        const gate = yield* gateOf(model)
+        // The next caller asks as soon as this one holds a grant; the grant's own wait is outside the gate.
+        const decision = yield* gate.withPermit(reserve(model))
+        if (decision.wait > 0) yield* Effect.sleep(Duration.millis(decision.wait))
+        return { model, generation: decision.generation }
+      }).pipe(failOpen<Grant | undefined>(undefined))
+    const learn = (grant: Grant, outcome: Outcome): Effect.Effect<void> =>
+      update(grant.model, (state, now) => [
+        undefined,
+        outcome._tag === "Accepted"
+          ? AdaptiveRate.onSuccess(policy, state, now)
+          : AdaptiveRate.onThrottle(policy, state, now, {
+              generation: grant.generation,
+              retryAfterMs: outcome.retryAfterMs
+            })
+      ]).pipe(failOpen(undefined))
+    return { pace, learn }
+  })
 
 /**
  * A limiter over the `StateStore` in context.
@@ -185,7 +208,8 @@ const adaptive = (store: StateStore.Service, key: string, policy: AdaptiveRate.P
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Service, never, StateStore.StateStore> =>
-  Effect.map(StateStore.StateStore, (store) => {
+  Effect.gen(function* () {
+    const store = yield* StateStore.StateStore
     const meter = (name: string, limit: Limit | undefined) => {
       if (limit === undefined) return undefined
       const rate = RateBucket.rate(limit)
@@ -209,12 +233,12 @@ export const make = (options: Options): Effect.Effect<Service, never, StateStore
     }
     const requests = meter("requests", options.requests)
     const tokens = meter("tokens", options.tokens)
-    const paced =
+    const learnt =
       options.adaptive === undefined
         ? {}
-        : adaptive(store, options.key, options.adaptive === true ? AdaptiveRate.defaults : options.adaptive)
+        : yield* adaptive(store, options.key, options.adaptive === true ? AdaptiveRate.defaults : options.adaptive)
     return {
-      ...paced,
+      ...learnt,
       acquire: (estimate) =>
         Effect.gen(function* () {
           const waits = yield* Effect.all(

@@ -282,6 +282,42 @@ describe("ProviderLimiter, adaptive", () => {
     })
   )
 
+  it.effect("callers waiting on one model ask the store one at a time, in the order they came, not each of them", () =>
+    Effect.gen(function* () {
+      const { provider } = yield* recordingProvider(1)
+      const memory = yield* StateStore.makeMemory
+      const asked = yield* Ref.make(0)
+      const counting: StateStore.Service = {
+        modify: (options) =>
+          Effect.andThen(
+            Ref.update(asked, (n) => n + 1),
+            memory.modify(options)
+          )
+      }
+      const limiter = yield* ProviderLimiter.make({ key: "account", adaptive: steady }).pipe(
+        Effect.provideService(StateStore.StateStore, counting)
+      )
+      const limited = ProviderLimiter.limit(provider, limiter)
+      const callers = 20
+      const calls = yield* Effect.forkChild(
+        Effect.forEach(
+          Array.from({ length: callers }),
+          () =>
+            Effect.flatMap(ModelProvider.generate(limited, request()), () =>
+              Effect.clockWith((clock) => clock.currentTimeMillis)
+            ),
+          { concurrency: "unbounded" }
+        )
+      )
+      yield* TestClock.adjust("20 seconds")
+      const done = yield* Fiber.join(calls)
+      // First come, first served, at the learnt rate of 2 a second.
+      for (let i = 1; i < callers; i++) assert.isAtLeast(done[i]! - done[i - 1]!, 500 - 1e-6)
+      // A grant, a success and a come-back or two per call: the 19 waiting callers do not each poll the store.
+      assert.isAtMost(yield* Ref.get(asked), 4 * callers)
+    })
+  )
+
   it.effect("successes grow the rate from the initial rate (a slow start)", () =>
     Effect.gen(function* () {
       const { provider } = yield* recordingProvider(1)
