@@ -84,7 +84,7 @@ describe("AdaptiveRate laws", () => {
   )
 
   it.effect(
-    "the drawn cases reach fresh and stale throttles, holds, days-long hints, come-back answers and growth after a cut",
+    "the drawn cases reach fresh and stale throttles, holds, days-long hints, a clock going back, come-back answers and growth after a cut",
     () =>
       Effect.gen(function* () {
         const cases = yield* Arbitrary.sampleEffect(RateLaws.events, { count: 200, size: 200, seed: 26 })
@@ -93,12 +93,14 @@ describe("AdaptiveRate laws", () => {
         let grownAfterCut = 0
         let stale = 0
         let long = 0
+        let back = 0
         for (const events of cases) {
           const steps = RateLaws.play(policy, events)
           if (steps.some((s) => s.decision?._tag === "Later")) later++
           if (steps.some((s) => s.decision?._tag === "Send" && s.after.holdUntil > s.now)) held++
           if (steps.some((s) => s.event._tag === "Throttle" && s.event.stale && s.before.generation > 0)) stale++
           if (steps.some((s) => s.event._tag === "Throttle" && (s.event.retryAfterMs ?? 0) > policy.maxHold)) long++
+          if (steps.some((s) => s.event.gap < 0 && s.before.started)) back++
           if (steps.some((s) => s.event._tag === "Success" && s.after.generation > 0 && s.after.rate > s.before.rate))
             grownAfterCut++
         }
@@ -107,6 +109,7 @@ describe("AdaptiveRate laws", () => {
         assert.isAbove(held, 20)
         assert.isAbove(stale, 20)
         assert.isAbove(long, 20)
+        assert.isAbove(back, 20)
         assert.isAbove(grownAfterCut, 20)
       })
   )

@@ -25,7 +25,8 @@ import * as Schema from "effect/Schema"
 import * as AdaptiveRate from "../AdaptiveRate.js"
 
 /**
- * One event of a case, `gap` milliseconds after the previous one.
+ * One event of a case, `gap` milliseconds after the previous one (before it
+ * when negative).
  *
  * @since 0.2.0
  * @category models
@@ -86,28 +87,35 @@ const integer = (minimum: number, maximum: number) =>
   Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum, maximum })))
 
 /**
- * Cases: up to 200 events at gaps of up to 2 s, about one in five a
- * throttle, one throttle's hint in ten days long.
+ * Cases: up to 200 events at gaps of up to 2 s, one in ten earlier than the
+ * one before it, about one in five a throttle, one throttle's hint in ten
+ * days long.
  *
  * @since 0.2.0
  * @category cases
  */
 export const events: Arbitrary.Arbitrary<ReadonlyArray<Event>> = Arbitrary.array(
-  Arbitrary.flatMap(Arbitrary.all({ kind: integer(0, 9), gap: integer(0, 2_000) }), ({ gap, kind }) =>
-    kind < 4
-      ? Arbitrary.Constant<Event>({ _tag: "Reserve", gap })
-      : kind < 8
-        ? Arbitrary.Constant<Event>({ _tag: "Success", gap })
-        : Arbitrary.map(
-            Arbitrary.all({ retryAfter: integer(-1, 5_000), long: integer(0, 9), stale: integer(0, 3) }),
-            ({ long, retryAfter, stale }): Event => ({
-              _tag: "Throttle",
-              gap,
-              // One hint in ten is days long, beyond any sensible hold.
-              retryAfterMs: retryAfter < 0 ? undefined : long === 0 ? retryAfter * 1_000_000 : retryAfter,
-              stale: stale === 0
-            })
-          )
+  Arbitrary.flatMap(
+    Arbitrary.map(Arbitrary.all({ kind: integer(0, 9), forward: integer(0, 2_000), back: integer(0, 9) }), (drawn) => ({
+      kind: drawn.kind,
+      // One event in ten reads a clock up to 1 s behind the last: a store's clock may step back.
+      gap: drawn.back === 0 ? -drawn.forward / 2 : drawn.forward
+    })),
+    ({ gap, kind }) =>
+      kind < 4
+        ? Arbitrary.Constant<Event>({ _tag: "Reserve", gap })
+        : kind < 8
+          ? Arbitrary.Constant<Event>({ _tag: "Success", gap })
+          : Arbitrary.map(
+              Arbitrary.all({ retryAfter: integer(-1, 5_000), long: integer(0, 9), stale: integer(0, 3) }),
+              ({ long, retryAfter, stale }): Event => ({
+                _tag: "Throttle",
+                gap,
+                // One hint in ten is days long, beyond any sensible hold.
+                retryAfterMs: retryAfter < 0 ? undefined : long === 0 ? retryAfter * 1_000_000 : retryAfter,
+                stale: stale === 0
+              })
+            )
   ),
   { minLength: 1, maxLength: 200 }
 )
