@@ -56,7 +56,7 @@ export interface Options {
   readonly scale?: number | undefined
   /** The rate never goes below this (requests a second). Default 0.5. */
   readonly minRate?: number | undefined
-  /** The rate never goes above this (requests a second). Default: no ceiling. */
+  /** The rate never goes above this (requests a second). Default (and `Infinity`): no ceiling. */
   readonly maxRate?: number | undefined
   /** The rate of a key nobody has sent on yet (requests a second). Default 2. */
   readonly initialRate?: number | undefined
@@ -130,13 +130,14 @@ const within = (name: string, value: number, low: number, high: number, open = f
  * @category constructors
  */
 export const make = (options: Options = {}): Policy => {
+  // No ceiling is the largest finite rate, so that a policy stays plain JSON.
+  const ceiling = options.maxRate === undefined || options.maxRate === Infinity ? Number.MAX_VALUE : options.maxRate
   const policy: Policy = {
     beta: options.beta ?? 0.7,
     scale: options.scale ?? 0.4,
     minRate: options.minRate ?? 0.5,
-    maxRate: options.maxRate ?? Number.MAX_VALUE,
-    initialRate:
-      options.initialRate ?? Math.min(options.maxRate ?? Number.MAX_VALUE, Math.max(2, options.minRate ?? 0.5)),
+    maxRate: ceiling,
+    initialRate: options.initialRate ?? Math.min(ceiling, Math.max(2, options.minRate ?? 0.5)),
     burst: options.burst ?? 1,
     horizon: Duration.toMillis(options.horizon ?? 250),
     measureInterval: Duration.toMillis(options.measureInterval ?? 500),

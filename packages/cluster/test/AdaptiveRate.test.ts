@@ -228,6 +228,8 @@ describe("AdaptiveRate", () => {
     const gentle = AdaptiveRate.make({ beta: 0.85, scale: 0.2, horizon: "1 second" })
     assert.deepStrictEqual(AdaptiveRate.make({ ...gentle }), gentle)
     assert.deepStrictEqual(AdaptiveRate.make({ ...gentle, maxRate: 20 }), { ...gentle, maxRate: 20 })
+    // No ceiling, said either way, is one policy.
+    assert.deepStrictEqual(AdaptiveRate.make({ maxRate: Number.POSITIVE_INFINITY }), AdaptiveRate.defaults)
   })
 
   it("a policy with options out of range is an InvalidPolicy that names the option", () => {
