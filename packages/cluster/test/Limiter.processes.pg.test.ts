@@ -36,6 +36,40 @@ const busiestWindow = (times: ReadonlyArray<number>, ms: number): number => {
   return best
 }
 
+/**
+ * Runs `processes` workers of `SESSIONS` sessions each against a fake provider admitting `rate` requests a second,
+ * every one connected before any starts so that they compete for the whole run: their reports, once each has run
+ * every session to completion, and the requests the provider saw.
+ */
+const runWorkers = (options: {
+  readonly rate: number
+  readonly processes: number
+  readonly sessions: number
+  readonly env: Record<string, string>
+}) =>
+  Effect.gen(function* () {
+    const server = yield* FakeProvider.make(FaultPlan.capacityLimited(options.rate))
+    const env = {
+      ...options.env,
+      DATABASE_URL: postgresUrl(),
+      PROVIDER_URL: server.url,
+      SESSIONS: String(options.sessions),
+      RATE: String(options.rate)
+    }
+    const workers = yield* Effect.forEach(Array.from({ length: options.processes }), () =>
+      Workers.start("limitedSessions", env)
+    )
+    yield* Effect.forEach(workers, (w) => w.ready, { concurrency: "unbounded" })
+    yield* Effect.forEach(workers, (w) => w.go)
+    const reports = yield* Effect.forEach(workers, (w) => Effect.flatMap(w.report, Schema.decodeEffect(Report)), {
+      concurrency: "unbounded"
+    })
+    const statuses = reports.flatMap((report) => report.statuses)
+    assert.strictEqual(statuses.length, options.processes * options.sessions)
+    assert.deepStrictEqual([...new Set(statuses)], ["completed"])
+    return { reports, statuses, requests: yield* server.requests }
+  })
+
 describe("the provider-wide limiter across processes", () => {
   it.live(
     "three processes sharing the Postgres limiter let requests go within its bound, and the provider sees only those",
@@ -45,28 +79,12 @@ describe("the provider-wide limiter across processes", () => {
           const rate = 5
           const processes = 3
           const sessions = 15
-          const server = yield* FakeProvider.make(FaultPlan.capacityLimited(rate))
-          const env = {
-            DATABASE_URL: postgresUrl(),
-            PROVIDER_URL: server.url,
-            SESSIONS: String(sessions),
-            RATE: String(rate),
-            LIMITER_KEY: `fake-${Date.now()}`,
-            TABLE: "limiter_processes"
-          }
-          const workers = yield* Effect.forEach(Array.from({ length: processes }), () =>
-            Workers.start("limitedSessions", env)
-          )
-          // Every process connected before any starts, so that they compete for the whole run.
-          yield* Effect.forEach(workers, (w) => w.ready, { concurrency: "unbounded" })
-          yield* Effect.forEach(workers, (w) => w.go)
-          const reports = yield* Effect.forEach(workers, (w) => Effect.flatMap(w.report, Schema.decodeEffect(Report)), {
-            concurrency: "unbounded"
+          const { reports, requests, statuses } = yield* runWorkers({
+            rate,
+            processes,
+            sessions,
+            env: { LIMITER_KEY: `fake-${Date.now()}`, TABLE: "limiter_processes" }
           })
-          const statuses = reports.flatMap((report) => report.statuses)
-          assert.strictEqual(statuses.length, processes * sessions)
-          assert.deepStrictEqual([...new Set(statuses)], ["completed"])
-          const requests = yield* server.requests
           const times = requests.map((request) => request.time).sort((a, b) => a - b)
           const first = times[0]!
           const last = times.at(-1)!
@@ -106,28 +124,12 @@ describe("the provider-wide limiter across processes", () => {
           const sessions = 15
           const key = `adaptive-${Date.now()}`
           const table = "limiter_processes_adaptive"
-          const server = yield* FakeProvider.make(FaultPlan.capacityLimited(rate))
-          const env = {
-            DATABASE_URL: postgresUrl(),
-            PROVIDER_URL: server.url,
-            SESSIONS: String(sessions),
-            RATE: String(rate),
-            LIMITER_KEY: key,
-            TABLE: table,
-            ADAPTIVE: "1"
-          }
-          const workers = yield* Effect.forEach(Array.from({ length: processes }), () =>
-            Workers.start("limitedSessions", env)
-          )
-          yield* Effect.forEach(workers, (w) => w.ready, { concurrency: "unbounded" })
-          yield* Effect.forEach(workers, (w) => w.go)
-          const reports = yield* Effect.forEach(workers, (w) => Effect.flatMap(w.report, Schema.decodeEffect(Report)), {
-            concurrency: "unbounded"
+          const { reports, requests, statuses } = yield* runWorkers({
+            rate,
+            processes,
+            sessions,
+            env: { LIMITER_KEY: key, TABLE: table, ADAPTIVE: "1" }
           })
-          const statuses = reports.flatMap((report) => report.statuses)
-          assert.strictEqual(statuses.length, processes * sessions)
-          assert.deepStrictEqual([...new Set(statuses)], ["completed"])
-          const requests = yield* server.requests
           const throttled = requests.filter((request) => request.throttled).length
           // One state for the account's model, in the table every process used.
           const rows = yield* Effect.flatMap(
