@@ -20,8 +20,14 @@
  * completion (completed runs ÷ sessions), p50 and p99 of a session's run
  * time, the 429s, and with the halving the time to converge: the whole
  * seconds from the halving to the first second from which at most 10 % of
- * the requests were answered 429, while the load lasts (until fewer
- * sessions are left than the halved capacity admits in a second).
+ * the requests were answered 429 in each second, while the load lasts
+ * (until fewer sessions are left than the halved capacity admits in a
+ * second).
+ *
+ * Rounds interleave the ways (each round measures every scenario and way
+ * in turn), so the machine's noise falls on all of them alike; each figure
+ * is the median over rounds, and each goal the median of its ratio within
+ * a round.
  *
  * @since 0.2.0
  */
@@ -35,6 +41,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { performance } from "node:perf_hooks"
 import * as Goal from "./Goal.js"
+import * as Measure from "./Measure.js"
 import * as Report from "./Report.js"
 
 /**
@@ -47,6 +54,8 @@ export interface Plan {
   readonly capacity: number
   /** When the capacity halves, in milliseconds after the server starts. */
   readonly halveAfterMs: number
+  /** Rounds, each measuring every way in turn; the figures are their medians. */
+  readonly rounds: number
 }
 
 /**
@@ -54,8 +63,8 @@ export interface Plan {
  * @category plans
  */
 export const plans: { readonly full: Plan; readonly quick: Plan } = {
-  full: { sessions: 1_000, capacity: 50, halveAfterMs: 10_000 },
-  quick: { sessions: 200, capacity: 20, halveAfterMs: 5_000 }
+  full: { sessions: 1_000, capacity: 50, halveAfterMs: 10_000, rounds: 3 },
+  quick: { sessions: 200, capacity: 20, halveAfterMs: 5_000, rounds: 1 }
 }
 
 type Mode = "no limiter" | "static, set right" | "static, 2x too high" | "adaptive"
@@ -98,9 +107,9 @@ const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
   sorted.length === 0 ? Number.NaN : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN)
 
 /**
- * Seconds from `from` to the first whole second from which, up to `until`,
- * at most 10 % of the requests were answered 429; `undefined` when none
- * before `until` is.
+ * Seconds from `from` to the first whole second from which every whole
+ * second up to `until` had at most 10 % of its requests answered 429;
+ * `undefined` when none before `until` has.
  *
  * @since 0.2.0
  * @category figures
@@ -110,12 +119,15 @@ export const convergence = (
   from: number,
   until: number
 ): number | undefined => {
-  const during = requests.filter((request) => request.time >= from && request.time < until)
-  for (let second = 0; from + second * 1_000 < until; second++) {
-    const tail = during.filter((request) => request.time >= from + second * 1_000)
-    if (tail.filter((request) => request.throttled).length <= 0.1 * tail.length) return second
-  }
-  return undefined
+  const seconds = Math.ceil((until - from) / 1_000)
+  const calm = Array.from({ length: seconds }, (_, second) => {
+    const within = requests.filter(
+      (request) => request.time >= from + second * 1_000 && request.time < Math.min(until, from + (second + 1) * 1_000)
+    )
+    return within.filter((request) => request.throttled).length <= 0.1 * within.length
+  })
+  const firstOfLastCalmRun = calm.lastIndexOf(false) + 1
+  return firstOfLastCalmRun < seconds ? firstOfLastCalmRun : undefined
 }
 
 /** When fewer sessions than `count` were left running (epoch milliseconds). */
@@ -217,9 +229,16 @@ const completion = (row: Row): number => row.completed / row.sessions
  * @category running
  */
 export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
-  const rows: Array<Row> = []
-  for (const scenario of ["steady", "capacity halves"] as const)
-    for (const mode of modes) rows.push(await measure(scenario, mode, plan))
+  const rounds: Array<ReadonlyArray<Row>> = []
+  for (let round = 0; round < plan.rounds; round++) {
+    const rows: Array<Row> = []
+    for (const scenario of ["steady", "capacity halves"] as const)
+      for (const mode of modes) rows.push(await measure(scenario, mode, plan))
+    rounds.push(rows)
+  }
+  const each = (scenario: Scenario, mode: Mode) =>
+    rounds.flatMap((rows) => rows.filter((row) => row.scenario === scenario && row.mode === mode))
+  const median = (rows: ReadonlyArray<Row>, figure: (row: Row) => number) => Measure.median(rows.map(figure))
   for (const scenario of ["steady", "capacity halves"] as const) {
     console.log(
       scenario === "steady"
@@ -235,30 +254,39 @@ export const run = async (plan: Plan): Promise<ReadonlyArray<Goal.Verdict>> => {
           "p50 s",
           "p99 s",
           "429s",
-          ...(scenario === "steady" ? [] : ["converged s after"]),
+          ...(scenario === "steady" ? [] : ["converged s after, each round"]),
           "wall s"
         ],
-        rows
-          .filter((row) => row.scenario === scenario)
-          .map((row) => [
-            row.mode,
-            Report.figure(perSuccess(row)),
-            `${(completion(row) * 100).toFixed(1)} %`,
-            Report.figure(row.p50),
-            Report.figure(row.p99),
-            row.throttled.toLocaleString("en-US"),
-            ...(scenario === "steady" ? [] : [row.converged === undefined ? "not under load" : String(row.converged)]),
-            Report.figure(row.seconds)
-          ])
+        modes.map((mode) => {
+          const rows = each(scenario, mode)
+          return [
+            mode,
+            Report.figure(median(rows, perSuccess)),
+            `${(median(rows, completion) * 100).toFixed(1)} %`,
+            Report.figure(median(rows, (row) => row.p50)),
+            Report.figure(median(rows, (row) => row.p99)),
+            median(rows, (row) => row.throttled).toLocaleString("en-US"),
+            ...(scenario === "steady"
+              ? []
+              : [
+                  rows.map((row) => (row.converged === undefined ? "not under load" : String(row.converged))).join(", ")
+                ]),
+            Report.figure(median(rows, (row) => row.seconds))
+          ]
+        })
       )
     )
   }
-  const steady = (mode: Mode) => rows.find((row) => row.scenario === "steady" && row.mode === mode)
-  const right = steady("static, set right")
-  const adaptive = steady("adaptive")
-  if (right === undefined || adaptive === undefined) return []
-  return [
-    Goal.judge(completionGoal, Goal.ratio(completion(adaptive), completion(right))),
-    Goal.judge(attemptsGoal, Goal.ratio(perSuccess(adaptive), perSuccess(right)))
-  ]
+  const ratios = (figure: (row: Row) => number) =>
+    Measure.median(
+      rounds.map((rows) => {
+        const steady = (mode: Mode) => rows.find((row) => row.scenario === "steady" && row.mode === mode)
+        const right = steady("static, set right")
+        const adaptive = steady("adaptive")
+        return right === undefined || adaptive === undefined
+          ? Number.NaN
+          : (Goal.ratio(figure(adaptive), figure(right)) ?? Number.NaN)
+      })
+    )
+  return [Goal.judge(completionGoal, ratios(completion)), Goal.judge(attemptsGoal, ratios(perSuccess))]
 }
