@@ -132,6 +132,15 @@ describe("AdaptiveRate laws", () => {
     assert.isTrue(
       Option.isSome(RateLaws.honoursRetryAfter.test(policy, [cut, step({ _tag: "Reserve", gap: 0 }, {}, {}, early)]))
     )
+    // Two sends at once at 2 a second, burst 1: the second should wait 500 ms.
+    const now: AdaptiveRate.Decision = { _tag: "Send", wait: 0, generation: 0 }
+    const twice = [
+      step({ _tag: "Reserve", gap: 0 }, {}, {}, now),
+      { ...step({ _tag: "Reserve", gap: 0 }, {}, {}, now), index: 1 }
+    ]
+    assert.isTrue(Option.isSome(RateLaws.pacesWithinTheRate.test(policy, twice)))
+    const paced = { ...twice[1]!, decision: { ...now, wait: 500 } }
+    assert.isTrue(Option.isNone(RateLaws.pacesWithinTheRate.test(policy, [twice[0]!, paced])))
     const endless = step(throttle, {}, { holdUntil: 10_000 + policy.maxHold + 1 })
     assert.isTrue(Option.isSome(RateLaws.honoursRetryAfter.test(policy, [endless])))
     const far: AdaptiveRate.Decision = { _tag: "Send", wait: policy.horizon + 1, generation: 0 }

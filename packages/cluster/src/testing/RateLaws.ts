@@ -306,6 +306,40 @@ export const boundedWaits: Law = {
 }
 
 /**
+ * Paces sends within the rate: any run of grants, from one whose send goes
+ * at `r₁` to one at `r₂`, counts at most `burst + R · (r₂ − r₁ + horizon)`
+ * sends, `R` the highest rate in force over the run (a grant may be paid for
+ * up to the horizon before its send goes).
+ *
+ * @since 0.2.0
+ * @category laws
+ */
+export const pacesWithinTheRate: Law = {
+  name: "never lets sends go faster than the rate allows",
+  test: (policy, steps) => {
+    const grants = steps.flatMap((step) =>
+      step.decision?._tag === "Send" ? [{ step, release: step.now + step.decision.wait }] : []
+    )
+    for (let i = 0; i < grants.length; i++) {
+      let highest = 0
+      let at = grants[i]!.step.index
+      for (let j = i; j < grants.length; j++) {
+        for (; at <= grants[j]!.step.index; at++)
+          highest = Math.max(highest, steps[at]!.before.rate, steps[at]!.after.rate)
+        const span = grants[j]!.release - grants[i]!.release
+        const allowed = policy.burst + (highest * (span + policy.horizon)) / 1_000
+        if (j - i + 1 > allowed * (1 + slack) + slack)
+          return Option.some(
+            `step ${grants[j]!.step.index + 1} (Reserve): ${j - i + 1} sends went within ${span} ms of each other, ` +
+              `above the ${allowed} that ${highest} a second allows`
+          )
+      }
+    }
+    return Option.none()
+  }
+}
+
+/**
  * Every law above.
  *
  * @since 0.2.0
@@ -316,7 +350,8 @@ export const all: ReadonlyArray<Law> = [
   backsOffOnEveryThrottle,
   staysWithinBounds,
   honoursRetryAfter,
-  boundedWaits
+  boundedWaits,
+  pacesWithinTheRate
 ]
 
 /**
