@@ -166,6 +166,9 @@ export const make = (options: Options = {}): Policy => {
  */
 export const defaults: Policy = make()
 
+/** A rate the state holds: positive and finite, so a state from a store cannot stall or divide by zero. */
+const Rate = Schema.Finite.check(Schema.isGreaterThan(0))
+
 /**
  * A key's state, kept in a `StateStore` (times are epoch milliseconds on the
  * store's clock, rates requests a second).
@@ -177,23 +180,23 @@ export const State = Schema.Struct({
   /** False until the key's first transition, which starts its clock. */
   started: Schema.Boolean,
   /** The send rate in force. */
-  rate: Schema.Number,
+  rate: Rate,
   /** Sends the bucket holds at `at`; negative while sends are granted ahead. */
-  tokens: Schema.Number,
-  at: Schema.Number,
+  tokens: Schema.Finite,
+  at: Schema.Finite,
   /** The rate accepted when the provider last throttled (or the initial rate): the curve's plateau. */
-  lastMax: Schema.Number,
+  lastMax: Rate,
   /** When the growth curve started: the last cut, or the key's first use. */
-  since: Schema.Number,
+  since: Schema.Finite,
   /** The cuts so far; a grant carries it, so a throttle can tell whether it answers for the rate in force. */
   generation: Schema.Int,
   /** The smoothed rate of accepted sends (successes) over past intervals. */
-  measured: Schema.Number,
+  measured: Schema.Finite,
   /** The start of the interval being measured, and the sends accepted in it. */
-  intervalFrom: Schema.Number,
-  accepted: Schema.Number,
+  intervalFrom: Schema.Finite,
+  accepted: Schema.Finite,
   /** No send is granted to go before this (a retry-after hint). */
-  holdUntil: Schema.Number
+  holdUntil: Schema.Finite
 })
 
 /**

@@ -128,6 +128,11 @@ describe("AdaptiveRate laws", () => {
     assert.isTrue(
       Option.isSome(RateLaws.staysWithinBounds.test(policy, [step({ _tag: "Success", gap: 0 }, {}, { rate: 0.1 })]))
     )
+    assert.isTrue(
+      Option.isSome(
+        RateLaws.staysWithinBounds.test(policy, [step({ _tag: "Success", gap: 0 }, {}, { measured: Number.NaN })])
+      )
+    )
     const early: AdaptiveRate.Decision = { _tag: "Send", wait: 500, generation: 1 }
     assert.isTrue(
       Option.isSome(RateLaws.honoursRetryAfter.test(policy, [cut, step({ _tag: "Reserve", gap: 0 }, {}, {}, early)]))
@@ -225,6 +230,14 @@ describe("AdaptiveRate", () => {
       ),
       held
     )
+  })
+
+  it("a stored state with a rate that is not positive is refused at the store's boundary", () => {
+    const json = Schema.encodeSync(Schema.fromJsonString(AdaptiveRate.State))(AdaptiveRate.initial(policy))
+    for (const rate of [0, -1])
+      assert.throws(() =>
+        Schema.decodeSync(Schema.fromJsonString(AdaptiveRate.State))(json.replace(/"rate":[^,]+/, `"rate":${rate}`))
+      )
   })
 
   it("the state encodes to JSON and back, as the Postgres store keeps it", () => {

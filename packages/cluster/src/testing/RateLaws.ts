@@ -237,9 +237,12 @@ export const backsOffOnEveryThrottle: Law = {
     })
 }
 
+const isState = Schema.is(AdaptiveRate.State)
+
 /**
  * Stays within the policy's bounds: the rate is never below `minRate` nor
- * above `maxRate`.
+ * above `maxRate`, and every state is one the store keeps (`State`: finite,
+ * with positive rates).
  *
  * @since 0.2.0
  * @category laws
@@ -250,7 +253,9 @@ export const staysWithinBounds: Law = {
     first(steps, (step) =>
       step.after.rate < policy.minRate - slack || step.after.rate > policy.maxRate * (1 + slack)
         ? `the rate ${step.after.rate} is outside [${policy.minRate}, ${policy.maxRate}]`
-        : undefined
+        : isState(step.after)
+          ? undefined
+          : `left a state the store cannot keep: ${JSON.stringify(step.after)}`
     )
 }
 
