@@ -10,7 +10,10 @@
  * the bound without the limiter letting one request too many go. So the
  * workers record the releases (`recording`) and the tests check the bound
  * exactly on them (`excess`), and check that every request the provider saw
- * was one of them.
+ * was one of them. For the adaptive limiter, whose rate moves with the
+ * provider's answers, the workers record every committed update of its state
+ * instead, and the tests check that together they make one history
+ * (`histories`).
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
