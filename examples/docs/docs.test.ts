@@ -1,6 +1,7 @@
 /**
  * The guides' samples: each runs here, and each guide quotes its file verbatim.
  */
+import { ProviderLimiter } from "@agent-kernel/cluster"
 import { Content, type RunOutcome } from "@agent-kernel/kernel"
 import { TestClockDriver } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
@@ -9,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Random from "effect/Random"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as AdaptiveLimiter from "./adaptive-limiter.js"
 import * as ComparePolicies from "./compare-policies.js"
 import * as ComposePolicy from "./compose-policy.js"
 import * as ContextSample from "./context-provider.js"
@@ -50,6 +52,16 @@ describe("guide samples", () => {
       )
       assert.strictEqual(response.status, 429)
       assert.strictEqual(response.headers.get("retry-after"), "2")
+    })
+  )
+
+  it.effect("adaptive-limiter: the layer paces and learns, with no static limit set", () =>
+    Effect.gen(function* () {
+      const limiter = yield* ProviderLimiter.ProviderLimiter.pipe(Effect.provide(AdaptiveLimiter.limiter))
+      assert.isDefined(limiter.pace)
+      assert.isDefined(limiter.learn)
+      // No static limit: acquiring any number of tokens does not wait.
+      yield* limiter.acquire(1_000_000)
     })
   )
 

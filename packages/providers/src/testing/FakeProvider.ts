@@ -226,6 +226,8 @@ const keyOf = (req: NodeHttp.IncomingMessage): string => {
 /** What the server keeps between requests. */
 interface State {
   readonly plan: FaultPlan.FaultPlan
+  /** When the server started (its `Clock`): a capacity's changes count from here. */
+  readonly started: number
   readonly recorded: SubscriptionRef.SubscriptionRef<ReadonlyArray<RecordedRequest>>
   readonly arrivals: Ref.Ref<number>
   readonly admission: Ref.Ref<Capacity.Window>
@@ -238,6 +240,7 @@ interface State {
 const makeState = (plan: FaultPlan.FaultPlan): Effect.Effect<State> =>
   Effect.all({
     plan: Effect.succeed(plan),
+    started: Clock.currentTimeMillis,
     recorded: SubscriptionRef.make<ReadonlyArray<RecordedRequest>>([]),
     arrivals: Ref.make(0),
     admission: Ref.make(Capacity.empty),
@@ -284,7 +287,9 @@ const respond = Effect.fnUntraced(function* (
   const refusal =
     capacity === undefined
       ? Option.none<number>()
-      : yield* Ref.modify(state.admission, (window) => Capacity.admit(window, capacity.requests_per_second, time))
+      : yield* Ref.modify(state.admission, (window) =>
+          Capacity.admit(window, FaultPlan.requestsPerSecondAt(capacity, time - state.started), time)
+        )
   yield* record(state, {
     index,
     time,
