@@ -384,3 +384,44 @@ export interface Plan {
  * @category decisions
  */
 export const plan: (decision: Decision, failure: Failure) => Plan = internal.plan
+
+/**
+ * The settings that say whether a run pauses where it would end.
+ *
+ * @since 0.6.0
+ * @category models
+ */
+export type PauseSettings = Pick<Settings.Settings, "on_exhausted" | "pause_on" | "pause_resume_after_ms">
+
+/**
+ * Whether the end `end` pauses the run instead (where the runtime can keep
+ * it, see `Session.Effects.pause`): `on_exhausted` is `pause` and the end's
+ * status is one of `pause_on`.
+ *
+ * @example
+ * ```ts
+ * import { Decision, Settings } from "@agent-kernel/kernel"
+ *
+ * const settings = { ...Settings.defaults, on_exhausted: "pause" as const }
+ * Decision.pauses(Decision.End({ status: "retries_exhausted" }), settings) // true
+ * Decision.pauses(Decision.End({ status: "auth_error" }), settings) // false
+ * ```
+ *
+ * @since 0.6.0
+ * @category decisions
+ */
+export const pauses: (end: End, settings: PauseSettings) => boolean = internal.pauses
+
+/**
+ * When a runner resumes a run paused at `pausedAt` by `error`: `None` unless
+ * `pause_resume_after_ms` is set; then that long after the pause, never
+ * sooner than the error's retry-after (a quota's reset time).
+ *
+ * @since 0.6.0
+ * @category decisions
+ */
+export const resumeAt: (
+  error: ModelError.ModelError | undefined,
+  pausedAt: number,
+  settings: PauseSettings
+) => Option.Option<number> = internal.resumeAt

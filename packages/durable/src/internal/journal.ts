@@ -8,6 +8,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
 import * as DurableClock from "effect/workflow/DurableClock"
+import * as DurableDeferred from "effect/workflow/DurableDeferred"
 import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import { asJournalError, fail, type JournalError } from "./sqlEngine.js"
 import * as Steps from "./steps.js"
@@ -97,7 +98,9 @@ export const makeClock = (clock: Clock.Clock, startedAt: number, fresh: boolean)
  * @internal
  */
 export const replayAware = (bus: EventBus.Service, clock: JournalClock, withheld: () => boolean): EventBus.Service => {
-  const shown = (event: { readonly type: string }) => !withheld() && (!clock.replaying() || event.type === "run_ended")
+  // A run's end, and its resume from a pause, happen in the execution that replays up to them.
+  const shown = (event: { readonly type: string }) =>
+    !withheld() && (!clock.replaying() || event.type === "run_ended" || event.type === "run_resumed")
   return {
     observed: bus.observed,
     responseObserved: bus.responseObserved,
@@ -121,6 +124,22 @@ const ToolStep = Steps.codec(Schema.Struct({ result: Content.ToolResultBlock, at
 
 /** A journaled instant. */
 const Instant = Steps.codec(Schema.Struct({ at: Schema.Number }))
+
+/**
+ * How a paused run is resumed: whether its retry budget starts again, and
+ * when (epoch milliseconds). The value its resume completes the pause's
+ * durable deferred with.
+ *
+ * @internal
+ */
+export const Resume = Schema.Struct({ reset_budget: Schema.Boolean, at: Schema.Number })
+
+/**
+ * The durable deferred a run paused at `step` waits on (`pause/<turn>/<attempt>`).
+ *
+ * @internal
+ */
+export const pauseDeferred = (step: string) => DurableDeferred.make(step, { success: Resume })
 
 /**
  * The result a tool call gets when the process stopped while it ran: the
@@ -164,6 +183,11 @@ export interface Options {
    * (see `EventLog.Writer.beforeStep`), so that a reader sees what the run is waiting on.
    */
   readonly beforeStep: Effect.Effect<void>
+  /**
+   * Records the run as paused at `pause` in the store, with the events published so far, where its
+   * resume finds the durable deferred `step`.
+   */
+  readonly paused: (pause: Session.Pause, step: string) => Effect.Effect<void>
 }
 
 /**
@@ -179,7 +203,11 @@ export interface Options {
  *   idempotent, which runs again;
  * - a retry's wait is the durable clock `retry/<turn>/<attempt>` (its
  *   deadline is journaled as a wall-clock time, so a restart finishes the same
- *   wait), then the activity `woke/<turn>/<attempt>` journals when it ended.
+ *   wait), then the activity `woke/<turn>/<attempt>` journals when it ended;
+ * - a pause is the activity `paused/<turn>/<attempt>`, which records the run
+ *   as paused in the store, then the durable deferred `pause/<turn>/<attempt>`,
+ *   which its resume completes (`Resume`): a replay after the resume answers
+ *   the pause from the journal and goes on; one before it suspends again.
  *
  * A step whose journal fails (a `JournalError` defect) is reported to
  * `failed` before the loop sees the defect.
@@ -291,6 +319,30 @@ export const wrap =
           // A run stopped while suspended on a wait replays up to that wait and ends there: it does not
           // wait again. A wait it had woken from is replayed, so what the run did after it is kept.
           options.stopping() ? Effect.flatMap(woken, (woke) => (woke ? wait : Effect.interrupt)) : wait
+        ).pipe(Effect.provide(context), journaled)
+      },
+      pause: (pause) => {
+        const name = `${pause.turn}/${pause.attempt}`
+        const deferred = pauseDeferred(`pause/${name}`)
+        const record = step(
+          `paused/${name}`,
+          Instant,
+          clock.live(Effect.andThen(options.paused(pause, deferred.name), Effect.map(now(), (at) => ({ at }))))
+        )
+        const resumed = Effect.map(DurableDeferred.await(deferred), (resume) => {
+          clock.completed(resume.at)
+          return { resetBudget: resume.reset_budget, at: resume.at }
+        })
+        // Whether the pause's resume is journaled: an earlier execution went on past it.
+        const done = Effect.flatMap(WorkflowEngine.WorkflowEngine, (engine) => engine.deferredResult(deferred)).pipe(
+          Effect.map(Option.isSome)
+        )
+        return Effect.andThen(
+          record,
+          Effect.suspend(() =>
+            // A run stopped while paused replays up to its pause and ends there, as at a wait.
+            options.stopping() ? Effect.flatMap(done, (woke) => (woke ? resumed : Effect.interrupt)) : resumed
+          )
         ).pipe(Effect.provide(context), journaled)
       }
     }

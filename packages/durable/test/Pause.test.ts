@@ -1,0 +1,153 @@
+/**
+ * A durable run that would end `retries_exhausted`, `retry_budget_exhausted` or `quota_exceeded`
+ * pauses instead (`on_exhausted: pause`): unfinished, its journal kept, listed as paused with why
+ * and since when; a new engine on the same SQLite file resumes it from its pause, sending no
+ * completed model call again and running no completed tool call again, its budget carried over
+ * unless the resume resets it.
+ */
+import { DurableSessions, Engine } from "@agent-kernel/durable"
+import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
+import { ScriptedModel } from "@agent-kernel/kernel/testing"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+const settings: Settings.Settings = {
+  ...Settings.defaults,
+  jitter: "none",
+  base_delay_ms: 1,
+  max_retries: 1,
+  max_session_retries: 5,
+  session_retries_refill: false,
+  on_exhausted: "pause"
+}
+
+const store = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "durable-pause-")), "agent.db")
+
+const counting = (invoked: Array<string>): Toolbox.Service => ({
+  definitions: Effect.succeed([]),
+  invoke: (call) =>
+    Effect.sync(() => {
+      invoked.push(call.id)
+      return Content.toolResult(call.id, `did ${call.id}`)
+    })
+})
+
+const processOn = (
+  file: string,
+  model: ScriptedModel.ScriptedModel,
+  toolbox: Toolbox.Service,
+  overrides: Partial<Settings.Settings> = {}
+) =>
+  DurableSessions.layer({ model: "m", settings: { ...settings, ...overrides } }).pipe(
+    Layer.provideMerge(Engine.layerSqlite(file)),
+    Layer.provide(model.layer),
+    Layer.provide(Toolbox.layer(toolbox))
+  )
+
+const rateLimited = ScriptedModel.rateLimited({ retryAfterMs: 1 })
+
+/** A run that calls a tool, then meets 429s until its call's one retry is used: it pauses. */
+const pausedRun = (file: string, invoked: Array<string>) =>
+  Effect.gen(function* () {
+    const first = yield* ScriptedModel.make([
+      ScriptedModel.toolCalls({ id: "a", name: "write", input: 1 }),
+      rateLimited,
+      rateLimited
+    ])
+    const [outcome, listed] = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+      Effect.zip(sessions.run("s", "go"), sessions.list)
+    ).pipe(Effect.provide(processOn(file, first, counting(invoked))), Effect.scoped)
+    return { outcome, listed, calls: (yield* first.calls).length }
+  })
+
+describe("a durable run that pauses instead of failing", () => {
+  it.live("pauses where its retries ran out, and lists as paused with why and since when", () =>
+    Effect.gen(function* () {
+      const file = store()
+      const invoked: Array<string> = []
+      const { outcome, listed, calls } = yield* pausedRun(file, invoked)
+      assert.strictEqual(outcome.status, "paused")
+      assert.strictEqual(outcome.error?.category, "rate_limited")
+      assert.strictEqual(calls, 3)
+      assert.deepStrictEqual(invoked, ["a"])
+      const [session] = listed
+      assert.strictEqual(session?.status, "paused")
+      assert.isTrue(session?.unfinished)
+      assert.isFalse(session?.resumable)
+      assert.strictEqual(session?.paused?.reason, "retries_exhausted")
+      assert.strictEqual(session?.paused?.error?.category, "rate_limited")
+      assert.isTrue((session?.paused?.paused_at ?? 0) > 0)
+      assert.isNull(session?.paused?.resume_at)
+      // The pause is in the session's log, with the events before it.
+      const events = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.events("s")).pipe(
+        Effect.provide(processOn(file, yield* ScriptedModel.make([]), counting(invoked))),
+        Effect.scoped
+      )
+      const types = events.map((logged) => logged.event.type)
+      assert.include(types, "run_paused")
+      assert.notInclude(types, "run_ended")
+    })
+  )
+
+  it.live(
+    "resumed by a new engine on the same file: nothing completed is sent or run again, the budget carries over, and it completes",
+    () =>
+      Effect.gen(function* () {
+        const file = store()
+        const invoked: Array<string> = []
+        yield* pausedRun(file, invoked)
+        const second = yield* ScriptedModel.make([ScriptedModel.text("done")])
+        const [resumed, listed, events] = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+          Effect.all([sessions.resume("s"), sessions.list, sessions.events("s")])
+        ).pipe(Effect.provide(processOn(file, second, counting(invoked))), Effect.scoped)
+        const run = Option.getOrThrow(resumed)
+        assert.strictEqual(run.status, "completed")
+        assert.strictEqual(run.final_text, "done")
+        // One call after the resume: the tool call's model call and the two 429s were not sent again.
+        assert.strictEqual((yield* second.calls).length, 1)
+        assert.deepStrictEqual(invoked, ["a"])
+        // The retry the paused call used stays used.
+        assert.strictEqual(run.retries.session_total, 1)
+        assert.deepStrictEqual(
+          listed.map((session) => [session.status, session.paused]),
+          [["completed", null]]
+        )
+        const types = events.map((logged) => logged.event.type)
+        assert.deepStrictEqual(
+          types.filter((type) => type.startsWith("run_")),
+          ["run_started", "run_paused", "run_resumed", "run_ended"]
+        )
+      })
+  )
+
+  it.live("a resume that resets the budget gives the paused call its retries again", () =>
+    Effect.gen(function* () {
+      const file = store()
+      const invoked: Array<string> = []
+      yield* pausedRun(file, invoked)
+      // Without the reset, one more failure pauses the run again: the call has no retry left.
+      const again = yield* ScriptedModel.make([rateLimited, ScriptedModel.text("never")])
+      const paused = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.resume("s")).pipe(
+        Effect.provide(processOn(file, again, counting(invoked))),
+        Effect.scoped
+      )
+      assert.strictEqual(Option.getOrThrow(paused).status, "paused")
+      assert.strictEqual((yield* again.calls).length, 1)
+      // With it, the call retries once more after a failure, and the budget's count starts again.
+      const reset = yield* ScriptedModel.make([rateLimited, ScriptedModel.text("done")])
+      const resumed = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+        sessions.resume("s", { reset_budget: true })
+      ).pipe(Effect.provide(processOn(file, reset, counting(invoked))), Effect.scoped)
+      const run = Option.getOrThrow(resumed)
+      assert.strictEqual(run.status, "completed")
+      assert.strictEqual((yield* reset.calls).length, 2)
+      assert.strictEqual(run.retries.session_total, 1)
+      assert.deepStrictEqual(invoked, ["a"])
+    })
+  )
+})
