@@ -62,7 +62,8 @@ export const outcomeOf = (
   if (Exit.isSuccess(exit)) {
     const status = isStatus(exit.value) ? exit.value : undefined
     if (status === undefined || status === "completed") return { code: 0, message: undefined }
-    if (status === "paused") return { code: exitCodes.paused, message: "the run paused: `agent --session PATH --resume` continues it" }
+    if (status === "paused")
+      return { code: exitCodes.paused, message: "the run paused: `agent --session PATH --resume` continues it" }
     return status === "interrupted" ? interrupted : { code: exitCodes[status], message: `the run ended ${status}` }
   }
   if (Cause.hasInterruptsOnly(exit.cause)) return interrupted

@@ -376,9 +376,7 @@ export const pauseOf = (payload: Payload): Effect.Effect<RunOutcome.RunOutcome, 
     Effect.flatMap(
       Effect.orElseSucceed(Store.get(payload.session_id), () => Option.none<Store.Row>()),
       (row) =>
-        Option.isSome(row) && pausedNow(row.value, payload)
-          ? Effect.succeed(pausedOutcome(payload, row.value))
-          : check
+        Option.isSome(row) && pausedNow(row.value, payload) ? Effect.succeed(pausedOutcome(payload, row.value)) : check
     )
   )
   return check

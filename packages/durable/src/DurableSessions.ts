@@ -435,7 +435,8 @@ const pausedOf = (row: Store.Row): Paused | null =>
     ? null
     : {
         reason: row.paused_reason ?? "paused",
-        error: row.paused_error === null || row.paused_error === undefined ? null : KernelEvent.summarize(row.paused_error),
+        error:
+          row.paused_error === null || row.paused_error === undefined ? null : KernelEvent.summarize(row.paused_error),
         paused_at: row.paused_at,
         resume_at: row.resume_at ?? null
       }
@@ -759,7 +760,10 @@ export const make: Effect.Effect<
           input: row.value.pending
         }
         // A paused run goes on once its pause's deferred is completed (the engine wakes it then).
-        const unpause = Effect.provideContext(continuePaused(payload, row.value, options?.reset_budget === true), context)
+        const unpause = Effect.provideContext(
+          continuePaused(payload, row.value, options?.reset_budget === true),
+          context
+        )
         // A run suspended on a journal failure (see `AgentRun.suspendedOn`) waits to be run again: nothing else
         // wakes it. (The light engine suspends none: it resumes an unfinished run by executing it.)
         const wake = Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) =>

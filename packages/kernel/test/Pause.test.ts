@@ -127,9 +127,18 @@ describe("on_exhausted: pause in the loop", () => {
   it.effect("pause_on chooses which ends pause: a quota error pauses only when listed", () =>
     Effect.gen(function* () {
       const quota = ScriptedModel.error("quota_exceeded")
-      const listed = yield* sessionOf([quota, ScriptedModel.text("done")], [], pausing([], () => false))
+      const listed = yield* sessionOf(
+        [quota, ScriptedModel.text("done")],
+        [],
+        pausing([], () => false)
+      )
       assert.strictEqual((yield* TestClockDriver.run(listed.session.run("go"))).status, "completed")
-      const unlisted = yield* sessionOf([quota], [], pausing([], () => false), { pause_on: ["retries_exhausted"] })
+      const unlisted = yield* sessionOf(
+        [quota],
+        [],
+        pausing([], () => false),
+        { pause_on: ["retries_exhausted"] }
+      )
       assert.strictEqual((yield* TestClockDriver.run(unlisted.session.run("go"))).status, "quota_exceeded")
     })
   )

@@ -53,7 +53,10 @@ describe("Settings", () => {
       const issues = bad.failure.issues
       assert.lengthOf(issues, 3)
       assert.match(issues[0]!, /^on_exhausted: Expected "fail" \| "pause", actual "wait"$/)
-      assert.match(issues[1]!, /^pause_on\.0: Expected "retries_exhausted" \| "retry_budget_exhausted" \| "quota_exceeded", actual "auth_error"$/)
+      assert.match(
+        issues[1]!,
+        /^pause_on\.0: Expected "retries_exhausted" \| "retry_budget_exhausted" \| "quota_exceeded", actual "auth_error"$/
+      )
       assert.match(issues[2]!, /^pause_resume_after_ms: Expected a positive number, actual 0$/)
     }
   })

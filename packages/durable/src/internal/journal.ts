@@ -1,6 +1,6 @@
-import { Content, type EventBus, ModelError, ModelProvider, type Session } from "@agent-kernel/kernel"
+import { Content, type EventBus, KernelEvent, ModelError, ModelProvider, type Session } from "@agent-kernel/kernel"
 import * as Cause from "effect/Cause"
-import type * as Clock from "effect/Clock"
+import * as Clock from "effect/Clock"
 import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -41,6 +41,8 @@ export interface JournalClock extends Clock.Clock {
    * real yet. What it publishes meanwhile was published by the execution that journaled it.
    */
   readonly replaying: () => boolean
+  /** How many steps the replay has answered from the journal so far. */
+  readonly replayed: () => number
 }
 
 const isJournalClock = (clock: Clock.Clock): clock is JournalClock => "real" in clock && "completed" in clock
@@ -58,6 +60,7 @@ export const makeClock = (clock: Clock.Clock, startedAt: number, fresh: boolean)
   let pinned = startedAt
   let executing = 0
   let replaying = !fresh
+  let replayed = 0
   const millis = () => (executing > 0 ? real.currentTimeMillisUnsafe() : pinned)
   const nanos = () => BigInt(Math.round(millis() * 1_000_000))
   return {
@@ -70,9 +73,11 @@ export const makeClock = (clock: Clock.Clock, startedAt: number, fresh: boolean)
     monotonicTimeNanos: real.monotonicTimeNanos,
     sleep: (duration) => real.sleep(duration),
     completed: (at) => {
+      if (replaying) replayed++
       if (at > pinned) pinned = at
     },
     replaying: () => replaying,
+    replayed: () => replayed,
     live: (effect) =>
       Effect.acquireUseRelease(
         Effect.sync(() => {
@@ -98,14 +103,36 @@ export const makeClock = (clock: Clock.Clock, startedAt: number, fresh: boolean)
  * @internal
  */
 export const replayAware = (bus: EventBus.Service, clock: JournalClock, withheld: () => boolean): EventBus.Service => {
-  // A run's end, and its resume from a pause, happen in the execution that replays up to them.
-  const shown = (event: { readonly type: string }) =>
-    !withheld() && (!clock.replaying() || event.type === "run_ended" || event.type === "run_resumed")
+  // A resume from a pause publishes its run_resumed as the replay reaches it: it is this execution's when the
+  // next step executes for real (it is delivered before what follows), an earlier execution's when a
+  // journaled step answers first (it is dropped).
+  let resumed: { readonly event: KernelEvent.KernelEvent; readonly replayed: number } | undefined
+  const shown = (event: { readonly type: string }) => !withheld() && (!clock.replaying() || event.type === "run_ended")
+  const withResumed = (events: ReadonlyArray<KernelEvent.KernelEvent>): ReadonlyArray<KernelEvent.KernelEvent> => {
+    if (clock.replaying()) {
+      for (const event of events) if (event.type === "run_resumed") resumed = { event, replayed: clock.replayed() }
+      return events.filter(shown)
+    }
+    const held = resumed
+    resumed = undefined
+    const now = events.filter(shown)
+    return held !== undefined && held.replayed === clock.replayed() && now.length > 0 ? [held.event, ...now] : now
+  }
   return {
     observed: bus.observed,
     responseObserved: bus.responseObserved,
-    publish: (event) => (shown(event) ? bus.publish(event) : Effect.void),
-    deliver: (events) => Effect.suspend(() => bus.deliver(events.filter(shown))),
+    publish: (event) =>
+      Effect.suspend(() =>
+        event.type !== "run_resumed" && resumed === undefined
+          ? shown(event)
+            ? bus.publish(event)
+            : Effect.void
+          : Effect.flatMap(Clock.currentTimeMillis, (at) => {
+              const events = withResumed([KernelEvent.stamp(event, at)])
+              return events.length === 0 ? Effect.void : bus.deliver(events)
+            })
+      ),
+    deliver: (events) => Effect.suspend(() => bus.deliver(withResumed(events))),
     modelResponded: (response, info) =>
       clock.replaying() || withheld() ? Effect.void : bus.modelResponded(response, info)
   }
@@ -327,7 +354,12 @@ export const wrap =
         const record = step(
           `paused/${name}`,
           Instant,
-          clock.live(Effect.andThen(options.paused(pause, deferred.name), Effect.map(now(), (at) => ({ at }))))
+          clock.live(
+            Effect.andThen(
+              options.paused(pause, deferred.name),
+              Effect.map(now(), (at) => ({ at }))
+            )
+          )
         )
         const resumed = Effect.map(DurableDeferred.await(deferred), (resume) => {
           clock.completed(resume.at)

@@ -395,7 +395,10 @@ const paused = Effect.fnUntraced(function* (
   })
   const resumed = yield* pause({ turn: turn.number, attempt: failed.attempt, status: end.status, error, at, resumeAt })
   if (resumed.resetBudget)
-    yield* Run.update(run, (state) => ({ ...SessionState.withRun(state, { retries: 0 }), budget: run.env.budget.initial }))
+    yield* Run.update(run, (state) => ({
+      ...SessionState.withRun(state, { retries: 0 }),
+      budget: run.env.budget.initial
+    }))
   yield* Run.publish(run, {
     type: "run_resumed",
     at: Run.now(run),
