@@ -83,11 +83,19 @@ describe("a durable run that pauses instead of failing", () => {
       assert.strictEqual(session?.paused?.error?.category, "rate_limited")
       assert.isTrue((session?.paused?.paused_at ?? 0) > 0)
       assert.isNull(session?.paused?.resume_at)
-      // The pause is in the session's log, with the events before it.
-      const events = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.events("s")).pipe(
-        Effect.provide(processOn(file, yield* ScriptedModel.make([]), counting(invoked))),
-        Effect.scoped
+      // The pause is in the session's log, with the events before it; a page filters it as paused.
+      const [events, paused, resumable] = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+        Effect.all([
+          sessions.events("s"),
+          sessions.page({ activity: "paused" }),
+          sessions.page({ activity: "resumable" })
+        ])
+      ).pipe(Effect.provide(processOn(file, yield* ScriptedModel.make([]), counting(invoked))), Effect.scoped)
+      assert.deepStrictEqual(
+        paused.sessions.map((listed) => [listed.id, listed.paused?.reason]),
+        [["s", "retries_exhausted"]]
       )
+      assert.strictEqual(resumable.total, 0)
       const types = events.map((logged) => logged.event.type)
       assert.include(types, "run_paused")
       assert.notInclude(types, "run_ended")
