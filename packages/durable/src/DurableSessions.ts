@@ -578,19 +578,60 @@ const continuePaused = (
   payload: AgentRun.Payload,
   row: Store.Row,
   resetBudget: boolean
-): Effect.Effect<void, Store.StoreError, SqlClient.SqlClient | WorkflowEngine.WorkflowEngine> =>
+): Effect.Effect<boolean, Store.StoreError, SqlClient.SqlClient | WorkflowEngine.WorkflowEngine> =>
   Effect.gen(function* () {
     const step = row.status === "paused" ? row.paused_step : undefined
-    if (step === undefined || step === null) return
+    if (step === undefined || step === null) return false
     const at = yield* Clock.currentTimeMillis
-    if (!(yield* Store.resumed(payload, step, at))) return
     const deferred = Journal.pauseDeferred(step)
     const executionId = yield* AgentRun.AgentRun.executionId(payload)
+    // The deferred first: its first completion wins, and a row said running whose run never woke would
+    // wait for ever. The row is then set running only if it is still paused there (not paused again).
     yield* DurableDeferred.done(deferred, {
       token: DurableDeferred.tokenFromExecutionId(deferred, { workflow: AgentRun.AgentRun, executionId }),
       exit: Exit.succeed({ reset_budget: resetBudget, at })
     })
+    return yield* Store.resumed(payload, step, at)
   })
+
+/** The payload of the unfinished run the session row `row` records. */
+const payloadOf = (row: Store.Row, input: Content.Message): AgentRun.Payload => ({
+  session_id: row.id,
+  ...lifeOf(row.life),
+  run: row.run_index,
+  input
+})
+
+/**
+ * Continues every paused run of the store in context whose `resume_at`
+ * (see `Settings.pause_resume_after_ms`) has come, as `resume` would
+ * without a reset, and without waiting for them: the engine runs each where
+ * it runs its sessions (on a cluster, the runner that holds its shard).
+ * Returns the sessions it resumed. A run two callers resume at once is
+ * resumed once. `Runner.layer` of `@agent-kernel/cluster` calls it on a
+ * schedule.
+ *
+ * @since 0.6.0
+ * @category accessors
+ */
+export const resumeDue: Effect.Effect<
+  ReadonlyArray<string>,
+  Store.StoreError,
+  SqlClient.SqlClient | WorkflowEngine.WorkflowEngine
+> = Effect.gen(function* () {
+  const now = yield* Clock.currentTimeMillis
+  const due = yield* Store.resumesDue(now)
+  const resumed = yield* Effect.forEach(due, (id) =>
+    Effect.flatMap(Store.get(id), (row) => {
+      if (Option.isNone(row) || row.value.pending === null) return Effect.succeed(false)
+      const { pending, resume_at } = row.value
+      return resume_at === null || resume_at === undefined || resume_at > now
+        ? Effect.succeed(false)
+        : continuePaused(payloadOf(row.value, pending), row.value, false)
+    })
+  )
+  return due.filter((_, i) => resumed[i] === true)
+})
 
 /** How often the stops other processes ask for are looked for (`requestStop`), in the system's time. */
 const stopWatchInterval = 500
@@ -753,12 +794,7 @@ export const make: Effect.Effect<
     resume: (id, options) =>
       Effect.flatMap(Effect.provideContext(Store.get(id), context), (row) => {
         if (Option.isNone(row) || row.value.pending === null) return Effect.succeedNone
-        const payload = {
-          session_id: id,
-          ...lifeOf(row.value.life),
-          run: row.value.run_index,
-          input: row.value.pending
-        }
+        const payload = payloadOf(row.value, row.value.pending)
         // A paused run goes on once its pause's deferred is completed (the engine wakes it then).
         const unpause = Effect.provideContext(
           continuePaused(payload, row.value, options?.reset_budget === true),
