@@ -237,8 +237,8 @@ const decodeRunStatus = Schema.decodeUnknownOption(KernelEvent.RunStatus)
 
 /**
  * A session's status as the inspector shows it, from the store's summary: a
- * live unfinished run is `running`, one no live process holds `resumable`,
- * else its last run's end (`new` before any).
+ * paused run is `paused`, a live unfinished run `running`, one no live
+ * process holds `resumable`, else its last run's end (`new` before any).
  *
  * @since 0.1.0
  * @category mapping
@@ -246,7 +246,8 @@ const decodeRunStatus = Schema.decodeUnknownOption(KernelEvent.RunStatus)
 export const statusOf = (
   summary: DurableSessions.Summary
 ): { readonly status: InspectorStore.SessionStatus; readonly run_status: KernelEvent.RunStatus | null } => {
-  if (summary.unfinished) return { status: summary.live ? "running" : "resumable", run_status: null }
+  if (summary.unfinished)
+    return { status: summary.paused !== null ? "paused" : summary.live ? "running" : "resumable", run_status: null }
   const ended = Option.getOrNull(decodeRunStatus(summary.run_status))
   if (ended === null) return { status: "new", run_status: null }
   switch (ended) {
@@ -272,7 +273,8 @@ export const summaryOf = (summary: DurableSessions.Summary): InspectorStore.Sess
   retries_used: summary.retries_used,
   retries_left: summary.retries_left,
   messages: summary.messages,
-  last_activity: summary.last_activity
+  last_activity: summary.last_activity,
+  paused: summary.paused
 })
 
 /**

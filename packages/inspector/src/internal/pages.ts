@@ -3,15 +3,21 @@ import type * as InspectorStore from "../InspectorStore.js"
 import * as Timeline from "../Timeline.js"
 import { count, escapeHtml, layout, oneLine, segment, time } from "./html.js"
 
-/** How a status reads: "failed" names the run's status. @internal */
-export const statusText = (summary: Pick<InspectorStore.SessionSummary, "status" | "run_status">): string =>
+type Shown = Pick<InspectorStore.SessionSummary, "status" | "run_status" | "paused">
+
+/** How a status reads: "failed" names the run's status, "paused" why and since when. @internal */
+export const statusText = (summary: Shown): string =>
   summary.status === "failed" && summary.run_status !== null
     ? `failed: ${summary.run_status}`
     : summary.status === "resumable"
       ? "interrupted, resumable"
-      : summary.status
+      : summary.status === "paused" && summary.paused !== undefined && summary.paused !== null
+        ? `paused: ${summary.paused.reason} since ${new Date(summary.paused.paused_at).toISOString()}${
+            summary.paused.resume_at === null ? "" : `, resumes at ${new Date(summary.paused.resume_at).toISOString()}`
+          }`
+        : summary.status
 
-const badge = (summary: Pick<InspectorStore.SessionSummary, "status" | "run_status">) =>
+const badge = (summary: Shown) =>
   `<span class="status s-${summary.status}" data-status="${summary.status}">${escapeHtml(statusText(summary))}</span>`
 
 const runBadge = (status: string | null) =>
@@ -33,6 +39,7 @@ export interface SessionsQuery {
 const statuses: ReadonlyArray<InspectorStore.SessionStatus> = [
   "running",
   "resumable",
+  "paused",
   "completed",
   "interrupted",
   "failed",
@@ -145,7 +152,9 @@ export const session = (
 <dl class="facts" id="facts"><dt>runs</dt><dd data-fact="runs">${count(s.runs)}</dd><dt>retries used</dt><dd data-fact="retries_used">${count(s.retries_used)}</dd><dt>retries left</dt><dd data-fact="retries_left">${left(s)}</dd><dt>messages</dt><dd data-fact="messages">${count(s.messages)}</dd><dt>last activity</dt><dd data-fact="last_activity">${time(s.last_activity)} UTC</dd></dl>
 <section class="actions" aria-label="actions">
 <label>action token <input type="password" id="token" autocomplete="off" placeholder="printed when the inspector started"></label>
-<button type="button" data-action="resume"${s.status === "resumable" ? "" : " disabled"}>Resume the interrupted run</button>
+<button type="button" data-action="resume"${s.status === "resumable" || s.status === "paused" ? "" : " disabled"}>${
+      s.status === "paused" ? "Resume the paused run" : "Resume the interrupted run"
+    }</button>
 <button type="button" data-action="interrupt"${s.status === "running" ? "" : " disabled"}>Interrupt the run</button>
 <span id="action-result" role="status"></span>
 </section>
