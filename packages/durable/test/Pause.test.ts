@@ -12,6 +12,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -50,6 +51,14 @@ const processOn = (
   )
 
 const rateLimited = ScriptedModel.rateLimited({ retryAfterMs: 1 })
+
+/** Durable sessions over `engine`, their model `model`. */
+const sessionsOn = <E>(engine: Layer.Layer<Engine.Engine, E>, model: ScriptedModel.ScriptedModel) =>
+  DurableSessions.layer({ model: "m", settings }).pipe(
+    Layer.provideMerge(engine),
+    Layer.provide(model.layer),
+    Layer.provide(Toolbox.layer(Toolbox.empty))
+  )
 
 /** A run that calls a tool, then meets 429s until its call's one retry is used: it pauses. */
 const pausedRun = (file: string, invoked: Array<string>) =>
@@ -157,5 +166,64 @@ describe("a durable run that pauses instead of failing", () => {
       assert.strictEqual(run.retries.session_total, 1)
       assert.deepStrictEqual(invoked, ["a"])
     })
+  )
+
+  it.live("on the memory engine, a run pauses and its resume in the same process continues it", () =>
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([rateLimited, rateLimited, ScriptedModel.text("done")])
+      const [paused, resumed] = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+        Effect.zip(sessions.run("s", "go"), sessions.resume("s"))
+      ).pipe(Effect.provide(sessionsOn(Engine.layerMemory, model)), Effect.scoped)
+      assert.strictEqual(paused.status, "paused")
+      assert.strictEqual(Option.getOrThrow(resumed).status, "completed")
+      assert.strictEqual((yield* model.calls).length, 3)
+    })
+  )
+
+  it.live("on the cluster engine over SQLite, a paused run is resumed by a new engine on the same file", () =>
+    Effect.gen(function* () {
+      const file = store()
+      const first = yield* ScriptedModel.make([rateLimited, rateLimited])
+      const paused = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.run("s", "go")).pipe(
+        Effect.provide(sessionsOn(Engine.layerClusterSqlite(file), first)),
+        Effect.scoped
+      )
+      assert.strictEqual(paused.status, "paused")
+      const second = yield* ScriptedModel.make([ScriptedModel.text("done")])
+      const resumed = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.resume("s")).pipe(
+        Effect.provide(sessionsOn(Engine.layerClusterSqlite(file), second)),
+        Effect.scoped
+      )
+      assert.strictEqual(Option.getOrThrow(resumed).status, "completed")
+      assert.strictEqual((yield* second.calls).length, 1)
+    })
+  )
+
+  it.live(
+    "a paused run that is interrupted ends interrupted, its pause cleared, and the session takes input again",
+    () =>
+      Effect.gen(function* () {
+        const file = store()
+        const invoked: Array<string> = []
+        yield* pausedRun(file, invoked)
+        const next = yield* ScriptedModel.make([ScriptedModel.text("next")])
+        const [listed, outcome] = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+          Effect.gen(function* () {
+            yield* sessions.interrupt("s")
+            const listed = yield* Effect.repeat(sessions.list, {
+              until: (all) => all.every((session) => !session.unfinished),
+              schedule: Schedule.spaced("20 millis")
+            }).pipe(Effect.timeout("30 seconds"))
+            return [listed, yield* sessions.run("s", "again")] as const
+          })
+        ).pipe(Effect.provide(processOn(file, next, counting(invoked))), Effect.scoped)
+        assert.deepStrictEqual(
+          listed.map((session) => [session.status, session.paused]),
+          [["interrupted", null]]
+        )
+        assert.strictEqual(outcome.status, "completed")
+        assert.strictEqual((yield* next.calls).length, 1)
+        assert.deepStrictEqual(invoked, ["a"])
+      })
   )
 })
