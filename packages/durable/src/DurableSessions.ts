@@ -569,10 +569,11 @@ export const pending = (
   )
 
 /**
- * Continues the paused run `payload`, if it is paused: the store records it
- * running again, then the pause's durable deferred is completed with the
- * resume (`reset_budget`, and when), which wakes the run on every engine.
- * Nothing for a run that is not paused (another caller resumed it first).
+ * Continues the paused run `payload`, if the session row `row` says it is
+ * paused: the pause's durable deferred is completed with the resume
+ * (`reset_budget`, and when), which wakes the run on every engine (the
+ * first completion wins), then the store records it running again unless it
+ * has paused again meanwhile. Whether this call set it running.
  */
 const continuePaused = (
   payload: AgentRun.Payload,

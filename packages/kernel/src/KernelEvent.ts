@@ -279,8 +279,8 @@ export const RunPaused = event("run_paused", {
 /**
  * A paused run goes on: its next attempt follows. `reset_budget` says
  * whether its caller asked for the retry budget and the call's retries to
- * start again; `paused_ms` is how long it was paused (time that counts
- * towards no bound).
+ * start again; `paused_ms` is how long it was paused (wall-clock time,
+ * which `max_wall_clock_ms` counts).
  *
  * @since 0.6.0
  * @category schemas
