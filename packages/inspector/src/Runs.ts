@@ -60,8 +60,13 @@ export const fromEvents = (events: Iterable<InspectorStore.LoggedEvent>): Array<
   return runs
 }
 
-/** A run's pause as its `run_paused` tells it. */
-const pausedOf = (event: KernelEvent.EventOf<"run_paused">): InspectorStore.Paused => ({
+/**
+ * A run's pause as its `run_paused` tells it.
+ *
+ * @since 0.6.0
+ * @category runs
+ */
+export const pausedOf = (event: KernelEvent.EventOf<"run_paused">): InspectorStore.Paused => ({
   reason: event.reason,
   error: event.error,
   paused_at: event.at,

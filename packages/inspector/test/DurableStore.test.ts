@@ -305,6 +305,8 @@ describe("the durable adapter on the embedded store", () => {
         expect((yield* store.sessions({ status: "resumable", offset: 0, limit: 10 })).total).toBe(0)
         const events = yield* store.events("held", { after: 0, limit: 100 })
         expect(events.map((logged) => logged.event.type)).toContain("run_paused")
+        const detail = yield* store.session("held")
+        expect(detail.runs.map((run) => [run.status, run.paused?.reason])).toEqual([[null, "retries_exhausted"]])
       })
     )
   )

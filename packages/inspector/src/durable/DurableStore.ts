@@ -364,7 +364,13 @@ const service = (durable: Durable, options: Options, scope: Scope.Scope): Inspec
       Effect.gen(function* () {
         const found = yield* summary(id)
         const runs = yield* Effect.mapError(durable.runs(id), unavailable)
-        return { summary: summaryOf(found), runs: runs.map(runOf) }
+        // The unfinished run, the last, is the one a paused session's pause is of.
+        return {
+          summary: summaryOf(found),
+          runs: runs.map((run, i) =>
+            i === runs.length - 1 && run.status === null ? { ...runOf(run), paused: found.paused } : runOf(run)
+          )
+        }
       }),
     history: (id) =>
       Effect.flatMap(

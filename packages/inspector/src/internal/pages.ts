@@ -20,10 +20,14 @@ export const statusText = (summary: Shown): string =>
 const badge = (summary: Shown) =>
   `<span class="status s-${summary.status}" data-status="${summary.status}">${escapeHtml(statusText(summary))}</span>`
 
-const runBadge = (status: string | null) =>
-  status === null
-    ? `<span class="status s-running">not ended</span>`
-    : `<span class="status s-${status === "completed" ? "completed" : status === "interrupted" ? "interrupted" : "failed"}">${escapeHtml(status)}</span>`
+const runBadge = (run: Pick<InspectorStore.RunSummary, "status" | "paused">) => {
+  const { status, paused } = run
+  if (status === null)
+    return paused !== undefined && paused !== null
+      ? `<span class="status s-paused">${escapeHtml(`paused: ${paused.reason}`)}</span>`
+      : `<span class="status s-running">not ended</span>`
+  return `<span class="status s-${status === "completed" ? "completed" : status === "interrupted" ? "interrupted" : "failed"}">${escapeHtml(status)}</span>`
+}
 
 const left = (summary: InspectorStore.SessionSummary) =>
   summary.retries_left === null ? "—" : count(summary.retries_left)
@@ -138,7 +142,7 @@ export const session = (
   const runs = detail.runs
     .map(
       (r) =>
-        `<tr data-run="${r.index}"><td class="n">${r.index}</td><td><a href="${escapeHtml(base)}/sessions/${escapeHtml(segment(s.id))}/runs/${r.index}">${escapeHtml(r.run_id)}</a></td><td>${escapeHtml(r.model)}</td><td>${runBadge(r.status)}</td><td>${time(r.started_at)}</td><td class="n">${r.ended_at === null ? "—" : escapeHtml(Timeline.formatMs(r.ended_at - r.started_at))}</td><td class="input">${escapeHtml(oneLine(r.input, 90))}</td></tr>`
+        `<tr data-run="${r.index}"><td class="n">${r.index}</td><td><a href="${escapeHtml(base)}/sessions/${escapeHtml(segment(s.id))}/runs/${r.index}">${escapeHtml(r.run_id)}</a></td><td>${escapeHtml(r.model)}</td><td>${runBadge(r)}</td><td>${time(r.started_at)}</td><td class="n">${r.ended_at === null ? "—" : escapeHtml(Timeline.formatMs(r.ended_at - r.started_at))}</td><td class="input">${escapeHtml(oneLine(r.input, 90))}</td></tr>`
     )
     .join("")
   return layout(
@@ -207,7 +211,7 @@ export const run = (
       }
     },
     `<p class="crumbs"><a href="${escapeHtml(base)}/sessions/${escapeHtml(segment(summary.id))}">← session ${escapeHtml(summary.id)}</a></p>
-<h1>Run <span class="id">${escapeHtml(runSummary.run_id)}</span> ${runBadge(runSummary.status)}</h1>
+<h1>Run <span class="id">${escapeHtml(runSummary.run_id)}</span> ${runBadge(runSummary)}</h1>
 <dl class="facts"><dt>model</dt><dd>${escapeHtml(runSummary.model)}</dd><dt>started</dt><dd>${time(runSummary.started_at)} UTC</dd><dt>took</dt><dd>${runSummary.ended_at === null ? "not ended" : escapeHtml(Timeline.formatMs(runSummary.ended_at - runSummary.started_at))}</dd><dt>events</dt><dd>${count(runSummary.first_seq)}–${count(runSummary.last_seq)}</dd><dt>input</dt><dd class="input">${escapeHtml(oneLine(runSummary.input, 200))}</dd></dl>
 ${legend}
 <div class="timeline-box" id="timeline">${svg}</div>
