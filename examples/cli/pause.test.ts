@@ -138,6 +138,45 @@ describe("agent --session with on_exhausted=pause", () => {
     }
   })
 
+  it("a quota error pauses with a resume_at no sooner than its retry-after; pause_on without it ends the run as before", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cli-pause-quota-"))
+    const scope = Effect.runSync(Scope.make())
+    const billing: FaultPlan.Step = {
+      kind: "error",
+      status: 402,
+      error_type: "billing_error",
+      message: "Your credit balance is too low",
+      headers: { "retry-after": "120" }
+    }
+    const provider = await Effect.runPromise(
+      Scope.provide(FakeProvider.make({ steps: [billing], after: "repeat_last" }), scope)
+    )
+    const env = { ANTHROPIC_BASE_URL: provider.url, ANTHROPIC_API_KEY: "fake-key" }
+    const args = ["--provider", "anthropic", "--json", "--prompt", "hi", "--set", "on_exhausted=pause"]
+    try {
+      const paused = await cli([...args, "--session", path.join(dir, "a.db"), "--set", "pause_resume_after_ms=1000"], {
+        env
+      })
+      assert.strictEqual(paused.code, 75, paused.stderr)
+      const [event] = ofType(paused, "run_paused")
+      assert.deepInclude(event, { reason: "quota_exceeded" })
+      const at = event?.["at"]
+      assert.strictEqual(event?.["resume_at"], typeof at === "number" ? at + 120_000 : "no time")
+      const listed = await cli(["sessions", path.join(dir, "a.db")])
+      assert.match(listed.stdout, /paused \(quota_exceeded since [^,]+, resumes at \d{4}-/)
+
+      const unlisted = await cli(
+        [...args, "--session", path.join(dir, "b.db"), "--set", 'pause_on=["retries_exhausted"]'],
+        { env }
+      )
+      assert.strictEqual(unlisted.code, 5, unlisted.stderr)
+      assert.lengthOf(ofType(unlisted, "run_paused"), 0)
+      assert.deepInclude(ofType(unlisted, "run_ended")[0], { status: "quota_exceeded" })
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  })
+
   it("--reset-budget without --resume is bad usage", async () => {
     const result = await cli(["--provider", "fake", "--prompt", "hi", "--reset-budget"])
     assert.strictEqual(result.code, 2, result.stderr)
