@@ -9,13 +9,16 @@ import { DurableSessions, Engine } from "@agent-kernel/durable"
 import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { DatabaseSync } from "node:sqlite"
 
 const settings: Settings.Settings = {
   ...Settings.defaults,
@@ -51,6 +54,14 @@ const processOn = (
   )
 
 const rateLimited = ScriptedModel.rateLimited({ retryAfterMs: 1 })
+
+/** A journaled step's row, its exit decoded from its JSON text. */
+const JournaledStep = Schema.decodeUnknownSync(
+  Schema.Struct({
+    execution_id: Schema.String,
+    exit: Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown))
+  })
+)
 
 /** Durable sessions over `engine`, their model `model`. */
 const sessionsOn = <E>(engine: Layer.Layer<Engine.Engine, E>, model: ScriptedModel.ScriptedModel) =>
@@ -139,6 +150,60 @@ describe("a durable run that pauses instead of failing", () => {
           types.filter((type) => type.startsWith("run_")),
           ["run_started", "run_paused", "run_resumed", "run_ended"]
         )
+      })
+  )
+
+  it.live(
+    "a pause recorded but not journaled, whose resume was completed before a kill: the restarted run goes on without being recorded paused again",
+    () =>
+      Effect.gen(function* () {
+        const file = store()
+        const invoked: Array<string> = []
+        yield* pausedRun(file, invoked)
+        // A kill between the pause's store write and its journal, then a resume that completed the pause's
+        // deferred and set the row running, then a kill before the run went on.
+        const db = new DatabaseSync(file)
+        const step = JournaledStep(
+          db.prepare("SELECT execution_id, exit FROM workflow_activities WHERE name = 'paused/2/2'").get()
+        )
+        db.prepare("DELETE FROM workflow_activities WHERE name = 'paused/2/2'").run()
+        db.prepare("INSERT INTO workflow_deferreds (execution_id, name, exit) VALUES (?, 'pause/2/2', ?)").run(
+          step.execution_id,
+          JSON.stringify({ ...step.exit, value: { reset_budget: false, at: Date.now() } })
+        )
+        db.prepare(
+          "UPDATE agent_sessions SET status = 'running', paused_reason = NULL, paused_error = NULL, paused_at = NULL, resume_at = NULL, paused_step = NULL"
+        ).run()
+        db.close()
+        // The resumed call answers once the session has been looked at while it is in flight.
+        const answer = yield* Deferred.make<void>()
+        const second = yield* ScriptedModel.make([() => Effect.as(Deferred.await(answer), ScriptedModel.text("done"))])
+        // Started again, the engine goes on with the run on its own: no caller resumes it here.
+        const [inFlight, listed] = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+          Effect.gen(function* () {
+            yield* Effect.repeat(second.calls, {
+              until: (calls) => calls.length > 0,
+              schedule: Schedule.spaced("20 millis")
+            }).pipe(Effect.timeout("30 seconds"))
+            const inFlight = yield* sessions.list
+            yield* Deferred.succeed(answer, undefined)
+            const listed = yield* Effect.repeat(sessions.list, {
+              until: (all) => all.every((session) => !session.unfinished),
+              schedule: Schedule.spaced("20 millis")
+            }).pipe(Effect.timeout("30 seconds"))
+            return [inFlight, listed] as const
+          })
+        ).pipe(Effect.provide(processOn(file, second, counting(invoked))), Effect.scoped)
+        assert.deepStrictEqual(
+          inFlight.map((session) => [session.status, session.paused]),
+          [["running", null]]
+        )
+        assert.deepStrictEqual(
+          listed.map((session) => session.status),
+          ["completed"]
+        )
+        assert.strictEqual((yield* second.calls).length, 1)
+        assert.deepStrictEqual(invoked, ["a"])
       })
   )
 

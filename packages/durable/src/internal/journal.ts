@@ -351,13 +351,21 @@ export const wrap =
       pause: (pause) => {
         const name = `${pause.turn}/${pause.attempt}`
         const deferred = pauseDeferred(`pause/${name}`)
-        const record = step(
-          `paused/${name}`,
-          Instant,
-          clock.live(
-            Effect.andThen(
-              options.paused(pause, deferred.name),
-              Effect.map(now(), (at) => ({ at }))
+        // Whether the pause's resume is journaled: an earlier execution went on past it.
+        const done = Effect.flatMap(WorkflowEngine.WorkflowEngine, (engine) => engine.deferredResult(deferred)).pipe(
+          Effect.map(Option.isSome)
+        )
+        // A pause its resume already answered (the process stopped before the step was journaled) is not
+        // recorded again: the row would say paused while the run goes on.
+        const record = Effect.flatMap(done, (answered) =>
+          step(
+            `paused/${name}`,
+            Instant,
+            clock.live(
+              Effect.andThen(
+                answered ? Effect.void : options.paused(pause, deferred.name),
+                Effect.map(now(), (at) => ({ at }))
+              )
             )
           )
         )
@@ -365,10 +373,6 @@ export const wrap =
           clock.completed(resume.at)
           return { resetBudget: resume.reset_budget, at: resume.at }
         })
-        // Whether the pause's resume is journaled: an earlier execution went on past it.
-        const done = Effect.flatMap(WorkflowEngine.WorkflowEngine, (engine) => engine.deferredResult(deferred)).pipe(
-          Effect.map(Option.isSome)
-        )
         return Effect.andThen(
           record,
           Effect.suspend(() =>
