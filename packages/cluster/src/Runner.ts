@@ -45,6 +45,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
+import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlError from "effect/sql/SqlError"
@@ -282,20 +283,19 @@ const clusterOf = (
 }
 
 /**
- * Resumes the store's paused runs whose `resume_at` has come, every
- * `interval`, for ever; a look that fails (the store's tables not made yet,
- * the database down) is left to the next.
+ * Resumes the store's paused runs whose `resume_at` has come, at once (runs
+ * that came due while no runner was up) and then `interval` after each look,
+ * for ever; a look that fails (the store's tables not made yet, the
+ * database down) is left to the next.
  */
 const resumingPaused = (
   engine: WorkflowEngine.WorkflowEngine["Service"],
   interval: Duration.Duration
-): Effect.Effect<never, never, SqlClient.SqlClient> =>
-  Effect.forever(
-    Effect.andThen(
-      Effect.sleep(interval),
-      Effect.ignore(Effect.provideService(DurableSessions.resumeDue, WorkflowEngine.WorkflowEngine, engine))
-    )
-  )
+): Effect.Effect<void, never, SqlClient.SqlClient> =>
+  Effect.repeat(
+    Effect.ignore(Effect.provideService(DurableSessions.resumeDue, WorkflowEngine.WorkflowEngine, engine)),
+    Schedule.spaced(interval)
+  ).pipe(Effect.asVoid)
 
 /** The drain of `Runner.Service`: the gate closed, the steps in flight waited for, the cluster's scope closed. */
 const drainOf = (gate: Drain.Gate, clusterScope: Scope.Closeable, timeout: Duration.Duration): Effect.Effect<void> =>

@@ -10,11 +10,13 @@ import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import * as TestClock from "effect/testing/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -262,6 +264,57 @@ describe("a durable run that pauses instead of failing", () => {
       assert.strictEqual(Option.getOrThrow(resumed).status, "completed")
       assert.strictEqual((yield* second.calls).length, 1)
     })
+  )
+
+  it.live(
+    "resumeDue continues a paused run only once its resume_at has come, and once of two callers at that time",
+    () =>
+      Effect.gen(function* () {
+        const file = store()
+        const model = yield* ScriptedModel.make([rateLimited, rateLimited, ScriptedModel.text("done")])
+        const after = 60_000
+        const layer = DurableSessions.layer({
+          model: "m",
+          settings: { ...settings, pause_resume_after_ms: after }
+        }).pipe(
+          Layer.provideMerge(Engine.layerClusterSqlite(file)),
+          Layer.provide(model.layer),
+          Layer.provide(Toolbox.layer(Toolbox.empty))
+        )
+        /** `resumeDue` at the instant `now`, on a clock of the test's. */
+        const dueAt = (now: number) =>
+          Effect.scoped(
+            Effect.flatMap(TestClock.make(), (clock) =>
+              Effect.andThen(clock.setTime(now), Effect.provideService(DurableSessions.resumeDue, Clock.Clock, clock))
+            )
+          )
+        const [paused, early, due, listed, events] = yield* Effect.flatMap(
+          DurableSessions.DurableSessions,
+          (sessions) =>
+            Effect.gen(function* () {
+              const paused = yield* sessions.run("s", "go")
+              const resumeAt = (yield* sessions.list)[0]?.paused?.resume_at ?? 0
+              const early = yield* dueAt(resumeAt - 1)
+              const due = yield* Effect.all([dueAt(resumeAt), dueAt(resumeAt)], { concurrency: 2 })
+              const listed = yield* Effect.repeat(sessions.list, {
+                until: (all) => all.every((session) => !session.unfinished),
+                schedule: Schedule.spaced("20 millis")
+              }).pipe(Effect.timeout("30 seconds"))
+              return [paused, early, due, listed, yield* sessions.events("s")] as const
+            })
+        ).pipe(Effect.provide(layer), Effect.scoped)
+        assert.strictEqual(paused.status, "paused")
+        assert.deepStrictEqual(early, [])
+        assert.deepStrictEqual(due.flat(), ["s"])
+        assert.deepStrictEqual(
+          listed.map((session) => session.status),
+          ["completed"]
+        )
+        assert.strictEqual((yield* model.calls).length, 3)
+        const resumed = events.filter((logged) => logged.event.type === "run_resumed")
+        assert.strictEqual(resumed.length, 1)
+        assert.deepInclude(resumed[0]?.event, { reset_budget: false, paused_ms: after })
+      })
   )
 
   it.live(
