@@ -142,6 +142,50 @@ describe("on_exhausted: pause in the loop", () => {
       assert.strictEqual((yield* TestClockDriver.run(unlisted.session.run("go"))).status, "quota_exceeded")
     })
   )
+
+  it.effect("with fallback models the run pauses only once the chain is spent, and goes on with its last model", () =>
+    Effect.gen(function* () {
+      const pauses: Array<Session.Pause> = []
+      const { session, model } = yield* sessionOf(
+        [rateLimited, rateLimited, rateLimited, rateLimited, ScriptedModel.text("done")],
+        [],
+        pausing(pauses, () => false),
+        { fallback_models: ["f"] }
+      )
+      const outcome = yield* TestClockDriver.run(session.run("go"))
+      assert.strictEqual(outcome.status, "completed")
+      assert.deepStrictEqual(
+        pauses.map((pause) => pause.attempt),
+        [4]
+      )
+      assert.deepStrictEqual(
+        (yield* model.requests).map((request) => request.model),
+        ["m", "m", "f", "f", "f"]
+      )
+    })
+  )
+
+  it.effect("the time paused counts towards max_wall_clock_ms: a resume past it ends the run, nothing sent", () =>
+    Effect.gen(function* () {
+      const events: Array<KernelEvent.KernelEvent> = []
+      const { session, model } = yield* sessionOf(
+        [rateLimited, rateLimited, ScriptedModel.text("never")],
+        events,
+        (live) => ({
+          ...live,
+          pause: (pause) => Effect.as(Effect.sleep("2 seconds"), { resetBudget: true, at: pause.at + 2_000 })
+        }),
+        { max_wall_clock_ms: 1_000 }
+      )
+      const outcome = yield* TestClockDriver.run(session.run("go"))
+      assert.strictEqual(outcome.status, "wall_clock_exceeded")
+      assert.strictEqual((yield* model.calls).length, 2)
+      assert.deepStrictEqual(
+        events.map((event) => event.type).filter((type) => type.startsWith("run_")),
+        ["run_started", "run_paused", "run_resumed", "run_ended"]
+      )
+    })
+  )
 })
 
 describe("Decision.pauses and Decision.resumeAt", () => {
