@@ -710,13 +710,13 @@ export const make: Effect.Effect<
   // the wait is no stop. A caller that was not interrupted but whose run ended interrupted (another caller of
   // it stopped it; the engines answer an interruption or, on a cluster, the stopped body's outcome) learns
   // from the store that the run was stopped, as on every engine: `AgentRun.stoppedOutcome`.
+  // Only runs that may pause have their row looked at for a pause: with `on_exhausted: fail` none is.
+  const pausing = (config.settings ?? Settings.defaults).on_exhausted === "pause"
   const execute = (payload: AgentRun.Payload) =>
     Effect.provideContext(
-      Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) =>
-        Effect.raceFirst(
-          Effect.raceFirst(AgentRun.AgentRun.execute(payload), AgentRun.journalFailure(executionId)),
-          AgentRun.pauseOf(payload)
-        ).pipe(
+      Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) => {
+        const outcome = Effect.raceFirst(AgentRun.AgentRun.execute(payload), AgentRun.journalFailure(executionId))
+        return (pausing ? Effect.raceFirst(outcome, AgentRun.pauseOf(payload)) : outcome).pipe(
           Effect.onInterrupt(() => AgentRun.stop(executionId)),
           // Not run once this caller is interrupted (an interrupted fiber recovers from nothing).
           Effect.catchCause((cause) =>
@@ -728,7 +728,7 @@ export const make: Effect.Effect<
               : Effect.failCause(cause)
           )
         )
-      ),
+      }),
       context
     ).pipe(
       // The engine's interface has no error channel: a journal failure reaches here as a defect.
