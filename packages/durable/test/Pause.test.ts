@@ -57,6 +57,13 @@ const processOn = (
 
 const rateLimited = ScriptedModel.rateLimited({ retryAfterMs: 1 })
 
+/** A pause's journaled resume. */
+const JournaledDeferred = Schema.decodeUnknownSync(
+  Schema.Struct({
+    exit: Schema.fromJsonString(Schema.Struct({ value: Schema.Struct({ reset_budget: Schema.Boolean }) }))
+  })
+)
+
 /** A journaled step's row, its exit decoded from its JSON text. */
 const JournaledStep = Schema.decodeUnknownSync(
   Schema.Struct({
@@ -315,6 +322,34 @@ describe("a durable run that pauses instead of failing", () => {
         assert.strictEqual(resumed.length, 1)
         assert.deepInclude(resumed[0]?.event, { reset_budget: false, paused_ms: after })
       })
+  )
+
+  it.live("of two resumes at once, the run goes on as the journal's first completion says", () =>
+    Effect.gen(function* () {
+      const file = store()
+      const model = yield* ScriptedModel.make([rateLimited, rateLimited, ScriptedModel.text("done")])
+      const events = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+        Effect.gen(function* () {
+          yield* sessions.run("s", "go")
+          yield* Effect.all([sessions.resume("s"), sessions.resume("s", { reset_budget: true })], {
+            concurrency: 2
+          })
+          yield* Effect.repeat(sessions.list, {
+            until: (all) => all.every((session) => !session.unfinished),
+            schedule: Schedule.spaced("20 millis")
+          }).pipe(Effect.timeout("30 seconds"))
+          return yield* sessions.events("s")
+        })
+      ).pipe(Effect.provide(sessionsOn(Engine.layerSqlite(file), model)), Effect.scoped)
+      const db = new DatabaseSync(file)
+      const journaled = JournaledDeferred(
+        db.prepare("SELECT exit FROM workflow_deferreds WHERE name = 'pause/1/2'").get()
+      )
+      db.close()
+      const resumed = events.filter((logged) => logged.event.type === "run_resumed")
+      assert.strictEqual(resumed.length, 1)
+      assert.deepInclude(resumed[0]?.event, { reset_budget: journaled.exit.value.reset_budget })
+    })
   )
 
   it.live(
