@@ -102,7 +102,8 @@ export interface Options {
    */
   readonly drainTimeout?: Duration.Input | undefined
   /**
-   * How often the runner looks for paused runs whose `resume_at` has come
+   * How often the runner looks (at its start, then this long after each
+   * look) for paused runs whose `resume_at` has come
    * (`on_exhausted: "pause"` with `pause_resume_after_ms`) and resumes them
    * (`DurableSessions.resumeDue`; a run several runners find is resumed
    * once). Default 5 s; `Duration.infinity`: never (only callers resume).
