@@ -622,17 +622,30 @@ export const resumeDue: Effect.Effect<
 > = Effect.gen(function* () {
   const now = yield* Clock.currentTimeMillis
   const due = yield* Store.resumesDue(now)
-  const resumed = yield* Effect.forEach(due, (id) =>
-    Effect.flatMap(Store.get(id), (row) => {
-      if (Option.isNone(row) || row.value.pending === null) return Effect.succeed(false)
-      const { pending, resume_at } = row.value
-      return resume_at === null || resume_at === undefined || resume_at > now
-        ? Effect.succeed(false)
-        : continuePaused(payloadOf(row.value, pending), row.value, false)
-    })
-  )
+  const resumed = yield* Effect.forEach(due, (id) => resumeIfDue(id, now))
   return due.filter((_, i) => resumed[i] === true)
 })
+
+/**
+ * Continues the paused run of session `id` if its `resume_at` is at or
+ * before `now`; whether this call did. A session that fails to (its row
+ * does not read) is logged and left paused, so that it holds back no other.
+ */
+const resumeIfDue = (
+  id: string,
+  now: number
+): Effect.Effect<boolean, never, SqlClient.SqlClient | WorkflowEngine.WorkflowEngine> =>
+  Effect.flatMap(Store.get(id), (row) => {
+    if (Option.isNone(row) || row.value.pending === null) return Effect.succeed(false)
+    const { pending, resume_at } = row.value
+    return resume_at === null || resume_at === undefined || resume_at > now
+      ? Effect.succeed(false)
+      : continuePaused(payloadOf(row.value, pending), row.value, false)
+  }).pipe(
+    Effect.catch((error) =>
+      Effect.as(Effect.logWarning(`the paused run of the session "${id}" was not resumed: ${error.message}`), false)
+    )
+  )
 
 /** How often the stops other processes ask for are looked for (`requestStop`), in the system's time. */
 const stopWatchInterval = 500

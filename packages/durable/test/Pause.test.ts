@@ -324,6 +324,39 @@ describe("a durable run that pauses instead of failing", () => {
       })
   )
 
+  it.live("resumeDue leaves a paused run whose row does not read, and resumes the others", () =>
+    Effect.gen(function* () {
+      const file = store()
+      const clusterOn = (model: ScriptedModel.ScriptedModel) =>
+        DurableSessions.layer({ model: "m", settings: { ...settings, pause_resume_after_ms: 1 } }).pipe(
+          Layer.provideMerge(Engine.layerClusterSqlite(file)),
+          Layer.provide(model.layer),
+          Layer.provide(Toolbox.layer(Toolbox.empty))
+        )
+      const first = yield* ScriptedModel.make([rateLimited, rateLimited, rateLimited, rateLimited])
+      yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+        Effect.andThen(sessions.run("a", "go"), sessions.run("b", "go"))
+      ).pipe(Effect.provide(clusterOn(first)), Effect.scoped)
+      // The first due, a's, does not decode.
+      const db = new DatabaseSync(file)
+      db.prepare("UPDATE agent_sessions SET state = '{}', resume_at = 1 WHERE id = 'a'").run()
+      db.close()
+      const second = yield* ScriptedModel.make([ScriptedModel.text("done")])
+      const [resumed, events] = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+        Effect.gen(function* () {
+          const resumed = yield* DurableSessions.resumeDue
+          const events = yield* Effect.repeat(sessions.events("b"), {
+            until: (all) => all.some((logged) => logged.event.type === "run_ended"),
+            schedule: Schedule.spaced("20 millis")
+          }).pipe(Effect.timeout("30 seconds"))
+          return [resumed, events] as const
+        })
+      ).pipe(Effect.provide(clusterOn(second)), Effect.scoped)
+      assert.deepStrictEqual(resumed, ["b"])
+      assert.deepInclude(events.find((logged) => logged.event.type === "run_ended")?.event, { status: "completed" })
+    })
+  )
+
   it.live("of two resumes at once, the run goes on as the journal's first completion says", () =>
     Effect.gen(function* () {
       const file = store()
