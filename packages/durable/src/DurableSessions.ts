@@ -609,8 +609,18 @@ const payloadOf = (row: Store.Row, input: Content.Message): AgentRun.Payload => 
  * without a reset, and without waiting for them: the engine runs each where
  * it runs its sessions (on a cluster, the runner that holds its shard).
  * Returns the sessions it resumed. A run two callers resume at once is
- * resumed once. `Runner.layer` of `@agent-kernel/cluster` calls it on a
+ * resumed once; one that fails to resume (its row does not read) is logged
+ * and left paused. `Runner.layer` of `@agent-kernel/cluster` calls it on a
  * schedule.
+ *
+ * @example
+ * ```ts
+ * import { DurableSessions } from "@agent-kernel/durable"
+ * import { Effect, Schedule } from "effect"
+ *
+ * // In a process whose layer has the store's engine: resume what is due, every minute.
+ * const resuming = Effect.repeat(Effect.ignore(DurableSessions.resumeDue), Schedule.spaced("1 minute"))
+ * ```
  *
  * @since 0.6.0
  * @category accessors
