@@ -15,7 +15,7 @@ import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { cli, ensureBundle, ofType } from "./testBundle.js"
+import { cli, ensureBundle, invocations, ofType } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
 beforeAll(ensureBundle)
@@ -26,17 +26,6 @@ const rateLimited: FaultPlan.Step = {
   error_type: "rate_limit_error",
   message: "Number of requests has exceeded your per-minute rate limit",
   headers: { "retry-after": "0" }
-}
-
-/** How often the counter fixture was invoked for each key. */
-const invocations = (file: string): Map<string, number> => {
-  const counts = new Map<string, number>()
-  if (!fs.existsSync(file)) return counts
-  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
-    const [kind, key] = line.split(" ")
-    if (kind === "start" && key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1)
-  }
-  return counts
 }
 
 describe("agent --session with on_exhausted=pause", () => {
