@@ -1,5 +1,5 @@
 import type { Content } from "@agent-kernel/kernel"
-import type * as InspectorStore from "../InspectorStore.js"
+import * as InspectorStore from "../InspectorStore.js"
 import * as Timeline from "../Timeline.js"
 import { count, escapeHtml, layout, oneLine, segment, time } from "./html.js"
 
@@ -40,15 +40,7 @@ export interface SessionsQuery {
   readonly pageSize: number
 }
 
-const statuses: ReadonlyArray<InspectorStore.SessionStatus> = [
-  "running",
-  "resumable",
-  "paused",
-  "completed",
-  "interrupted",
-  "failed",
-  "new"
-]
+const statuses: ReadonlyArray<InspectorStore.SessionStatus> = InspectorStore.SessionStatus.literals
 
 const queryString = (query: SessionsQuery, page: number): string => {
   const params = new URLSearchParams()
