@@ -846,7 +846,14 @@ export const body = (
                 .pipe(
                   Effect.catch(SqlEngineInternal.fail("record the pause", executionId)),
                   Effect.provideContext(context)
-                )
+                ),
+            // A set only while the row is still paused at that step, so a replay past the pause may write it again.
+            resumed: (step, at) =>
+              Store.resumed(payload, step, at).pipe(
+                Effect.asVoid,
+                Effect.catch(SqlEngineInternal.fail("record the resume", executionId)),
+                Effect.provideContext(context)
+              )
           },
           context
         )

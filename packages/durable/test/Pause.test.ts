@@ -216,6 +216,50 @@ describe("a durable run that pauses instead of failing", () => {
       })
   )
 
+  it.live(
+    "a resume completed before a kill that left the row paused: the restarted run goes on, and the row says running",
+    () =>
+      Effect.gen(function* () {
+        const file = store()
+        const invoked: Array<string> = []
+        yield* pausedRun(file, invoked)
+        // The pause's deferred completed, the process killed before the row was set running.
+        const db = new DatabaseSync(file)
+        const step = JournaledStep(
+          db.prepare("SELECT execution_id, exit FROM workflow_activities WHERE name = 'paused/2/2'").get()
+        )
+        db.prepare("INSERT INTO workflow_deferreds (execution_id, name, exit) VALUES (?, 'pause/2/2', ?)").run(
+          step.execution_id,
+          JSON.stringify({ ...step.exit, value: { reset_budget: false, at: Date.now() } })
+        )
+        db.close()
+        const answer = yield* Deferred.make<void>()
+        const second = yield* ScriptedModel.make([() => Effect.as(Deferred.await(answer), ScriptedModel.text("done"))])
+        // Started again, the engine goes on with the run on its own: no caller resumes it here.
+        const inFlight = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+          Effect.gen(function* () {
+            yield* Effect.repeat(second.calls, {
+              until: (calls) => calls.length > 0,
+              schedule: Schedule.spaced("20 millis")
+            }).pipe(Effect.timeout("30 seconds"))
+            const inFlight = yield* sessions.list
+            yield* Deferred.succeed(answer, undefined)
+            yield* Effect.repeat(sessions.list, {
+              until: (all) => all.every((session) => !session.unfinished),
+              schedule: Schedule.spaced("20 millis")
+            }).pipe(Effect.timeout("30 seconds"))
+            return inFlight
+          })
+        ).pipe(Effect.provide(processOn(file, second, counting(invoked))), Effect.scoped)
+        assert.deepStrictEqual(
+          inFlight.map((session) => [session.status, session.paused]),
+          [["running", null]]
+        )
+        assert.strictEqual((yield* second.calls).length, 1)
+        assert.deepStrictEqual(invoked, ["a"])
+      })
+  )
+
   it.live("a resume that resets the budget gives the paused call its retries again", () =>
     Effect.gen(function* () {
       const file = store()

@@ -215,6 +215,11 @@ export interface Options {
    * resume finds the durable deferred `step`.
    */
   readonly paused: (pause: Session.Pause, step: string) => Effect.Effect<void>
+  /**
+   * Records the run, paused at the durable deferred `step` and answered, as going on (`running`) if the
+   * store still has it paused there: a process stopped between a resume's completion and its row.
+   */
+  readonly resumed: (step: string, at: number) => Effect.Effect<void>
 }
 
 /**
@@ -369,9 +374,12 @@ export const wrap =
             )
           )
         )
-        const resumed = Effect.map(DurableDeferred.await(deferred), (resume) => {
+        const resumed = Effect.flatMap(DurableDeferred.await(deferred), (resume) => {
           clock.completed(resume.at)
-          return { resetBudget: resume.reset_budget, at: resume.at }
+          return Effect.as(options.resumed(deferred.name, resume.at), {
+            resetBudget: resume.reset_budget,
+            at: resume.at
+          })
         })
         return Effect.andThen(
           record,
