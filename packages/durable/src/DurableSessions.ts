@@ -308,8 +308,9 @@ export interface Service {
    * and cluster engines the run is suspended on the failure, see
    * `AgentRun.suspendedOn`). Interrupting
    * the caller ends the run `interrupted` (see `AgentRun.stop`). A run that
-   * pauses (`on_exhausted: pause`) gives an outcome of status `paused` within
-   * a second of its pause (`AgentRun.pauseOf`), and stays unfinished, for `resume`.
+   * pauses (`on_exhausted: pause` in this service's settings, which every
+   * process of a store shares) gives an outcome of status `paused` within a
+   * second of its pause (`AgentRun.pauseOf`), and stays unfinished, for `resume`.
    */
   readonly run: (
     id: string,
