@@ -417,6 +417,22 @@ export const pauses: (end: End, settings: PauseSettings) => boolean = internal.p
  * `pause_resume_after_ms` is set; then that long after the pause, never
  * sooner than the error's retry-after (a quota's reset time).
  *
+ * @example
+ * ```ts
+ * import { Decision, ModelError, Settings } from "@agent-kernel/kernel"
+ * import { Duration } from "effect"
+ *
+ * const quota = ModelError.make("quota_exceeded", {
+ *   provider: "p",
+ *   model: "m",
+ *   message: "out of credits",
+ *   retryAfter: Duration.minutes(10)
+ * })
+ * const settings = { ...Settings.defaults, on_exhausted: "pause" as const, pause_resume_after_ms: 60_000 }
+ * Decision.resumeAt(quota, 0, settings) // Option.some(600_000): the quota's reset, later than a minute
+ * Decision.resumeAt(quota, 0, Settings.defaults) // Option.none(): only a caller resumes it
+ * ```
+ *
  * @since 0.6.0
  * @category decisions
  */
