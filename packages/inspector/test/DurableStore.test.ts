@@ -284,6 +284,31 @@ describe("the durable adapter on the embedded store", () => {
       )
   )
 
+  it.live("a paused run of a cluster's store is not resumed here: the refusal says who resumes it", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const file = storeFile()
+        const provider = yield* rateLimitedProvider
+        const process = yield* owner(Engine.layerClusterSqlite(file), provider.url, {
+          on_exhausted: "pause",
+          max_retries: 1,
+          base_delay_ms: 1
+        })
+        expect((yield* process.run("held", "go")).status).toBe("paused")
+        const store = yield* reader(file)
+        expect(yield* statusOf(store, "held")).toBe("paused")
+        expect(yield* Effect.flip(store.resume("held"))).toEqual(
+          new InspectorStore.ActionRefused({
+            session_id: "held",
+            action: "resume",
+            reason:
+              "a paused run of a cluster store is resumed by its runners at its resume_at, or by DurableSessions.resume in a process of the cluster: none runs here"
+          })
+        )
+      })
+    )
+  )
+
   it.live("a paused run is listed paused with why and since when, and filtered as paused", () =>
     Effect.scoped(
       Effect.gen(function* () {

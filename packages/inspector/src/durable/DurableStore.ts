@@ -143,6 +143,10 @@ const unavailable = (error: Engine.StoreError) => new InspectorStore.StoreUnavai
 /** Why a reader does not resume a run of a cluster's store. */
 const clusterResumes = "runs of a cluster store are resumed by its runners: none runs here"
 
+/** Why a reader does not resume a paused run of a cluster's store, and who does. */
+const clusterResumesPaused =
+  "a paused run of a cluster store is resumed by its runners at its resume_at, or by DurableSessions.resume in a process of the cluster: none runs here"
+
 /** Whether the store of `sql` is a cluster's: effect/cluster's runners' table beside the sessions'. */
 const isClusterStore = (sql: SqlClient.SqlClient) =>
   sql
@@ -408,7 +412,8 @@ const service = (durable: Durable, options: Options, scope: Scope.Scope): Inspec
         const found = yield* summary(id)
         const { status } = statusOf(found)
         if (!found.unfinished) return yield* refused(id, "resume", `it has no unfinished run (it is ${status})`)
-        if (yield* durable.clusterStore) return yield* refused(id, "resume", clusterResumes)
+        if (yield* durable.clusterStore)
+          return yield* refused(id, "resume", found.paused === null ? clusterResumes : clusterResumesPaused)
         // This process's own resume holds the store: it, not another process, is the one in the way.
         const resuming = yield* durable.resuming
         if (Option.isSome(resuming)) return yield* refused(id, "resume", resumeInProgress(resuming.value).message)
