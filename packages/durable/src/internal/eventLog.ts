@@ -92,6 +92,8 @@ export const keyBase = (event: KernelEvent.KernelEvent): string | undefined => {
     case "model_request":
     case "retry_scheduled":
     case "stream_restarted":
+    case "run_paused":
+    case "run_resumed":
       return `${event.type}/${event.turn}/${event.attempt}`
     case "fallback":
       return `${event.type}/${event.turn}/${event.from}>${event.to}`
