@@ -15,6 +15,7 @@
  *
  * @since 0.1.0
  */
+import * as AdaptiveLimiter from "./AdaptiveLimiter.js"
 import * as ConcurrentSessions from "./ConcurrentSessions.js"
 import * as Entry from "./Entry.js"
 import * as IdleSessions from "./IdleSessions.js"
@@ -44,6 +45,10 @@ const sections: ReadonlyArray<Entry.Section> = [
   {
     title: "Retry amplification",
     run: (quick) => RetryAmplification.run(quick ? RetryAmplification.plans.quick : RetryAmplification.plans.full)
+  },
+  {
+    title: "Adaptive rate limiter",
+    run: (quick) => AdaptiveLimiter.run(quick ? AdaptiveLimiter.plans.quick : AdaptiveLimiter.plans.full)
   },
   {
     title: "Streaming: time to first delta and cost per delta",

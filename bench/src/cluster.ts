@@ -16,6 +16,7 @@
  *
  * @since 0.1.0
  */
+import * as AdaptiveLimiter from "./AdaptiveLimiter.js"
 import * as ClusterScale from "./ClusterScale.js"
 import * as Entry from "./Entry.js"
 import * as PgOwner from "./PgOwner.js"
@@ -39,6 +40,10 @@ Entry.start({
     {
       title: "Retry amplification",
       run: (quick) => RetryAmplification.run(quick ? RetryAmplification.plans.quick : RetryAmplification.plans.full)
+    },
+    {
+      title: "Adaptive rate limiter",
+      run: (quick) => AdaptiveLimiter.run(quick ? AdaptiveLimiter.plans.quick : AdaptiveLimiter.plans.full)
     }
   ]
 })

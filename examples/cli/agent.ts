@@ -88,7 +88,11 @@ const options = {
     ),
     Flag.optional
   ),
-  resume: toggle("resume", "With --session: finish the interrupted run in the store, without a new prompt")
+  resume: toggle("resume", "With --session: finish the interrupted or paused run in the store, without a new prompt"),
+  resetBudget: toggle(
+    "reset-budget",
+    "With --resume: a paused run's retry budget and its call's retries start again (by default the retries used stay used)"
+  )
 }
 
 /** What the model options parse to. */

@@ -20,7 +20,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
-import { ensureBundle, entry } from "./testBundle.js"
+import { ensureBundle, entry, invocations } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
 beforeAll(ensureBundle)
@@ -144,17 +144,6 @@ const suspendedIn = async (file: string): Promise<void> => {
     }
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
-}
-
-/** How often the counter was invoked for each key. */
-const invocations = (file: string): Map<string, number> => {
-  const counts = new Map<string, number>()
-  if (!fs.existsSync(file)) return counts
-  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
-    const [kind, key] = line.split(" ")
-    if (kind === "start" && key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1)
-  }
-  return counts
 }
 
 type Moment = "model call" | "retry wait" | "tool call" | "between turns"

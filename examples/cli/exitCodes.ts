@@ -9,7 +9,7 @@ import type * as Ref from "effect/Ref"
 import * as os from "node:os"
 import { usageExitCode } from "./usage.js"
 
-/** One exit code per class of run status; 2 is bad usage or invalid settings. */
+/** One exit code per class of run status; 2 is bad usage or invalid settings; 75 a run paused, resumable. */
 export const exitCodes: Readonly<Record<RunOutcome.RunStatus, number>> = {
   completed: 0,
   content_filtered: 3,
@@ -23,7 +23,9 @@ export const exitCodes: Readonly<Record<RunOutcome.RunStatus, number>> = {
   wall_clock_exceeded: 7,
   cost_exceeded: 7,
   failed: 8,
-  interrupted: 130
+  interrupted: 130,
+  // EX_TEMPFAIL: the run waits, resumable, for the user to try again.
+  paused: 75
 }
 
 /**
@@ -60,6 +62,8 @@ export const outcomeOf = (
   if (Exit.isSuccess(exit)) {
     const status = isStatus(exit.value) ? exit.value : undefined
     if (status === undefined || status === "completed") return { code: 0, message: undefined }
+    if (status === "paused")
+      return { code: exitCodes.paused, message: "the run paused: `agent --session PATH --resume` continues it" }
     return status === "interrupted" ? interrupted : { code: exitCodes[status], message: `the run ended ${status}` }
   }
   if (Cause.hasInterruptsOnly(exit.cause)) return interrupted

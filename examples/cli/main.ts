@@ -17,6 +17,7 @@ import type * as Runtime from "effect/Runtime"
 import { command } from "./agent.js"
 import * as Argv from "./argv.js"
 import * as CliOutput from "./cliOutput.js"
+import { comparePolicies } from "./comparePolicies.js"
 import { LastRunStatus, outcomeOf } from "./exitCodes.js"
 import { fakeServer } from "./fakeServer.js"
 import { sessions } from "./sessions.js"
@@ -25,7 +26,7 @@ import { ui } from "./ui.js"
 import { UsageError } from "./usage.js"
 
 /** Every subcommand of `agent`. */
-export const subcommands = [simulate, sessions, fakeServer, ui] as const
+export const subcommands = [simulate, comparePolicies, sessions, fakeServer, ui] as const
 
 /** The root command. */
 export const root = command.pipe(Command.withSubcommands(subcommands))

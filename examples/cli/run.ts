@@ -223,6 +223,9 @@ export const run = (parsed: Parsed) =>
     if (parsed.resume && store === undefined) {
       return yield* new UsageError({ message: "--resume needs --session PATH: the store of the run to finish" })
     }
+    if (parsed.resetBudget && !parsed.resume) {
+      return yield* new UsageError({ message: "--reset-budget needs --resume: it starts a paused run's budget again" })
+    }
     const input = Option.getOrUndefined(parsed.prompt) ?? prepared.scenario?.prompt
     const stdinInput =
       input === undefined && !parsed.resume && process.stdin.isTTY !== true
@@ -284,7 +287,7 @@ export const run = (parsed: Parsed) =>
               durableRun(
                 DurableSessions.DurableSessions,
                 store,
-                parsed.resume,
+                { only: parsed.resume, resetBudget: parsed.resetBudget },
                 text,
                 report,
                 promptOutput,
@@ -318,7 +321,7 @@ const durableSessionId = "session-1"
 const durableRun = (
   tag: typeof import("./durable.js").DurableSessions.DurableSessions,
   store: string,
-  resumeOnly: boolean,
+  resume: { readonly only: boolean; readonly resetBudget: boolean },
   text: string | undefined,
   report: (outcome: RunOutcome.RunOutcome | undefined) => Effect.Effect<void>,
   promptOutput: NodeJS.WritableStream,
@@ -328,10 +331,18 @@ const durableRun = (
     const sessions = yield* tag
     // This process owns the store now: an unfinished run in it is one a stopped process left.
     const pending = (yield* sessions.list).find((session) => session.id === durableSessionId && session.unfinished)
+    // A paused run waits for the user: only --resume continues it, and a new input waits behind it.
+    if (pending !== undefined && pending.paused !== null && !resume.only) {
+      const paused = Sessions.pausedNotice(pending, pending.paused)
+      yield* Effect.sync(() => process.stderr.write(`${paused}\n`))
+      return "paused" as const
+    }
     if (pending !== undefined) yield* announce(pending)
-    const resumed = yield* sessions.resume(durableSessionId)
+    const resumed = yield* sessions.resume(durableSessionId, { reset_budget: resume.resetBudget })
     if (Option.isSome(resumed)) yield* report(resumed.value)
-    if (resumeOnly && text === undefined) {
+    // A run that paused again keeps the new input waiting behind it.
+    if (Option.isSome(resumed) && resumed.value.status === "paused") return resumed.value.status
+    if (resume.only && text === undefined) {
       if (Option.isNone(resumed))
         yield* Effect.sync(() => process.stderr.write(`agent: no unfinished run in ${store}\n`))
       return Option.getOrUndefined(resumed)?.status
@@ -358,5 +369,6 @@ export const runScenario = (name: string, output: { readonly json?: boolean } = 
     thinking: false,
     otel: false,
     session: Option.none(),
-    resume: false
+    resume: false,
+    resetBudget: false
   })

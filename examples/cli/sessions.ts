@@ -1,7 +1,8 @@
 /**
  * `agent sessions PATH`: the sessions of a durable store (see `agent --session`), one a line:
  * id, the last run's status (`running` while a live process runs it, `interrupted (resumable)`
- * for a run whose process stopped before it ended, which `--resume` finishes), runs, the session
+ * for a run whose process stopped before it ended, which `--resume` finishes, `paused (REASON
+ * since TIME)` for a run paused instead of ending, which `--resume` continues), runs, the session
  * retry budget used (an unfinished run's retries included), and messages in its history. The
  * store is read beside the process that may own it, never locked and never created. With
  * `--resume`, `agent` says which run it resumes (`resumeNotice`) and, once it goes on, from where
@@ -30,14 +31,35 @@ export interface Listed {
   readonly unfinished: boolean
   /** That run, with no live process holding it: its process stopped (a kill, a crash). */
   readonly resumable: boolean
+  /** That run, paused instead of ending (`on_exhausted: pause`): why, since when, when it resumes. */
+  readonly paused: Paused | null
 }
+
+/** A paused run as `agent sessions` shows it (`DurableSessions.Paused`). */
+export interface Paused {
+  readonly reason: string
+  readonly paused_at: number
+  readonly resume_at: number | null
+}
+
+/** Why and since when a run is paused, and when it resumes by itself, in one phrase. */
+export const pausedWhy = (paused: Paused): string =>
+  `${paused.reason} since ${new Date(paused.paused_at).toISOString()}${
+    paused.resume_at === null ? "" : `, resumes at ${new Date(paused.resume_at).toISOString()}`
+  }`
+
+/** The line a new input prints when the store's run is paused: the input waits, `--resume` continues the run. */
+export const pausedNotice = (session: Listed, paused: Paused): string =>
+  `agent: run ${session.runs} of ${session.id} is paused (${pausedWhy(paused)}): \`--resume\` continues it (\`--reset-budget\` starts its retry budget again); the new input was not run`
 
 /**
  * A session's status as shown, and whether `--resume` has a run to finish: an unfinished run no
  * process holds is interrupted, resumable; one a live process holds is `running`.
  */
 export const shown = (session: Listed): { readonly status: string; readonly resumable: boolean } =>
-  session.resumable ? { status: "interrupted", resumable: true } : { status: session.status, resumable: false }
+  session.resumable || session.paused !== null
+    ? { status: session.paused === null ? "interrupted" : "paused", resumable: true }
+    : { status: session.status, resumable: false }
 
 /**
  * The reasons a store fails for its path: the path is wrong (nothing there, not a session store,
@@ -87,7 +109,9 @@ export const storeFailure =
 
 /** The line `--resume` (or a new prompt, which finishes it first) prints before it resumes a run. */
 export const resumeNotice = (session: Listed): string =>
-  `agent: resuming run ${session.runs} of ${session.id}, begun ${new Date(session.updated_at).toISOString()}; what its journal holds is not run again`
+  session.paused === null
+    ? `agent: resuming run ${session.runs} of ${session.id}, begun ${new Date(session.updated_at).toISOString()}; what its journal holds is not run again`
+    : `agent: resuming run ${session.runs} of ${session.id}, paused (${pausedWhy(session.paused)}); what its journal holds is not run again`
 
 /** Where a resumed run goes on, read from its first event after the replay of its journal. */
 export const resumedAt = (event: KernelEvent.KernelEvent): string | undefined => {
@@ -131,8 +155,9 @@ export const sessions = Command.make("sessions", { ...args, ...options }, ({ sto
     out.write("id\tstatus\truns\tretries_used\tmessages\tupdated_at\n")
     for (const s of listed) {
       const { status, resumable } = shown(s)
+      const why = s.paused === null ? "resumable" : pausedWhy(s.paused)
       out.write(
-        `${s.id}\t${resumable ? `${status} (resumable)` : status}\t${s.runs}\t${s.retries_used}\t${s.messages}\t${new Date(s.updated_at).toISOString()}\n`
+        `${s.id}\t${resumable ? `${status} (${why})` : status}\t${s.runs}\t${s.retries_used}\t${s.messages}\t${new Date(s.updated_at).toISOString()}\n`
       )
     }
   }).pipe(Effect.catchTag("StoreError", storeFailure(store)))

@@ -2,7 +2,9 @@
  * End-to-end tests of `agent simulate`, run as a subprocess exactly as a user
  * runs it, plus the pure pieces of its report.
  */
+import { Simulator } from "@agent-kernel/kernel/testing"
 import { assert, beforeAll, describe, it } from "@effect/vitest"
+import * as Schema from "effect/Schema"
 import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -88,13 +90,55 @@ describe("agent simulate", () => {
     for (const mark of ["p50", "p90", "p99"]) assert.include(chart, `>${mark} `)
   })
 
-  it("rejects a bad fault plan with every problem on stderr and exit code 2", async () => {
+  it("--json prints one document that decodes through Simulator.Report: the seed's timeline, its outcome, the distribution", async () => {
+    const { code, stdout, stderr } = await agent(
+      "simulate",
+      ...["--faults", "429:retry_after=2,529,529,ok", "--set", "jitter=none", "--runs", "20", "--seed", "3", "--json"]
+    )
+    assert.strictEqual(code, 0, stderr)
+    const report = Schema.decodeUnknownSync(Simulator.Report)(JSON.parse(stdout))
+    assert.strictEqual(report.format, "agent-kernel/simulation@1")
+    assert.strictEqual(report.faults, "rate_limited:retry_after=2,overloaded,overloaded,ok")
+    assert.strictEqual(report.seed, 3)
+    assert.strictEqual(report.settings.jitter, "none")
+    assert.deepStrictEqual(
+      report.timeline.map((step) => [step.at_ms, step.result, step.action, step.delay_ms, step.source]),
+      [
+        [0, "rate_limited", "retry", 2_000, "retry_after"],
+        [2_000, "overloaded", "retry", 1_000, "backoff"],
+        [3_000, "overloaded", "retry", 2_000, "backoff"],
+        [5_000, "ok", "end", 0, null]
+      ]
+    )
+    assert.deepStrictEqual(
+      [report.outcome.status, report.outcome.attempts, report.outcome.total_wait_ms],
+      ["completed", 4, 5_000]
+    )
+    assert.deepStrictEqual(report.distribution, {
+      runs: 20,
+      first_seed: 3,
+      total_wait_ms: { p50: 5_000, p90: 5_000, p99: 5_000, max: 5_000 },
+      attempts: { p50: 4, p90: 4, p99: 4, max: 4 },
+      outcomes: { completed: 20 }
+    })
+  })
+
+  it("rejects a bad fault plan with every problem on stderr, once, and exit code 2", async () => {
     const { code, stdout, stderr } = await agent("simulate", "--faults", "429,418,nope,529:retry_after=soon")
     assert.strictEqual(code, 2)
     assert.strictEqual(stdout, "")
+    assert.strictEqual(stderr.split('fault 2 ("418")').length - 1, 1, stderr)
     assert.include(stderr, 'fault 2 ("418"): no category for HTTP status 418')
     assert.include(stderr, 'fault 3 ("nope"): expected an HTTP status, a category')
     assert.include(stderr, 'fault 4 ("529:retry_after=soon"): unknown option "retry_after=soon"')
+  })
+
+  it("rejects an --svg in a missing folder before simulating, exit code 2", async () => {
+    const chart = path.join(dir, "no-such-folder", "chart.svg")
+    const { code, stdout, stderr } = await agent("simulate", "--faults", "529,ok", "--svg", chart)
+    assert.strictEqual(code, 2)
+    assert.strictEqual(stdout, "")
+    assert.include(stderr, `cannot write ${chart}`)
   })
 
   it("rejects invalid settings and a missing --faults with exit code 2", async () => {

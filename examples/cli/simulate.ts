@@ -2,7 +2,8 @@
  * `agent simulate`: see what a retry configuration does to a fault plan before
  * deploying it. Prints the timeline of one seed, then the distribution of
  * total wait and attempts over many seeds, with an ASCII histogram (and an
- * SVG chart with `--svg`). Every run is the real kernel on a virtual clock.
+ * SVG chart with `--svg`), or all of it as JSON with `--json`. Every run is
+ * the real kernel on a virtual clock.
  *
  *     agent simulate --settings settings.json --faults "429:retry_after=2,529,529,ok" --runs 1000 --seed 7
  */
@@ -28,6 +29,12 @@ const options = {
     Flag.withMetavar("N"),
     Flag.withDescription("The seed whose timeline is printed (default 1)"),
     Flag.withDefault(1)
+  ),
+  json: Flag.Boolean("json").pipe(
+    Flag.withDescription(
+      "Print the report as one JSON document instead (agent-kernel/simulation@1: settings, faults, the seed's timeline and outcome, the distribution over --runs seeds)"
+    ),
+    Flag.withDefault(false)
   ),
   svg: Flag.String("svg").pipe(
     Flag.withMetavar("FILE"),

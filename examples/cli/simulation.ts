@@ -7,15 +7,14 @@ import { RetryPolicy, type Settings } from "@agent-kernel/kernel"
 import { Simulator } from "@agent-kernel/kernel/testing"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import type { Input } from "./simulate.js"
 import { loadSettings } from "./settingsOptions.js"
-import { UsageError } from "./usage.js"
+import { escapeXml } from "./svg.js"
+import { ensureWritable, UsageError, writeOutput } from "./usage.js"
 
 /** The value at percentile `p` (0-100) of sorted values, by the nearest-rank method. */
-export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0
+export const percentile = Simulator.percentile
 
 /** A histogram bin. */
 export interface Bin {
@@ -50,8 +49,6 @@ export const asciiHistogram = (bins: ReadonlyArray<Bin>): string => {
     })
     .join("\n")
 }
-
-const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 
 /** An SVG bar chart of the bins, with the p50, p90 and p99 marked. */
 export const svgHistogram = (
@@ -106,10 +103,14 @@ const describeSettings = (settings: Settings.Settings): string =>
     ...(settings.max_wall_clock_ms !== undefined ? [`max_wall_clock_ms=${settings.max_wall_clock_ms}`] : [])
   ].join(" ")
 
-const distributionLine = (name: string, sorted: ReadonlyArray<number>, format: (n: number) => string) =>
-  `  ${name.padEnd(11)} p50 ${format(percentile(sorted, 50))}, p90 ${format(percentile(sorted, 90))}, p99 ${format(percentile(sorted, 99))}, max ${format(sorted.at(-1) ?? 0)}`
+const distributionLine = (name: string, figure: Simulator.Percentiles, format: (n: number) => string) =>
+  `  ${name.padEnd(11)} p50 ${format(figure.p50)}, p90 ${format(figure.p90)}, p99 ${format(figure.p99)}, max ${format(figure.max)}`
 
-/** The report `input` asks for, on stdout; a bad fault plan or settings are a usage error, also on stderr. */
+/**
+ * The report `input` asks for, on stdout (as text, or with `--json` as one
+ * `Simulator.Report` JSON document). A bad fault plan or settings fail with a
+ * `UsageError`, which the command line reports once on stderr.
+ */
 export const report = (input: Input) =>
   Effect.gen(function* () {
     if (input.runs < 1) return yield* new UsageError({ message: `--runs must be at least 1 (got ${input.runs})` })
@@ -120,40 +121,52 @@ export const report = (input: Input) =>
     const policy = RetryPolicy.fromSettings(settings)
     const simulate = (seed: number) => Simulator.simulate(policy, faults, { seed, settings })
 
+    const svgFile = Option.getOrUndefined(input.svg)
+    if (svgFile !== undefined) yield* ensureWritable(svgFile)
     const one = yield* simulate(input.seed)
+    // One seed, as text and without a chart, needs no distribution.
+    const rest =
+      input.runs === 1 && svgFile === undefined && !input.json
+        ? []
+        : yield* Effect.forEach(
+            Array.from({ length: input.runs - 1 }, (_, i) => input.seed + 1 + i),
+            simulate
+          )
+    const all: readonly [Simulator.Simulation, ...Array<Simulator.Simulation>] = [one, ...rest]
+    const waits = all.map((run) => run.outcome.total_wait_ms).sort((a, b) => a - b)
+    // Fewer runs than bins would draw mostly empty rows.
+    const bins = histogram(waits, Math.min(12, Math.ceil(Math.sqrt(input.runs))))
+    const writeChart = (file: string) => {
+      const marks = [50, 90, 99].map((p) => ({ label: `p${p}`, value: percentile(waits, p) }))
+      const title = `total wait over ${input.runs} seeds: ${input.faults.trim()}`
+      return writeOutput(file, svgHistogram(bins, marks, title))
+    }
+
+    if (input.json) {
+      yield* Console.log(Simulator.toJson(Simulator.reportOf(all, settings)).trimEnd())
+      if (svgFile !== undefined) yield* writeChart(svgFile)
+      return
+    }
     yield* Console.log(`settings: ${describeSettings(settings)}`)
     yield* Console.log(`faults:   ${input.faults.trim() || "(none)"}`)
     yield* Console.log(`\ntimeline (seed ${input.seed}):`)
     yield* Console.log(Simulator.formatTimeline(one.timeline))
     yield* Console.log(`outcome: ${Simulator.formatOutcome(one.outcome)}`)
 
-    if (input.runs === 1 && Option.isNone(input.svg)) return
-    const all = yield* Effect.forEach(
-      Array.from({ length: input.runs }, (_, i) => input.seed + i),
-      simulate
-    )
-    const waits = all.map((run) => run.outcome.total_wait_ms).sort((a, b) => a - b)
-    const attempts = all.map((run) => run.outcome.attempts).sort((a, b) => a - b)
-    const statuses = new Map<string, number>()
-    for (const run of all) statuses.set(run.outcome.status, (statuses.get(run.outcome.status) ?? 0) + 1)
+    if (input.runs === 1 && svgFile === undefined) return
+    const distribution = Simulator.distribution(all)
     yield* Console.log(`\nover ${input.runs} seeds (${input.seed} to ${input.seed + input.runs - 1}):`)
-    yield* Console.log(distributionLine("total wait", waits, Simulator.formatMs))
-    yield* Console.log(distributionLine("attempts", attempts, String))
+    yield* Console.log(distributionLine("total wait", distribution.total_wait_ms, Simulator.formatMs))
+    yield* Console.log(distributionLine("attempts", distribution.attempts, String))
     yield* Console.log(
-      `  outcomes    ${Array.from(statuses, ([status, n]) => `${status} ${n} (${((100 * n) / input.runs).toFixed(1)}%)`).join(", ")}`
+      `  outcomes    ${Object.entries(distribution.outcomes)
+        .map(([status, n]) => `${status} ${n} (${((100 * n) / input.runs).toFixed(1)}%)`)
+        .join(", ")}`
     )
-    // Fewer runs than bins would draw mostly empty rows.
-    const bins = histogram(waits, Math.min(12, Math.ceil(Math.sqrt(input.runs))))
     yield* Console.log("\ntotal wait per run:")
     yield* Console.log(asciiHistogram(bins))
-    if (Option.isSome(input.svg)) {
-      const file = input.svg.value
-      const fs = yield* FileSystem.FileSystem
-      const marks = [50, 90, 99].map((p) => ({ label: `p${p}`, value: percentile(waits, p) }))
-      const title = `total wait over ${input.runs} seeds: ${input.faults.trim()}`
-      yield* fs
-        .writeFileString(file, svgHistogram(bins, marks, title))
-        .pipe(Effect.mapError((error) => new UsageError({ message: `cannot write ${file}: ${error.message}` })))
-      yield* Console.log(`\nwrote ${file}`)
+    if (svgFile !== undefined) {
+      yield* writeChart(svgFile)
+      yield* Console.log(`\nwrote ${svgFile}`)
     }
-  }).pipe(Effect.tapError((error) => Console.error(error.message)))
+  })

@@ -26,6 +26,17 @@ export const ensureBundle = (): Promise<void> =>
     )
   )
 
+/** How often the counter plugin (examples/plugins/counter.mjs) was invoked for each key: its `start KEY PID` lines. */
+export const invocations = (file: string): Map<string, number> => {
+  const counts = new Map<string, number>()
+  if (!fs.existsSync(file)) return counts
+  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+    const [kind, key] = line.split(" ")
+    if (kind === "start" && key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1)
+  }
+  return counts
+}
+
 /** One JSON line of `--json` output. */
 export type Event = Record<string, unknown> & { readonly type: string }
 

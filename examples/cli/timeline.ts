@@ -162,6 +162,16 @@ export const describe = (event: KernelEvent.KernelEvent, color: boolean): string
       )
     case "warning":
       return c.yellow(`  ! ${oneLine(event.message, 200)}`)
+    case "run_paused":
+      return c.yellow(
+        `  ⏸ paused instead of ending ${event.reason} (${event.error.category}: ${oneLine(event.error.message, 120)})${
+          event.resume_at === null ? "" : `; resumes at ${new Date(event.resume_at).toISOString()}`
+        }`
+      )
+    case "run_resumed":
+      return c.yellow(
+        `  ▶ resumed after ${seconds(event.paused_ms)} paused${event.reset_budget ? ", the retry budget reset" : ""}`
+      )
     case "text_delta":
     case "thinking_delta":
     case "tool_use_started":

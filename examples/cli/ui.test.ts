@@ -19,24 +19,13 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { cli, ensureBundle, start, waitFor } from "./testBundle.js"
+import { cli, ensureBundle, invocations, start, waitFor } from "./testBundle.js"
 import { bannerOf, eventsOver, until } from "./uiTesting.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
 beforeAll(ensureBundle)
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "ak-ui-"))
-
-/** How often the counter plugin was invoked for each key (its `start KEY PID` lines). */
-const invocations = (file: string): Map<string, number> => {
-  const counts = new Map<string, number>()
-  if (!fs.existsSync(file)) return counts
-  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
-    const [kind, key] = line.split(" ")
-    if (kind === "start" && key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1)
-  }
-  return counts
-}
 
 /** A tool call to the counter, then a 429 with a 2 s retry-after, then the answer. */
 const countThenWait: FaultPlan.FaultPlan = {

@@ -1,6 +1,7 @@
 /**
  * The guides' samples: each runs here, and each guide quotes its file verbatim.
  */
+import { ProviderLimiter } from "@agent-kernel/cluster"
 import { Content, type RunOutcome } from "@agent-kernel/kernel"
 import { TestClockDriver } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
@@ -9,6 +10,8 @@ import * as Effect from "effect/Effect"
 import * as Random from "effect/Random"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as AdaptiveLimiter from "./adaptive-limiter.js"
+import * as ComparePolicies from "./compare-policies.js"
 import * as ComposePolicy from "./compose-policy.js"
 import * as ContextSample from "./context-provider.js"
 import * as Observe from "./observe.js"
@@ -52,6 +55,16 @@ describe("guide samples", () => {
     })
   )
 
+  it.effect("adaptive-limiter: the layer paces and learns, with no static limit set", () =>
+    Effect.gen(function* () {
+      const limiter = yield* ProviderLimiter.ProviderLimiter.pipe(Effect.provide(AdaptiveLimiter.limiter))
+      assert.isDefined(limiter.pace)
+      assert.isDefined(limiter.learn)
+      // No static limit: acquiring any number of tokens does not wait.
+      yield* limiter.acquire(1_000_000)
+    })
+  )
+
   it.effect("compose-policy: the preview stops at the auth error and honours the 30 s retry-after", () =>
     Effect.gen(function* () {
       const delays = yield* ComposePolicy.preview.pipe(Random.withSeed("docs"))
@@ -61,6 +74,20 @@ describe("guide samples", () => {
       const outcome = yield* TestClockDriver.run(ComposePolicy.run)
       assert.strictEqual(outcome.status, "completed")
       assert.strictEqual(outcome.retries.session_total, 1)
+    })
+  )
+
+  it.effect("compare-policies: one row a contender, the user's settings last, each run counted once", () =>
+    Effect.gen(function* () {
+      const report = yield* ComparePolicies.comparison
+      assert.deepStrictEqual(
+        report.policies.map((policy) => policy.name),
+        ["kernel-default", "anthropic-sdk", "vercel-ai-sdk", "yours"]
+      )
+      for (const policy of report.policies) {
+        const counted = Object.values(policy.figures.outcomes).reduce((sum, n) => sum + n, 0)
+        assert.strictEqual(counted, 200, policy.name)
+      }
     })
   )
 

@@ -31,7 +31,7 @@
  *
  * @since 0.1.0
  */
-import { AgentRun, Engine } from "@agent-kernel/durable"
+import { AgentRun, DurableSessions, Engine } from "@agent-kernel/durable"
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as Cause from "effect/Cause"
 import * as ClusterWorkflowEngine from "effect/cluster/ClusterWorkflowEngine"
@@ -45,6 +45,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
+import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlError from "effect/sql/SqlError"
@@ -100,6 +101,14 @@ export interface Options {
    * an orchestrator's usual 30 s between SIGTERM and SIGKILL.
    */
   readonly drainTimeout?: Duration.Input | undefined
+  /**
+   * How often the runner looks (at its start, then this long after each
+   * look) for paused runs whose `resume_at` has come
+   * (`on_exhausted: "pause"` with `pause_resume_after_ms`) and resumes them
+   * (`DurableSessions.resumeDue`; a run several runners find is resumed
+   * once). Default 5 s; `Duration.infinity`: never (only callers resume).
+   */
+  readonly resumePausedEvery?: Duration.Input | undefined
   /** Any other sharding setting. Never change `shardsPerGroup` once a store has data. */
   readonly sharding?: Partial<ShardingConfig.ShardingConfig["Service"]> | undefined
 }
@@ -223,10 +232,11 @@ export const layer = (
           const gate = yield* Drain.make
           const drain = yield* Effect.cached(drainOf(gate, clusterScope, settings.drainTimeout))
           yield* Effect.addFinalizer(() => drain)
-          return Context.make(
-            WorkflowEngine.WorkflowEngine,
-            Drain.gated(Context.get(cluster, WorkflowEngine.WorkflowEngine), gate)
-          ).pipe(
+          const engine = Drain.gated(Context.get(cluster, WorkflowEngine.WorkflowEngine), gate)
+          // Paused runs due to resume, looked for until the drain hands the shards over.
+          if (Duration.isFinite(settings.resumePausedEvery))
+            yield* resumingPaused(engine, settings.resumePausedEvery).pipe(Effect.forkIn(clusterScope))
+          return Context.make(WorkflowEngine.WorkflowEngine, engine).pipe(
             Context.add(Runner, { drain, draining: Effect.sync(gate.isClosed) }),
             Context.add(AgentRun.StepGate, gate.pass)
           )
@@ -273,6 +283,21 @@ const clusterOf = (
   )
 }
 
+/**
+ * Resumes the store's paused runs whose `resume_at` has come, at once (runs
+ * that came due while no runner was up) and then `interval` after each look,
+ * for ever; a look that fails (the store's tables not made yet, the
+ * database down) is left to the next.
+ */
+const resumingPaused = (
+  engine: WorkflowEngine.WorkflowEngine["Service"],
+  interval: Duration.Duration
+): Effect.Effect<void, never, SqlClient.SqlClient> =>
+  Effect.repeat(
+    Effect.ignore(Effect.provideService(DurableSessions.resumeDue, WorkflowEngine.WorkflowEngine, engine)),
+    Schedule.spaced(interval)
+  ).pipe(Effect.asVoid)
+
 /** The drain of `Runner.Service`: the gate closed, the steps in flight waited for, the cluster's scope closed. */
 const drainOf = (gate: Drain.Gate, clusterScope: Scope.Closeable, timeout: Duration.Duration): Effect.Effect<void> =>
   Effect.gen(function* () {
@@ -291,6 +316,7 @@ interface Settings {
   readonly locks: ReturnType<typeof shardLocks>
   readonly rereadAfter: Duration.Duration
   readonly drainTimeout: Duration.Duration
+  readonly resumePausedEvery: Duration.Duration
 }
 
 /**
@@ -304,7 +330,8 @@ const settingsOf = (options: Options): Effect.Effect<Settings, RunnerError> =>
     try: () => ({
       locks: shardLocks(options),
       rereadAfter: Duration.fromInputUnsafe(options.rereadAfter ?? Duration.seconds(30)),
-      drainTimeout: Duration.fromInputUnsafe(options.drainTimeout ?? Duration.seconds(20))
+      drainTimeout: Duration.fromInputUnsafe(options.drainTimeout ?? Duration.seconds(20)),
+      resumePausedEvery: Duration.fromInputUnsafe(options.resumePausedEvery ?? Duration.seconds(5))
     }),
     catch: (error) => new RunnerError({ message: `invalid runner options: ${String(error)}` })
   }).pipe(
@@ -314,6 +341,10 @@ const settingsOf = (options: Options): Effect.Effect<Settings, RunnerError> =>
         Duration.isGreaterThan(locks.shardLockRefreshInterval, Duration.zero),
       () =>
         new RunnerError({ message: "invalid runner options: the shard lock expiration and refresh must be positive" })
+    ),
+    Effect.filterOrFail(
+      ({ resumePausedEvery }) => Duration.isGreaterThan(resumePausedEvery, Duration.zero),
+      () => new RunnerError({ message: "invalid runner options: resumePausedEvery must be positive" })
     ),
     Effect.filterOrFail(
       ({ rereadAfter }) =>

@@ -34,4 +34,20 @@ describe("a runner over a database it cannot reach", () => {
       assert.include(error.value.message, "ECONNREFUSED")
     })
   )
+
+  it.live("a resumePausedEvery that is not positive is a RunnerError naming it, before the database is read", () =>
+    Effect.gen(function* () {
+      const [databasePort, runnerPort] = yield* Effect.all([Ports.free, Ports.free])
+      const exit = yield* Layer.build(Runner.layer({ host: "127.0.0.1", port: runnerPort, resumePausedEvery: 0 })).pipe(
+        Effect.provide(PgClient.layer({ url: Redacted.make(`postgres://agent@127.0.0.1:${databasePort}/postgres`) })),
+        Effect.scoped,
+        Effect.exit
+      )
+      const error = Exit.isFailure(exit) ? Cause.findErrorOption(exit.cause) : Option.none()
+      assert.isTrue(Option.isSome(error))
+      if (Option.isNone(error)) return
+      assert.strictEqual(error.value._tag, "RunnerError")
+      assert.include(error.value.message, "resumePausedEvery must be positive")
+    })
+  )
 })

@@ -10,7 +10,10 @@
  * the bound without the limiter letting one request too many go. So the
  * workers record the releases (`recording`) and the tests check the bound
  * exactly on them (`excess`), and check that every request the provider saw
- * was one of them.
+ * was one of them. For the adaptive limiter, whose rate moves with the
+ * provider's answers, the workers record every committed update of its state
+ * instead, and the tests check that together they make one history
+ * (`histories`).
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -25,12 +28,26 @@ import * as StateStore from "../src/StateStore.js"
 export const workersLimit = (rate: number) => ({ limit: rate, window: "1 second", burst: 1 }) as const
 
 /**
+ * One committed update of an adaptive limiter's state (`ProviderLimiter`'s
+ * key `limiter/<key>/adaptive/<model>`): the state it read and the state it
+ * wrote, as the store holds them.
+ */
+export interface Transition {
+  readonly before: unknown
+  readonly after: unknown
+}
+
+/**
  * The `StateStore` in context, recording into `releases` each committed
  * reservation of a limiter's requests bucket (`ProviderLimiter`'s key
  * `limiter/<key>/requests`, whose result is the wait): the store's clock at
- * the reservation plus the wait, in epoch milliseconds.
+ * the reservation plus the wait, in epoch milliseconds; and into
+ * `transitions`, when given, each committed update of an adaptive state.
  */
-export const recording = (releases: Array<number>): Layer.Layer<StateStore.StateStore, never, StateStore.StateStore> =>
+export const recording = (
+  releases: Array<number>,
+  transitions?: Array<Transition>
+): Layer.Layer<StateStore.StateStore, never, StateStore.StateStore> =>
   Layer.effect(
     StateStore.StateStore,
     Effect.map(
@@ -39,6 +56,7 @@ export const recording = (releases: Array<number>): Layer.Layer<StateStore.State
         modify: (options) => {
           // The update's last run is the committed one (a store may run it again after a conflict).
           let release: number | undefined
+          let transition: Transition | undefined
           return Effect.tap(
             store.modify({
               ...options,
@@ -46,18 +64,46 @@ export const recording = (releases: Array<number>): Layer.Layer<StateStore.State
                 const [result, next] = options.f(state, now)
                 const requests = options.key.startsWith("limiter/") && options.key.endsWith("/requests")
                 release = requests && typeof result === "number" ? now + result : undefined
+                transition = options.key.includes("/adaptive/") ? { before: state, after: next } : undefined
                 return [result, next]
               }
             }),
             () =>
               Effect.sync(() => {
                 if (release !== undefined) releases.push(release)
+                if (transition !== undefined) transitions?.push(transition)
               })
           )
         }
       })
     )
   )
+
+/**
+ * Whether the recorded updates of one key, from every process, make one
+ * history, in which each update reads the state the one
+ * before it wrote: the states read more often than written (`sources`, with
+ * reads minus writes) must be the initial state alone, read once, and those
+ * written more often than read (`sinks`, with the same difference) the last
+ * state alone, at −1. Every process keeping its
+ * own state would read `initial` once each; an update lost to another that
+ * read the same state would leave that state read twice.
+ */
+export const histories = (
+  transitions: ReadonlyArray<{ readonly before: string; readonly after: string }>
+): {
+  readonly sources: ReadonlyArray<readonly [string, number]>
+  readonly sinks: ReadonlyArray<readonly [string, number]>
+} => {
+  const balance = new Map<string, number>()
+  const add = (state: string, by: number) => balance.set(state, (balance.get(state) ?? 0) + by)
+  for (const { after, before } of transitions) {
+    add(before, 1)
+    add(after, -1)
+  }
+  const entries = [...balance]
+  return { sources: entries.filter(([, n]) => n > 0), sinks: entries.filter(([, n]) => n < 0) }
+}
 
 /**
  * How far the releases go past the bound: the most, over every run of

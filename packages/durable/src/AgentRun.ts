@@ -334,6 +334,54 @@ export const stoppedOutcome = (
   }
 }
 
+/**
+ * The outcome a caller of run `payload` gets while the run is paused (see
+ * `Settings.OnExhausted`): status `paused`, the error that paused it, and the
+ * run's figures and history as the pause recorded them (`row`). The run is
+ * unfinished: `DurableSessions.resume` continues it.
+ *
+ * @since 0.6.0
+ * @category workflows
+ */
+export const pausedOutcome = (payload: Pick<Payload, "session_id" | "run">, row: Store.Row): RunOutcome.RunOutcome => {
+  const pausedAt = row.paused_at ?? row.updated_at
+  const outcome = stoppedOutcome(payload, row.state, pausedAt)
+  return {
+    ...outcome,
+    status: "paused",
+    ...(row.paused_error === null || row.paused_error === undefined ? {} : { error: row.paused_error })
+  }
+}
+
+/** Whether the session row `row` records run `payload` as paused now. */
+const pausedNow = (row: Store.Row, payload: Payload): boolean =>
+  row.status === "paused" &&
+  row.pending !== null &&
+  row.run_index === payload.run &&
+  row.life === (payload.life ?? null)
+
+/**
+ * The outcome of run `payload` once the store records it paused
+ * (`pausedOutcome`): the store is read each second, the cadence at which a
+ * caller of a suspended run polls it, from a second after the start (a run
+ * just resumed is not read as still paused). A read that fails is read as no
+ * pause: the run's caller learns of a store that fails from the run.
+ *
+ * @since 0.6.0
+ * @category workflows
+ */
+export const pauseOf = (payload: Payload): Effect.Effect<RunOutcome.RunOutcome, never, SqlClient.SqlClient> => {
+  const check: Effect.Effect<RunOutcome.RunOutcome, never, SqlClient.SqlClient> = Effect.andThen(
+    Effect.sleep("1 second"),
+    Effect.flatMap(
+      Effect.orElseSucceed(Store.get(payload.session_id), () => Option.none<Store.Row>()),
+      (row) =>
+        Option.isSome(row) && pausedNow(row.value, payload) ? Effect.succeed(pausedOutcome(payload, row.value)) : check
+    )
+  )
+  return check
+}
+
 /** `stoppedOutcome` of run `payload` if the session row `row` says it is over (`Store.over`). */
 const overOutcome = (row: Option.Option<Store.Row>, payload: Payload): Option.Option<RunOutcome.RunOutcome> =>
   Store.over(row, payload)
@@ -775,7 +823,37 @@ export const body = (
             beforeStep,
             failed: (error) => {
               loopFailure ??= error
-            }
+            },
+            // The pause and the events that tell it (its run_paused) in one transaction, as a run's end.
+            paused: (pause, step) =>
+              log
+                .transaction((flush) =>
+                  Effect.andThen(
+                    flush,
+                    Effect.gen(function* () {
+                      if (session === undefined) return
+                      const state = yield* session.state
+                      const left = (yield* session.retryBudget).remaining
+                      yield* Store.paused(
+                        payload,
+                        state,
+                        { reason: pause.status, error: pause.error, at: pause.at, resumeAt: pause.resumeAt, step },
+                        left
+                      )
+                    })
+                  )
+                )
+                .pipe(
+                  Effect.catch(SqlEngineInternal.fail("record the pause", executionId)),
+                  Effect.provideContext(context)
+                ),
+            // A set only while the row is still paused at that step, so a replay past the pause may write it again.
+            resumed: (step, at) =>
+              Store.resumed(payload, step, at).pipe(
+                Effect.asVoid,
+                Effect.catch(SqlEngineInternal.fail("record the resume", executionId)),
+                Effect.provideContext(context)
+              )
           },
           context
         )

@@ -34,7 +34,7 @@
 import {
   Content,
   EventBus,
-  type KernelEvent,
+  KernelEvent,
   type ModelProvider,
   RetryBudget,
   type RunOutcome,
@@ -46,12 +46,14 @@ import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
+import * as DurableDeferred from "effect/workflow/DurableDeferred"
 import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import * as AgentRun from "./AgentRun.js"
 import * as Engine from "./Engine.js"
@@ -60,6 +62,7 @@ import * as SqlEngineInternal from "./internal/sqlEngine.js"
 import * as Store from "./internal/store.js"
 import { sqlReason } from "./internal/storeFile.js"
 import * as EventLogInternal from "./internal/eventLog.js"
+import * as Journal from "./internal/journal.js"
 import * as LiveSessions from "./internal/liveSessions.js"
 import * as Subscriptions from "./internal/subscriptions.js"
 import type * as SqlEngine from "./SqlEngine.js"
@@ -84,14 +87,14 @@ export interface Summary {
   /** Messages in the history after the last run that ended. */
   readonly messages: number
   readonly updated_at: number
-  /** Whether the session has an unfinished run (its status is `running`). */
+  /** Whether the session has an unfinished run (its status is `running`, or `paused`). */
   readonly unfinished: boolean
   /**
    * Whether a live process holds the unfinished run now: it runs it, or will resume it (the store's
    * owner: this process, for the service's own list). `false` when there is no unfinished run.
    */
   readonly live: boolean
-  /** An unfinished run no live process holds (a crash or a kill left it): `resume` finishes it. */
+  /** An unfinished run no live process holds (a crash or a kill left it): `resume` finishes it. Never a paused one. */
   readonly resumable: boolean
   /** How the last run that ended ended; `null` while a run is unfinished, and before any ended. */
   readonly run_status: string | null
@@ -101,11 +104,46 @@ export interface Summary {
   readonly last_seq: number
   /** The time of the session's last logged event or store write, in epoch milliseconds. */
   readonly last_activity: number
+  /** Why and since when its unfinished run is paused (status `paused`); `null` when it is not. */
+  readonly paused: Paused | null
+}
+
+/**
+ * A paused run (see `Settings.OnExhausted`), as the store records it: the
+ * status it would have ended with, the error, since when, and when a runner
+ * resumes it.
+ *
+ * @since 0.6.0
+ * @category models
+ */
+export interface Paused {
+  /** The status the run would have ended with: `retries_exhausted`, `retry_budget_exhausted` or `quota_exceeded`. */
+  readonly reason: string
+  readonly error: KernelEvent.ErrorSummary | null
+  /** When it paused (epoch milliseconds). */
+  readonly paused_at: number
+  /** When a runner resumes it (epoch milliseconds); `null`: only a caller does (`resume`). */
+  readonly resume_at: number | null
+}
+
+/**
+ * How `resume` continues a paused run.
+ *
+ * @since 0.6.0
+ * @category models
+ */
+export interface ResumeOptions {
+  /**
+   * Start the session's retry budget and the paused call's retries again. Default `false`: the
+   * retries used stay used, and a run paused on an exhausted budget pauses again at its next failure.
+   */
+  readonly reset_budget?: boolean | undefined
 }
 
 /**
  * Where a session is, as `page` filters sessions: `running` (an unfinished
- * run a live process holds), `resumable` (one none holds), `completed`,
+ * run a live process holds), `resumable` (one none holds), `paused` (an
+ * unfinished run paused, see `Paused`), `completed`,
  * `interrupted`, `failed` (its last run ended with another status), `new`
  * (no run has ended yet, or it was imported).
  *
@@ -170,6 +208,8 @@ export interface Unfinished {
   readonly last_event: EventLog.LoggedEvent | null
   /** Whether a live process holds the run now (see `Summary.live`). */
   readonly live: boolean
+  /** Why and since when the run is paused; `null` when it is not. */
+  readonly paused: Paused | null
 }
 
 /**
@@ -267,7 +307,10 @@ export interface Service {
    * under the run, which is then left unfinished, for `resume` (on the memory
    * and cluster engines the run is suspended on the failure, see
    * `AgentRun.suspendedOn`). Interrupting
-   * the caller ends the run `interrupted` (see `AgentRun.stop`).
+   * the caller ends the run `interrupted` (see `AgentRun.stop`). A run that
+   * pauses (`on_exhausted: pause` in this service's settings, which every
+   * process of a store shares) gives an outcome of status `paused` within a
+   * second of its pause (`AgentRun.pauseOf`), and stays unfinished, for `resume`.
    */
   readonly run: (
     id: string,
@@ -276,10 +319,14 @@ export interface Service {
   /**
    * Finishes the session's unfinished run, if it has one (waking it when it is suspended on a journal
    * failure); `None` if it has none. A run its caller stopped whose stop's record failed ends now, its
-   * stop recorded (`AgentRun.recordStopAgain`).
+   * stop recorded (`AgentRun.recordStopAgain`). A paused run goes on from its pause (`run_resumed`,
+   * then the paused call's next attempt), nothing it completed sent or run again, its retry budget as
+   * it was unless `options.reset_budget` says to start it again; a run that pauses again gives an
+   * outcome of status `paused`.
    */
   readonly resume: (
-    id: string
+    id: string,
+    options?: ResumeOptions
   ) => Effect.Effect<Option.Option<RunOutcome.RunOutcome>, Store.StoreError | SqlEngine.JournalError>
   /** The session's state after its last finished run; `None` for no session, or none finished. */
   readonly state: (id: string) => Effect.Effect<Option.Option<Session.State>, Store.StoreError>
@@ -364,6 +411,7 @@ const summaryOf =
   (held: boolean) =>
   (row: Store.Listed): Summary => {
     const unfinished = row.pending !== null
+    const paused = pausedOf(row)
     return {
       id: row.id,
       status: row.status,
@@ -372,14 +420,27 @@ const summaryOf =
       messages: row.state?.history.length ?? 0,
       updated_at: row.updated_at,
       unfinished,
-      live: unfinished && held,
-      resumable: unfinished && !held,
+      live: unfinished && held && paused === null,
+      resumable: unfinished && !held && paused === null,
       run_status: unfinished || row.status === "new" || row.status === "imported" ? null : row.status,
       retries_left: row.retries_left ?? null,
       last_seq: row.last_seq ?? 0,
-      last_activity: Math.max(row.updated_at, row.last_at ?? 0)
+      last_activity: Math.max(row.updated_at, row.last_at ?? 0),
+      paused
     }
   }
+
+/** A session row's paused run; `null` when its run is not paused. */
+const pausedOf = (row: Store.Row): Paused | null =>
+  row.pending === null || row.status !== "paused" || row.paused_at === null || row.paused_at === undefined
+    ? null
+    : {
+        reason: row.paused_reason ?? "paused",
+        error:
+          row.paused_error === null || row.paused_error === undefined ? null : KernelEvent.summarize(row.paused_error),
+        paused_at: row.paused_at,
+        resume_at: row.resume_at ?? null
+      }
 
 /** `query` with its defaults, and whether a live process holds the unfinished runs. */
 const pageOf = (query: PageQuery, held: boolean) => ({
@@ -448,7 +509,8 @@ export const unfinished = (
       retries_used,
       waiting_until: progress.waitingUntil,
       last_event: Option.getOrNull(last),
-      live: yield* Store.heldElsewhere
+      live: yield* Store.heldElsewhere,
+      paused: pausedOf(row.value)
     })
   })
 
@@ -504,6 +566,95 @@ export const pending = (
       row.pending === null
         ? Option.none()
         : Option.some({ session_id: id, ...lifeOf(row.life), run: row.run_index, input: row.pending })
+    )
+  )
+
+/**
+ * Continues the paused run `payload`, if the session row `row` says it is
+ * paused: the pause's durable deferred is completed with the resume
+ * (`reset_budget`, and when), which wakes the run on every engine (the
+ * first completion wins), then the store records it running again unless it
+ * has paused again meanwhile. Whether this call set it running.
+ */
+const continuePaused = (
+  payload: AgentRun.Payload,
+  row: Store.Row,
+  resetBudget: boolean
+): Effect.Effect<boolean, Store.StoreError, SqlClient.SqlClient | WorkflowEngine.WorkflowEngine> =>
+  Effect.gen(function* () {
+    const step = row.status === "paused" ? row.paused_step : undefined
+    if (step === undefined || step === null) return false
+    const at = yield* Clock.currentTimeMillis
+    const deferred = Journal.pauseDeferred(step)
+    const executionId = yield* AgentRun.AgentRun.executionId(payload)
+    // The deferred first: its first completion wins, and a row said running whose run never woke would
+    // wait for ever. The row is then set running only if it is still paused there (not paused again).
+    yield* DurableDeferred.done(deferred, {
+      token: DurableDeferred.tokenFromExecutionId(deferred, { workflow: AgentRun.AgentRun, executionId }),
+      exit: Exit.succeed({ reset_budget: resetBudget, at })
+    })
+    return yield* Store.resumed(payload, step, at)
+  })
+
+/** The payload of the unfinished run the session row `row` records. */
+const payloadOf = (row: Store.Row, input: Content.Message): AgentRun.Payload => ({
+  session_id: row.id,
+  ...lifeOf(row.life),
+  run: row.run_index,
+  input
+})
+
+/**
+ * Continues every paused run of the store in context whose `resume_at`
+ * (see `Settings.pause_resume_after_ms`) has come, as `resume` would
+ * without a reset, and without waiting for them: the engine runs each where
+ * it runs its sessions (on a cluster, the runner that holds its shard).
+ * Returns the sessions it resumed. A run two callers resume at once is
+ * resumed once; one that fails to resume (its row does not read) is logged
+ * and left paused. `Runner.layer` of `@agent-kernel/cluster` calls it on a
+ * schedule.
+ *
+ * @example
+ * ```ts
+ * import { DurableSessions } from "@agent-kernel/durable"
+ * import { Effect, Schedule } from "effect"
+ *
+ * // In a process whose layer has the store's engine: resume what is due, every minute.
+ * const resuming = Effect.repeat(Effect.ignore(DurableSessions.resumeDue), Schedule.spaced("1 minute"))
+ * ```
+ *
+ * @since 0.6.0
+ * @category accessors
+ */
+export const resumeDue: Effect.Effect<
+  ReadonlyArray<string>,
+  Store.StoreError,
+  SqlClient.SqlClient | WorkflowEngine.WorkflowEngine
+> = Effect.gen(function* () {
+  const now = yield* Clock.currentTimeMillis
+  const due = yield* Store.resumesDue(now)
+  const resumed = yield* Effect.forEach(due, (id) => resumeIfDue(id, now))
+  return due.filter((_, i) => resumed[i] === true)
+})
+
+/**
+ * Continues the paused run of session `id` if its `resume_at` is at or
+ * before `now`; whether this call did. A session that fails to (its row
+ * does not read) is logged and left paused, so that it holds back no other.
+ */
+const resumeIfDue = (
+  id: string,
+  now: number
+): Effect.Effect<boolean, never, SqlClient.SqlClient | WorkflowEngine.WorkflowEngine> =>
+  Effect.flatMap(Store.get(id), (row) => {
+    if (Option.isNone(row) || row.value.pending === null) return Effect.succeed(false)
+    const { pending, resume_at } = row.value
+    return resume_at === null || resume_at === undefined || resume_at > now
+      ? Effect.succeed(false)
+      : continuePaused(payloadOf(row.value, pending), row.value, false)
+  }).pipe(
+    Effect.catch((error) =>
+      Effect.as(Effect.logWarning(`the paused run of the session "${id}" was not resumed: ${error.message}`), false)
     )
   )
 
@@ -583,10 +734,13 @@ export const make: Effect.Effect<
   // the wait is no stop. A caller that was not interrupted but whose run ended interrupted (another caller of
   // it stopped it; the engines answer an interruption or, on a cluster, the stopped body's outcome) learns
   // from the store that the run was stopped, as on every engine: `AgentRun.stoppedOutcome`.
+  // Only runs that may pause have their row looked at for a pause: with `on_exhausted: fail` none is.
+  const pausing = (config.settings ?? Settings.defaults).on_exhausted === "pause"
   const execute = (payload: AgentRun.Payload) =>
     Effect.provideContext(
-      Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) =>
-        Effect.raceFirst(AgentRun.AgentRun.execute(payload), AgentRun.journalFailure(executionId)).pipe(
+      Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) => {
+        const outcome = Effect.raceFirst(AgentRun.AgentRun.execute(payload), AgentRun.journalFailure(executionId))
+        return (pausing ? Effect.raceFirst(outcome, AgentRun.pauseOf(payload)) : outcome).pipe(
           Effect.onInterrupt(() => AgentRun.stop(executionId)),
           // Not run once this caller is interrupted (an interrupted fiber recovers from nothing).
           Effect.catchCause((cause) =>
@@ -598,7 +752,7 @@ export const make: Effect.Effect<
               : Effect.failCause(cause)
           )
         )
-      ),
+      }),
       context
     ).pipe(
       // The engine's interface has no error channel: a journal failure reaches here as a defect.
@@ -662,15 +816,15 @@ export const make: Effect.Effect<
         if (!begun.began) return yield* new RunPending({ session_id: id, run })
         return yield* execute({ session_id: id, ...lifeOf(begun.life), run, input: message })
       }),
-    resume: (id) =>
+    resume: (id, options) =>
       Effect.flatMap(Effect.provideContext(Store.get(id), context), (row) => {
         if (Option.isNone(row) || row.value.pending === null) return Effect.succeedNone
-        const payload = {
-          session_id: id,
-          ...lifeOf(row.value.life),
-          run: row.value.run_index,
-          input: row.value.pending
-        }
+        const payload = payloadOf(row.value, row.value.pending)
+        // A paused run goes on once its pause's deferred is completed (the engine wakes it then).
+        const unpause = Effect.provideContext(
+          continuePaused(payload, row.value, options?.reset_budget === true),
+          context
+        )
         // A run suspended on a journal failure (see `AgentRun.suspendedOn`) waits to be run again: nothing else
         // wakes it. (The light engine suspends none: it resumes an unfinished run by executing it.)
         const wake = Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) =>
@@ -678,7 +832,10 @@ export const make: Effect.Effect<
             Option.isSome(failure) ? AgentRun.AgentRun.resume(executionId) : Effect.void
           )
         )
-        return Effect.andThen(Effect.provideContext(wake, context), Effect.asSome(execute(payload)))
+        return unpause.pipe(
+          Effect.andThen(Effect.provideContext(wake, context)),
+          Effect.andThen(Effect.asSome(execute(payload)))
+        )
       }),
     state: (id) => Effect.provideContext(read(id), context),
     list: Effect.provideContext(summaries, ownerContext),

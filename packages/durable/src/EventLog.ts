@@ -25,7 +25,9 @@
  *   within 20 ms, so that quick steps share one write), before a durable
  *   wait, and with the run's end: a reader sees what the run waits on. A
  *   crash can lose the last 20 ms of events before it (deltas included);
- *   every event but a delta is logged again by the resume.
+ *   the resume logs them again, but those a step publishes while it
+ *   executes (a model call's deltas, a streamed tool call's start, a
+ *   breaker's change), which a replay does not repeat.
  *
  * @since 0.5.0
  */

@@ -24,7 +24,7 @@ import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { endBesideAFlush, flushThenRollBack } from "./logTransaction.js"
+import { endBesideAFlush, endOnlyWithItsRecord, flushThenRollBack } from "./logTransaction.js"
 
 const settings: Settings.Settings = { ...Settings.defaults, jitter: "none" }
 
@@ -661,4 +661,20 @@ describe("the event log's transaction on SQLite's one connection", () => {
       })
     )
   }
+
+  it.live("a run_ended is written only by the transaction that records its end: other writes leave it waiting", () =>
+    Effect.gen(function* () {
+      const context = yield* Layer.build(Engine.layerSqlite(store()))
+      const { flushed, rolledBack, flushedAgain, recorded } = yield* endOnlyWithItsRecord(
+        Context.get(context, SqlClient.SqlClient)
+      )
+      expect(flushed).toEqual([{ seq: 1, type: "text_delta" }])
+      expect(Exit.isFailure(rolledBack)).toBe(true)
+      expect(flushedAgain).toEqual([{ seq: 1, type: "text_delta" }])
+      expect(recorded).toEqual([
+        { seq: 1, type: "text_delta" },
+        { seq: 2, type: "run_ended" }
+      ])
+    })
+  )
 })

@@ -61,6 +61,11 @@ describe("the event log on Postgres", () => {
           )
         )
         yield* until(first.calls, (calls) => calls.length >= 2)
+        // A crash loses what its writer had not written yet, and the resume logs again only the keyed events (not
+        // the tool_use_started the first call streamed): the crash comes once the log holds what the run waits on.
+        yield* until(EventLog.events("s").pipe(Effect.provide(pool(url))), (logged) =>
+          logged.some((entry) => entry.event.type === "model_request" && entry.event.turn === 2)
+        )
         // A reader of its own (another process's pool, no engine) follows the session from the start.
         const reader = yield* Effect.forkChild(
           Stream.runCollect(
@@ -71,6 +76,9 @@ describe("the event log on Postgres", () => {
           ).pipe(Effect.provide(pool(url)))
         )
         yield* Scope.close(scope, Exit.void)
+        const cut = yield* EventLog.events("s").pipe(Effect.provide(pool(url)))
+        // The crash's interruption is no end of the run: the log does not say the run ended.
+        expect(cut.map((entry) => entry.event.type)).not.toContain("run_ended")
 
         const next = yield* ScriptedModel.make([ScriptedModel.text("done")])
         const outcome = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.resume("s")).pipe(
@@ -81,6 +89,7 @@ describe("the event log on Postgres", () => {
         const logged = yield* EventLog.events("s").pipe(Effect.provide(pool(url)))
         expect(followed).toEqual(logged)
         expect(logged.map((entry) => entry.seq)).toEqual(Array.from({ length: logged.length }, (_, i) => i + 1))
+        expect(logged.slice(0, cut.length)).toEqual(cut)
         expect(logged.map((entry) => shape(entry.event))).toEqual([
           "run_started",
           "turn_started/1",

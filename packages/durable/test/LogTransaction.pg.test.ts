@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ownDatabase } from "../../cluster/test/postgres.js"
 import * as Store from "../src/internal/store.js"
-import { endBesideAFlush, flushThenRollBack } from "./logTransaction.js"
+import { endBesideAFlush, endOnlyWithItsRecord, flushThenRollBack } from "./logTransaction.js"
 
 describe("the event log's transaction on the owner's connection", () => {
   it.live("a run's end written with its events while another write of the log waits for the connection completes", () =>
@@ -48,6 +48,27 @@ describe("the event log's transaction on the owner's connection", () => {
         { seq: 1, event: { text: "first" } },
         { seq: 2, event: { text: "rolled back" } },
         { seq: 3, event: { text: "after" } }
+      ])
+    })
+  )
+
+  it.live("a run_ended is written only by the transaction that records its end: other writes leave it waiting", () =>
+    Effect.gen(function* () {
+      const { url } = yield* ownDatabase("log_end_recorded")
+      const context = yield* Layer.build(
+        Engine.layerSql().pipe(Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 3 })))
+      )
+      const sql = yield* Option.match(Context.get(context, Store.StoreSql), {
+        onNone: () => Effect.die("the layer provides no store client"),
+        onSome: Effect.succeed
+      })
+      const { flushed, rolledBack, flushedAgain, recorded } = yield* endOnlyWithItsRecord(sql)
+      expect(flushed).toEqual([{ seq: 1, type: "text_delta" }])
+      expect(Exit.isFailure(rolledBack)).toBe(true)
+      expect(flushedAgain).toEqual([{ seq: 1, type: "text_delta" }])
+      expect(recorded).toEqual([
+        { seq: 1, type: "text_delta" },
+        { seq: 2, type: "run_ended" }
       ])
     })
   )

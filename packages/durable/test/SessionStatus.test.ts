@@ -107,7 +107,8 @@ describe("an unfinished run: live while a process holds the store, resumable onc
       retries_used: 1,
       waiting_until: null,
       last_event: "model_request",
-      live: false
+      live: false,
+      paused: null
     })
     expect(run.began_at).toBeGreaterThan(0)
     // The reader wrote nothing and left nothing behind: the file alone.

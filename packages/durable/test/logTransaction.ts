@@ -102,3 +102,53 @@ export const flushThenRollBack = (sql: SqlClient.SqlClient, ending: Effect.Effec
     )
     return { rows, exit }
   }) satisfies Effect.Effect<unknown, unknown, Scope.Scope>
+
+/** The run's end as the loop publishes it, here the end a crash's interruption makes. */
+const runEnded: KernelEvent.KernelEvent = {
+  type: "run_ended",
+  at: 2,
+  run_id: "s/run-1",
+  status: "interrupted",
+  turns: 1,
+  retries: { max_per_call: 0, session_total: 0 },
+  usage: { input_tokens: 0, output_tokens: 0 },
+  cost_usd: null,
+  wall_ms: 1,
+  error: null,
+  final_text: ""
+}
+
+const Types = Schema.Array(Schema.Struct({ seq: Schema.Number, type: Schema.String }))
+
+/**
+ * On the store's client `sql`: a delta and the run's `run_ended` are taken; the log is flushed outside
+ * any transaction (as the writer's own fiber, a step's start, or a write a crash's interruption finds on
+ * its way does); an end's transaction flushes and rolls back; the log is flushed outside again; then an
+ * end's transaction flushes and records the session's end. Returns the log's rows (seq, type) after each.
+ */
+export const endOnlyWithItsRecord = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function* () {
+    const store = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
+      Effect.provideService(effect, SqlClient.SqlClient, sql)
+    const { life } = yield* store(Store.begin("s", 1, Content.userText("go"), 0))
+    const writer: EventLog.Writer = yield* EventLog.writer(sql, { session_id: "s", run: 1, life: life ?? undefined })
+    const rows = Effect.flatMap(
+      sql`SELECT CAST(seq AS INTEGER) AS seq, type FROM agent_events WHERE session_id = 's' ORDER BY seq`,
+      Schema.decodeUnknownEffect(Types)
+    )
+    writer.log(deltaOf(1, "last words"))
+    writer.log(runEnded)
+    yield* within(writer.flush)
+    const flushed = yield* rows
+    const rolledBack = yield* Effect.exit(
+      writer.transaction((flush) => Effect.andThen(flush, Effect.fail("the end's record failed")))
+    )
+    yield* within(writer.flush)
+    const flushedAgain = yield* rows
+    yield* within(
+      writer.transaction((flush) =>
+        Effect.andThen(flush, sql`UPDATE agent_sessions SET status = 'completed', pending = NULL WHERE id = 's'`)
+      )
+    )
+    return { flushed, rolledBack, flushedAgain, recorded: yield* rows }
+  }) satisfies Effect.Effect<unknown, unknown, Scope.Scope>

@@ -27,6 +27,8 @@ import * as Stream from "effect/Stream"
  * - `running`: a run is in progress, in a live process;
  * - `resumable`: a run was left unfinished (its process stopped): `resume`
  *   finishes it;
+ * - `paused`: a run paused instead of ending (`on_exhausted: "pause"`):
+ *   `paused` says why and since when, and `resume` continues it;
  * - `completed`: its last run completed;
  * - `interrupted`: its last run was stopped by its caller (Ctrl-C, or the
  *   inspector's interrupt) and ended;
@@ -36,7 +38,36 @@ import * as Stream from "effect/Stream"
  * @since 0.1.0
  * @category schemas
  */
-export const SessionStatus = Schema.Literals(["running", "resumable", "completed", "interrupted", "failed", "new"])
+export const SessionStatus = Schema.Literals([
+  "running",
+  "resumable",
+  "paused",
+  "completed",
+  "interrupted",
+  "failed",
+  "new"
+])
+
+/**
+ * A paused run: the status it would have ended with, the error, since when
+ * (epoch milliseconds), and when a runner resumes it (`null`: only a caller
+ * does).
+ *
+ * @since 0.6.0
+ * @category schemas
+ */
+export const Paused = Schema.Struct({
+  reason: Schema.String,
+  error: Schema.NullOr(KernelEvent.ErrorSummary),
+  paused_at: Schema.Number,
+  resume_at: Schema.NullOr(Schema.Number)
+})
+
+/**
+ * @since 0.6.0
+ * @category models
+ */
+export interface Paused extends Schema.Schema.Type<typeof Paused> {}
 
 /**
  * @since 0.1.0
@@ -64,7 +95,9 @@ export const SessionSummary = Schema.Struct({
   /** Messages in the history. */
   messages: Schema.Number,
   /** The time of the session's last event or write, in epoch milliseconds. */
-  last_activity: Schema.Number
+  last_activity: Schema.Number,
+  /** Why and since when its run is paused (status `paused`); absent or `null` when it is not. */
+  paused: Schema.optionalKey(Schema.NullOr(Paused))
 })
 
 /**
@@ -121,8 +154,10 @@ export const RunSummary = Schema.Struct({
   model: Schema.String,
   /** The run's input, as `run_started` carries it. */
   input: Schema.String,
-  /** `null` while the run has not ended (running, or left unfinished). */
+  /** `null` while the run has not ended (running, paused, or left unfinished). */
   status: Schema.NullOr(KernelEvent.RunStatus),
+  /** Why and since when the run is paused, as its last `run_paused` says; absent or `null` when it is not. */
+  paused: Schema.optionalKey(Schema.NullOr(Paused)),
   started_at: Schema.Number,
   ended_at: Schema.NullOr(Schema.Number),
   /** The sequence number of the run's `run_started`. */

@@ -47,8 +47,12 @@ export const fromEvents = (events: Iterable<InspectorStore.LoggedEvent>): Array<
     } else if (open !== undefined) {
       open =
         event.type === "run_ended"
-          ? { ...open, status: event.status, ended_at: event.at, last_seq: seq }
-          : { ...open, last_seq: seq }
+          ? { ...open, status: event.status, ended_at: event.at, last_seq: seq, paused: null }
+          : event.type === "run_paused"
+            ? { ...open, last_seq: seq, paused: pausedOf(event) }
+            : event.type === "run_resumed"
+              ? { ...open, last_seq: seq, paused: null }
+              : { ...open, last_seq: seq }
       if (event.type === "run_ended") close()
     }
   }
@@ -57,8 +61,22 @@ export const fromEvents = (events: Iterable<InspectorStore.LoggedEvent>): Array<
 }
 
 /**
+ * A run's pause as its `run_paused` tells it.
+ *
+ * @since 0.6.0
+ * @category runs
+ */
+export const pausedOf = (event: KernelEvent.EventOf<"run_paused">): InspectorStore.Paused => ({
+  reason: event.reason,
+  error: event.error,
+  paused_at: event.at,
+  resume_at: event.resume_at
+})
+
+/**
  * The session's status from its last run, and whether a live process holds
- * that run: a run not ended is `running` while its process runs it, else
+ * that run: a run not ended is `paused` when its last `run_paused` has no
+ * `run_resumed` after it, `running` while its process runs it, else
  * `resumable`.
  *
  * @since 0.1.0
@@ -69,7 +87,11 @@ export const statusOf = (
   live: boolean
 ): { readonly status: InspectorStore.SessionStatus; readonly run_status: KernelEvent.RunStatus | null } => {
   if (last === undefined) return { status: "new", run_status: null }
-  if (last.status === null) return { status: live ? "running" : "resumable", run_status: null }
+  if (last.status === null)
+    return {
+      status: last.paused !== undefined && last.paused !== null ? "paused" : live ? "running" : "resumable",
+      run_status: null
+    }
   switch (last.status) {
     case "completed":
       return { status: "completed", run_status: last.status }

@@ -46,7 +46,7 @@ export type Outcome =
       readonly status: number | null
       readonly retry_after_ms: number | null
       /** What the kernel did next. */
-      readonly next: "retry" | "fallback" | "reduction" | "restart" | "quota" | "end"
+      readonly next: "retry" | "fallback" | "reduction" | "restart" | "quota" | "pause" | "end"
     }
   | { readonly _tag: "Filtered"; readonly message: string }
   /** The run stopped during the attempt: interrupted, or its process stopped (a resume follows). */
@@ -143,7 +143,7 @@ export interface Marker {
   readonly kind: "marker"
   readonly seq: number
   readonly at: number
-  readonly type: "fallback" | "reduction" | "filter" | "restart" | "quota" | "warning" | "resumed" | "end"
+  readonly type: "fallback" | "reduction" | "filter" | "restart" | "quota" | "warning" | "paused" | "resumed" | "end"
   /** A short label. */
   readonly label: string
   /** One line more. */
@@ -418,6 +418,27 @@ class Builder {
         return
       case "warning":
         this.marker(seq, event.at, "warning", "warning", event.message)
+        return
+      case "run_paused":
+        this.failAttempt(event.at, seq, { ...event.error, retry_after_ms: event.error.retry_after_ms ?? null }, "pause")
+        this.marker(
+          seq,
+          event.at,
+          "paused",
+          `paused: ${event.reason}`,
+          `paused instead of ending ${event.reason} (${event.error.category}: ${event.error.message})${
+            event.resume_at === null ? "" : `; resumes at ${new Date(event.resume_at).toISOString()}`
+          }`
+        )
+        return
+      case "run_resumed":
+        this.marker(
+          seq,
+          event.at,
+          "resumed",
+          "resumed",
+          `the run was resumed after ${formatMs(event.paused_ms)} paused${event.reset_budget ? ", its retry budget reset" : ""}`
+        )
         return
       case "run_ended":
         this.runEnded(seq, event)

@@ -21,7 +21,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { DurableStore } from "../src/durable/index.js"
 import { InspectorStore } from "../src/index.js"
-import { answer, happyProvider, heldProvider, owner, until } from "./support/durable.js"
+import { answer, happyProvider, heldProvider, owner, rateLimitedProvider, until } from "./support/durable.js"
 
 const storeFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "inspector-durable-")), "agent.db")
 
@@ -282,6 +282,58 @@ describe("the durable adapter on the embedded store", () => {
           yield* until(again, Exit.isSuccess)
         })
       )
+  )
+
+  it.live("a paused run of a cluster's store is not resumed here: the refusal says who resumes it", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const file = storeFile()
+        const provider = yield* rateLimitedProvider
+        const process = yield* owner(Engine.layerClusterSqlite(file), provider.url, {
+          on_exhausted: "pause",
+          max_retries: 1,
+          base_delay_ms: 1
+        })
+        expect((yield* process.run("held", "go")).status).toBe("paused")
+        const store = yield* reader(file)
+        expect(yield* statusOf(store, "held")).toBe("paused")
+        expect(yield* Effect.flip(store.resume("held"))).toEqual(
+          new InspectorStore.ActionRefused({
+            session_id: "held",
+            action: "resume",
+            reason:
+              "a paused run of a cluster store is resumed by its runners at its resume_at, or by DurableSessions.resume in a process of the cluster: none runs here"
+          })
+        )
+      })
+    )
+  )
+
+  it.live("a paused run is listed paused with why and since when, and filtered as paused", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const file = storeFile()
+        const provider = yield* rateLimitedProvider
+        const process = yield* owner(Engine.layerSqlite(file), provider.url, {
+          on_exhausted: "pause",
+          max_retries: 1,
+          base_delay_ms: 1
+        })
+        const outcome = yield* process.run("held", "go")
+        expect(outcome.status).toBe("paused")
+        const store = yield* reader(file)
+        const page = yield* store.sessions({ status: "paused", offset: 0, limit: 10 })
+        expect(page.sessions.map((s) => [s.id, s.status, s.paused?.reason, s.paused?.error?.category])).toEqual([
+          ["held", "paused", "retries_exhausted", "rate_limited"]
+        ])
+        expect(page.sessions[0]!.paused?.paused_at).toBeGreaterThan(0)
+        expect((yield* store.sessions({ status: "resumable", offset: 0, limit: 10 })).total).toBe(0)
+        const events = yield* store.events("held", { after: 0, limit: 100 })
+        expect(events.map((logged) => logged.event.type)).toContain("run_paused")
+        const detail = yield* store.session("held")
+        expect(detail.runs.map((run) => [run.status, run.paused?.reason])).toEqual([[null, "retries_exhausted"]])
+      })
+    )
   )
 
   it.live("a run its owner left unfinished is resumable; the reader refuses to resume it, saying how", () =>

@@ -22,6 +22,65 @@ const bearer = { authorization: `Bearer ${Redacted.value(token)}` }
 
 describe("the inspector over HTTP", () => {
   it.live(
+    "a paused session: its badge says why and since when, the filter finds it, its run page marks the pause",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const memory = yield* MemoryStore.make(MemoryStore.noSessions)
+          const snapshot: MemoryStore.Snapshot = {
+            format: "agent-kernel/inspector-memory@1",
+            sessions: [
+              {
+                id: "held",
+                state: null,
+                pending: "go",
+                events: [
+                  { type: "run_started", at: 1_000, run_id: "held/run-1", model: "m", input: "go" },
+                  {
+                    type: "model_request",
+                    at: 1_010,
+                    turn: 1,
+                    model: "m",
+                    attempt: 1,
+                    messages: 1,
+                    estimated_tokens: 10,
+                    tools: 0
+                  },
+                  {
+                    type: "run_paused",
+                    at: 1_020,
+                    run_id: "held/run-1",
+                    turn: 1,
+                    attempt: 1,
+                    reason: "quota_exceeded",
+                    error: { category: "quota_exceeded", message: "out of credits" },
+                    retries: { max_per_call: 0, session_total: 0 },
+                    resume_at: null
+                  }
+                ],
+                retries_used: 0,
+                retries_left: 20,
+                last_activity: 1_020
+              }
+            ]
+          }
+          yield* memory.addSnapshot(JSON.stringify(snapshot))
+          const url = yield* serve(memory.layer)
+          const sessions = yield* get(`${url}/?status=paused`)
+          expect(sessions.body).toContain(
+            'data-status="paused">paused: quota_exceeded since 1970-01-01T00:00:01.020Z</span>'
+          )
+          expect(sessions.body).toContain('<a href="/sessions/held">held</a>')
+          const session = yield* get(`${url}/sessions/held`)
+          expect(session.body).toContain('<button type="button" data-action="resume">Resume the paused run</button>')
+          expect(session.body).toContain('<span class="status s-paused">paused: quota_exceeded</span>')
+          const run = yield* get(`${url}/sessions/held/runs/1`)
+          expect(run.body).toContain("paused instead of ending quota_exceeded")
+        })
+      )
+  )
+
+  it.live(
     "pages: sessions, a session's runs and messages, a run's timeline; the page's assets are the inspector's own",
     () =>
       Effect.gen(function* () {

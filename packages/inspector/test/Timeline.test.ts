@@ -10,7 +10,7 @@ import { NodeServices } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type { InspectorStore } from "../src/index.js"
-import { Timeline } from "../src/index.js"
+import { Runs, Timeline } from "../src/index.js"
 import * as Lab from "./support/lab.js"
 
 const outcomeOf = (attempt: Timeline.Attempt) =>
@@ -174,6 +174,64 @@ describe("a run's timeline, pure cases", () => {
       { _tag: "Pending" }
     ])
     expect(t.markers.map((marker) => marker.type)).toEqual(["resumed"])
+  })
+
+  it("a paused run: the attempt that paused it, a paused marker, the session paused until run_resumed", () => {
+    const paused: KernelEvent.KernelEvent = {
+      type: "run_paused",
+      at: 1_030,
+      run_id: "s/run-1",
+      turn: 1,
+      attempt: 1,
+      reason: "quota_exceeded",
+      error: { category: "quota_exceeded", message: "out of credits", status: 429, retry_after_ms: 60_000 },
+      retries: { max_per_call: 0, session_total: 0 },
+      resume_at: 61_030
+    }
+    const before = logged([
+      { type: "run_started", at: 1_000, run_id: "s/run-1", model: "m", input: "go" },
+      request(1_010, 1),
+      paused
+    ])
+    const t = Timeline.make(before, { now: 2_000 })
+    expect(t.attempts.map((attempt) => attempt.outcome)).toEqual([
+      {
+        _tag: "Failed",
+        category: "quota_exceeded",
+        message: "out of credits",
+        status: null,
+        retry_after_ms: 60_000,
+        next: "pause"
+      }
+    ])
+    expect(t.markers.map((marker) => [marker.type, marker.label])).toEqual([["paused", "paused: quota_exceeded"]])
+    expect(t.markers[0]!.detail).toContain("resumes at 1970-01-01T00:01:01.030Z")
+    const [run] = Runs.fromEvents(before)
+    expect(run?.paused).toEqual({
+      reason: "quota_exceeded",
+      error: paused.type === "run_paused" ? paused.error : null,
+      paused_at: 1_030,
+      resume_at: 61_030
+    })
+    expect(Runs.statusOf(run, false)).toEqual({ status: "paused", run_status: null })
+
+    const after = logged([
+      ...before.map((entry) => entry.event),
+      {
+        type: "run_resumed",
+        at: 90_000,
+        run_id: "s/run-1",
+        turn: 1,
+        attempt: 1,
+        reset_budget: false,
+        paused_ms: 88_970
+      },
+      request(90_010, 2)
+    ])
+    const resumed = Timeline.make(after, { now: 91_000 })
+    expect(resumed.markers.map((marker) => marker.type)).toEqual(["paused", "resumed"])
+    const [going] = Runs.fromEvents(after)
+    expect(Runs.statusOf(going, true)).toEqual({ status: "running", run_status: null })
   })
 
   it("concurrent tool calls take rows of their own", () => {

@@ -384,3 +384,60 @@ export interface Plan {
  * @category decisions
  */
 export const plan: (decision: Decision, failure: Failure) => Plan = internal.plan
+
+/**
+ * The settings that say whether a run pauses where it would end.
+ *
+ * @since 0.6.0
+ * @category models
+ */
+export type PauseSettings = Pick<Settings.Settings, "on_exhausted" | "pause_on" | "pause_resume_after_ms">
+
+/**
+ * Whether the end `end` pauses the run instead (where the runtime can keep
+ * it, see `Session.Effects.pause`): `on_exhausted` is `pause` and the end's
+ * status is one of `pause_on`.
+ *
+ * @example
+ * ```ts
+ * import { Decision, Settings } from "@agent-kernel/kernel"
+ *
+ * const settings = { ...Settings.defaults, on_exhausted: "pause" as const }
+ * Decision.pauses(Decision.End({ status: "retries_exhausted" }), settings) // true
+ * Decision.pauses(Decision.End({ status: "auth_error" }), settings) // false
+ * ```
+ *
+ * @since 0.6.0
+ * @category decisions
+ */
+export const pauses: (end: End, settings: PauseSettings) => boolean = internal.pauses
+
+/**
+ * When a runner resumes a run paused at `pausedAt` by `error`: `None` unless
+ * `pause_resume_after_ms` is set; then that long after the pause, never
+ * sooner than the error's retry-after (a quota's reset time).
+ *
+ * @example
+ * ```ts
+ * import { Decision, ModelError, Settings } from "@agent-kernel/kernel"
+ * import { Duration } from "effect"
+ *
+ * const quota = ModelError.make("quota_exceeded", {
+ *   provider: "p",
+ *   model: "m",
+ *   message: "out of credits",
+ *   retryAfter: Duration.minutes(10)
+ * })
+ * const settings = { ...Settings.defaults, on_exhausted: "pause" as const, pause_resume_after_ms: 60_000 }
+ * Decision.resumeAt(quota, 0, settings) // Option.some(600_000): the quota's reset, later than a minute
+ * Decision.resumeAt(quota, 0, Settings.defaults) // Option.none(): only a caller resumes it
+ * ```
+ *
+ * @since 0.6.0
+ * @category decisions
+ */
+export const resumeAt: (
+  error: ModelError.ModelError | undefined,
+  pausedAt: number,
+  settings: PauseSettings
+) => Option.Option<number> = internal.resumeAt

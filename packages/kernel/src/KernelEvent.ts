@@ -29,6 +29,9 @@ const event = <Type extends string, Fields extends Schema.Struct.Fields>(type: T
  * - `max_turns`, `wall_clock_exceeded`, `cost_exceeded`: a bound tripped.
  * - `failed`: an error that is never retried (`unknown`, `process_crashed`).
  * - `interrupted`: the run was interrupted.
+ * - `paused`: a durable run stopped where it would have ended with a status
+ *   of `pause_on` (`on_exhausted: pause`): unfinished, its journal kept, to
+ *   be resumed. A session that is not durable never pauses.
  *
  * @since 0.1.0
  * @category schemas
@@ -46,7 +49,8 @@ export const RunStatus = Schema.Literals([
   "wall_clock_exceeded",
   "cost_exceeded",
   "failed",
-  "interrupted"
+  "interrupted",
+  "paused"
 ])
 
 /**
@@ -254,6 +258,43 @@ export const RunEnded = event("run_ended", {
 })
 
 /**
+ * A durable run paused instead of ending with `reason` (`on_exhausted:
+ * pause`): `at` is when it paused, `error` what would have ended it,
+ * `resume_at` when a runner resumes it (`pause_resume_after_ms`, never sooner
+ * than the error's retry-after), `null` when only a caller does.
+ *
+ * @since 0.6.0
+ * @category schemas
+ */
+export const RunPaused = event("run_paused", {
+  run_id: Schema.String,
+  turn: Schema.Number,
+  /** The attempt whose failure paused the run. */
+  attempt: Schema.Number,
+  reason: RunStatus,
+  error: ErrorSummary,
+  retries: RetryCounts,
+  resume_at: Schema.NullOr(Schema.Number)
+})
+/**
+ * A paused run goes on: its next attempt follows. `reset_budget` says
+ * whether its caller asked for the retry budget and the call's retries to
+ * start again; `paused_ms` is how long it was paused (wall-clock time,
+ * which `max_wall_clock_ms` counts).
+ *
+ * @since 0.6.0
+ * @category schemas
+ */
+export const RunResumed = event("run_resumed", {
+  run_id: Schema.String,
+  turn: Schema.Number,
+  /** The attempt whose failure paused the run. */
+  attempt: Schema.Number,
+  reset_budget: Schema.Boolean,
+  paused_ms: Schema.Number
+})
+
+/**
  * Every kernel event.
  *
  * @since 0.1.0
@@ -278,6 +319,8 @@ export const KernelEvent = Schema.Union([
   BreakerChanged,
   Warning,
   TurnEnded,
+  RunPaused,
+  RunResumed,
   RunEnded
 ])
 

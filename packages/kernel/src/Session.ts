@@ -209,7 +209,9 @@ export interface Options {
  * run, which are the run's dealings with the world. `model` is one attempt
  * of a model call (it never fails: a provider error is a `Result.Failure`),
  * `tool` one tool call (it never fails: a broken tool gives an error
- * result), `sleep` the wait before a retry.
+ * result), `sleep` the wait before a retry, and `pause` (optional) the
+ * place a run waits at to be resumed where it would have ended
+ * (`on_exhausted: pause`; without it the run ends).
  *
  * The rest of a run is bookkeeping and the decisions of `Decision` over what
  * these return, the clock, the session's services (a context provider's
@@ -224,6 +226,26 @@ export interface Options {
  * @category models
  */
 export interface Effects extends InternalEffects.Effects {}
+
+/**
+ * Where a run pauses instead of ending (`on_exhausted: pause`), as the loop
+ * gives it to `Effects.pause`: the turn and attempt whose failure would have
+ * ended it, that status and error, when it paused, and when a runner resumes
+ * it (`resumeAt`, `null` for no schedule).
+ *
+ * @since 0.6.0
+ * @category models
+ */
+export interface Pause extends InternalEffects.Pause {}
+
+/**
+ * How a paused run goes on, as `Effects.pause` answers once it is resumed:
+ * whether its retry budget and its call's retries start again, and when.
+ *
+ * @since 0.6.0
+ * @category models
+ */
+export interface Resumed extends InternalEffects.Resumed {}
 
 /**
  * Which call of the run a model attempt is: its turn (from 1) and its

@@ -73,6 +73,39 @@ export const JitterKind = Schema.Literals(["proportional", "full", "none"])
  */
 export type JitterKind = typeof JitterKind.Type
 
+/**
+ * What a durable run does when it would end with one of the statuses of
+ * `pause_on`: `fail` ends it with that status; `pause` keeps it unfinished,
+ * its journal and its place kept, until it is resumed
+ * (`DurableSessions.resume`, `agent --resume`, or a runner at its
+ * `resume_at`). A run that is not durable ends as with `fail`.
+ *
+ * @since 0.6.0
+ * @category schemas
+ */
+export const OnExhausted = Schema.Literals(["fail", "pause"])
+
+/**
+ * @since 0.6.0
+ * @category models
+ */
+export type OnExhausted = typeof OnExhausted.Type
+
+/**
+ * The statuses a run may pause at instead of ending (see `OnExhausted`): the
+ * ends that waiting, a fix or a larger budget can undo.
+ *
+ * @since 0.6.0
+ * @category schemas
+ */
+export const PausableStatus = Schema.Literals(["retries_exhausted", "retry_budget_exhausted", "quota_exceeded"])
+
+/**
+ * @since 0.6.0
+ * @category models
+ */
+export type PausableStatus = typeof PausableStatus.Type
+
 const withDefault = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, value: S["Type"]) =>
   schema.pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed(value)))
 
@@ -112,7 +145,10 @@ export const Settings = Schema.Struct({
   max_tool_result_bytes: withDefault(PositiveCount, 100_000),
   breaker_consecutive_failures: withDefault(PositiveCount, 3),
   breaker_total_failures: withDefault(PositiveCount, 20),
-  breaker_cooldown_ms: withDefault(Millis, 30_000)
+  breaker_cooldown_ms: withDefault(Millis, 30_000),
+  on_exhausted: withDefault(OnExhausted, "fail"),
+  pause_on: withDefault(Schema.Array(PausableStatus), PausableStatus.literals),
+  pause_resume_after_ms: Schema.optionalKey(PositiveMillis)
 })
 
 /**

@@ -34,8 +34,31 @@ describe("Settings", () => {
       max_tool_result_bytes: 100_000,
       breaker_consecutive_failures: 3,
       breaker_total_failures: 20,
-      breaker_cooldown_ms: 30_000
+      breaker_cooldown_ms: 30_000,
+      on_exhausted: "fail",
+      pause_on: ["retries_exhausted", "retry_budget_exhausted", "quota_exceeded"]
     })
+  })
+
+  it("on_exhausted, pause_on and pause_resume_after_ms decode, and a bad value of each is named in one error", () => {
+    const decoded = Settings.decodeResult({
+      on_exhausted: "pause",
+      pause_on: ["quota_exceeded"],
+      pause_resume_after_ms: 60_000
+    })
+    assert.isTrue(Result.isSuccess(decoded))
+    const bad = Settings.decodeResult({ on_exhausted: "wait", pause_on: ["auth_error"], pause_resume_after_ms: 0 })
+    assert.isTrue(Result.isFailure(bad))
+    if (Result.isFailure(bad)) {
+      const issues = bad.failure.issues
+      assert.lengthOf(issues, 3)
+      assert.match(issues[0]!, /^on_exhausted: Expected "fail" \| "pause", actual "wait"$/)
+      assert.match(
+        issues[1]!,
+        /^pause_on\.0: Expected "retries_exhausted" \| "retry_budget_exhausted" \| "quota_exceeded", actual "auth_error"$/
+      )
+      assert.match(issues[2]!, /^pause_resume_after_ms: Expected a positive number, actual 0$/)
+    }
   })
 
   it("one error lists every bad field and every unknown key", () => {

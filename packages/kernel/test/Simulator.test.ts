@@ -16,6 +16,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Random from "effect/Random"
+import * as Schema from "effect/Schema"
 
 const noJitter: Settings.Settings = { ...Settings.defaults, jitter: "none" }
 const defaultPolicy = RetryPolicy.fromSettings(Settings.defaults)
@@ -327,5 +328,37 @@ describe("Simulator.simulate", () => {
         )
       }),
     { arbitrary: { runs: 100 } }
+  )
+})
+
+describe("Simulator.report", () => {
+  it.effect(
+    "is the first seed's timeline and outcome with the distribution over every seed, and survives its Schema",
+    () =>
+      Effect.gen(function* () {
+        const faults = yield* Simulator.parseFaults("529,529,529,ok")
+        const settings: Settings.Settings = { ...Settings.defaults, jitter: "full" }
+        const policy = RetryPolicy.fromSettings(settings)
+        const report = yield* Simulator.report(policy, faults, { seed: 11, runs: 40, settings })
+        const runs = yield* Effect.forEach(
+          Array.from({ length: 40 }, (_, i) => 11 + i),
+          (seed) => Simulator.simulate(policy, faults, { seed, settings })
+        )
+        assert.deepStrictEqual(report.timeline, runs[0]!.timeline)
+        assert.deepStrictEqual(report.outcome, runs[0]!.outcome)
+        const waits = runs.map((run) => run.outcome.total_wait_ms).sort((a, b) => a - b)
+        assert.deepStrictEqual(report.distribution.total_wait_ms, {
+          p50: Simulator.percentile(waits, 50),
+          p90: Simulator.percentile(waits, 90),
+          p99: Simulator.percentile(waits, 99),
+          max: waits.at(-1)!
+        })
+        // Full jitter spreads the waits: the figure is not one value repeated.
+        assert.isBelow(report.distribution.total_wait_ms.p50, report.distribution.total_wait_ms.max)
+        assert.deepStrictEqual(report.distribution.outcomes, { completed: 40 })
+        assert.strictEqual(report.faults, "overloaded,overloaded,overloaded,ok")
+        const decoded = Schema.decodeUnknownSync(Simulator.Report)(JSON.parse(Simulator.toJson(report)))
+        assert.deepStrictEqual(decoded, report)
+      })
   )
 })

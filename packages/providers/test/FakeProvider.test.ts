@@ -235,6 +235,58 @@ describe("FakeProvider", () => {
       })
   )
 
+  it.effect("a capacity schedule admits the new capacity from its after_ms, counted from the server's start", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(10_000)
+      const plan = yield* FaultPlan.fromJson(
+        JSON.stringify({
+          steps: [],
+          capacity: { requests_per_second: 2, changes: [{ after_ms: 5_000, requests_per_second: 1 }] }
+        })
+      )
+      const server = yield* FakeProvider.make(plan)
+      const send = Effect.promise(() =>
+        fetch(`${server.url}/v1/messages`, {
+          method: "POST",
+          body: JSON.stringify({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }] })
+        }).then((r) => r.status)
+      )
+      // Two a second before the change.
+      const before = [yield* send, yield* send, yield* send]
+      yield* TestClock.adjust("5 seconds")
+      // One a second from 5 s on.
+      const after = [yield* send, yield* send]
+      yield* TestClock.adjust("1 second")
+      const later = yield* send
+      expect({ before, after, later }).toEqual({ before: [200, 200, 429], after: [200, 429], later: 200 })
+    })
+  )
+
+  it.effect("a capacity change must admit at least one request a second after a time that is not negative", () =>
+    Effect.gen(function* () {
+      const bad = yield* Effect.flip(
+        FaultPlan.decode({
+          steps: [],
+          capacity: { requests_per_second: 2, changes: [{ after_ms: -1, requests_per_second: 0 }] }
+        })
+      )
+      expect(bad.message).toContain("after_ms")
+      expect(bad.message).toContain("requests_per_second")
+      expect(
+        FaultPlan.requestsPerSecondAt(
+          {
+            requests_per_second: 4,
+            changes: [
+              { after_ms: 10, requests_per_second: 2 },
+              { after_ms: 20, requests_per_second: 1 }
+            ]
+          },
+          15
+        )
+      ).toBe(2)
+    })
+  )
+
   it.effect("answers 404 on unknown paths and 400 on a body that is not JSON", () =>
     Effect.gen(function* () {
       const server = yield* FakeProvider.make(FaultPlan.happy)

@@ -5,7 +5,9 @@
  * one line `report {json}`: each run's status and retries, and the instants at
  * which the limiter let this process's requests go (`../releases.ts`). It connects first, prints
  * `ready`, and starts its sessions when a line arrives on stdin, so that the
- * test starts every process at once.
+ * test starts every process at once. With `ADAPTIVE=1` the limiter is the
+ * adaptive one, told no rate, and the report has every committed update of
+ * its state (`transitions`).
  */
 import { RetryBudget, Session, Settings } from "@agent-kernel/kernel"
 import { Anthropic } from "@agent-kernel/providers"
@@ -30,14 +32,19 @@ const rate = Number(env("RATE"))
 const key = env("LIMITER_KEY")
 
 const releases: Array<number> = []
-const store = Releases.recording(releases).pipe(
+const transitions: Array<Releases.Transition> = []
+const store = Releases.recording(releases, transitions).pipe(
   Layer.provide(StateStore.layerPostgres({ table: env("TABLE") })),
   Layer.provide(PgClient.layer({ url: Redacted.make(env("DATABASE_URL")), maxConnections: 4 }))
 )
 const model = ProviderLimiter.provider.pipe(
   Layer.provide(Anthropic.layer({ baseUrl: env("PROVIDER_URL"), apiKey: Redacted.make("test"), stream: false })),
   Layer.provide(NodeTransport.layer()),
-  Layer.provide(ProviderLimiter.layer({ key, requests: Releases.workersLimit(rate) }))
+  Layer.provide(
+    ProviderLimiter.layer(
+      process.env["ADAPTIVE"] === "1" ? { key, adaptive: true } : { key, requests: Releases.workersLimit(rate) }
+    )
+  )
 )
 const quota = SharedRetryQuota.layer({
   key,
@@ -63,7 +70,7 @@ const program = Effect.gen(function* () {
     { concurrency: "unbounded" }
   )
   process.stdout.write(
-    `report ${JSON.stringify({ statuses: outcomes.map((o) => o.status), retries: outcomes.map((o) => o.retries.session_total), releases })}\n`
+    `report ${JSON.stringify({ statuses: outcomes.map((o) => o.status), retries: outcomes.map((o) => o.retries.session_total), releases, transitions })}\n`
   )
 }).pipe(Effect.provide(Layer.mergeAll(model, quota).pipe(Layer.provide(store))))
 

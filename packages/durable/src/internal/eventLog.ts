@@ -22,10 +22,12 @@
  * own fiber, so that quick steps share a write and a long one's are written
  * moments after it starts), within 20 ms of a delta while a call streams,
  * before a durable wait, and with the run's end (in the transaction that
- * records it) or its stop (in the transaction of its record). Consecutive
- * deltas of one model attempt waiting for a write are one event (their text
- * joined). A crash can lose the last 20 ms of what it cut off (deltas
- * included); every keyed event is logged again by the resume.
+ * records it) or its stop (in the transaction of its record): no other write
+ * takes a `run_ended`, so the one a crash's interruption publishes, which
+ * records nothing, is never logged. Consecutive deltas of one model attempt
+ * waiting for a write are one event (their text joined). A crash can lose
+ * the last 20 ms of what it cut off (deltas included); every keyed event is
+ * logged again by the resume.
  *
  * @internal
  */
@@ -90,6 +92,8 @@ export const keyBase = (event: KernelEvent.KernelEvent): string | undefined => {
     case "model_request":
     case "retry_scheduled":
     case "stream_restarted":
+    case "run_paused":
+    case "run_resumed":
       return `${event.type}/${event.turn}/${event.attempt}`
     case "fallback":
       return `${event.type}/${event.turn}/${event.from}>${event.to}`
@@ -146,9 +150,11 @@ export interface Writer {
   /** Takes a published event (a keyed one already logged is dropped). */
   readonly log: (event: KernelEvent.KernelEvent) => void
   /**
-   * Writes the events taken so far, in one statement. Writes are
-   * serialised, so sequence numbers are committed in order. Not inside a
-   * transaction of the store's client: `transaction` gives the flush for one.
+   * Writes the events taken so far, in one statement, but a `run_ended`
+   * (and what follows it): that is written only with the store's record of
+   * the end it tells, by `transaction`'s flush. Writes are serialised, so
+   * sequence numbers are committed in order. Not inside a transaction of the
+   * store's client: `transaction` gives the flush for one.
    */
   readonly flush: Effect.Effect<void, SqlError.SqlError>
   /**
@@ -299,11 +305,14 @@ const make = (sql: SqlClient.SqlClient, of: RunOf, wake: () => void): Writer => 
     if (of.life !== undefined) params.push(of.life)
     return sql.unsafe(texts(batch.length), params)
   }
-  // Writes every event taken; a batch that fails goes back, to be written again.
+  // How many of the events taken a write takes (`uncommitted` is set in a `transaction`, which records what they tell).
+  const taken = () => writable(pending, uncommitted !== undefined)
+  // Writes the events taken (`taken`); a batch that fails goes back, to be written again.
   const write = Effect.gen(function* () {
-    if (pending.length === 0) return
+    if (taken() === 0) return
     const seq = yield* firstSeq
-    const batch = pending.splice(0, pending.length)
+    // Counted again: more may have been taken while the first number was read.
+    const batch = pending.splice(0, taken())
     const inserts = Effect.forEach(
       Array.from({ length: Math.ceil(batch.length / rowsPerStatement) }, (_, i) => i * rowsPerStatement),
       (start) => insert(batch.slice(start, start + rowsPerStatement), seq + start),
@@ -412,6 +421,19 @@ const make = (sql: SqlClient.SqlClient, of: RunOf, wake: () => void): Writer => 
       for (const { event } of streams) noteStreamed(streamed, event)
     })
   }
+}
+
+/**
+ * How many of the events taken (`pending`, in order) a write takes: all of
+ * them in a transaction of the writer's (`recording`), which records what
+ * they tell; elsewhere those before the run's `run_ended`, which tells an end
+ * the store holds only once such a transaction records it (a crash's
+ * interruption publishes one, and records nothing).
+ */
+const writable = (pending: ReadonlyArray<{ readonly event: KernelEvent.KernelEvent }>, recording: boolean): number => {
+  if (recording) return pending.length
+  const end = pending.findIndex((entry) => heldUntilRecorded(entry.event))
+  return end === -1 ? pending.length : end
 }
 
 /** The session budget's retries used as the last retry (or fallback) of `batch` says; none without one. */

@@ -1,6 +1,6 @@
-import { Content, type EventBus, ModelError, ModelProvider, type Session } from "@agent-kernel/kernel"
+import { Content, type EventBus, KernelEvent, ModelError, ModelProvider, type Session } from "@agent-kernel/kernel"
 import * as Cause from "effect/Cause"
-import type * as Clock from "effect/Clock"
+import * as Clock from "effect/Clock"
 import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -8,6 +8,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
 import * as DurableClock from "effect/workflow/DurableClock"
+import * as DurableDeferred from "effect/workflow/DurableDeferred"
 import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import { asJournalError, fail, type JournalError } from "./sqlEngine.js"
 import * as Steps from "./steps.js"
@@ -40,6 +41,8 @@ export interface JournalClock extends Clock.Clock {
    * real yet. What it publishes meanwhile was published by the execution that journaled it.
    */
   readonly replaying: () => boolean
+  /** How many steps the replay has answered from the journal so far. */
+  readonly replayed: () => number
 }
 
 const isJournalClock = (clock: Clock.Clock): clock is JournalClock => "real" in clock && "completed" in clock
@@ -57,6 +60,7 @@ export const makeClock = (clock: Clock.Clock, startedAt: number, fresh: boolean)
   let pinned = startedAt
   let executing = 0
   let replaying = !fresh
+  let replayed = 0
   const millis = () => (executing > 0 ? real.currentTimeMillisUnsafe() : pinned)
   const nanos = () => BigInt(Math.round(millis() * 1_000_000))
   return {
@@ -69,9 +73,11 @@ export const makeClock = (clock: Clock.Clock, startedAt: number, fresh: boolean)
     monotonicTimeNanos: real.monotonicTimeNanos,
     sleep: (duration) => real.sleep(duration),
     completed: (at) => {
+      if (replaying) replayed++
       if (at > pinned) pinned = at
     },
     replaying: () => replaying,
+    replayed: () => replayed,
     live: (effect) =>
       Effect.acquireUseRelease(
         Effect.sync(() => {
@@ -97,12 +103,36 @@ export const makeClock = (clock: Clock.Clock, startedAt: number, fresh: boolean)
  * @internal
  */
 export const replayAware = (bus: EventBus.Service, clock: JournalClock, withheld: () => boolean): EventBus.Service => {
+  // A resume from a pause publishes its run_resumed as the replay reaches it: it is this execution's when the
+  // next step executes for real (it is delivered before what follows), an earlier execution's when a
+  // journaled step answers first (it is dropped).
+  let resumed: { readonly event: KernelEvent.KernelEvent; readonly replayed: number } | undefined
   const shown = (event: { readonly type: string }) => !withheld() && (!clock.replaying() || event.type === "run_ended")
+  const withResumed = (events: ReadonlyArray<KernelEvent.KernelEvent>): ReadonlyArray<KernelEvent.KernelEvent> => {
+    if (clock.replaying()) {
+      for (const event of events) if (event.type === "run_resumed") resumed = { event, replayed: clock.replayed() }
+      return events.filter(shown)
+    }
+    const held = resumed
+    resumed = undefined
+    const now = events.filter(shown)
+    return held !== undefined && held.replayed === clock.replayed() && now.length > 0 ? [held.event, ...now] : now
+  }
   return {
     observed: bus.observed,
     responseObserved: bus.responseObserved,
-    publish: (event) => (shown(event) ? bus.publish(event) : Effect.void),
-    deliver: (events) => Effect.suspend(() => bus.deliver(events.filter(shown))),
+    publish: (event) =>
+      Effect.suspend(() =>
+        event.type !== "run_resumed" && resumed === undefined
+          ? shown(event)
+            ? bus.publish(event)
+            : Effect.void
+          : Effect.flatMap(Clock.currentTimeMillis, (at) => {
+              const events = withResumed([KernelEvent.stamp(event, at)])
+              return events.length === 0 ? Effect.void : bus.deliver(events)
+            })
+      ),
+    deliver: (events) => Effect.suspend(() => bus.deliver(withResumed(events))),
     modelResponded: (response, info) =>
       clock.replaying() || withheld() ? Effect.void : bus.modelResponded(response, info)
   }
@@ -121,6 +151,22 @@ const ToolStep = Steps.codec(Schema.Struct({ result: Content.ToolResultBlock, at
 
 /** A journaled instant. */
 const Instant = Steps.codec(Schema.Struct({ at: Schema.Number }))
+
+/**
+ * How a paused run is resumed: whether its retry budget starts again, and
+ * when (epoch milliseconds). The value its resume completes the pause's
+ * durable deferred with.
+ *
+ * @internal
+ */
+export const Resume = Schema.Struct({ reset_budget: Schema.Boolean, at: Schema.Number })
+
+/**
+ * The durable deferred a run paused at `step` waits on (`pause/<turn>/<attempt>`).
+ *
+ * @internal
+ */
+export const pauseDeferred = (step: string) => DurableDeferred.make(step, { success: Resume })
 
 /**
  * The result a tool call gets when the process stopped while it ran: the
@@ -164,6 +210,16 @@ export interface Options {
    * (see `EventLog.Writer.beforeStep`), so that a reader sees what the run is waiting on.
    */
   readonly beforeStep: Effect.Effect<void>
+  /**
+   * Records the run as paused at `pause` in the store, with the events published so far, where its
+   * resume finds the durable deferred `step`.
+   */
+  readonly paused: (pause: Session.Pause, step: string) => Effect.Effect<void>
+  /**
+   * Records the run, paused at the durable deferred `step` and answered, as going on (`running`) if the
+   * store still has it paused there: a process stopped between a resume's completion and its row.
+   */
+  readonly resumed: (step: string, at: number) => Effect.Effect<void>
 }
 
 /**
@@ -179,7 +235,11 @@ export interface Options {
  *   idempotent, which runs again;
  * - a retry's wait is the durable clock `retry/<turn>/<attempt>` (its
  *   deadline is journaled as a wall-clock time, so a restart finishes the same
- *   wait), then the activity `woke/<turn>/<attempt>` journals when it ended.
+ *   wait), then the activity `woke/<turn>/<attempt>` journals when it ended;
+ * - a pause is the activity `paused/<turn>/<attempt>`, which records the run
+ *   as paused in the store, then the durable deferred `pause/<turn>/<attempt>`,
+ *   which its resume completes (`Resume`): a replay after the resume answers
+ *   the pause from the journal and goes on; one before it suspends again.
  *
  * A step whose journal fails (a `JournalError` defect) is reported to
  * `failed` before the loop sees the defect.
@@ -291,6 +351,42 @@ export const wrap =
           // A run stopped while suspended on a wait replays up to that wait and ends there: it does not
           // wait again. A wait it had woken from is replayed, so what the run did after it is kept.
           options.stopping() ? Effect.flatMap(woken, (woke) => (woke ? wait : Effect.interrupt)) : wait
+        ).pipe(Effect.provide(context), journaled)
+      },
+      pause: (pause) => {
+        const name = `${pause.turn}/${pause.attempt}`
+        const deferred = pauseDeferred(`pause/${name}`)
+        // Whether the pause's resume is journaled: an earlier execution went on past it.
+        const done = Effect.flatMap(WorkflowEngine.WorkflowEngine, (engine) => engine.deferredResult(deferred)).pipe(
+          Effect.map(Option.isSome)
+        )
+        // A pause its resume already answered (the process stopped before the step was journaled) is not
+        // recorded again: the row would say paused while the run goes on.
+        const record = Effect.flatMap(done, (answered) =>
+          step(
+            `paused/${name}`,
+            Instant,
+            clock.live(
+              Effect.andThen(
+                answered ? Effect.void : options.paused(pause, deferred.name),
+                Effect.map(now(), (at) => ({ at }))
+              )
+            )
+          )
+        )
+        const resumed = Effect.flatMap(DurableDeferred.await(deferred), (resume) => {
+          clock.completed(resume.at)
+          return Effect.as(options.resumed(deferred.name, resume.at), {
+            resetBudget: resume.reset_budget,
+            at: resume.at
+          })
+        })
+        return Effect.andThen(
+          record,
+          Effect.suspend(() =>
+            // A run stopped while paused replays up to its pause and ends there, as at a wait.
+            options.stopping() ? Effect.flatMap(done, (woke) => (woke ? resumed : Effect.interrupt)) : resumed
+          )
         ).pipe(Effect.provide(context), journaled)
       }
     }

@@ -551,6 +551,21 @@ export const make = (
           : Effect.succeed(entry)
       })
 
+    /**
+     * The exit the journal holds for the deferred of `done`, written by whichever completion came first;
+     * `encoded`, the exit of `done`, when there is no row (its execution was purged).
+     */
+    const journaledDeferred = (
+      done: { readonly executionId: string; readonly deferredName: string },
+      encoded: string
+    ): Effect.Effect<string> =>
+      sql`SELECT name, exit FROM workflow_deferreds
+        WHERE execution_id = ${done.executionId} AND name = ${done.deferredName}`.pipe(
+        Effect.flatMap(decodeDeferreds),
+        Effect.map((rows) => rows[0]?.exit ?? encoded),
+        Effect.catch(fail(`cannot read the deferred "${done.deferredName}"`, done.executionId))
+      )
+
     const deferredDone = (done: {
       readonly executionId: string
       readonly deferredName: string
@@ -571,7 +586,8 @@ export const make = (
             WHERE EXISTS (SELECT 1 FROM workflow_executions WHERE execution_id = ${done.executionId})
             ON CONFLICT DO NOTHING`
         )
-        journal?.deferreds.set(done.deferredName, encoded)
+        // The first completion wins: of two at once, the one that lost keeps the winner's exit, as a replay reads it.
+        if (journal !== undefined) journal.deferreds.set(done.deferredName, yield* journaledDeferred(done, encoded))
         yield* resume(done.executionId)
       })
 

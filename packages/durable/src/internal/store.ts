@@ -1,4 +1,4 @@
-import { Content, Session } from "@agent-kernel/kernel"
+import { Content, ModelError, Session } from "@agent-kernel/kernel"
 import * as crypto from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -17,6 +17,7 @@ export { Liveness, StoreCheck, StoreSql, storeSql, storeSqlIn } from "./storeSql
 /** Session.State as stored: Schema-encoded JSON text. */
 const StateJson = Schema.fromJsonString(Schema.toCodecJson(Session.State))
 const MessageJson = Schema.fromJsonString(Schema.toCodecJson(Content.Message))
+const ErrorJson = Schema.fromJsonString(Schema.toCodecJson(ModelError.ModelError))
 
 /** @internal */
 export const Row = Schema.Struct({
@@ -32,7 +33,16 @@ export const Row = Schema.Struct({
   /** The session budget's retries left when the row was last written (`null`: unknown, or a store from before it). */
   retries_left: Schema.optional(Schema.NullOr(Integer)),
   /** When another process asked for the unfinished run to be stopped (`requestStop`). */
-  stop_requested_at: Schema.optional(Schema.NullOr(Integer))
+  stop_requested_at: Schema.optional(Schema.NullOr(Integer)),
+  /** A paused run (status `paused`): the status it would have ended with. */
+  paused_reason: Schema.optional(Schema.NullOr(Schema.String)),
+  /** The error that paused it. */
+  paused_error: Schema.optional(Schema.NullOr(ErrorJson)),
+  paused_at: Schema.optional(Schema.NullOr(Integer)),
+  /** When a runner resumes it (`null`: only a caller does). */
+  resume_at: Schema.optional(Schema.NullOr(Integer)),
+  /** The name of the durable deferred its resume completes. */
+  paused_step: Schema.optional(Schema.NullOr(Schema.String))
 })
 
 /** @internal */
@@ -41,6 +51,7 @@ export interface Row extends Readonly<typeof Row.Type> {}
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
 const encodeState = Schema.encodeEffect(StateJson)
 const encodeMessage = Schema.encodeEffect(MessageJson)
+const encodeError = Schema.encodeEffect(ErrorJson)
 
 /**
  * The tables of the session store, in the database of the journal:
@@ -71,6 +82,12 @@ export const migrate: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient
   // The budget's retries left when the row was last written, and a stop asked by another process.
   yield* addColumn(sql, "retries_left", "BIGINT")
   yield* addColumn(sql, "stop_requested_at", "BIGINT")
+  // A paused run's why, since when, when it resumes, and the deferred its resume completes.
+  yield* addColumn(sql, "paused_reason", "TEXT")
+  yield* addColumn(sql, "paused_error", "TEXT")
+  yield* addColumn(sql, "paused_at", "BIGINT")
+  yield* addColumn(sql, "resume_at", "BIGINT")
+  yield* addColumn(sql, "paused_step", "TEXT")
   yield* sql`CREATE INDEX IF NOT EXISTS agent_sessions_by_update ON agent_sessions (updated_at, id)`
   yield* EventLog.migrate
   yield* sql`CREATE TABLE IF NOT EXISTS agent_tool_calls (
@@ -204,6 +221,82 @@ export interface RunOf {
 const rowOf = (sql: SqlClient.SqlClient, of: RunOf) =>
   sql`id = ${of.session_id} AND run_index = ${of.run} AND ${of.life === undefined ? sql`life IS NULL` : sql`life = ${of.life}`}`
 
+/** The columns of a pause, cleared: the run goes on, or has ended. */
+const notPaused = "paused_reason = NULL, paused_error = NULL, paused_at = NULL, resume_at = NULL, paused_step = NULL"
+
+/**
+ * A run's pause as the store records it (see `paused`).
+ *
+ * @internal
+ */
+export interface Pause {
+  /** The status the run would have ended with. */
+  readonly reason: string
+  readonly error: ModelError.ModelError
+  readonly at: number
+  readonly resumeAt: number | null
+  /** The durable deferred its resume completes. */
+  readonly step: string
+}
+
+/**
+ * Records run `of` as paused (status `paused`, still pending: unfinished),
+ * with the state it has now, why, since when, and when a runner resumes it.
+ * A set, so writing it twice changes nothing; whether it recorded it
+ * (nothing is written for a run that is over for the store).
+ *
+ * @internal
+ */
+export const paused = (
+  of: RunOf,
+  state: Session.State,
+  pause: Pause,
+  retriesLeft: number | null = null
+): Effect.Effect<boolean, StoreError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* storeSql
+    const encoded = yield* encodeState(state)
+    const error = yield* encodeError(pause.error)
+    const recorded = yield* sql`UPDATE agent_sessions SET state = ${encoded}, status = 'paused',
+      retries_used = ${state.budget.used}, retries_left = ${retriesLeft}, paused_reason = ${pause.reason},
+      paused_error = ${error}, paused_at = ${pause.at}, resume_at = ${pause.resumeAt}, paused_step = ${pause.step},
+      updated_at = ${pause.at}
+      WHERE ${rowOf(sql, of)} AND pending IS NOT NULL RETURNING id`
+    return recorded.length > 0
+  }).pipe(Effect.mapError(storeError(`cannot record the pause of a run of the session "${of.session_id}"`)))
+
+/**
+ * Records the run `of`, paused at `step`, as going on (status `running`, its
+ * pause cleared); whether it did (`false` when it is not paused there:
+ * another caller resumed it first).
+ *
+ * @internal
+ */
+export const resumed = (of: RunOf, step: string, at: number): Effect.Effect<boolean, StoreError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* storeSql
+    const rows = yield* sql`UPDATE agent_sessions SET status = 'running', updated_at = ${at}, ${sql.literal(notPaused)}
+      WHERE ${rowOf(sql, of)} AND pending IS NOT NULL AND status = 'paused' AND paused_step = ${step} RETURNING id`
+    return rows.length > 0
+  }).pipe(Effect.mapError(storeError(`cannot record the resume of a run of the session "${of.session_id}"`)))
+
+/**
+ * The sessions whose paused run a runner resumes now: its `resume_at` is at
+ * or before `now`.
+ *
+ * @internal
+ */
+export const resumesDue = (now: number): Effect.Effect<ReadonlyArray<string>, StoreError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* storeSql
+    const rows = yield* Schema.decodeUnknownEffect(StopRows)(
+      yield* sql`SELECT id FROM agent_sessions
+        WHERE status = 'paused' AND pending IS NOT NULL AND resume_at IS NOT NULL AND resume_at <= ${now}
+        ORDER BY resume_at, id`
+    )
+    return rows.map((row) => row.id)
+  }).pipe(Effect.mapError(storeError("cannot read the paused runs due to resume")))
+
 /**
  * Records the end of run `run`: the state after it and its status. A set,
  * never an increment, so writing it twice (an activity runs at least once)
@@ -222,7 +315,8 @@ export const finish = (
     const sql = yield* storeSql
     const encoded = yield* encodeState(state)
     yield* sql`UPDATE agent_sessions SET state = ${encoded}, status = ${status}, pending = NULL,
-      retries_used = ${state.budget.used}, retries_left = ${retriesLeft}, stop_requested_at = NULL, updated_at = ${at}
+      retries_used = ${state.budget.used}, retries_left = ${retriesLeft}, stop_requested_at = NULL, updated_at = ${at},
+      ${sql.literal(notPaused)}
       WHERE ${rowOf(sql, of)}`
   }).pipe(Effect.mapError(storeError(`cannot record the end of a run of the session "${of.session_id}"`)))
 
@@ -247,7 +341,7 @@ export const interrupted = (
     const used = state === null ? null : state.budget.used
     const recorded = yield* sql`UPDATE agent_sessions SET state = COALESCE(${encoded}, state), status = 'interrupted',
       pending = NULL, retries_used = COALESCE(${used}, retries_used), retries_left = COALESCE(${retriesLeft}, retries_left),
-      stop_requested_at = NULL, updated_at = ${at}
+      stop_requested_at = NULL, updated_at = ${at}, ${sql.literal(notPaused)}
       WHERE ${rowOf(sql, of)} AND pending IS NOT NULL RETURNING id`
     return recorded.length > 0
   }).pipe(Effect.mapError(storeError(`cannot record the interruption of a run of the session "${of.session_id}"`)))
@@ -402,20 +496,23 @@ export const stopsRequested: Effect.Effect<ReadonlyArray<string>, StoreError, Sq
 /**
  * Where a session is, as a page of sessions filters it: `running` (an
  * unfinished run a live process holds), `resumable` (one no live process
- * holds), `completed`, `interrupted`, `failed` (its last run ended with
- * another status), `new` (no run ended yet).
+ * holds), `paused` (an unfinished run paused, see `paused`), `completed`,
+ * `interrupted`, `failed` (its last run ended with another status), `new`
+ * (no run ended yet).
  *
  * @internal
  */
-export type Activity = "running" | "resumable" | "completed" | "interrupted" | "failed" | "new"
+export type Activity = "running" | "resumable" | "paused" | "completed" | "interrupted" | "failed" | "new"
 
 /** The filter of the sessions in `activity`, `live` saying whether a live process holds the unfinished runs. */
 const activityFilter = (sql: SqlClient.SqlClient, activity: Activity, live: boolean) => {
   switch (activity) {
     case "running":
-      return live ? sql`pending IS NOT NULL` : sql`1 = 0`
+      return live ? sql`pending IS NOT NULL AND status <> 'paused'` : sql`1 = 0`
     case "resumable":
-      return live ? sql`1 = 0` : sql`pending IS NOT NULL`
+      return live ? sql`1 = 0` : sql`pending IS NOT NULL AND status <> 'paused'`
+    case "paused":
+      return sql`pending IS NOT NULL AND status = 'paused'`
     case "completed":
       return sql`pending IS NULL AND status = 'completed'`
     case "interrupted":

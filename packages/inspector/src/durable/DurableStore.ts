@@ -143,6 +143,10 @@ const unavailable = (error: Engine.StoreError) => new InspectorStore.StoreUnavai
 /** Why a reader does not resume a run of a cluster's store. */
 const clusterResumes = "runs of a cluster store are resumed by its runners: none runs here"
 
+/** Why a reader does not resume a paused run of a cluster's store, and who does. */
+const clusterResumesPaused =
+  "a paused run of a cluster store is resumed by its runners at its resume_at, or by DurableSessions.resume in a process of the cluster: none runs here"
+
 /** Whether the store of `sql` is a cluster's: effect/cluster's runners' table beside the sessions'. */
 const isClusterStore = (sql: SqlClient.SqlClient) =>
   sql
@@ -237,8 +241,8 @@ const decodeRunStatus = Schema.decodeUnknownOption(KernelEvent.RunStatus)
 
 /**
  * A session's status as the inspector shows it, from the store's summary: a
- * live unfinished run is `running`, one no live process holds `resumable`,
- * else its last run's end (`new` before any).
+ * paused run is `paused`, a live unfinished run `running`, one no live
+ * process holds `resumable`, else its last run's end (`new` before any).
  *
  * @since 0.1.0
  * @category mapping
@@ -246,7 +250,8 @@ const decodeRunStatus = Schema.decodeUnknownOption(KernelEvent.RunStatus)
 export const statusOf = (
   summary: DurableSessions.Summary
 ): { readonly status: InspectorStore.SessionStatus; readonly run_status: KernelEvent.RunStatus | null } => {
-  if (summary.unfinished) return { status: summary.live ? "running" : "resumable", run_status: null }
+  if (summary.unfinished)
+    return { status: summary.paused !== null ? "paused" : summary.live ? "running" : "resumable", run_status: null }
   const ended = Option.getOrNull(decodeRunStatus(summary.run_status))
   if (ended === null) return { status: "new", run_status: null }
   switch (ended) {
@@ -272,7 +277,8 @@ export const summaryOf = (summary: DurableSessions.Summary): InspectorStore.Sess
   retries_used: summary.retries_used,
   retries_left: summary.retries_left,
   messages: summary.messages,
-  last_activity: summary.last_activity
+  last_activity: summary.last_activity,
+  paused: summary.paused
 })
 
 /**
@@ -362,7 +368,13 @@ const service = (durable: Durable, options: Options, scope: Scope.Scope): Inspec
       Effect.gen(function* () {
         const found = yield* summary(id)
         const runs = yield* Effect.mapError(durable.runs(id), unavailable)
-        return { summary: summaryOf(found), runs: runs.map(runOf) }
+        // The unfinished run, the last, is the one a paused session's pause is of.
+        return {
+          summary: summaryOf(found),
+          runs: runs.map((run, i) =>
+            i === runs.length - 1 && run.status === null ? { ...runOf(run), paused: found.paused } : runOf(run)
+          )
+        }
       }),
     history: (id) =>
       Effect.flatMap(
@@ -400,7 +412,8 @@ const service = (durable: Durable, options: Options, scope: Scope.Scope): Inspec
         const found = yield* summary(id)
         const { status } = statusOf(found)
         if (!found.unfinished) return yield* refused(id, "resume", `it has no unfinished run (it is ${status})`)
-        if (yield* durable.clusterStore) return yield* refused(id, "resume", clusterResumes)
+        if (yield* durable.clusterStore)
+          return yield* refused(id, "resume", found.paused === null ? clusterResumes : clusterResumesPaused)
         // This process's own resume holds the store: it, not another process, is the one in the way.
         const resuming = yield* durable.resuming
         if (Option.isSome(resuming)) return yield* refused(id, "resume", resumeInProgress(resuming.value).message)

@@ -34,7 +34,7 @@ th{font-weight:600;background:#f3f4f6}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 td.input{max-width:420px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .status{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;background:#e5e7eb}
-.s-running{background:#dbe7fd;color:#1c4fb0}.s-resumable{background:#fff1d6;color:#8a5a00}
+.s-running{background:#dbe7fd;color:#1c4fb0}.s-resumable{background:#fff1d6;color:#8a5a00}.s-paused{background:#fff1d6;color:#8a5a00}
 .s-completed{background:#dcf2e1;color:#1f6b34}.s-interrupted{background:#ece4f7;color:#5b3a8c}
 .s-failed{background:#fde2e1;color:#8f1f19}.s-new{background:#eef0f3;color:#4b5563}
 form.search{display:flex;gap:8px;margin-bottom:10px}
@@ -83,7 +83,7 @@ svg.timeline .attempt.filtered rect{fill:#8e44ad}svg.timeline .attempt.cut rect{
 svg.timeline .wait.retry-after rect{fill:#8e6bd1}svg.timeline .wait.backoff rect{fill:#f0ad4e}
 svg.timeline .marker path{fill:#1f77b4}svg.timeline .marker.reduction path{fill:#0f9fb3}svg.timeline .marker.filter path{fill:#8e44ad}
 svg.timeline .marker.restart path{fill:#ff7f0e}svg.timeline .marker.quota path{fill:#c9362f}svg.timeline .marker.warning path{fill:#b7a21f}
-svg.timeline .marker.resumed path{fill:#2ca02c}svg.timeline .marker.end path{fill:#374151}
+svg.timeline .marker.paused path{fill:#b7791f}svg.timeline .marker.resumed path{fill:#2ca02c}svg.timeline .marker.end path{fill:#374151}
 svg.timeline .tool.ok rect{fill:#79b36a}svg.timeline .tool.error rect{fill:#e06666}svg.timeline .tool.crashed rect{fill:#7a0000}svg.timeline .tool.pending rect{fill:#2f6fde}
 svg.timeline .breaker-span.closed rect{fill:#b6d7a8}svg.timeline .breaker-span.open rect{fill:#cc0000}svg.timeline .breaker-span.half_open rect{fill:#f1c232}
 svg.timeline .breaker path{fill:#fff;stroke:#cc0000;stroke-width:2}svg.timeline .breaker.closed path{stroke:#3d8b4f}svg.timeline .breaker.half_open path{stroke:#b7791f}
@@ -120,6 +120,9 @@ export const script = `(function () {
   function statusText(summary) {
     if (summary.status === "failed" && summary.run_status) return "failed: " + summary.run_status;
     if (summary.status === "resumable") return "interrupted, resumable";
+    if (summary.status === "paused" && summary.paused)
+      return "paused: " + summary.paused.reason + " since " + new Date(summary.paused.paused_at).toISOString() +
+        (summary.paused.resume_at === null ? "" : ", resumes at " + new Date(summary.paused.resume_at).toISOString());
     return summary.status;
   }
   function fact(name, value) {
@@ -141,7 +144,7 @@ export const script = `(function () {
     fact("last_activity", new Date(summary.last_activity).toISOString().replace("T", " ").slice(0, 19) + " UTC");
     var resume = document.querySelector('button[data-action="resume"]');
     var interrupt = document.querySelector('button[data-action="interrupt"]');
-    if (resume) resume.disabled = summary.status !== "resumable";
+    if (resume) resume.disabled = summary.status !== "resumable" && summary.status !== "paused";
     if (interrupt) interrupt.disabled = summary.status !== "running";
   }
   function refreshStatus() {
@@ -198,6 +201,8 @@ export const script = `(function () {
       case "tool_result": return (event.is_error ? "\\u2717 " : "\\u2713 ") + event.name + " in " + event.duration_ms + " ms";
       case "breaker_changed": return "\\u26d4 breaker " + event.subject + ": " + event.from + " \\u2192 " + event.to;
       case "stream_restarted": return "\\u21ba stream restarted (" + event.category + ")";
+      case "run_paused": return "\\u23f8 paused instead of ending " + event.reason + " (" + event.error.category + ")";
+      case "run_resumed": return "\\u25b6 resumed" + (event.reset_budget ? ", the retry budget reset" : "");
       case "run_ended": return "\\u25a0 run ended: " + event.status;
       case "warning": return "! " + event.message;
       default: return event.type;

@@ -1,23 +1,33 @@
 import type { Content } from "@agent-kernel/kernel"
-import type * as InspectorStore from "../InspectorStore.js"
+import * as InspectorStore from "../InspectorStore.js"
 import * as Timeline from "../Timeline.js"
 import { count, escapeHtml, layout, oneLine, segment, time } from "./html.js"
 
-/** How a status reads: "failed" names the run's status. @internal */
-export const statusText = (summary: Pick<InspectorStore.SessionSummary, "status" | "run_status">): string =>
+type Shown = Pick<InspectorStore.SessionSummary, "status" | "run_status" | "paused">
+
+/** How a status reads: "failed" names the run's status, "paused" why and since when. @internal */
+export const statusText = (summary: Shown): string =>
   summary.status === "failed" && summary.run_status !== null
     ? `failed: ${summary.run_status}`
     : summary.status === "resumable"
       ? "interrupted, resumable"
-      : summary.status
+      : summary.status === "paused" && summary.paused !== undefined && summary.paused !== null
+        ? `paused: ${summary.paused.reason} since ${new Date(summary.paused.paused_at).toISOString()}${
+            summary.paused.resume_at === null ? "" : `, resumes at ${new Date(summary.paused.resume_at).toISOString()}`
+          }`
+        : summary.status
 
-const badge = (summary: Pick<InspectorStore.SessionSummary, "status" | "run_status">) =>
+const badge = (summary: Shown) =>
   `<span class="status s-${summary.status}" data-status="${summary.status}">${escapeHtml(statusText(summary))}</span>`
 
-const runBadge = (status: string | null) =>
-  status === null
-    ? `<span class="status s-running">not ended</span>`
-    : `<span class="status s-${status === "completed" ? "completed" : status === "interrupted" ? "interrupted" : "failed"}">${escapeHtml(status)}</span>`
+const runBadge = (run: Pick<InspectorStore.RunSummary, "status" | "paused">) => {
+  const { status, paused } = run
+  if (status === null)
+    return paused !== undefined && paused !== null
+      ? `<span class="status s-paused">${escapeHtml(`paused: ${paused.reason}`)}</span>`
+      : `<span class="status s-running">not ended</span>`
+  return `<span class="status s-${status === "completed" ? "completed" : status === "interrupted" ? "interrupted" : "failed"}">${escapeHtml(status)}</span>`
+}
 
 const left = (summary: InspectorStore.SessionSummary) =>
   summary.retries_left === null ? "—" : count(summary.retries_left)
@@ -30,14 +40,7 @@ export interface SessionsQuery {
   readonly pageSize: number
 }
 
-const statuses: ReadonlyArray<InspectorStore.SessionStatus> = [
-  "running",
-  "resumable",
-  "completed",
-  "interrupted",
-  "failed",
-  "new"
-]
+const statuses: ReadonlyArray<InspectorStore.SessionStatus> = InspectorStore.SessionStatus.literals
 
 const queryString = (query: SessionsQuery, page: number): string => {
   const params = new URLSearchParams()
@@ -131,7 +134,7 @@ export const session = (
   const runs = detail.runs
     .map(
       (r) =>
-        `<tr data-run="${r.index}"><td class="n">${r.index}</td><td><a href="${escapeHtml(base)}/sessions/${escapeHtml(segment(s.id))}/runs/${r.index}">${escapeHtml(r.run_id)}</a></td><td>${escapeHtml(r.model)}</td><td>${runBadge(r.status)}</td><td>${time(r.started_at)}</td><td class="n">${r.ended_at === null ? "—" : escapeHtml(Timeline.formatMs(r.ended_at - r.started_at))}</td><td class="input">${escapeHtml(oneLine(r.input, 90))}</td></tr>`
+        `<tr data-run="${r.index}"><td class="n">${r.index}</td><td><a href="${escapeHtml(base)}/sessions/${escapeHtml(segment(s.id))}/runs/${r.index}">${escapeHtml(r.run_id)}</a></td><td>${escapeHtml(r.model)}</td><td>${runBadge(r)}</td><td>${time(r.started_at)}</td><td class="n">${r.ended_at === null ? "—" : escapeHtml(Timeline.formatMs(r.ended_at - r.started_at))}</td><td class="input">${escapeHtml(oneLine(r.input, 90))}</td></tr>`
     )
     .join("")
   return layout(
@@ -145,7 +148,9 @@ export const session = (
 <dl class="facts" id="facts"><dt>runs</dt><dd data-fact="runs">${count(s.runs)}</dd><dt>retries used</dt><dd data-fact="retries_used">${count(s.retries_used)}</dd><dt>retries left</dt><dd data-fact="retries_left">${left(s)}</dd><dt>messages</dt><dd data-fact="messages">${count(s.messages)}</dd><dt>last activity</dt><dd data-fact="last_activity">${time(s.last_activity)} UTC</dd></dl>
 <section class="actions" aria-label="actions">
 <label>action token <input type="password" id="token" autocomplete="off" placeholder="printed when the inspector started"></label>
-<button type="button" data-action="resume"${s.status === "resumable" ? "" : " disabled"}>Resume the interrupted run</button>
+<button type="button" data-action="resume"${s.status === "resumable" || s.status === "paused" ? "" : " disabled"}>${
+      s.status === "paused" ? "Resume the paused run" : "Resume the interrupted run"
+    }</button>
 <button type="button" data-action="interrupt"${s.status === "running" ? "" : " disabled"}>Interrupt the run</button>
 <span id="action-result" role="status"></span>
 </section>
@@ -198,7 +203,7 @@ export const run = (
       }
     },
     `<p class="crumbs"><a href="${escapeHtml(base)}/sessions/${escapeHtml(segment(summary.id))}">← session ${escapeHtml(summary.id)}</a></p>
-<h1>Run <span class="id">${escapeHtml(runSummary.run_id)}</span> ${runBadge(runSummary.status)}</h1>
+<h1>Run <span class="id">${escapeHtml(runSummary.run_id)}</span> ${runBadge(runSummary)}</h1>
 <dl class="facts"><dt>model</dt><dd>${escapeHtml(runSummary.model)}</dd><dt>started</dt><dd>${time(runSummary.started_at)} UTC</dd><dt>took</dt><dd>${runSummary.ended_at === null ? "not ended" : escapeHtml(Timeline.formatMs(runSummary.ended_at - runSummary.started_at))}</dd><dt>events</dt><dd>${count(runSummary.first_seq)}–${count(runSummary.last_seq)}</dd><dt>input</dt><dd class="input">${escapeHtml(oneLine(runSummary.input, 200))}</dd></dl>
 ${legend}
 <div class="timeline-box" id="timeline">${svg}</div>

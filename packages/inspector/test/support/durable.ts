@@ -29,13 +29,36 @@ export const happyProvider = FakeProvider.make(
   FaultPlan.make([{ kind: "reply", text: answer }], { after: "repeat_last" })
 )
 
-/** An owner of the store `engine` opens: its sessions, and a crash that closes it under its runs. */
-export const owner = <E>(engine: Layer.Layer<Engine.Engine, E>, providerUrl: string) =>
+/** The fake provider refusing every call with a 429 (retry-after 0). */
+export const rateLimitedProvider = FakeProvider.make(
+  FaultPlan.make(
+    [
+      {
+        kind: "error",
+        status: 429,
+        error_type: "rate_limit_error",
+        message: "Number of requests has exceeded your per-minute rate limit",
+        headers: { "retry-after": "0" }
+      }
+    ],
+    { after: "repeat_last" }
+  )
+)
+
+/**
+ * An owner of the store `engine` opens: its sessions, and a crash that closes it under its runs. Its
+ * settings are the defaults without jitter, with `settings` over them.
+ */
+export const owner = <E>(
+  engine: Layer.Layer<Engine.Engine, E>,
+  providerUrl: string,
+  settings: Partial<Settings.Settings> = {}
+) =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
     const layer = DurableSessions.layer({
       model: "fake-model",
-      settings: { ...Settings.defaults, jitter: "none" }
+      settings: { ...Settings.defaults, jitter: "none", ...settings }
     }).pipe(
       Layer.provideMerge(engine),
       Layer.provide(Anthropic.layerFetch({ apiKey: Redacted.make("fake-key"), baseUrl: providerUrl })),

@@ -294,3 +294,19 @@ const restarted = ({ attempt, error }: Decision.Failure): KernelEvent.Unstamped 
   category: error.category,
   discarded_text_chars: attempt.shownTextChars
 })
+
+/** @internal */
+export const pauses = (end: Decision.End, settings: Decision.PauseSettings): boolean =>
+  settings.on_exhausted === "pause" && settings.pause_on.some((status) => status === end.status)
+
+/** @internal */
+export const resumeAt = (
+  error: ModelError.ModelError | undefined,
+  pausedAt: number,
+  settings: Decision.PauseSettings
+): Option.Option<number> => {
+  const after = settings.pause_resume_after_ms
+  if (after === undefined) return Option.none()
+  const retryAfter = error?.retryAfter === undefined ? 0 : Duration.toMillis(error.retryAfter)
+  return Option.some(pausedAt + Math.ceil(Math.max(after, retryAfter)))
+}

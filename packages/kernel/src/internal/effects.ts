@@ -9,6 +9,7 @@ import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
+import type { RunStatus } from "../KernelEvent.js"
 import * as ModelError from "../ModelError.js"
 import * as ModelProvider from "../ModelProvider.js"
 import * as ResponsePart from "../ResponsePart.js"
@@ -40,6 +41,34 @@ export interface Effects {
   readonly tool: (call: Content.ToolUseBlock, info: ToolInfo) => Effect.Effect<Content.ToolResultBlock>
   /** The wait before a retry, on the Clock. */
   readonly sleep: (delay: Duration.Duration) => Effect.Effect<void>
+  /**
+   * Keeps the run where it is instead of ending it (`on_exhausted: pause`),
+   * until it is resumed: what a durable runtime offers. Absent, the run ends
+   * with the status it would have paused at.
+   */
+  readonly pause?: ((pause: Pause) => Effect.Effect<Resumed>) | undefined
+}
+
+/** @internal */
+export interface Pause {
+  readonly turn: number
+  /** The attempt whose failure would have ended the run. */
+  readonly attempt: number
+  /** The status the run would have ended with. */
+  readonly status: RunStatus
+  readonly error: ModelError.ModelError
+  /** When it paused (the Clock's time). */
+  readonly at: number
+  /** When a runner resumes it; `null`: only a caller does. */
+  readonly resumeAt: number | null
+}
+
+/** @internal */
+export interface Resumed {
+  /** Whether the session's retry budget and the call's retries start again. */
+  readonly resetBudget: boolean
+  /** When the run was resumed (epoch milliseconds). */
+  readonly at: number
 }
 
 /** @internal */

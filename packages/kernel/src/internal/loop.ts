@@ -350,14 +350,64 @@ const perform = Effect.fnUntraced(function* (
     )
   yield* published(run, plan)
   switch (decision._tag) {
-    case "End":
-      return decision
+    case "End": {
+      const pause = run.effects.pause
+      return pause !== undefined && Decision.pauses(decision, run.env.settings)
+        ? yield* paused(run, turn, failed, decision, pause, stepper)
+        : decision
+    }
     case "Reduce":
       return { _tag: "Next", stepper, overflow: decision.error } satisfies Next
     case "Fallback":
       // The next model of the chain gets a schedule of its own.
       return { _tag: "Next", stepper: undefined, overflow: undefined } satisfies Next
   }
+})
+
+/**
+ * A run kept where it would have ended (`on_exhausted: pause`): `run_paused`,
+ * then the runtime's pause until it is resumed, then `run_resumed` and the
+ * call's next attempt. The budget and the call's retries carry over, used as
+ * they are, unless the resume resets them.
+ */
+const paused = Effect.fnUntraced(function* (
+  run: Run.Run,
+  turn: Turn,
+  failed: Failed,
+  end: Decision.End,
+  pause: NonNullable<Run.Run["effects"]["pause"]>,
+  stepper: RetryPolicy.Stepper | undefined
+) {
+  const at = Run.now(run)
+  const error = end.error ?? failed.error
+  const resumeAt = Option.getOrNull(Decision.resumeAt(error, at, run.env.settings))
+  const state = yield* Ref.get(run.state)
+  const figures = SessionState.figures(state)
+  const where = { run_id: run.runId, turn: turn.number, attempt: failed.attempt }
+  yield* Run.publish(run, {
+    type: "run_paused",
+    at,
+    ...where,
+    reason: end.status,
+    error: KernelEvent.summarize(error),
+    retries: { max_per_call: figures.max_per_call, session_total: run.env.budget.snapshot(state.budget).used },
+    resume_at: resumeAt
+  })
+  const resumed = yield* pause({ turn: turn.number, attempt: failed.attempt, status: end.status, error, at, resumeAt })
+  if (resumed.resetBudget)
+    yield* Run.update(run, (state) => ({
+      ...SessionState.withRun(state, { retries: 0 }),
+      budget: run.env.budget.initial
+    }))
+  yield* Run.publish(run, {
+    type: "run_resumed",
+    at: Run.now(run),
+    ...where,
+    reset_budget: resumed.resetBudget,
+    paused_ms: Math.max(0, resumed.at - at)
+  })
+  // A reset call starts its retry schedule again; otherwise the policy goes on where it was.
+  return { _tag: "Next", stepper: resumed.resetBudget ? undefined : stepper, overflow: undefined } satisfies Next
 })
 
 /** A plan's events, published at the Clock's time. */

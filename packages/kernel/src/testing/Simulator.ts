@@ -21,9 +21,8 @@ import * as Random from "effect/Random"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/testing/TestClock"
-import * as Content from "../Content.js"
 import * as EventBus from "../EventBus.js"
-import type * as KernelEvent from "../KernelEvent.js"
+import * as KernelEvent from "../KernelEvent.js"
 import * as ModelError from "../ModelError.js"
 import * as RetryBudget from "../RetryBudget.js"
 import type * as RetryPolicy from "../RetryPolicy.js"
@@ -32,6 +31,7 @@ import * as Settings from "../Settings.js"
 import * as Toolbox from "../Toolbox.js"
 import type * as Arbitraries from "./Arbitraries.js"
 import * as ScriptedModel from "./ScriptedModel.js"
+import * as InstantTool from "./internal/instantTool.js"
 import * as VirtualClock from "./internal/virtualClock.js"
 import * as TestClockDriver from "./TestClockDriver.js"
 
@@ -53,69 +53,87 @@ export type Fault = Arbitraries.Fault
  * - `continue`: the call succeeded and the run went on to another turn.
  * - `end`: the run ended (see the outcome's status).
  *
+ * @since 1.0.0
+ * @category schemas
+ */
+export const Action = Schema.Literals(["retry", "fallback", "reduce_context", "continue", "end"])
+
+/**
  * @since 0.1.0
  * @category models
  */
-export type Action = "retry" | "fallback" | "reduce_context" | "continue" | "end"
+export type Action = typeof Action.Type
 
 /**
  * One model call of a simulated run.
  *
- * @since 0.1.0
- * @category models
+ * @since 1.0.0
+ * @category schemas
  */
-export interface Step {
+export const Step = Schema.Struct({
   /** The call's number in the run, from 1. */
-  readonly call: number
-  readonly turn: number
+  call: Schema.Number,
+  turn: Schema.Number,
   /** The kernel's attempt of this turn's call, from 1; it carries on across a fallback (the chain is one call). */
-  readonly attempt: number
-  readonly model: string
+  attempt: Schema.Number,
+  model: Schema.String,
   /** When the request was sent, in milliseconds since the run started. */
-  readonly at_ms: number
+  at_ms: Schema.Number,
   /** What the call met: `"ok"` or the error's category. */
-  readonly result: "ok" | ModelError.Category
+  result: Schema.Union([Schema.Literal("ok"), ModelError.Category]),
   /** The server's retry-after on that error, if any. */
-  readonly retry_after_ms: number | null
-  readonly action: Action
+  retry_after_ms: Schema.NullOr(Schema.Number),
+  action: Action,
   /**
    * For a retry, which retry of the call it is, from 1: the count the
    * per-call cap applies to (a context reduction re-sends without one, so it
    * can differ from `attempt - 1`). `null` for other actions.
    */
-  readonly retry: number | null
+  retry: Schema.NullOr(Schema.Number),
   /** How long the kernel waited before the next call (0 unless `action` is `retry`). */
-  readonly delay_ms: number
+  delay_ms: Schema.Number,
   /** Whether the wait was the policy's (`backoff`) or the server's (`retry_after`); `null` unless a retry. */
-  readonly source: "backoff" | "retry_after" | null
+  source: Schema.NullOr(Schema.Literals(["backoff", "retry_after"])),
   /** Session budget charges so far (retries and fallbacks), after this step. */
-  readonly budget_used: number
+  budget_used: Schema.Number,
   /** Session budget left after this step. */
-  readonly budget_left: number
-}
+  budget_left: Schema.Number
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Step extends Schema.Schema.Type<typeof Step> {}
 
 /**
  * How the simulated run ended, and its figures.
  *
+ * @since 1.0.0
+ * @category schemas
+ */
+export const Outcome = Schema.Struct({
+  status: KernelEvent.RunStatus,
+  /** Model calls made. */
+  attempts: Schema.Number,
+  retries: Schema.Number,
+  fallbacks: Schema.Number,
+  /** The most retries any one call used. */
+  max_retries_per_call: Schema.Number,
+  /** The sum of every retry delay. */
+  total_wait_ms: Schema.Number,
+  wall_ms: Schema.Number,
+  budget_used: Schema.Number,
+  budget_left: Schema.Number,
+  /** The error that ended the run, if one did. */
+  error: Schema.NullOr(KernelEvent.ErrorSummary)
+})
+
+/**
  * @since 0.1.0
  * @category models
  */
-export interface Outcome {
-  readonly status: KernelEvent.RunStatus
-  /** Model calls made. */
-  readonly attempts: number
-  readonly retries: number
-  readonly fallbacks: number
-  /** The most retries any one call used. */
-  readonly max_retries_per_call: number
-  /** The sum of every retry delay. */
-  readonly total_wait_ms: number
-  readonly wall_ms: number
-  readonly budget_used: number
-  readonly budget_left: number
-  /** The error that ended the run, if one did. */
-  readonly error: KernelEvent.ErrorSummary | null
-}
+export interface Outcome extends Schema.Schema.Type<typeof Outcome> {}
 
 /**
  * A simulated run: its timeline, its outcome, and every kernel event it published.
@@ -158,12 +176,6 @@ export interface Options {
   readonly clock?: "virtual" | "test" | undefined
 }
 
-// A tool that answers at once, so an "ok" in the middle of a plan moves the run to its next turn.
-const toolbox: Toolbox.Service = {
-  definitions: Effect.succeed([{ name: "next", description: "Go on", input_schema: { type: "object" } }]),
-  invoke: (call) => Effect.succeed(Content.toolResult(call.id, "ok"))
-}
-
 /**
  * The model's script for a plan: every `"ok"` but a trailing one asks for a
  * tool (so the run takes another turn), and once the plan runs out the model
@@ -173,7 +185,7 @@ const scriptOf = (faults: ReadonlyArray<Fault>): ReadonlyArray<ScriptedModel.Ste
   const body = faults.at(-1) === "ok" ? faults.slice(0, -1) : faults
   return [
     ...body.map((fault, i) =>
-      fault === "ok" ? ScriptedModel.toolCalls({ id: `call-${i + 1}`, name: "next" }) : fault
+      fault === "ok" ? ScriptedModel.toolCalls({ id: `call-${i + 1}`, name: InstantTool.name }) : fault
     ),
     ScriptedModel.text("done")
   ]
@@ -236,7 +248,7 @@ export const simulate = Effect.fn("Simulator.simulate")(
       Effect.provide(Session.layer({ model: options.model ?? "primary", settings, policy, metrics: false })),
       Effect.provide(model.layer),
       Effect.provideService(EventBus.EventBus, bus),
-      Effect.provideService(Toolbox.Toolbox, toolbox),
+      Effect.provideService(Toolbox.Toolbox, InstantTool.toolbox),
       options.budget === undefined ? identity : Effect.provide(RetryBudget.layer(options.budget))
     )
     yield* options.clock === "test"
@@ -336,6 +348,164 @@ const build = (seed: number, faults: ReadonlyArray<Fault>, observed: ReadonlyArr
     }
   }
 }
+
+/**
+ * Percentiles of one figure over many runs (nearest rank), and its maximum.
+ *
+ * @since 1.0.0
+ * @category schemas
+ */
+export const Percentiles = Schema.Struct({
+  p50: Schema.Number,
+  p90: Schema.Number,
+  p99: Schema.Number,
+  max: Schema.Number
+})
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface Percentiles extends Schema.Schema.Type<typeof Percentiles> {}
+
+/**
+ * A plan's distribution over many seeds: total wait and attempts per run,
+ * and how many runs ended each way.
+ *
+ * @since 1.0.0
+ * @category schemas
+ */
+export const Distribution = Schema.Struct({
+  runs: Schema.Number,
+  /** The seeds run: `first_seed` to `first_seed + runs - 1`. */
+  first_seed: Schema.Number,
+  total_wait_ms: Percentiles,
+  attempts: Percentiles,
+  /** Each status that occurred and how many runs ended with it, in the order they first occurred. */
+  outcomes: Schema.Record(Schema.String, Schema.Number)
+})
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface Distribution extends Schema.Schema.Type<typeof Distribution> {}
+
+const percentilesOf = (sorted: ReadonlyArray<number>): Percentiles => ({
+  p50: percentile(sorted, 50),
+  p90: percentile(sorted, 90),
+  p99: percentile(sorted, 99),
+  max: sorted.at(-1) ?? 0
+})
+
+/**
+ * The distribution of simulations of one plan (as `simulate` returns them, seed after seed).
+ *
+ * @since 1.0.0
+ * @category distributions
+ */
+export const distribution = (simulations: ReadonlyArray<Simulation>): Distribution => {
+  const outcomes: Record<string, number> = {}
+  for (const { outcome } of simulations) outcomes[outcome.status] = (outcomes[outcome.status] ?? 0) + 1
+  return {
+    runs: simulations.length,
+    first_seed: simulations[0]?.seed ?? 0,
+    total_wait_ms: percentilesOf(simulations.map((run) => run.outcome.total_wait_ms).sort((a, b) => a - b)),
+    attempts: percentilesOf(simulations.map((run) => run.outcome.attempts).sort((a, b) => a - b)),
+    outcomes
+  }
+}
+
+/**
+ * What `agent simulate --json` writes: the settings and plan simulated, the
+ * timeline and outcome of one seed, and the distribution over `runs` seeds
+ * from it.
+ *
+ * @since 1.0.0
+ * @category schemas
+ */
+export const Report = Schema.Struct({
+  /** The report's format; a change to a field's name or meaning changes it. */
+  format: Schema.Literal("agent-kernel/simulation@1"),
+  settings: Settings.Settings,
+  /** The fault plan, in the syntax `parseFaults` reads. */
+  faults: Schema.String,
+  seed: Schema.Number,
+  timeline: Schema.Array(Step),
+  outcome: Outcome,
+  distribution: Distribution
+})
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface Report extends Schema.Schema.Type<typeof Report> {}
+
+/**
+ * The report of simulations of one plan, seed after seed: the first one's
+ * timeline and outcome, the distribution over all of them.
+ *
+ * @since 1.0.0
+ * @category distributions
+ */
+export const reportOf = (
+  simulations: readonly [Simulation, ...Array<Simulation>],
+  settings: Settings.Settings
+): Report => {
+  const [first] = simulations
+  return {
+    format: "agent-kernel/simulation@1",
+    settings,
+    faults: formatFaults(first.faults),
+    seed: first.seed,
+    timeline: first.timeline,
+    outcome: first.outcome,
+    distribution: distribution(simulations)
+  }
+}
+
+/**
+ * Simulates a plan for `runs` seeds from `seed` (at least one) and reports
+ * the first seed's timeline with the distribution over all of them.
+ *
+ * @example
+ * ```ts
+ * import { RetryPolicy, Settings } from "@agent-kernel/kernel"
+ * import { Simulator } from "@agent-kernel/kernel/testing"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const faults = yield* Simulator.parseFaults("429:retry_after=2,529,529,ok")
+ *   const report = yield* Simulator.report(RetryPolicy.fromSettings(Settings.defaults), faults, { seed: 1, runs: 100 })
+ *   console.log(Simulator.toJson(report))
+ * })
+ * ```
+ *
+ * @since 1.0.0
+ * @category simulating
+ */
+export const report = (
+  policy: RetryPolicy.RetryPolicy,
+  faults: ReadonlyArray<Fault>,
+  options: Options & { readonly runs: number }
+): Effect.Effect<Report> =>
+  Effect.gen(function* () {
+    const first = yield* simulate(policy, faults, options)
+    const rest = yield* Effect.forEach(
+      Array.from({ length: Math.max(0, options.runs - 1) }, (_, i) => options.seed + 1 + i),
+      (seed) => simulate(policy, faults, { ...options, seed })
+    )
+    return reportOf([first, ...rest], options.settings ?? Settings.defaults)
+  })
+
+/**
+ * A report as JSON: two-space indented, with a final newline.
+ *
+ * @since 1.0.0
+ * @category formatting
+ */
+export const toJson = (report: Report): string => `${JSON.stringify(Schema.encodeSync(Report)(report), null, 2)}\n`
 
 /**
  * The categories a fault plan may name, and the HTTP statuses it may use for them.
@@ -517,6 +687,23 @@ export const formatOutcome = (outcome: Outcome): string =>
     `budget used ${outcome.budget_used}, left ${outcome.budget_left}`,
     ...(outcome.error === null ? [] : [`last error ${outcome.error.category}`])
   ].join(", ")
+
+/**
+ * The value at percentile `p` (0-100) of sorted values, by the nearest-rank
+ * method; 0 for no values.
+ *
+ * @example
+ * ```ts
+ * import { Simulator } from "@agent-kernel/kernel/testing"
+ *
+ * Simulator.percentile([1, 2, 3, 4], 50) // 2
+ * ```
+ *
+ * @since 1.0.0
+ * @category distributions
+ */
+export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0
 
 /**
  * Milliseconds, rounded, with a unit that reads well.

@@ -36,7 +36,7 @@ import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as NodeHttp from "node:http"
 import * as Redaction from "../Redaction.js"
 import * as FaultPlan from "./FaultPlan.js"
-import * as Capacity from "./internal/capacity.js"
+import { Capacity } from "@agent-kernel/kernel/testing"
 import * as Dialect from "./internal/dialect.js"
 import type { Answer, Incoming } from "./internal/dialect.js"
 
@@ -226,6 +226,8 @@ const keyOf = (req: NodeHttp.IncomingMessage): string => {
 /** What the server keeps between requests. */
 interface State {
   readonly plan: FaultPlan.FaultPlan
+  /** When the server started (its `Clock`): a capacity's changes count from here. */
+  readonly started: number
   readonly recorded: SubscriptionRef.SubscriptionRef<ReadonlyArray<RecordedRequest>>
   readonly arrivals: Ref.Ref<number>
   readonly admission: Ref.Ref<Capacity.Window>
@@ -238,6 +240,7 @@ interface State {
 const makeState = (plan: FaultPlan.FaultPlan): Effect.Effect<State> =>
   Effect.all({
     plan: Effect.succeed(plan),
+    started: Clock.currentTimeMillis,
     recorded: SubscriptionRef.make<ReadonlyArray<RecordedRequest>>([]),
     arrivals: Ref.make(0),
     admission: Ref.make(Capacity.empty),
@@ -256,7 +259,7 @@ const refuse = (res: NodeHttp.ServerResponse, dialect: Dialect.Dialect, retryAft
       .writeHead(429, {
         ...jsonHeaders,
         "retry-after-ms": String(retryAfterMs),
-        "retry-after": String(Math.ceil(retryAfterMs / 1000))
+        "retry-after": String(Capacity.retryAfterSeconds(retryAfterMs))
       })
       .end(JSON.stringify(error))
   })
@@ -284,7 +287,9 @@ const respond = Effect.fnUntraced(function* (
   const refusal =
     capacity === undefined
       ? Option.none<number>()
-      : yield* Ref.modify(state.admission, (window) => Capacity.admit(window, capacity, time))
+      : yield* Ref.modify(state.admission, (window) =>
+          Capacity.admit(window, FaultPlan.requestsPerSecondAt(capacity, time - state.started), time)
+        )
   yield* record(state, {
     index,
     time,

@@ -248,6 +248,20 @@ export const Step = Schema.Union([
  */
 export type Step = typeof Step.Type
 
+const RequestsPerSecond = Schema.Int.check(Schema.isGreaterThan(0))
+
+/**
+ * A change of capacity: from `after_ms` milliseconds after the server
+ * started (on its `Clock`), it admits `requests_per_second`.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const CapacityChange = Schema.Struct({
+  after_ms: NonNegative,
+  requests_per_second: RequestsPerSecond
+})
+
 /**
  * A capacity limit, as a provider enforces its rate limits: a request that
  * arrives when `requests_per_second` requests were admitted in the last
@@ -255,13 +269,15 @@ export type Step = typeof Step.Type
  * `rate_limit_error`, with a `retry-after-ms` (and a whole-second
  * `retry-after`) saying when the window has room again. Refused requests
  * are not admitted: they take no plan step and do not count against the
- * window.
+ * window. `changes` change the capacity over time (the latest one whose
+ * `after_ms` has passed holds), as a provider under load lowers it.
  *
  * @since 0.2.0
  * @category schemas
  */
 export const Capacity = Schema.Struct({
-  requests_per_second: Schema.Int.check(Schema.isGreaterThan(0))
+  requests_per_second: RequestsPerSecond,
+  changes: Schema.optional(Schema.Array(CapacityChange))
 })
 
 /**
@@ -317,6 +333,35 @@ export const capacityLimited = (requestsPerSecond: number): FaultPlan => ({
   steps: [],
   capacity: { requests_per_second: requestsPerSecond }
 })
+
+/**
+ * A capacity-limited plan whose capacity changes over time: `requestsPerSecond`
+ * from the start, then each change from its `after_ms` (see `Capacity`).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const capacitySchedule = (
+  requestsPerSecond: number,
+  changes: ReadonlyArray<typeof CapacityChange.Type>
+): FaultPlan => ({
+  name: "capacity-schedule",
+  steps: [],
+  capacity: { requests_per_second: requestsPerSecond, changes }
+})
+
+/**
+ * The requests a second a capacity admits `elapsed` milliseconds after the
+ * server started: that of the latest change whose `after_ms` has passed.
+ *
+ * @since 0.2.0
+ * @category getters
+ */
+export const requestsPerSecondAt = (capacity: Capacity, elapsed: number): number =>
+  (capacity.changes ?? []).reduce(
+    (best, change) => (change.after_ms <= elapsed && change.after_ms >= best.after_ms ? change : best),
+    { after_ms: -1, requests_per_second: capacity.requests_per_second }
+  ).requests_per_second
 
 /**
  * The plan that always answers happily.

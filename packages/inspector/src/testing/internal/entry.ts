@@ -110,6 +110,17 @@ export const recorded = (entry: Entry, event: KernelEvent.KernelEvent): Entry =>
             : { ...entry.lastRun, status: event.status, ended_at: event.at, last_seq: seq },
         retries: { used: event.retries.session_total, left: entry.retries.left }
       }
+    case "run_paused":
+      return {
+        ...next,
+        lastRun:
+          entry.lastRun === undefined ? undefined : { ...entry.lastRun, last_seq: seq, paused: Runs.pausedOf(event) }
+      }
+    case "run_resumed":
+      return {
+        ...next,
+        lastRun: entry.lastRun === undefined ? undefined : { ...entry.lastRun, last_seq: seq, paused: null }
+      }
     case "retry_scheduled":
     case "fallback":
       return {

@@ -164,7 +164,8 @@ export const summaryOf = (entry: Entry.Entry): Effect.Effect<InspectorStore.Sess
     runs: entry.runs,
     retries_used: entry.retries.used,
     retries_left: entry.retries.left,
-    messages: history.length
+    messages: history.length,
+    paused: entry.lastRun?.status === null ? (entry.lastRun.paused ?? null) : null
   }))
 
 /** A page of the sessions. @internal */

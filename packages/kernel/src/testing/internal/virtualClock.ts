@@ -1,4 +1,5 @@
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Scheduler from "effect/Scheduler"
@@ -30,11 +31,20 @@ interface WakeUp {
   readonly wake: () => void
 }
 
-/** A run that never settles (a sleeping loop awaiting what never comes) fails instead of spinning. */
-const MAX_WAKE_UPS = 10_000_000
+/**
+ * A run that never settles (a sleeping loop awaiting what never comes) fails instead of spinning.
+ *
+ * @internal
+ */
+export const MAX_WAKE_UPS = 10_000_000
 
-/** @internal */
-export const make = (start = 0): VirtualTime => {
+/**
+ * Virtual time from `start`. Past `maxWakeUps` wake-ups time stops and
+ * `onUnsettled` is called, from the scheduler's drain.
+ *
+ * @internal
+ */
+export const make = (start = 0, onUnsettled: () => void = () => {}, maxWakeUps = MAX_WAKE_UPS): VirtualTime => {
   let now = start
   let stopped = false
   let wakeUps = 0
@@ -60,7 +70,13 @@ export const make = (start = 0): VirtualTime => {
     try {
       runTasks()
       for (let next = pending.shift(); next !== undefined && !stopped; next = pending.shift()) {
-        if (++wakeUps > MAX_WAKE_UPS) throw new Error(`the simulated run did not settle after ${MAX_WAKE_UPS} wake-ups`)
+        if (++wakeUps > maxWakeUps) {
+          // A throw here would escape every fiber: the run is failed through its own effect instead.
+          stopped = true
+          onUnsettled()
+          runTasks()
+          break
+        }
         now = next.at
         next.wake()
         runTasks()
@@ -126,15 +142,30 @@ export const make = (start = 0): VirtualTime => {
 
 /**
  * Runs an effect in virtual time: its fibers on the virtual scheduler, its
- * sleeps on the virtual clock.
+ * sleeps on the virtual clock. A run that does not settle within
+ * `maxWakeUps` wake-ups dies, with its fibers interrupted.
  *
  * @internal
  */
-export const run = <A, E, R>(effect: Effect.Effect<A, E, R>, start = 0): Effect.Effect<A, E, R> =>
+export const run = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  start = 0,
+  maxWakeUps = MAX_WAKE_UPS
+): Effect.Effect<A, E, R> =>
   Effect.suspend(() => {
-    const time = make(start)
+    const unsettled = Deferred.makeUnsafe<never>()
+    const time = make(
+      start,
+      () => {
+        Deferred.doneUnsafe(
+          unsettled,
+          Effect.die(new Error(`the simulated run did not settle after ${maxWakeUps} wake-ups`))
+        )
+      },
+      maxWakeUps
+    )
     // Yielding first moves the fiber onto the virtual scheduler, so the runner's flush (runSync's) drains it.
-    return Effect.andThen(Effect.yieldNow, effect).pipe(
+    return Effect.andThen(Effect.yieldNow, Effect.raceFirst(effect, Deferred.await(unsettled))).pipe(
       Effect.ensuring(Effect.sync(time.stop)),
       Effect.provideService(Clock.Clock, time.clock),
       Effect.provideService(Scheduler.Scheduler, time.scheduler)
