@@ -84,7 +84,8 @@ describe("agent --session with on_exhausted=pause", () => {
       assert.strictEqual(listed.code, 0, listed.stderr)
       assert.match(listed.stdout, /^session-1\tpaused \(retries_exhausted since \d{4}-\d\d-\d\dT[\d:.]+Z\)\t1\t1\t/m)
       const asJson = JSON.parse((await cli(["sessions", store, "--json"])).stdout) as Record<string, unknown>
-      assert.deepInclude(asJson, { id: "session-1", status: "paused", resumable: true, unfinished: true })
+      // `resumable` as DurableSessions.Summary has it: a run a stopped process left, never a paused one.
+      assert.deepInclude(asJson, { id: "session-1", status: "paused", resumable: false, unfinished: true, live: false })
       assert.deepInclude(asJson["paused"] as object, { reason: "retries_exhausted", resume_at: null })
 
       // A new input waits behind the paused run: nothing is sent.
@@ -122,6 +123,13 @@ describe("agent --session with on_exhausted=pause", () => {
 
       const after = await cli(["sessions", store])
       assert.match(after.stdout, /^session-1\tcompleted\t1\t/m)
+
+      // Nothing left to resume: a reset is refused as bad usage, and nothing is sent.
+      const nothing = await cli([...args, "--resume", "--reset-budget"], { env })
+      assert.strictEqual(nothing.code, 2, nothing.stderr)
+      assert.include(nothing.stderr, "--reset-budget resets the retry budget of a paused run only")
+      assert.include(nothing.stderr, "has no paused run")
+      assert.strictEqual(await sent(), 6)
     } finally {
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }

@@ -286,6 +286,44 @@ describe("a durable run that pauses instead of failing", () => {
     })
   )
 
+  it.live(
+    "reset_budget for a run a stopped process left, or for a session with nothing to resume, fails NotPaused and resumes nothing",
+    () =>
+      Effect.gen(function* () {
+        const file = store()
+        const invoked: Array<string> = []
+        yield* pausedRun(file, invoked)
+        // The row as a process killed mid-run leaves it: unfinished, running, not paused.
+        const db = new DatabaseSync(file)
+        db.prepare(
+          "UPDATE agent_sessions SET status = 'running', paused_reason = NULL, paused_error = NULL, paused_at = NULL, resume_at = NULL, paused_step = NULL"
+        ).run()
+        db.close()
+        const model = yield* ScriptedModel.make([ScriptedModel.text("never")])
+        const [crashed, none, noneWithout, listed] = yield* Effect.flatMap(
+          DurableSessions.DurableSessions,
+          (sessions) =>
+            Effect.all([
+              Effect.flip(sessions.resume("s", { reset_budget: true })),
+              Effect.flip(sessions.resume("other", { reset_budget: true })),
+              sessions.resume("other"),
+              sessions.list
+            ])
+        ).pipe(Effect.provide(processOn(file, model, counting(invoked))), Effect.scoped)
+        assert.strictEqual(crashed._tag, "NotPaused")
+        assert.deepInclude(crashed, { session_id: "s", run: 1 })
+        assert.include(crashed.message, 'run 1 of the session "s" is unfinished but not paused')
+        assert.deepInclude(none, { _tag: "NotPaused", session_id: "other", run: null })
+        assert.isTrue(Option.isNone(noneWithout))
+        // Nothing was resumed: no model call, the run still unfinished, not paused.
+        assert.strictEqual((yield* model.calls).length, 0)
+        assert.deepStrictEqual(
+          listed.map((session) => [session.id, session.status, session.unfinished, session.paused]),
+          [["s", "running", true, null]]
+        )
+      })
+  )
+
   it.live("on the memory engine, a run pauses and its resume in the same process continues it", () =>
     Effect.gen(function* () {
       const model = yield* ScriptedModel.make([rateLimited, rateLimited, ScriptedModel.text("done")])
