@@ -287,6 +287,37 @@ describe("a durable run that pauses instead of failing", () => {
   )
 
   it.live(
+    "a paused run resumed by a process whose settings say on_exhausted fail goes on from its pause, and a later exhaustion ends it",
+    () =>
+      Effect.gen(function* () {
+        const file = store()
+        const invoked: Array<string> = []
+        yield* pausedRun(file, invoked)
+        // The resume is journaled: the replay takes the pause again and goes on, whatever the settings say now.
+        const second = yield* ScriptedModel.make([ScriptedModel.text("done")])
+        const resumed = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.resume("s")).pipe(
+          Effect.provide(processOn(file, second, counting(invoked), { on_exhausted: "fail" })),
+          Effect.scoped
+        )
+        assert.strictEqual(Option.getOrThrow(resumed).status, "completed")
+        assert.strictEqual((yield* second.calls).length, 1)
+        assert.deepStrictEqual(invoked, ["a"])
+        // A failure after the resume is no replay: under `fail` it ends the run, no pause.
+        const other = store()
+        yield* pausedRun(other, [])
+        const third = yield* ScriptedModel.make([rateLimited])
+        const ended = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+          Effect.zip(sessions.resume("s"), sessions.list)
+        ).pipe(Effect.provide(processOn(other, third, counting([]), { on_exhausted: "fail" })), Effect.scoped)
+        assert.strictEqual(Option.getOrThrow(ended[0]).status, "retries_exhausted")
+        assert.deepStrictEqual(
+          ended[1].map((session) => [session.status, session.unfinished]),
+          [["retries_exhausted", false]]
+        )
+      })
+  )
+
+  it.live(
     "reset_budget for a run a stopped process left, or for a session with nothing to resume, fails NotPaused and resumes nothing",
     () =>
       Effect.gen(function* () {

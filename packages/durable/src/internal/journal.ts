@@ -220,6 +220,8 @@ export interface Options {
    * store still has it paused there: a process stopped between a resume's completion and its row.
    */
   readonly resumed: (step: string, at: number) => Effect.Effect<void>
+  /** Whether the store holds the run paused at the durable deferred `step` now. */
+  readonly pausedAt: (step: string) => Effect.Effect<boolean>
 }
 
 /**
@@ -351,6 +353,16 @@ export const wrap =
           // A run stopped while suspended on a wait replays up to that wait and ends there: it does not
           // wait again. A wait it had woken from is replayed, so what the run did after it is kept.
           options.stopping() ? Effect.flatMap(woken, (woke) => (woke ? wait : Effect.interrupt)) : wait
+        ).pipe(Effect.provide(context), journaled)
+      },
+      // Paused there before: the store still holds the pause, or its resume is journaled (then the row may be running).
+      pausedBefore: (where) => {
+        const deferred = pauseDeferred(`pause/${where.turn}/${where.attempt}`)
+        const resumed = Effect.flatMap(WorkflowEngine.WorkflowEngine, (engine) => engine.deferredResult(deferred)).pipe(
+          Effect.map(Option.isSome)
+        )
+        return Effect.flatMap(options.pausedAt(deferred.name), (paused) =>
+          paused ? Effect.succeed(true) : resumed
         ).pipe(Effect.provide(context), journaled)
       },
       pause: (pause) => {
