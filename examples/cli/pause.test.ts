@@ -174,6 +174,37 @@ describe("agent --session with on_exhausted=pause", () => {
     }
   })
 
+  it("a run resumed past max_wall_clock_ms ends at once (exit 7), its run_resumed shown before its run_ended", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cli-pause-bound-"))
+    const store = path.join(dir, "agent.db")
+    const scope = Effect.runSync(Scope.make())
+    const provider = await Effect.runPromise(
+      Scope.provide(FakeProvider.make({ steps: [rateLimited, rateLimited, { kind: "reply", text: "never" }] }), scope)
+    )
+    const env = { ANTHROPIC_BASE_URL: provider.url, ANTHROPIC_API_KEY: "fake-key" }
+    const args = [
+      ...["--provider", "anthropic", "--json", "--session", store],
+      ...["--set", "on_exhausted=pause", "--set", "max_retries=1", "--set", "base_delay_ms=1"],
+      ...["--set", "max_wall_clock_ms=1500"]
+    ]
+    try {
+      const first = await cli([...args, "--prompt", "hi"], { env })
+      assert.strictEqual(first.code, 75, first.stderr)
+      // The bound passes while the run is paused.
+      await Effect.runPromise(Effect.sleep("1600 millis"))
+      const resumed = await cli([...args, "--resume"], { env })
+      assert.strictEqual(resumed.code, 7, resumed.stderr)
+      assert.deepStrictEqual(
+        resumed.events.map((event) => event["type"]),
+        ["run_resumed", "run_ended"]
+      )
+      assert.deepInclude(ofType(resumed, "run_ended")[0], { status: "wall_clock_exceeded" })
+      assert.strictEqual((await Effect.runPromise(provider.requests)).length, 2)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  })
+
   it("--reset-budget without --resume is bad usage", async () => {
     const result = await cli(["--provider", "fake", "--prompt", "hi", "--reset-budget"])
     assert.strictEqual(result.code, 2, result.stderr)

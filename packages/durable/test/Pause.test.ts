@@ -6,7 +6,7 @@
  * unless the resume resets it.
  */
 import { DurableSessions, Engine } from "@agent-kernel/durable"
-import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
+import { Content, EventBus, type KernelEvent, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
@@ -313,6 +313,41 @@ describe("a durable run that pauses instead of failing", () => {
         assert.deepStrictEqual(
           ended[1].map((session) => [session.status, session.unfinished]),
           [["retries_exhausted", false]]
+        )
+      })
+  )
+
+  it.live(
+    "a run resumed past max_wall_clock_ms ends at once, and its run_resumed reaches the observers and the log before its run_ended",
+    () =>
+      Effect.gen(function* () {
+        const file = store()
+        const bounded = { max_wall_clock_ms: 300 }
+        const first = yield* ScriptedModel.make([rateLimited, rateLimited])
+        const paused = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+          sessions.run("s", "go")
+        ).pipe(Effect.provide(processOn(file, first, counting([]), bounded)), Effect.scoped)
+        assert.strictEqual(paused.status, "paused")
+        // Resumed once the bound has passed: the run ends before it sends anything.
+        yield* Effect.sleep("400 millis")
+        const seen: Array<KernelEvent.KernelEvent> = []
+        const observer = EventBus.layer([{ onEvent: (event) => Effect.sync(() => void seen.push(event)) }])
+        const second = yield* ScriptedModel.make([ScriptedModel.text("never")])
+        const [resumed, logged] = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+          Effect.zip(sessions.resume("s"), sessions.events("s"))
+        ).pipe(
+          Effect.provide(processOn(file, second, counting([]), bounded).pipe(Layer.provide(observer))),
+          Effect.scoped
+        )
+        assert.strictEqual(Option.getOrThrow(resumed).status, "wall_clock_exceeded")
+        assert.strictEqual((yield* second.calls).length, 0)
+        assert.deepStrictEqual(
+          seen.map((event) => event.type),
+          ["run_resumed", "run_ended"]
+        )
+        assert.deepStrictEqual(
+          logged.map((entry) => entry.event.type).filter((type) => type.startsWith("run_")),
+          ["run_started", "run_paused", "run_resumed", "run_ended"]
         )
       })
   )

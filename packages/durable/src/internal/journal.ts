@@ -104,18 +104,17 @@ export const makeClock = (clock: Clock.Clock, startedAt: number, fresh: boolean)
  */
 export const replayAware = (bus: EventBus.Service, clock: JournalClock, withheld: () => boolean): EventBus.Service => {
   // A resume from a pause publishes its run_resumed as the replay reaches it: it is this execution's when the
-  // next step executes for real (it is delivered before what follows), an earlier execution's when a
-  // journaled step answers first (it is dropped).
+  // next step executes for real, or when the run ends with no step after it (a resume past a bound), and is
+  // delivered before what follows; an earlier execution's when a journaled step answers first (it is dropped).
   let resumed: { readonly event: KernelEvent.KernelEvent; readonly replayed: number } | undefined
   const shown = (event: { readonly type: string }) => !withheld() && (!clock.replaying() || event.type === "run_ended")
   const withResumed = (events: ReadonlyArray<KernelEvent.KernelEvent>): ReadonlyArray<KernelEvent.KernelEvent> => {
-    if (clock.replaying()) {
+    if (clock.replaying())
       for (const event of events) if (event.type === "run_resumed") resumed = { event, replayed: clock.replayed() }
-      return events.filter(shown)
-    }
+    const now = events.filter(shown)
+    if (clock.replaying() && !now.some((event) => event.type === "run_ended")) return now
     const held = resumed
     resumed = undefined
-    const now = events.filter(shown)
     return held !== undefined && held.replayed === clock.replayed() && now.length > 0 ? [held.event, ...now] : now
   }
   return {
