@@ -293,6 +293,16 @@ describe("a durable run that pauses instead of failing", () => {
         const file = store()
         const invoked: Array<string> = []
         yield* pausedRun(file, invoked)
+        // Opened by a process whose settings say fail: its recovery replays the run to its pause, and leaves it
+        // paused (the replay takes a few milliseconds; the row is read for a second after it).
+        const idle = yield* ScriptedModel.make([])
+        const stillPaused = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+          Effect.andThen(Effect.sleep("1 second"), sessions.list)
+        ).pipe(Effect.provide(processOn(file, idle, counting(invoked), { on_exhausted: "fail" })), Effect.scoped)
+        assert.deepStrictEqual(
+          stillPaused.map((session) => [session.status, session.paused?.reason]),
+          [["paused", "retries_exhausted"]]
+        )
         // The resume is journaled: the replay takes the pause again and goes on, whatever the settings say now.
         const second = yield* ScriptedModel.make([ScriptedModel.text("done")])
         const resumed = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.resume("s")).pipe(
