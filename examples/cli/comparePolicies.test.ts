@@ -4,12 +4,13 @@
  */
 import { PolicyComparison } from "@agent-kernel/kernel/testing"
 import { assert, beforeAll, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { svgChart } from "./comparison.js"
+import { adaptiveLimiter, contendersOf, svgChart } from "./comparison.js"
 import { ensureBundle, entry } from "./testBundle.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
@@ -42,6 +43,8 @@ const goldenArgs = [
   ...["--set", "jitter=full", "--set", "max_retries=8", "--set", "max_session_retries=30"]
 ]
 const golden = path.join(root, "packages/kernel/test/fixtures/policy-comparison.golden.json")
+/** The same scenario with `--limiter adaptive` (UPDATE_GOLDEN=1 rewrites it). */
+const adaptiveGolden = path.join(root, "examples/cli/fixtures/policy-comparison-adaptive.golden.json")
 
 describe("agent compare-policies", () => {
   it("writes the golden JSON report for its scenario, prints one table row a policy, and draws the chart", async () => {
@@ -106,6 +109,43 @@ describe("agent compare-policies", () => {
     const { code, stdout, stderr } = await agent("compare-policies", ...args, "--settings", mine)
     assert.strictEqual(code, 0, stderr)
     const shown = /```\n(scenario: [\s\S]*?)\nwrote /.exec(guide)?.[1]
+    assert.strictEqual(shown, stdout.trimEnd())
+  })
+
+  it("--limiter adaptive writes the golden report: the same rows as without it, and the limiter's row last", async () => {
+    const json = path.join(dir, "adaptive.json")
+    const { code, stdout, stderr } = await agent(...goldenArgs, "--limiter", "adaptive", "--json", json)
+    assert.strictEqual(code, 0, stderr)
+    const written = readFileSync(json, "utf8")
+    if (process.env["UPDATE_GOLDEN"] === "1") writeFileSync(adaptiveGolden, written)
+    assert.strictEqual(written, readFileSync(adaptiveGolden, "utf8"))
+    const report = Schema.decodeUnknownSync(PolicyComparison.Report)(JSON.parse(written))
+    const bare = Schema.decodeUnknownSync(PolicyComparison.Report)(JSON.parse(readFileSync(golden, "utf8")))
+    assert.deepStrictEqual(report.policies.slice(0, -1), bare.policies)
+    const limited = report.policies.at(-1)
+    assert.strictEqual(limited?.name, "kernel-default-adaptive-limiter")
+    assert.strictEqual(limited?.runs_as === "kernel" ? limited.in_front : undefined, adaptiveLimiter.label)
+    assert.include(stdout, "agent-kernel default + adaptive limiter")
+  })
+
+  it("prints the table docs/compare-policies.md shows for --limiter adaptive", async () => {
+    const guide = readFileSync(path.join(root, "docs/compare-policies.md"), "utf8")
+    const args = [
+      "--clients",
+      "1000",
+      "--capacity",
+      "50",
+      "--turns",
+      "3",
+      "--arrival-ms",
+      "30000",
+      "--limiter",
+      "adaptive"
+    ]
+    assert.include(guide, `agent compare-policies ${args.join(" ")}`)
+    const { code, stdout, stderr } = await agent("compare-policies", ...args)
+    assert.strictEqual(code, 0, stderr)
+    const shown = /```\n(scenario: [^`]*?adaptive limiter ran as[^`]*?)\n```/.exec(guide)?.[1]
     assert.strictEqual(shown, stdout.trimEnd())
   })
 
@@ -186,6 +226,50 @@ describe("agent compare-policies", () => {
     assert.isTrue(loaded.includes("examples/cli/comparePolicies.ts"))
     assert.isFalse(loaded.some((input) => input.endsWith("examples/cli/comparison.ts")))
     assert.isFalse(loaded.some((input) => input.endsWith("PolicyComparison.ts")))
+  })
+})
+
+describe("the kernel's default behind the adaptive limiter", () => {
+  // 300 clients of 3 calls arriving over 45 s ask for 20 requests a second of a provider that admits 10.
+  const overloaded: PolicyComparison.Scenario = {
+    ...PolicyComparison.defaultScenario,
+    clients: 300,
+    capacity_rps: 10,
+    turns: 3,
+    arrival_ms: 45_000
+  }
+  const [bare, limited] = contendersOf({ limiter: "adaptive" }, undefined).filter(
+    (contender) => contender._tag === "Kernel"
+  )
+
+  it.effect(
+    "paces a fleet asking twice the capacity: fewer attempts per success and retries than the bare default, no fewer completions",
+    () =>
+      Effect.gen(function* () {
+        const without = (yield* PolicyComparison.runContender(overloaded, bare!)).figures
+        const behind = (yield* PolicyComparison.runContender(overloaded, limited!)).figures
+        assert.isBelow(behind.attempts_per_success!, without.attempts_per_success!)
+        assert.isBelow(behind.retries, without.retries)
+        assert.isAtLeast(behind.completed, without.completed)
+      })
+  )
+
+  it.effect("gives the same bytes for the same seed, and another report for another seed", () =>
+    Effect.gen(function* () {
+      const small = { ...overloaded, clients: 60 }
+      const run = (seed: number) =>
+        Effect.map(PolicyComparison.compare({ ...small, seed }, [limited!]), PolicyComparison.toJson)
+      const first = yield* run(1)
+      assert.strictEqual(yield* run(1), first)
+      assert.notStrictEqual(yield* run(2), first)
+    })
+  )
+
+  it("is not in the comparison unless asked for", () => {
+    assert.deepStrictEqual(
+      contendersOf({ limiter: "none" }, undefined).map((contender) => contender.name),
+      ["kernel-default", "anthropic-sdk", "vercel-ai-sdk"]
+    )
   })
 })
 

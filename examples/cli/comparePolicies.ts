@@ -1,8 +1,9 @@
 /**
  * `agent compare-policies`: N simulated clients against a provider with a
  * fixed capacity, once per retry policy (the kernel's default, the Anthropic
- * SDK's, the Vercel AI SDK's and, with `--settings` or `--set`, yours), in
- * virtual time. Prints completion, attempts per success, p50/p99 run time and
+ * SDK's, the Vercel AI SDK's, with `--settings` or `--set` yours and, with
+ * `--limiter adaptive`, the kernel's default behind the cluster's adaptive
+ * rate limiter), in virtual time. Prints completion, attempts per success, p50/p99 run time and
  * the retries spent per policy; writes the report as JSON and an SVG chart.
  *
  *     agent compare-policies --clients 1000 --capacity 50 --turns 3 --settings mine.json --json report.json --svg report.svg
@@ -44,6 +45,12 @@ const options = {
     Flag.withMetavar("N"),
     Flag.withDescription("Seeds every policy's jitter: the same seed gives the same report (default 1)"),
     Flag.withDefault(1)
+  ),
+  limiter: Flag.Literals("limiter", ["none", "adaptive"]).pipe(
+    Flag.withDescription(
+      "adaptive adds a row: the kernel's default behind the cluster's adaptive rate limiter (ProviderLimiter, AdaptiveRate.defaults), which learns the provider's capacity from its 429s; none (default) compares the retry policies alone"
+    ),
+    Flag.withDefault("none")
   ),
   json: Flag.String("json").pipe(
     Flag.withMetavar("FILE"),

@@ -4,6 +4,8 @@
  * chart of it as SVG. Kernel policies run as the real kernel, anchors as
  * clients of their documented retry loops, all in virtual time.
  */
+import { ProviderLimiter, StateStore } from "@agent-kernel/cluster"
+import { Settings } from "@agent-kernel/kernel"
 import { PolicyComparison, Simulator } from "@agent-kernel/kernel/testing"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -41,6 +43,44 @@ const scenarioOf = (input: Input) =>
         })
     )
   )
+
+/**
+ * The cluster's adaptive rate limiter in front of the provider: one limiter
+ * for the whole fleet (as one `StateStore` shares it between runners), in a
+ * memory store on the fleet's virtual clock, its spread drawn from the
+ * fleet's seeded `Random`.
+ */
+export const adaptiveLimiter: PolicyComparison.Front = {
+  label: "adaptive rate limiter (ProviderLimiter adaptive, AdaptiveRate.defaults)",
+  make: Effect.map(
+    ProviderLimiter.make({ key: "compare-policies", adaptive: true }).pipe(
+      Effect.provideServiceEffect(StateStore.StateStore, StateStore.makeMemory)
+    ),
+    (limiter) => (provider) => ProviderLimiter.limit(provider, limiter)
+  )
+}
+
+/**
+ * The contenders `input` asks for: the kernel's default, the SDKs', yours when given, and with
+ * `--limiter adaptive` the kernel's default behind the adaptive rate limiter.
+ */
+export const contendersOf = (
+  input: Pick<Input, "limiter">,
+  yours: Settings.Settings | undefined
+): ReadonlyArray<PolicyComparison.Contender> => [
+  ...PolicyComparison.contenders(yours),
+  ...(input.limiter === "adaptive"
+    ? [
+        {
+          _tag: "Kernel",
+          name: "kernel-default-adaptive-limiter",
+          label: "agent-kernel default + adaptive limiter",
+          settings: Settings.defaults,
+          front: adaptiveLimiter
+        } satisfies PolicyComparison.Contender
+      ]
+    : [])
+]
 
 /** One panel of the chart: a figure of every policy. */
 interface Panel {
@@ -134,7 +174,7 @@ export const report = (input: Input) =>
     // The user's own policy joins when they gave settings of their own.
     const yours =
       Option.isSome(input.settings) || input.set.length > 0 ? yield* loadSettings(input.settings, input.set) : undefined
-    const result = yield* PolicyComparison.compare(scenario, PolicyComparison.contenders(yours))
+    const result = yield* PolicyComparison.compare(scenario, contendersOf(input, yours))
     if (json === "-") yield* Console.log(PolicyComparison.toJson(result).trimEnd())
     else {
       yield* Console.log(`scenario: ${PolicyComparison.describeScenario(scenario)}`)
@@ -142,6 +182,10 @@ export const report = (input: Input) =>
       yield* Console.log(
         "kernel policies ran as the real kernel; the SDKs' as clients of their documented retry loops (docs/compare-policies.md)"
       )
+      if (input.limiter === "adaptive")
+        yield* Console.log(
+          "the adaptive limiter ran as the cluster's ProviderLimiter, one for the fleet, in front of the provider"
+        )
     }
     if (json !== undefined && json !== "-") {
       yield* writeOutput(json, PolicyComparison.toJson(result))

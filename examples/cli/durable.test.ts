@@ -353,7 +353,25 @@ describe("agent CLI with --session: SIGKILL at random moments, then --resume", (
       assert.strictEqual(listed.code, 0, listed.stderr)
       assert.match(listed.stdout, /^session-1\tinterrupted \(resumable\)\t1\t/m)
       const asJson = await within(start(["sessions", store, "--json"], {}).finished, 60_000, "--json", run.output)
-      assert.deepInclude(JSON.parse(asJson.stdout), { id: "session-1", status: "interrupted", resumable: true })
+      assert.deepInclude(JSON.parse(asJson.stdout), {
+        id: "session-1",
+        status: "interrupted",
+        resumable: true,
+        paused: null
+      })
+
+      // A crashed run has no paused budget to reset: bad usage, and the run is left as it was.
+      const sentBefore = (await Effect.runPromise(provider.requests)).length
+      const reset = start([...args, "--resume", "--reset-budget"], env)
+      const refused = await within(reset.finished, 60_000, "--resume --reset-budget", reset.output)
+      assert.strictEqual(refused.code, 2, refused.stderr)
+      assert.include(
+        refused.stderr,
+        "--reset-budget resets the retry budget of a paused run only: run 1 in " +
+          `${store} is interrupted (its process stopped), not paused`
+      )
+      assert.notInclude(refused.stderr, "agent: resuming run")
+      assert.strictEqual((await Effect.runPromise(provider.requests)).length, sentBefore)
 
       const resumed = start([...args, "--resume"], env)
       const finished = await within(resumed.finished, 60_000, "--resume", resumed.output)

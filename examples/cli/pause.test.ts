@@ -84,7 +84,8 @@ describe("agent --session with on_exhausted=pause", () => {
       assert.strictEqual(listed.code, 0, listed.stderr)
       assert.match(listed.stdout, /^session-1\tpaused \(retries_exhausted since \d{4}-\d\d-\d\dT[\d:.]+Z\)\t1\t1\t/m)
       const asJson = JSON.parse((await cli(["sessions", store, "--json"])).stdout) as Record<string, unknown>
-      assert.deepInclude(asJson, { id: "session-1", status: "paused", resumable: true, unfinished: true })
+      // `resumable` as DurableSessions.Summary has it: a run a stopped process left, never a paused one.
+      assert.deepInclude(asJson, { id: "session-1", status: "paused", resumable: false, unfinished: true, live: false })
       assert.deepInclude(asJson["paused"] as object, { reason: "retries_exhausted", resume_at: null })
 
       // A new input waits behind the paused run: nothing is sent.
@@ -122,6 +123,13 @@ describe("agent --session with on_exhausted=pause", () => {
 
       const after = await cli(["sessions", store])
       assert.match(after.stdout, /^session-1\tcompleted\t1\t/m)
+
+      // Nothing left to resume: a reset is refused as bad usage, and nothing is sent.
+      const nothing = await cli([...args, "--resume", "--reset-budget"], { env })
+      assert.strictEqual(nothing.code, 2, nothing.stderr)
+      assert.include(nothing.stderr, "--reset-budget resets the retry budget of a paused run only")
+      assert.include(nothing.stderr, "has no paused run")
+      assert.strictEqual(await sent(), 6)
     } finally {
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }
@@ -161,6 +169,37 @@ describe("agent --session with on_exhausted=pause", () => {
       assert.strictEqual(unlisted.code, 5, unlisted.stderr)
       assert.lengthOf(ofType(unlisted, "run_paused"), 0)
       assert.deepInclude(ofType(unlisted, "run_ended")[0], { status: "quota_exceeded" })
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  })
+
+  it("a run resumed past max_wall_clock_ms ends at once (exit 7), its run_resumed shown before its run_ended", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cli-pause-bound-"))
+    const store = path.join(dir, "agent.db")
+    const scope = Effect.runSync(Scope.make())
+    const provider = await Effect.runPromise(
+      Scope.provide(FakeProvider.make({ steps: [rateLimited, rateLimited, { kind: "reply", text: "never" }] }), scope)
+    )
+    const env = { ANTHROPIC_BASE_URL: provider.url, ANTHROPIC_API_KEY: "fake-key" }
+    const args = [
+      ...["--provider", "anthropic", "--json", "--session", store],
+      ...["--set", "on_exhausted=pause", "--set", "max_retries=1", "--set", "base_delay_ms=1"],
+      ...["--set", "max_wall_clock_ms=1500"]
+    ]
+    try {
+      const first = await cli([...args, "--prompt", "hi"], { env })
+      assert.strictEqual(first.code, 75, first.stderr)
+      // The bound passes while the run is paused.
+      await Effect.runPromise(Effect.sleep("1600 millis"))
+      const resumed = await cli([...args, "--resume"], { env })
+      assert.strictEqual(resumed.code, 7, resumed.stderr)
+      assert.deepStrictEqual(
+        resumed.events.map((event) => event["type"]),
+        ["run_resumed", "run_ended"]
+      )
+      assert.deepInclude(ofType(resumed, "run_ended")[0], { status: "wall_clock_exceeded" })
+      assert.strictEqual((await Effect.runPromise(provider.requests)).length, 2)
     } finally {
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }

@@ -314,6 +314,14 @@ export const run = (parsed: Parsed) =>
 /** The store's one session: the CLI keeps one conversation per store. */
 const durableSessionId = "session-1"
 
+/** Why `--reset-budget` is refused: the store's unfinished run (`pending`) is not paused, or there is none. */
+const notPausedMessage = (store: string, pending: Sessions.Listed | undefined): string =>
+  `--reset-budget resets the retry budget of a paused run only: ${
+    pending === undefined
+      ? `${store} has no paused run`
+      : `run ${pending.runs} in ${store} is interrupted (its process stopped), not paused; --resume finishes it without --reset-budget`
+  }`
+
 /**
  * A run on a durable session: an unfinished run (a crash, a kill, Ctrl-C) is finished first, from
  * its journal; then the new input, if any, runs as the session's next run.
@@ -337,8 +345,15 @@ const durableRun = (
       yield* Effect.sync(() => process.stderr.write(`${paused}\n`))
       return "paused" as const
     }
+    if (resume.resetBudget && (pending === undefined || pending.paused === null)) {
+      return yield* new UsageError({ message: notPausedMessage(store, pending) })
+    }
     if (pending !== undefined) yield* announce(pending)
-    const resumed = yield* sessions.resume(durableSessionId, { reset_budget: resume.resetBudget })
+    const resumed = yield* sessions
+      .resume(durableSessionId, { reset_budget: resume.resetBudget })
+      .pipe(
+        Effect.catchTag("NotPaused", () => Effect.fail(new UsageError({ message: notPausedMessage(store, undefined) })))
+      )
     if (Option.isSome(resumed)) yield* report(resumed.value)
     // A run that paused again keeps the new input waiting behind it.
     if (Option.isSome(resumed) && resumed.value.status === "paused") return resumed.value.status

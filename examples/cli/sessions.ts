@@ -29,7 +29,7 @@ export interface Listed {
   readonly updated_at: number
   /** A run begun and not ended (the store's status is then `running`). */
   readonly unfinished: boolean
-  /** That run, with no live process holding it: its process stopped (a kill, a crash). */
+  /** That run, with no live process holding it: its process stopped (a kill, a crash). Never a paused run. */
   readonly resumable: boolean
   /** That run, paused instead of ending (`on_exhausted: pause`): why, since when, when it resumes. */
   readonly paused: Paused | null
@@ -53,13 +53,16 @@ export const pausedNotice = (session: Listed, paused: Paused): string =>
   `agent: run ${session.runs} of ${session.id} is paused (${pausedWhy(paused)}): \`--resume\` continues it (\`--reset-budget\` starts its retry budget again); the new input was not run`
 
 /**
- * A session's status as shown, and whether `--resume` has a run to finish: an unfinished run no
- * process holds is interrupted, resumable; one a live process holds is `running`.
+ * A session's status as shown: a paused run is `paused`, an unfinished run no process holds is
+ * `interrupted` (`resumable`, as `DurableSessions.Summary` says: a paused run is not), one a live
+ * process holds is `running`. `--resume` continues either of the first two.
  */
-export const shown = (session: Listed): { readonly status: string; readonly resumable: boolean } =>
-  session.resumable || session.paused !== null
-    ? { status: session.paused === null ? "interrupted" : "paused", resumable: true }
-    : { status: session.status, resumable: false }
+export const shownStatus = (session: Listed): string =>
+  session.paused !== null ? "paused" : session.resumable ? "interrupted" : session.status
+
+/** Why a run to `--resume` is unfinished, as its row shows it; `undefined` for no such run. */
+const shownWhy = (session: Listed): string | undefined =>
+  session.paused !== null ? pausedWhy(session.paused) : session.resumable ? "resumable" : undefined
 
 /**
  * The reasons a store fails for its path: the path is wrong (nothing there, not a session store,
@@ -145,7 +148,7 @@ export const sessions = Command.make("sessions", { ...args, ...options }, ({ sto
     const listed = yield* DurableSessions.summaries.pipe(Effect.provide(Engine.layerSqliteReader(store)))
     const out = Render.stdout
     if (json) {
-      for (const session of listed) out.write(`${JSON.stringify({ ...session, ...shown(session) })}\n`)
+      for (const session of listed) out.write(`${JSON.stringify({ ...session, status: shownStatus(session) })}\n`)
       return
     }
     if (listed.length === 0) {
@@ -154,10 +157,10 @@ export const sessions = Command.make("sessions", { ...args, ...options }, ({ sto
     }
     out.write("id\tstatus\truns\tretries_used\tmessages\tupdated_at\n")
     for (const s of listed) {
-      const { status, resumable } = shown(s)
-      const why = s.paused === null ? "resumable" : pausedWhy(s.paused)
+      const status = shownStatus(s)
+      const why = shownWhy(s)
       out.write(
-        `${s.id}\t${resumable ? `${status} (${why})` : status}\t${s.runs}\t${s.retries_used}\t${s.messages}\t${new Date(s.updated_at).toISOString()}\n`
+        `${s.id}\t${why === undefined ? status : `${status} (${why})`}\t${s.runs}\t${s.retries_used}\t${s.messages}\t${new Date(s.updated_at).toISOString()}\n`
       )
     }
   }).pipe(Effect.catchTag("StoreError", storeFailure(store)))

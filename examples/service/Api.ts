@@ -216,7 +216,9 @@ export const make: Effect.Effect<
   const runs = yield* FiberSet.make<unknown, RunError>()
   // One waiter a session for a run pending when a prompt came: it wakes the run if the store's failure suspended it.
   const wakes = yield* FiberMap.make<string>()
-  const resumed = (id: string) => Effect.retry(sessions.resume(id), resumeSchedule)
+  // A resume without reset_budget never fails NotPaused.
+  const resumed = (id: string) =>
+    Effect.retry(sessions.resume(id).pipe(Effect.catchTag("NotPaused", Effect.die)), resumeSchedule)
   // The run, and its resumption while the store fails under it.
   const runToEnd = (id: string, prompt: string) =>
     sessions.run(id, prompt).pipe(Effect.catchTag("JournalError", () => resumed(id)))

@@ -853,6 +853,12 @@ export const body = (
                 Effect.asVoid,
                 Effect.catch(SqlEngineInternal.fail("record the resume", executionId)),
                 Effect.provideContext(context)
+              ),
+            pausedAt: (step) =>
+              Store.get(payload.session_id).pipe(
+                Effect.map(Option.exists((row) => pausedNow(row, payload) && row.paused_step === step)),
+                Effect.catch(SqlEngineInternal.fail("read the pause", executionId)),
+                Effect.provideContext(context)
               )
           },
           context

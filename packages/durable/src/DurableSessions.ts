@@ -283,6 +283,29 @@ export class SessionExists extends Schema.TaggedError<SessionExists>("@agent-ker
 }
 
 /**
+ * `resume` was asked to reset the retry budget (`ResumeOptions.reset_budget`)
+ * of a session whose unfinished run is not paused (a stopped process left
+ * it, or a live one runs it), or that has no unfinished run (`run` is then
+ * `null`). The budget is reset only for a paused run; nothing was resumed.
+ *
+ * @since 0.6.0
+ * @category errors
+ */
+export class NotPaused extends Schema.TaggedError<NotPaused>("@agent-kernel/durable/NotPaused")("NotPaused", {
+  session_id: Schema.String,
+  run: Schema.NullOr(Schema.Number)
+}) {
+  /** @since 0.6.0 */
+  override get message(): string {
+    const which =
+      this.run === null
+        ? `the session "${this.session_id}" has no unfinished run`
+        : `run ${this.run} of the session "${this.session_id}" is unfinished but not paused`
+    return `${which}: reset_budget resets the retry budget of a paused run only; nothing was resumed`
+  }
+}
+
+/**
  * An exported session that does not decode.
  *
  * @since 0.1.0
@@ -322,12 +345,13 @@ export interface Service {
    * stop recorded (`AgentRun.recordStopAgain`). A paused run goes on from its pause (`run_resumed`,
    * then the paused call's next attempt), nothing it completed sent or run again, its retry budget as
    * it was unless `options.reset_budget` says to start it again; a run that pauses again gives an
-   * outcome of status `paused`.
+   * outcome of status `paused`. `options.reset_budget` for a session whose run is not paused (or
+   * that has none) fails with `NotPaused`, before anything is resumed.
    */
   readonly resume: (
     id: string,
     options?: ResumeOptions
-  ) => Effect.Effect<Option.Option<RunOutcome.RunOutcome>, Store.StoreError | SqlEngine.JournalError>
+  ) => Effect.Effect<Option.Option<RunOutcome.RunOutcome>, NotPaused | Store.StoreError | SqlEngine.JournalError>
   /** The session's state after its last finished run; `None` for no session, or none finished. */
   readonly state: (id: string) => Effect.Effect<Option.Option<Session.State>, Store.StoreError>
   readonly list: Effect.Effect<ReadonlyArray<Summary>, Store.StoreError>
@@ -569,6 +593,10 @@ export const pending = (
     )
   )
 
+/** The durable deferred the session row `row` records its run paused at; `undefined` when it is not paused. */
+const pausedStep = (row: Store.Row): string | undefined =>
+  row.pending !== null && row.status === "paused" && row.paused_step !== null ? row.paused_step : undefined
+
 /**
  * Continues the paused run `payload`, if the session row `row` says it is
  * paused: the pause's durable deferred is completed with the resume
@@ -582,8 +610,8 @@ const continuePaused = (
   resetBudget: boolean
 ): Effect.Effect<boolean, Store.StoreError, SqlClient.SqlClient | WorkflowEngine.WorkflowEngine> =>
   Effect.gen(function* () {
-    const step = row.status === "paused" ? row.paused_step : undefined
-    if (step === undefined || step === null) return false
+    const step = pausedStep(row)
+    if (step === undefined) return false
     const at = yield* Clock.currentTimeMillis
     const deferred = Journal.pauseDeferred(step)
     const executionId = yield* AgentRun.AgentRun.executionId(payload)
@@ -817,26 +845,39 @@ export const make: Effect.Effect<
         return yield* execute({ session_id: id, ...lifeOf(begun.life), run, input: message })
       }),
     resume: (id, options) =>
-      Effect.flatMap(Effect.provideContext(Store.get(id), context), (row) => {
-        if (Option.isNone(row) || row.value.pending === null) return Effect.succeedNone
-        const payload = payloadOf(row.value, row.value.pending)
-        // A paused run goes on once its pause's deferred is completed (the engine wakes it then).
-        const unpause = Effect.provideContext(
-          continuePaused(payload, row.value, options?.reset_budget === true),
-          context
-        )
-        // A run suspended on a journal failure (see `AgentRun.suspendedOn`) waits to be run again: nothing else
-        // wakes it. (The light engine suspends none: it resumes an unfinished run by executing it.)
-        const wake = Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) =>
-          Effect.flatMap(AgentRun.suspendedNowOn(executionId), (failure) =>
-            Option.isSome(failure) ? AgentRun.AgentRun.resume(executionId) : Effect.void
+      Effect.flatMap(
+        Effect.provideContext(Store.get(id), context),
+        (
+          row
+        ): Effect.Effect<
+          Option.Option<RunOutcome.RunOutcome>,
+          NotPaused | Store.StoreError | SqlEngine.JournalError
+        > => {
+          // A reset asked of no paused run is refused: silently resuming without it would spend a budget kept.
+          if (options?.reset_budget === true && (Option.isNone(row) || pausedStep(row.value) === undefined)) {
+            const run = Option.isSome(row) && row.value.pending !== null ? row.value.run_index : null
+            return Effect.fail(new NotPaused({ session_id: id, run }))
+          }
+          if (Option.isNone(row) || row.value.pending === null) return Effect.succeedNone
+          const payload = payloadOf(row.value, row.value.pending)
+          // A paused run goes on once its pause's deferred is completed (the engine wakes it then).
+          const unpause = Effect.provideContext(
+            continuePaused(payload, row.value, options?.reset_budget === true),
+            context
           )
-        )
-        return unpause.pipe(
-          Effect.andThen(Effect.provideContext(wake, context)),
-          Effect.andThen(Effect.asSome(execute(payload)))
-        )
-      }),
+          // A run suspended on a journal failure (see `AgentRun.suspendedOn`) waits to be run again: nothing else
+          // wakes it. (The light engine suspends none: it resumes an unfinished run by executing it.)
+          const wake = Effect.flatMap(AgentRun.AgentRun.executionId(payload), (executionId) =>
+            Effect.flatMap(AgentRun.suspendedNowOn(executionId), (failure) =>
+              Option.isSome(failure) ? AgentRun.AgentRun.resume(executionId) : Effect.void
+            )
+          )
+          return unpause.pipe(
+            Effect.andThen(Effect.provideContext(wake, context)),
+            Effect.andThen(Effect.asSome(execute(payload)))
+          )
+        }
+      ),
     state: (id) => Effect.provideContext(read(id), context),
     list: Effect.provideContext(summaries, ownerContext),
     delete: remove,

@@ -6,7 +6,7 @@
  * unless the resume resets it.
  */
 import { DurableSessions, Engine } from "@agent-kernel/durable"
-import { Content, Settings, Toolbox } from "@agent-kernel/kernel"
+import { Content, EventBus, type KernelEvent, Settings, Toolbox } from "@agent-kernel/kernel"
 import { ScriptedModel } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
@@ -284,6 +284,120 @@ describe("a durable run that pauses instead of failing", () => {
       assert.strictEqual(run.retries.session_total, 1)
       assert.deepStrictEqual(invoked, ["a"])
     })
+  )
+
+  it.live(
+    "a paused run resumed by a process whose settings say on_exhausted fail goes on from its pause, and a later exhaustion ends it",
+    () =>
+      Effect.gen(function* () {
+        const file = store()
+        const invoked: Array<string> = []
+        yield* pausedRun(file, invoked)
+        // Opened by a process whose settings say fail: its recovery replays the run to its pause, and leaves it
+        // paused (the replay takes a few milliseconds; the row is read for a second after it).
+        const idle = yield* ScriptedModel.make([])
+        const stillPaused = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+          Effect.andThen(Effect.sleep("1 second"), sessions.list)
+        ).pipe(Effect.provide(processOn(file, idle, counting(invoked), { on_exhausted: "fail" })), Effect.scoped)
+        assert.deepStrictEqual(
+          stillPaused.map((session) => [session.status, session.paused?.reason]),
+          [["paused", "retries_exhausted"]]
+        )
+        // The resume is journaled: the replay takes the pause again and goes on, whatever the settings say now.
+        const second = yield* ScriptedModel.make([ScriptedModel.text("done")])
+        const resumed = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) => sessions.resume("s")).pipe(
+          Effect.provide(processOn(file, second, counting(invoked), { on_exhausted: "fail" })),
+          Effect.scoped
+        )
+        assert.strictEqual(Option.getOrThrow(resumed).status, "completed")
+        assert.strictEqual((yield* second.calls).length, 1)
+        assert.deepStrictEqual(invoked, ["a"])
+        // A failure after the resume is no replay: under `fail` it ends the run, no pause.
+        const other = store()
+        yield* pausedRun(other, [])
+        const third = yield* ScriptedModel.make([rateLimited])
+        const ended = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+          Effect.zip(sessions.resume("s"), sessions.list)
+        ).pipe(Effect.provide(processOn(other, third, counting([]), { on_exhausted: "fail" })), Effect.scoped)
+        assert.strictEqual(Option.getOrThrow(ended[0]).status, "retries_exhausted")
+        assert.deepStrictEqual(
+          ended[1].map((session) => [session.status, session.unfinished]),
+          [["retries_exhausted", false]]
+        )
+      })
+  )
+
+  it.live(
+    "a run resumed past max_wall_clock_ms ends at once, and its run_resumed reaches the observers and the log before its run_ended",
+    () =>
+      Effect.gen(function* () {
+        const file = store()
+        const bounded = { max_wall_clock_ms: 300 }
+        const first = yield* ScriptedModel.make([rateLimited, rateLimited])
+        const paused = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+          sessions.run("s", "go")
+        ).pipe(Effect.provide(processOn(file, first, counting([]), bounded)), Effect.scoped)
+        assert.strictEqual(paused.status, "paused")
+        // Resumed once the bound has passed: the run ends before it sends anything.
+        yield* Effect.sleep("400 millis")
+        const seen: Array<KernelEvent.KernelEvent> = []
+        const observer = EventBus.layer([{ onEvent: (event) => Effect.sync(() => void seen.push(event)) }])
+        const second = yield* ScriptedModel.make([ScriptedModel.text("never")])
+        const [resumed, logged] = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+          Effect.zip(sessions.resume("s"), sessions.events("s"))
+        ).pipe(
+          Effect.provide(processOn(file, second, counting([]), bounded).pipe(Layer.provide(observer))),
+          Effect.scoped
+        )
+        assert.strictEqual(Option.getOrThrow(resumed).status, "wall_clock_exceeded")
+        assert.strictEqual((yield* second.calls).length, 0)
+        assert.deepStrictEqual(
+          seen.map((event) => event.type),
+          ["run_resumed", "run_ended"]
+        )
+        assert.deepStrictEqual(
+          logged.map((entry) => entry.event.type).filter((type) => type.startsWith("run_")),
+          ["run_started", "run_paused", "run_resumed", "run_ended"]
+        )
+      })
+  )
+
+  it.live(
+    "reset_budget for a run a stopped process left, or for a session with nothing to resume, fails NotPaused and resumes nothing",
+    () =>
+      Effect.gen(function* () {
+        const file = store()
+        const invoked: Array<string> = []
+        yield* pausedRun(file, invoked)
+        // The row as a process killed mid-run leaves it: unfinished, running, not paused.
+        const db = new DatabaseSync(file)
+        db.prepare(
+          "UPDATE agent_sessions SET status = 'running', paused_reason = NULL, paused_error = NULL, paused_at = NULL, resume_at = NULL, paused_step = NULL"
+        ).run()
+        db.close()
+        const model = yield* ScriptedModel.make([ScriptedModel.text("never")])
+        const [crashed, none, noneWithout, listed] = yield* Effect.flatMap(
+          DurableSessions.DurableSessions,
+          (sessions) =>
+            Effect.all([
+              Effect.flip(sessions.resume("s", { reset_budget: true })),
+              Effect.flip(sessions.resume("other", { reset_budget: true })),
+              sessions.resume("other"),
+              sessions.list
+            ])
+        ).pipe(Effect.provide(processOn(file, model, counting(invoked))), Effect.scoped)
+        assert.strictEqual(crashed._tag, "NotPaused")
+        assert.deepInclude(crashed, { session_id: "s", run: 1 })
+        assert.include(crashed.message, 'run 1 of the session "s" is unfinished but not paused')
+        assert.deepInclude(none, { _tag: "NotPaused", session_id: "other", run: null })
+        assert.isTrue(Option.isNone(noneWithout))
+        // Nothing was resumed: no model call, the run still unfinished, not paused.
+        assert.strictEqual((yield* model.calls).length, 0)
+        assert.deepStrictEqual(
+          listed.map((session) => [session.id, session.status, session.unfinished, session.paused]),
+          [["s", "running", true, null]]
+        )
+      })
   )
 
   it.live("on the memory engine, a run pauses and its resume in the same process continues it", () =>

@@ -211,7 +211,10 @@ export interface Options {
  * `tool` one tool call (it never fails: a broken tool gives an error
  * result), `sleep` the wait before a retry, and `pause` (optional) the
  * place a run waits at to be resumed where it would have ended
- * (`on_exhausted: pause`; without it the run ends).
+ * (`on_exhausted: pause`; without it the run ends). `pausedBefore` (optional)
+ * says whether a replayed run paused at an attempt before: it then pauses
+ * there again and goes on as that pause's resume says, even if `on_exhausted`
+ * is `fail` now.
  *
  * The rest of a run is bookkeeping and the decisions of `Decision` over what
  * these return, the clock, the session's services (a context provider's
@@ -246,6 +249,15 @@ export interface Pause extends InternalEffects.Pause {}
  * @category models
  */
 export interface Resumed extends InternalEffects.Resumed {}
+
+/**
+ * A turn and attempt a run may have paused at, as the loop asks
+ * `Effects.pausedBefore` whether a replayed run paused there.
+ *
+ * @since 0.6.0
+ * @category models
+ */
+export interface PausePoint extends InternalEffects.PausePoint {}
 
 /**
  * Which call of the run a model attempt is: its turn (from 1) and its

@@ -63,6 +63,44 @@ const pausing =
   })
 
 describe("on_exhausted: pause in the loop", () => {
+  it.effect(
+    "with on_exhausted fail, an attempt the seam says paused before pauses again and goes on; any other ends the run",
+    () =>
+      Effect.gen(function* () {
+        const events: Array<KernelEvent.KernelEvent> = []
+        const pauses: Array<Session.Pause> = []
+        const asked: Array<Session.PausePoint> = []
+        // A replay's seam: the pause at turn 1, attempt 2 is journaled; no other is.
+        const replaying = (live: Session.Effects): Session.Effects => ({
+          ...pausing(pauses, () => false)(live),
+          pausedBefore: (where) =>
+            Effect.sync(() => {
+              asked.push(where)
+              return where.turn === 1 && where.attempt === 2
+            })
+        })
+        const { session, model } = yield* sessionOf([rateLimited, rateLimited, rateLimited], events, replaying, {
+          on_exhausted: "fail"
+        })
+        const outcome = yield* TestClockDriver.run(session.run("go"))
+        // Paused (and resumed) at attempt 2 as before; attempt 3 ends the run, as fail says.
+        assert.deepStrictEqual(
+          pauses.map((pause) => [pause.turn, pause.attempt]),
+          [[1, 2]]
+        )
+        assert.deepStrictEqual(asked, [
+          { turn: 1, attempt: 2 },
+          { turn: 1, attempt: 3 }
+        ])
+        assert.strictEqual(outcome.status, "retries_exhausted")
+        assert.strictEqual((yield* model.calls).length, 3)
+        assert.deepStrictEqual(
+          events.map((event) => event.type).filter((type) => type.startsWith("run_")),
+          ["run_started", "run_paused", "run_resumed", "run_ended"]
+        )
+      })
+  )
+
   it.effect("a plain session (no pause in its seam) ends as with fail: on_exhausted changes nothing there", () =>
     Effect.gen(function* () {
       const events: Array<KernelEvent.KernelEvent> = []

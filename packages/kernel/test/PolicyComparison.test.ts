@@ -1,9 +1,10 @@
-import { Settings } from "@agent-kernel/kernel"
+import { ModelProvider, Settings } from "@agent-kernel/kernel"
 import { Capacity, PolicyComparison } from "@agent-kernel/kernel/testing"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
 import { readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 
@@ -198,6 +199,45 @@ describe("PolicyComparison fleets", () => {
       assert.strictEqual((yield* run("seconds")).figures.latency_p99_ms, 1_000)
       assert.strictEqual((yield* run("none")).figures.latency_p99_ms, 2_000)
     })
+  )
+
+  it.effect(
+    "a kernel policy behind a front: made once per fleet, every call goes through it, on the virtual clock",
+    () =>
+      Effect.gen(function* () {
+        let made = 0
+        // One call at a time, each 1.5 s after the last: four clients at once against one request a second never meet a 429.
+        const oneByOne: PolicyComparison.Front = {
+          label: "one call at a time",
+          make: Effect.map(
+            Effect.andThen(
+              Effect.sync(() => made++),
+              Semaphore.make(1)
+            ),
+            (gate) => (provider) =>
+              ModelProvider.fromGenerate(provider.name, (request) =>
+                gate.withPermit(Effect.andThen(Effect.sleep("1500 millis"), ModelProvider.generate(provider, request)))
+              )
+          )
+        }
+        const fleet = scenario({ clients: 4, capacity_rps: 1, turns: 1 })
+        const fronted = yield* PolicyComparison.runContender(fleet, {
+          _tag: "Kernel",
+          name: "kernel",
+          label: "kernel",
+          settings: noJitter,
+          front: oneByOne
+        })
+        const bare = yield* PolicyComparison.runContender(fleet, kernel(noJitter))
+        assert.strictEqual(made, 1)
+        assert.strictEqual(fronted.runs_as === "kernel" ? fronted.in_front : undefined, "one call at a time")
+        assert.isFalse("in_front" in bare)
+        const f = fronted.figures
+        assert.deepStrictEqual(f.outcomes, { completed: 4 })
+        assert.deepStrictEqual([f.attempts, f.successes, f.retries], [4, 4, 0])
+        assert.deepStrictEqual([f.latency_p50_ms, f.makespan_ms], [3_000, 6_000])
+        assert.isAbove(bare.figures.retries, 0)
+      })
   )
 
   it.effect("kernel runs whose session budget runs out count as budget exhausted", () =>

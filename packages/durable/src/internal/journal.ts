@@ -104,18 +104,17 @@ export const makeClock = (clock: Clock.Clock, startedAt: number, fresh: boolean)
  */
 export const replayAware = (bus: EventBus.Service, clock: JournalClock, withheld: () => boolean): EventBus.Service => {
   // A resume from a pause publishes its run_resumed as the replay reaches it: it is this execution's when the
-  // next step executes for real (it is delivered before what follows), an earlier execution's when a
-  // journaled step answers first (it is dropped).
+  // next step executes for real, or when the run ends with no step after it (a resume past a bound), and is
+  // delivered before what follows; an earlier execution's when a journaled step answers first (it is dropped).
   let resumed: { readonly event: KernelEvent.KernelEvent; readonly replayed: number } | undefined
   const shown = (event: { readonly type: string }) => !withheld() && (!clock.replaying() || event.type === "run_ended")
   const withResumed = (events: ReadonlyArray<KernelEvent.KernelEvent>): ReadonlyArray<KernelEvent.KernelEvent> => {
-    if (clock.replaying()) {
+    if (clock.replaying())
       for (const event of events) if (event.type === "run_resumed") resumed = { event, replayed: clock.replayed() }
-      return events.filter(shown)
-    }
+    const now = events.filter(shown)
+    if (clock.replaying() && !now.some((event) => event.type === "run_ended")) return now
     const held = resumed
     resumed = undefined
-    const now = events.filter(shown)
     return held !== undefined && held.replayed === clock.replayed() && now.length > 0 ? [held.event, ...now] : now
   }
   return {
@@ -220,6 +219,8 @@ export interface Options {
    * store still has it paused there: a process stopped between a resume's completion and its row.
    */
   readonly resumed: (step: string, at: number) => Effect.Effect<void>
+  /** Whether the store holds the run paused at the durable deferred `step` now. */
+  readonly pausedAt: (step: string) => Effect.Effect<boolean>
 }
 
 /**
@@ -351,6 +352,16 @@ export const wrap =
           // A run stopped while suspended on a wait replays up to that wait and ends there: it does not
           // wait again. A wait it had woken from is replayed, so what the run did after it is kept.
           options.stopping() ? Effect.flatMap(woken, (woke) => (woke ? wait : Effect.interrupt)) : wait
+        ).pipe(Effect.provide(context), journaled)
+      },
+      // Paused there before: the store still holds the pause, or its resume is journaled (then the row may be running).
+      pausedBefore: (where) => {
+        const deferred = pauseDeferred(`pause/${where.turn}/${where.attempt}`)
+        const resumed = Effect.flatMap(WorkflowEngine.WorkflowEngine, (engine) => engine.deferredResult(deferred)).pipe(
+          Effect.map(Option.isSome)
+        )
+        return Effect.flatMap(options.pausedAt(deferred.name), (paused) =>
+          paused ? Effect.succeed(true) : resumed
         ).pipe(Effect.provide(context), journaled)
       },
       pause: (pause) => {

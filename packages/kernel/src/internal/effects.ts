@@ -47,6 +47,19 @@ export interface Effects {
    * with the status it would have paused at.
    */
   readonly pause?: ((pause: Pause) => Effect.Effect<Resumed>) | undefined
+  /**
+   * Whether the run paused at this turn and attempt before (a replay of it,
+   * paused still or resumed): the run then takes that pause again, whatever
+   * `on_exhausted` says now, and goes on as its resume says. Absent: never.
+   */
+  readonly pausedBefore?: ((where: PausePoint) => Effect.Effect<boolean>) | undefined
+}
+
+/** @internal */
+export interface PausePoint {
+  readonly turn: number
+  /** The attempt whose failure paused the run. */
+  readonly attempt: number
 }
 
 /** @internal */

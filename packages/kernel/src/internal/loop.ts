@@ -352,9 +352,13 @@ const perform = Effect.fnUntraced(function* (
   switch (decision._tag) {
     case "End": {
       const pause = run.effects.pause
-      return pause !== undefined && Decision.pauses(decision, run.env.settings)
-        ? yield* paused(run, turn, failed, decision, pause, stepper)
-        : decision
+      if (pause === undefined) return decision
+      // A pause stays a pause: a replay takes it again, whatever the settings say now, and its resume decides.
+      const pauses =
+        Decision.pauses(decision, run.env.settings) ||
+        (run.effects.pausedBefore !== undefined &&
+          (yield* run.effects.pausedBefore({ turn: turn.number, attempt: failed.attempt })))
+      return pauses ? yield* paused(run, turn, failed, decision, pause, stepper) : decision
     }
     case "Reduce":
       return { _tag: "Next", stepper, overflow: decision.error } satisfies Next

@@ -282,14 +282,55 @@ const kernelParameters = (settings: Settings.Settings): KernelParameters => ({
 })
 
 /**
- * A contender: a kernel policy (run as the real kernel, with these settings)
- * or an anchor (run as a client of its documented loop).
+ * What stands between a kernel policy's sessions and the provider: a rate
+ * limiter, say, which a package above the kernel supplies. `make` runs once
+ * per fleet, on the fleet's virtual clock and with its seeded `Random`, so
+ * state it keeps is shared by every client of the fleet and the report stays
+ * deterministic; what it returns wraps each client's `ModelProvider`.
+ *
+ * @example
+ * ```ts
+ * import { Settings } from "@agent-kernel/kernel"
+ * import { PolicyComparison } from "@agent-kernel/kernel/testing"
+ * import { Effect } from "effect"
+ *
+ * // A front that lets every call through: the figures are those of the bare policy.
+ * const passThrough: PolicyComparison.Front = { label: "nothing", make: Effect.succeed((provider) => provider) }
+ * const contender: PolicyComparison.Contender = {
+ *   _tag: "Kernel",
+ *   name: "kernel-default-behind-nothing",
+ *   label: "agent-kernel default, behind nothing",
+ *   settings: Settings.defaults,
+ *   front: passThrough
+ * }
+ * ```
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Front {
+  /** What it is, for the report (`in_front`). */
+  readonly label: string
+  /** Run once per fleet: the wrapper of each client's provider. */
+  readonly make: Effect.Effect<(provider: ModelProvider.Service) => ModelProvider.Service>
+}
+
+/**
+ * A contender: a kernel policy (run as the real kernel, with these settings,
+ * optionally behind a `Front`) or an anchor (run as a client of its
+ * documented loop).
  *
  * @since 1.0.0
  * @category models
  */
 export type Contender =
-  | { readonly _tag: "Kernel"; readonly name: string; readonly label: string; readonly settings: Settings.Settings }
+  | {
+      readonly _tag: "Kernel"
+      readonly name: string
+      readonly label: string
+      readonly settings: Settings.Settings
+      readonly front?: Front | undefined
+    }
   | { readonly _tag: "Anchor"; readonly name: string; readonly label: string; readonly anchor: Anchor }
 
 /**
@@ -361,6 +402,8 @@ export const PolicyResult = Schema.Union([
     /** Run as the real kernel, one session per client. */
     runs_as: Schema.Literal("kernel"),
     parameters: KernelParameters,
+    /** What stood between its sessions and the provider (`Front.label`); absent when nothing did. */
+    in_front: Schema.optionalKey(Schema.String),
     figures: Figures
   }),
   Schema.Struct({
@@ -467,13 +510,17 @@ const clientModel = (provider: SharedProvider, turns: number): Effect.Effect<Mod
     )
   )
 
-const kernelClient = (settings: Settings.Settings, scenario: Scenario) => {
+const kernelClient = (
+  settings: Settings.Settings,
+  scenario: Scenario,
+  front: (provider: ModelProvider.Service) => ModelProvider.Service
+) => {
   const policy = RetryPolicy.fromSettings(settings)
   // Every run takes the scenario's turns: the cap on turns is no part of the policy compared.
   const sessionSettings = { ...settings, max_turns: Math.max(settings.max_turns, scenario.turns) }
   return (provider: SharedProvider, index: number): Effect.Effect<ClientEnd> =>
     Effect.gen(function* () {
-      const model = yield* clientModel(provider, scenario.turns)
+      const model = front(yield* clientModel(provider, scenario.turns))
       const session = yield* Session.make({
         id: `client-${index}`,
         model: "model",
@@ -544,29 +591,38 @@ const figuresOf = (
 const arrivalOf = (scenario: Scenario, index: number): number =>
   scenario.clients === 1 ? 0 : (scenario.arrival_ms * index) / scenario.clients
 
+/** The wake-ups a front may take for each attempt it lets through (its own waits and returns). */
+const frontWakeUpsPerAttempt = 8
+
 /**
  * The most wake-ups a fleet's clock can take: each client's arrival and one
- * a retry, for at most `retriesPerCall` retries of each turn's call.
+ * a retry, for at most `retriesPerCall` retries of each turn's call, and,
+ * behind a front, its own for each attempt.
  */
-const wakeUpsOf = (scenario: Scenario, retriesPerCall: number): number =>
-  Math.max(VirtualClock.MAX_WAKE_UPS, scenario.clients * (1 + scenario.turns * Math.max(0, retriesPerCall)))
+const wakeUpsOf = (scenario: Scenario, retriesPerCall: number, fronted: boolean): number => {
+  const retries = Math.max(0, retriesPerCall)
+  const perTurn = retries + (fronted ? (1 + retries) * frontWakeUpsPerAttempt : 0)
+  return Math.max(VirtualClock.MAX_WAKE_UPS, scenario.clients * (1 + scenario.turns * perTurn))
+}
 
 /** Runs one fleet in virtual time: every client against one shared provider. */
-const runFleet = (
+const runFleet = <Setup>(
   scenario: Scenario,
-  retriesPerCall: number,
-  client: (provider: SharedProvider, index: number) => Effect.Effect<ClientEnd>
+  wakeUps: number,
+  setup: Effect.Effect<Setup>,
+  client: (setup: Setup) => (provider: SharedProvider, index: number) => Effect.Effect<ClientEnd>
 ): Effect.Effect<Figures> =>
   VirtualClock.run(
     Effect.gen(function* () {
       const provider = yield* sharedProvider(scenario)
+      const run = client(yield* setup)
       const ends = yield* Effect.forEach(
         Array.from({ length: scenario.clients }, (_, index) => index),
         (index) =>
           Effect.gen(function* () {
             yield* Effect.sleep(Duration.millis(arrivalOf(scenario, index)))
             const start = yield* Clock.currentTimeMillis
-            const end = yield* client(provider, index)
+            const end = yield* run(provider, index)
             const finished_at = yield* Clock.currentTimeMillis
             return { ...end, latency_ms: finished_at - start, finished_at }
           }),
@@ -575,12 +631,15 @@ const runFleet = (
       return figuresOf(ends, yield* provider.counts)
     }),
     0,
-    wakeUpsOf(scenario, retriesPerCall)
+    wakeUps
   ).pipe(
     Random.withSeed(scenario.seed),
     // A simulated fleet belongs in no application's traces.
     Effect.withTracerEnabled(false)
   )
+
+/** A kernel policy's sessions call the provider directly. */
+const bare = (provider: ModelProvider.Service): ModelProvider.Service => provider
 
 /**
  * Runs one contender's fleet and returns its row of the report.
@@ -591,17 +650,25 @@ const runFleet = (
 export const runContender = (scenario: Scenario, contender: Contender): Effect.Effect<PolicyResult> =>
   contender._tag === "Kernel"
     ? Effect.map(
-        runFleet(scenario, contender.settings.max_retries, kernelClient(contender.settings, scenario)),
+        runFleet(
+          scenario,
+          wakeUpsOf(scenario, contender.settings.max_retries, contender.front !== undefined),
+          contender.front?.make ?? Effect.succeed(bare),
+          (front) => kernelClient(contender.settings, scenario, front)
+        ),
         (figures) => ({
           name: contender.name,
           label: contender.label,
           runs_as: "kernel" as const,
           parameters: kernelParameters(contender.settings),
+          ...(contender.front === undefined ? {} : { in_front: contender.front.label }),
           figures
         })
       )
     : Effect.map(
-        runFleet(scenario, contender.anchor.max_retries, anchorClient(contender.anchor, scenario)),
+        runFleet(scenario, wakeUpsOf(scenario, contender.anchor.max_retries, false), Effect.void, () =>
+          anchorClient(contender.anchor, scenario)
+        ),
         (figures) => ({
           name: contender.name,
           label: contender.label,
