@@ -25,11 +25,16 @@ const Report = Schema.fromJsonString(
 )
 const Stats = Schema.fromJsonString(Schema.Struct({ attempts: Schema.Number, inFlight: Schema.Number }))
 
-const sessions = 18
+/**
+ * The sessions land on the runners by their ids' shards, a third each on average; the kill moment needs three
+ * of them on the victim at once (a model call and one call of each tool), so there are enough that a draw leaving
+ * it two or fewer is rare.
+ */
+const sessions = 30
 /** The first answers are 429s with retry-after: 1, one a session, so every session spends retry budget early. */
 const rateLimited = sessions
 /** Scripted tool-call answers after those, before every session is told it is done: about four a session. */
-const scripted = 72
+const scripted = 4 * sessions
 const isRateLimited = (index: number) => index < rateLimited
 /** Answers alternate between the `count` tool (a write) and `recount` (declared idempotent by the runners). */
 const toolOf = (index: number) => (index % 2 === 0 ? "count" : "recount")
