@@ -94,6 +94,43 @@ const pausedRun = (file: string, invoked: Array<string>) =>
     return { outcome, listed, calls: (yield* first.calls).length }
   })
 
+/** Journals the resume of the pause at turn 2, attempt 2, as a resume that completed its deferred leaves it. */
+const journalResume = (db: DatabaseSync) => {
+  const step = JournaledStep(
+    db.prepare("SELECT execution_id, exit FROM workflow_activities WHERE name = 'paused/2/2'").get()
+  )
+  db.prepare("INSERT INTO workflow_deferreds (execution_id, name, exit) VALUES (?, 'pause/2/2', ?)").run(
+    step.execution_id,
+    JSON.stringify({ ...step.exit, value: { reset_budget: false, at: Date.now() } })
+  )
+}
+
+/**
+ * Starts a process on `file` and lets the engine go on with the run on its own (no caller resumes it): the
+ * sessions while the resumed call is in flight, once every run has ended, and the model calls it made.
+ */
+const restartedRun = (file: string, invoked: Array<string>) =>
+  Effect.gen(function* () {
+    const answer = yield* Deferred.make<void>()
+    const model = yield* ScriptedModel.make([() => Effect.as(Deferred.await(answer), ScriptedModel.text("done"))])
+    const [inFlight, listed] = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
+      Effect.gen(function* () {
+        yield* Effect.repeat(model.calls, {
+          until: (calls) => calls.length > 0,
+          schedule: Schedule.spaced("20 millis")
+        }).pipe(Effect.timeout("30 seconds"))
+        const inFlight = yield* sessions.list
+        yield* Deferred.succeed(answer, undefined)
+        const listed = yield* Effect.repeat(sessions.list, {
+          until: (all) => all.every((session) => !session.unfinished),
+          schedule: Schedule.spaced("20 millis")
+        }).pipe(Effect.timeout("30 seconds"))
+        return [inFlight, listed] as const
+      })
+    ).pipe(Effect.provide(processOn(file, model, counting(invoked))), Effect.scoped)
+    return { inFlight, listed, calls: (yield* model.calls).length }
+  })
+
 describe("a durable run that pauses instead of failing", () => {
   it.live("pauses where its retries ran out, and lists as paused with why and since when", () =>
     Effect.gen(function* () {
@@ -172,37 +209,14 @@ describe("a durable run that pauses instead of failing", () => {
         // A kill between the pause's store write and its journal, then a resume that completed the pause's
         // deferred and set the row running, then a kill before the run went on.
         const db = new DatabaseSync(file)
-        const step = JournaledStep(
-          db.prepare("SELECT execution_id, exit FROM workflow_activities WHERE name = 'paused/2/2'").get()
-        )
+        journalResume(db)
         db.prepare("DELETE FROM workflow_activities WHERE name = 'paused/2/2'").run()
-        db.prepare("INSERT INTO workflow_deferreds (execution_id, name, exit) VALUES (?, 'pause/2/2', ?)").run(
-          step.execution_id,
-          JSON.stringify({ ...step.exit, value: { reset_budget: false, at: Date.now() } })
-        )
         db.prepare(
           "UPDATE agent_sessions SET status = 'running', paused_reason = NULL, paused_error = NULL, paused_at = NULL, resume_at = NULL, paused_step = NULL"
         ).run()
         db.close()
         // The resumed call answers once the session has been looked at while it is in flight.
-        const answer = yield* Deferred.make<void>()
-        const second = yield* ScriptedModel.make([() => Effect.as(Deferred.await(answer), ScriptedModel.text("done"))])
-        // Started again, the engine goes on with the run on its own: no caller resumes it here.
-        const [inFlight, listed] = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
-          Effect.gen(function* () {
-            yield* Effect.repeat(second.calls, {
-              until: (calls) => calls.length > 0,
-              schedule: Schedule.spaced("20 millis")
-            }).pipe(Effect.timeout("30 seconds"))
-            const inFlight = yield* sessions.list
-            yield* Deferred.succeed(answer, undefined)
-            const listed = yield* Effect.repeat(sessions.list, {
-              until: (all) => all.every((session) => !session.unfinished),
-              schedule: Schedule.spaced("20 millis")
-            }).pipe(Effect.timeout("30 seconds"))
-            return [inFlight, listed] as const
-          })
-        ).pipe(Effect.provide(processOn(file, second, counting(invoked))), Effect.scoped)
+        const { inFlight, listed, calls } = yield* restartedRun(file, invoked)
         assert.deepStrictEqual(
           inFlight.map((session) => [session.status, session.paused]),
           [["running", null]]
@@ -211,7 +225,7 @@ describe("a durable run that pauses instead of failing", () => {
           listed.map((session) => session.status),
           ["completed"]
         )
-        assert.strictEqual((yield* second.calls).length, 1)
+        assert.strictEqual(calls, 1)
         assert.deepStrictEqual(invoked, ["a"])
       })
   )
@@ -225,37 +239,14 @@ describe("a durable run that pauses instead of failing", () => {
         yield* pausedRun(file, invoked)
         // The pause's deferred completed, the process killed before the row was set running.
         const db = new DatabaseSync(file)
-        const step = JournaledStep(
-          db.prepare("SELECT execution_id, exit FROM workflow_activities WHERE name = 'paused/2/2'").get()
-        )
-        db.prepare("INSERT INTO workflow_deferreds (execution_id, name, exit) VALUES (?, 'pause/2/2', ?)").run(
-          step.execution_id,
-          JSON.stringify({ ...step.exit, value: { reset_budget: false, at: Date.now() } })
-        )
+        journalResume(db)
         db.close()
-        const answer = yield* Deferred.make<void>()
-        const second = yield* ScriptedModel.make([() => Effect.as(Deferred.await(answer), ScriptedModel.text("done"))])
-        // Started again, the engine goes on with the run on its own: no caller resumes it here.
-        const inFlight = yield* Effect.flatMap(DurableSessions.DurableSessions, (sessions) =>
-          Effect.gen(function* () {
-            yield* Effect.repeat(second.calls, {
-              until: (calls) => calls.length > 0,
-              schedule: Schedule.spaced("20 millis")
-            }).pipe(Effect.timeout("30 seconds"))
-            const inFlight = yield* sessions.list
-            yield* Deferred.succeed(answer, undefined)
-            yield* Effect.repeat(sessions.list, {
-              until: (all) => all.every((session) => !session.unfinished),
-              schedule: Schedule.spaced("20 millis")
-            }).pipe(Effect.timeout("30 seconds"))
-            return inFlight
-          })
-        ).pipe(Effect.provide(processOn(file, second, counting(invoked))), Effect.scoped)
+        const { inFlight, calls } = yield* restartedRun(file, invoked)
         assert.deepStrictEqual(
           inFlight.map((session) => [session.status, session.paused]),
           [["running", null]]
         )
-        assert.strictEqual((yield* second.calls).length, 1)
+        assert.strictEqual(calls, 1)
         assert.deepStrictEqual(invoked, ["a"])
       })
   )
